@@ -1,0 +1,67 @@
+/* The backend contract: one file per backend, one table, designated initializers, ABI first.
+ *
+ *   const pario_backend pario_backend_posix = {
+ *     .abi = PARIO_BACKEND_ABI, .name = "posix", .caps = PARIO_CAP_ODIRECT,
+ *     .open = posix_open, .xfer = posix_xfer, .close = posix_close, .sync = posix_sync };
+ *
+ * Transfers are expressed in the logical byte space of the file (or of the file view when the
+ * case sets `view`): the engine computes every offset from the pattern before the timed loop,
+ * and the timed loop calls only xfer/xfer_all. A library backend (HDF5, netCDF, ADIOS2) maps
+ * (offset, len) onto its own dataset from the geometry in pario_open_args. */
+#ifndef PARIO_BACKEND_H
+#define PARIO_BACKEND_H
+
+#include <stdint.h>
+#include <mpi.h>
+#include "pario/case.h"
+
+#define PARIO_BACKEND_ABI 1
+
+enum {
+  PARIO_CAP_COLLECTIVE  = 1 << 0, /* xfer_all: collective calls over the file's communicator */
+  PARIO_CAP_SHARED      = 1 << 1, /* several ranks may open one file together */
+  PARIO_CAP_VIEW        = 1 << 2, /* file views: offsets in view space */
+  PARIO_CAP_ODIRECT     = 1 << 3, /* honours odirect (needs aligned buffers and offsets) */
+  PARIO_CAP_NONBLOCKING = 1 << 4, /* non-blocking transfers */
+  PARIO_CAP_HINTS       = 1 << 5, /* takes MPI_Info hints and reports the effective ones */
+  PARIO_CAP_NODATA      = 1 << 6, /* stores nothing (null backend): reads are not checked */
+};
+
+typedef enum { PARIO_WRITE = 0, PARIO_READ = 1 } pario_dir;
+
+typedef struct {
+  const char *path;
+  MPI_Comm comm;          /* the ranks that open this file together; MPI_COMM_SELF when alone */
+  pario_dir dir;          /* PARIO_WRITE creates (truncating), PARIO_READ opens an existing file */
+  const pario_case *cs;   /* the case: hints, odirect, collective, view, pattern geometry */
+  const pario_geom *geom; /* this rank's place in the file: member, nmembers, grid, file size */
+} pario_open_args;
+
+/* Effective settings, as key/value strings, filled by a backend's info() after open. */
+typedef struct {
+  int n;
+  char key[PARIO_MAX_HINTS][256];
+  char val[PARIO_MAX_HINTS][256];
+  const char *source; /* how they were obtained, e.g. "MPI_File_get_info" */
+} pario_info;
+
+typedef struct pario_backend {
+  int abi;            /* PARIO_BACKEND_ABI: the registry rejects another value */
+  const char *name;
+  unsigned caps;
+  const char *missing; /* NULL when built; else how to get it ("install libpnetcdf-dev ...") */
+  /* required */
+  int (*open)(const pario_open_args *a, void **fh);
+  int (*xfer)(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
+  int (*close)(void *fh);
+  /* optional (NULL = not offered) */
+  int (*xfer_all)(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
+  int (*sync)(void *fh);
+  int (*info)(void *fh, pario_info *out);
+} pario_backend;
+
+const pario_backend *pario_backend_find(const char *name);
+/* All backends known to this build, built or not; NULL-terminated. */
+const pario_backend *const *pario_backend_all(void);
+
+#endif

@@ -1,0 +1,37 @@
+"""pario's command line. Each subcommand is a module of this package with
+`register(subparsers)` (adds its parser and `set_defaults(run=run)`) and `run(args) -> int`."""
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..errors import ParioError
+
+# Subcommand modules, in the order `pario --help` lists them.
+COMMANDS = ["bench", "results"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pario", description="Parallel I/O toolkit for HPC: measure, inspect, tune and profile I/O.")
+    parser.add_argument("--version", action="version", version=f"pario {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except ParioError as exc:
+        print(f"pario: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("pario: interrupted", file=sys.stderr)
+        return 130
