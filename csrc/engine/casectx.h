@@ -1,0 +1,33 @@
+/* Everything one rank prepares for a case before any timed phase: its group, geometry,
+ * precomputed offsets and buffers, so that the timed loops only call the backend. */
+#ifndef PARIO_CASECTX_H
+#define PARIO_CASECTX_H
+
+#include "engine/engine.h"
+
+typedef struct {
+  const pario_run *run;
+  int ci;
+  const pario_case *cs;
+  const pario_backend *be;
+  const pario_world *w;
+  pario_group g;
+  pario_geom geom, rgeom; /* own region; the region that reads and verify access (reorder) */
+  int view;
+  uint64_t n, call;       /* calls per member and bytes per call */
+  uint64_t *off, *roff;   /* own offsets; read offsets (roff == off without reorder) */
+  uint64_t *aoff;         /* aggregate leader: all members' offsets, [m * n + i] */
+  int rwriter, rfile, shift; /* whose data reads return, from which file; effective shift */
+  unsigned char *ring;    /* `slots` calls of distinct data */
+  uint64_t slots;
+  unsigned char *gbuf;    /* aggregate leader: one call of every member */
+  unsigned char *scratch; /* verify: one call */
+  char wpath[4096], rpath[4096];
+} pario_ctx;
+
+int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world *w);
+void pario_ctx_free(pario_ctx *c);
+/* Does this rank open the file and call the backend? */
+static inline int pario_ctx_io_rank(const pario_ctx *c) { return !c->g.aggregate || c->g.member == 0; }
+
+#endif

@@ -1,0 +1,151 @@
+/* pario-engine: reads one spec, runs its cases, writes one result document.
+ * See schemas/README.md for the invocation, progress lines and exit codes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "pario/errors.h"
+#include "util/clock.h"
+#include "util/json_read.h"
+#include "util/json_write.h"
+#include "util/log.h"
+
+static pario_result res;
+static const char *result_path;
+
+void pario_checkpoint(void) {
+  if (result_path && res.world && res.world->rank == 0 && pario_result_save(&res, result_path))
+    pario_log(PARIO_LOG_ERROR, "%s", pario_err_msg());
+}
+
+static int list_backends(void) {
+  static const char *const capnames[] = {"collective", "shared", "view", "odirect", "nonblocking", "hints", "nodata"};
+  pario_jw j;
+  pario_jw_init(&j);
+  pario_jw_obj(&j, NULL);
+  pario_jw_arr(&j, "backends");
+  for (const pario_backend *const *b = pario_backend_all(); *b; b++) {
+    pario_jw_obj(&j, NULL);
+    pario_jw_str(&j, "name", (*b)->name);
+    pario_jw_bool(&j, "built", !(*b)->missing);
+    pario_jw_arr(&j, "caps");
+    for (int k = 0; k < 7; k++)
+      if ((*b)->caps & (1u << k)) pario_jw_str(&j, NULL, capnames[k]);
+    pario_jw_arr_end(&j);
+    if ((*b)->missing) pario_jw_str(&j, "missing", (*b)->missing);
+    pario_jw_obj_end(&j);
+  }
+  pario_jw_arr_end(&j);
+  pario_jw_obj_end(&j);
+  printf("%s\n", j.buf);
+  pario_jw_free(&j);
+  return 0;
+}
+
+/* Rank 0 reads the spec and broadcasts it, so it need not be on a shared file system. */
+static int load_spec(const char *path, int rank, pario_run *run) {
+  char *text = NULL;
+  long len = 0;
+  if (rank == 0) {
+    text = pario_read_file(path);
+    len = text ? (long)strlen(text) : -1;
+  }
+  MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  if (len < 0) return pario_err(PARIO_E_SPEC, "cannot read spec %s", path);
+  if (rank != 0 && !(text = malloc((size_t)len + 1))) return pario_err(PARIO_E_NOMEM, "out of memory");
+  MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int rc = pario_spec_parse(text, path, run);
+  free(text);
+  return rc;
+}
+
+static void fail(int rc) {
+  res.err_code = rc;
+  snprintf(res.err_msg, sizeof res.err_msg, "%s", pario_err_msg()[0] ? pario_err_msg() : pario_err_text(rc));
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("pario-engine %s\n", PARIO_VERSION);
+    return 0;
+  }
+  if (argc == 2 && !strcmp(argv[1], "--list")) return list_backends();
+  if ((argc == 3 || argc == 5) && !strcmp(argv[1], "--probe")) {
+    int mib = argc == 5 && !strcmp(argv[3], "--mib") ? atoi(argv[4]) : 64;
+    int rc = pario_probe(argv[2], mib > 0 ? mib : 64);
+    if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
+    return rc ? 1 : 0;
+  }
+  if (argc != 3) {
+    fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | pario-engine --list | --probe DIR [--mib M] | --version\n");
+    return 2;
+  }
+  MPI_Init(&argc, &argv);
+  pario_world world;
+  pario_run run;
+  int rank, len = 0, v, sv;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  pario_log_set_rank(rank);
+  result_path = argv[2];
+  res.err_rank = res.err_case = -1;
+  res.status = "running";
+  pario_wallclock_iso(res.started, sizeof res.started);
+  MPI_Get_library_version(res.mpi_library, &len);
+  while (len > 0 && (res.mpi_library[len - 1] == '\n' || res.mpi_library[len - 1] == ' ')) res.mpi_library[--len] = 0;
+  MPI_Get_version(&v, &sv);
+  snprintf(res.mpi_standard, sizeof res.mpi_standard, "%d.%d", v, sv);
+
+  int rc = pario_world_init(&world);
+  res.world = &world;
+  if (!rc) rc = load_spec(argv[1], rank, &run);
+  if (rc) {
+    fail(rc);
+    res.status = "failed";
+    pario_checkpoint();
+    if (rank == 0) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
+    MPI_Finalize();
+    return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : 1;
+  }
+  res.run = &run;
+  pario_clock_sync(MPI_COMM_WORLD, &res.clock_offset_max);
+  pario_status_open(run.status_dir, rank);
+  int steps = 0, step = 0;
+  for (int k = 0; k < run.ncases; k++) steps += run.cases[k].reps * run.cases[k].nops;
+  res.cases = calloc((size_t)run.ncases, sizeof *res.cases);
+  if (rank == 0) {
+    char line[128];
+    snprintf(line, sizeof line, "{\"event\":\"start\",\"ncases\":%d,\"steps\":%d,\"ranks\":%d}", run.ncases, steps, world.nranks);
+    pario_progress(line);
+  }
+  pario_checkpoint(); /* a run that dies before its first phase still leaves a document */
+  for (int k = 0; k < run.ncases && !rc; k++) {
+    res.cases[k].index = k;
+    res.ncases = k + 1;
+    rc = pario_case_run(&run, k, &world, &res.cases[k], &step, steps);
+    if (rc) {
+      fail(rc);
+      res.err_case = k;
+    }
+    pario_checkpoint();
+  }
+  int any = 0;
+  for (int k = 0; k < res.ncases; k++) any |= res.cases[k].nphases > 0;
+  res.status = !rc ? "complete" : any ? "partial" : "failed";
+  pario_checkpoint();
+  if (rank == 0) {
+    char line[64];
+    snprintf(line, sizeof line, "{\"event\":\"done\",\"status\":\"%s\"}", res.status);
+    pario_progress(line);
+    if (rc) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
+  }
+  for (int k = 0; k < res.ncases; k++) {
+    for (int p = 0; p < res.cases[k].nphases; p++) pario_phase_rec_free(&res.cases[k].phases[p]);
+    free(res.cases[k].phases);
+  }
+  free(res.cases);
+  pario_spec_free(&run);
+  pario_world_free(&world);
+  MPI_Finalize();
+  return rc ? 1 : 0;
+}

@@ -1,0 +1,340 @@
+/* Timed phases: barrier, open, transfer loop, sync, close, per rank; then one reduction.
+ * The loops call the backend and count, nothing else: offsets and data were prepared before. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/casectx.h"
+#include "pario/errors.h"
+#include "pario/pattern.h"
+#include "util/json_write.h"
+#include "util/log.h"
+
+static const char *const opname[] = {"write", "read", "verify"};
+#define POISON 0xA5
+
+/* Per-rank outcome of one phase. */
+typedef struct {
+  double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
+  uint64_t bytes, ops, checked, errors;
+  uint64_t bad_off, bad_exp, bad_got, bad_file;
+  int rc;
+} outcome;
+
+static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const unsigned char *buf, uint64_t off,
+                        outcome *o) {
+  uint64_t words = c->call / 8, first = UINT64_MAX;
+  uint64_t bad = pario_data_check(c->cs->pat.seed, writer, chunk * words, (const uint64_t *)buf, words, &first);
+  o->checked += c->call;
+  if (bad && !o->errors) {
+    o->bad_off = off + first * 8;
+    o->bad_exp = pario_data_word(c->cs->pat.seed, writer, chunk * words + first);
+    o->bad_got = ((const uint64_t *)buf)[first];
+  }
+  o->errors += bad;
+}
+
+/* Leader-does-all: gather (write) or scatter (read, verify) one call per member per step. */
+static int loop_aggregate(pario_ctx *c, void *fh, pario_op op, outcome *o) {
+  int rc = 0, lead = c->g.member == 0;
+  pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
+  for (uint64_t i = 0; i < c->n; i++) {
+    unsigned char *mine = op == PARIO_OP_VERIFY ? c->scratch : c->ring + (i % c->slots) * c->call;
+    if (op == PARIO_OP_WRITE)
+      MPI_Gather(mine, (int)c->call, MPI_BYTE, c->gbuf, (int)c->call, MPI_BYTE, 0, c->g.comm);
+    if (lead && !rc) {
+      if (op == PARIO_OP_VERIFY) memset(c->gbuf, POISON, c->call * (uint64_t)c->g.nmembers);
+      for (int m = 0; m < c->g.nmembers && !rc; m++) {
+        rc = c->be->xfer(fh, dir, c->gbuf + (uint64_t)m * c->call, c->call, c->aoff[(uint64_t)m * c->n + i]);
+        o->ops++;
+        o->bytes += c->call;
+      }
+    }
+    if (op != PARIO_OP_WRITE)
+      MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
+    if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
+  }
+  return rc;
+}
+
+static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
+  int rc = 0;
+  int (*xfer)(void *, pario_dir, void *, uint64_t, uint64_t) = c->cs->collective ? c->be->xfer_all : c->be->xfer;
+  const uint64_t *off = op == PARIO_OP_WRITE ? c->off : c->roff;
+  pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
+  uint64_t i, n = c->n, call = c->call, slots = c->slots;
+  if (op == PARIO_OP_VERIFY) {
+    for (i = 0; i < n; i++) {
+      memset(c->scratch, POISON, call);
+      int r = xfer(fh, dir, c->scratch, call, off[i]);
+      if (r && !rc) rc = r;
+      if (rc && !c->cs->collective) break;
+      if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
+    }
+  } else if (c->cs->collective) {
+    /* keep calling after an error: the other members are inside the same collective */
+    for (i = 0; i < n; i++) {
+      int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+      if (r && !rc) rc = r;
+    }
+  } else {
+    for (i = 0; i < n && !rc; i++) rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+  }
+  o->ops += i;
+  o->bytes += i * call;
+  return rc;
+}
+
+static void fault_point(int rank) {
+  static int armed = -1;
+  static char kind[16];
+  if (armed == -1) {
+    const char *f = getenv("PARIO_FAULT"); /* testing aid: "die:R" or "hang:R" in the first write */
+    armed = -2;
+    if (f && sscanf(f, "%15[a-z]:%d", kind, &armed) != 2) armed = -2;
+  }
+  if (armed != rank) return;
+  armed = -2;
+  if (!strcmp(kind, "die")) _exit(17);
+  if (!strcmp(kind, "hang"))
+    for (;;) sleep(1);
+}
+
+/* eff: where rank 0 records the effective settings of its file (first write only), or NULL. */
+static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_info *eff) {
+  memset(o, 0, sizeof *o);
+  const pario_case *cs = c->cs;
+  int io = pario_ctx_io_rank(c);
+  if (op == PARIO_OP_WRITE)
+    for (uint64_t j = 0; j < c->slots; j++)
+      pario_data_fill(cs->pat.seed, c->w->rank, j * (c->call / 8), (uint64_t *)(c->ring + j * c->call), c->call / 8);
+  else if (op == PARIO_OP_READ)
+    memset(c->ring, POISON, c->slots * c->call);
+  MPI_Barrier(MPI_COMM_WORLD);
+  pario_status(c->ci, opname[op], rep, "open");
+  void *fh = NULL;
+  pario_open_args a = {
+      .path = op == PARIO_OP_WRITE ? c->wpath : c->rpath,
+      .comm = c->g.aggregate ? MPI_COMM_SELF : c->g.comm,
+      .dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ,
+      .cs = cs,
+      .geom = op == PARIO_OP_WRITE ? &c->geom : &c->rgeom,
+  };
+  o->t[0] = pario_t();
+  if (io) o->rc = c->be->open(&a, &fh);
+  if (eff && fh && !o->rc && c->be->info) c->be->info(fh, eff); /* microseconds, once, counted as open */
+  o->t[1] = pario_t();
+  if (op == PARIO_OP_WRITE) fault_point(c->w->rank);
+  pario_status(c->ci, opname[op], rep, "xfer");
+  int rc = 0;
+  if (c->g.aggregate) rc = loop_aggregate(c, o->rc ? NULL : fh, op, o);
+  else if (!o->rc) rc = loop_direct(c, fh, op, o);
+  o->t[2] = pario_t();
+  if (!o->rc) o->rc = rc;
+  if (io && fh && op == PARIO_OP_WRITE && cs->fsync && c->be->sync) {
+    pario_status(c->ci, opname[op], rep, "sync");
+    rc = c->be->sync(fh);
+    if (!o->rc) o->rc = rc;
+  }
+  o->t[3] = pario_t();
+  pario_status(c->ci, opname[op], rep, "close");
+  if (io && fh) {
+    rc = c->be->close(fh);
+    if (!o->rc) o->rc = rc;
+  }
+  o->t[4] = pario_t();
+  pario_status(c->ci, opname[op], rep, "done");
+  /* a timed read is checked afterwards, slot by slot, when the backend stores data */
+  if (op == PARIO_OP_READ && !o->rc && !(c->be->caps & PARIO_CAP_NODATA)) {
+    int writer = c->g.aggregate ? c->w->rank : c->rwriter;
+    uint64_t m = c->slots < c->n ? c->slots : c->n;
+    for (uint64_t j = 0; j < m; j++) {
+      uint64_t last = j + ((c->n - 1 - j) / c->slots) * c->slots; /* the call that filled slot j last */
+      check_chunk(c, writer, j, c->ring + j * c->call, c->roff[last], o);
+    }
+  }
+  if (o->errors) o->bad_file = (uint64_t)(op == PARIO_OP_WRITE ? c->g.file_index : c->rfile);
+  o->t[5] = (double)o->bytes;
+}
+
+/* The same error code and message on every rank; 0 when all succeeded. */
+static int agree(int rc, const pario_world *w) {
+  struct { int rc, rank; } in = {rc, w->rank}, out;
+  MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  if (out.rc == 0) return 0;
+  char msg[1024] = {0};
+  if (w->rank == out.rank) snprintf(msg, sizeof msg, "rank %d: %s", w->rank, pario_err_msg());
+  MPI_Bcast(msg, sizeof msg, MPI_CHAR, out.rank, MPI_COMM_WORLD);
+  return pario_err(out.rc, "%s", msg);
+}
+
+static double *dup_col(const double *all, int n, int col, double base) {
+  double *v = malloc(sizeof *v * (size_t)n);
+  if (v)
+    for (int r = 0; r < n; r++) v[r] = all[r * 6 + col] - base;
+  return v;
+}
+
+static void reduce(const pario_ctx *c, pario_op op, int rep, const outcome *o, pario_case_rec *rec) {
+  int n = c->w->nranks, me = c->w->rank;
+  double *all = me == 0 ? malloc(sizeof *all * 6 * (size_t)n) : NULL;
+  uint64_t sums[4] = {o->bytes, o->ops, o->checked, o->errors}, tot[4];
+  uint64_t bad[5] = {o->errors ? (uint64_t)me : UINT64_MAX, o->bad_off, o->bad_exp, o->bad_got, o->bad_file}, first[5];
+  MPI_Gather(o->t, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Reduce(sums, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  /* the lowest failing rank's first error: reduce the rank, then fetch its details */
+  uint64_t low;
+  MPI_Allreduce(&bad[0], &low, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  memcpy(first, bad, sizeof bad);
+  if (low != UINT64_MAX) MPI_Bcast(first, 5, MPI_UINT64_T, (int)low, MPI_COMM_WORLD);
+  if (me != 0) return;
+  if (rec->nphases == rec->cap) {
+    rec->cap = rec->cap ? rec->cap * 2 : 8;
+    rec->phases = realloc(rec->phases, sizeof *rec->phases * (size_t)rec->cap);
+  }
+  pario_phase_rec *p = &rec->phases[rec->nphases++];
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->rep = rep;
+  p->bytes = tot[0];
+  p->ops = tot[1];
+  p->checked_bytes = tot[2];
+  p->errors = tot[3];
+  p->bad_rank = low == UINT64_MAX ? -1 : (int)low;
+  p->bad_offset = first[1];
+  p->bad_expected = first[2];
+  p->bad_got = first[3];
+  p->bad_file = (int)first[4];
+  p->t_start = p->xfer_start = 1e300;
+  p->t_end = p->xfer_end = -1e300;
+  int any_io = 0;
+  for (int r = 0; r < n; r++) any_io |= all[r * 6 + 5] > 0;
+  double first_done = 1e300;
+  for (int r = 0; r < n; r++) {
+    const double *t = all + r * 6;
+    if (t[0] < p->t_start) p->t_start = t[0];
+    if (t[1] < p->xfer_start) p->xfer_start = t[1];
+    if (t[2] > p->xfer_end) p->xfer_end = t[2];
+    if (t[4] > p->t_end) p->t_end = t[4];
+    if ((!any_io || t[5] > 0) && t[4] < first_done) first_done = t[4]; /* among ranks that moved data */
+    double oc = (t[1] - t[0]) + (t[4] - t[3]);
+    if (oc > p->open_close_max) p->open_close_max = oc;
+  }
+  p->first_done = first_done - p->t_start;
+  p->r_open = malloc(sizeof(double) * (size_t)n);
+  p->r_xfer = malloc(sizeof(double) * (size_t)n);
+  p->r_sync = malloc(sizeof(double) * (size_t)n);
+  p->r_close = malloc(sizeof(double) * (size_t)n);
+  p->r_done = dup_col(all, n, 4, p->t_start);
+  p->r_bytes = dup_col(all, n, 5, 0);
+  for (int r = 0; r < n && p->r_open && p->r_xfer && p->r_sync && p->r_close; r++) {
+    const double *t = all + r * 6;
+    p->r_open[r] = t[1] - t[0];
+    p->r_xfer[r] = t[2] - t[1];
+    p->r_sync[r] = t[3] - t[2];
+    p->r_close[r] = t[4] - t[3];
+  }
+  free(all);
+}
+
+/* Remove this case's files: the first member of each file group removes it. */
+static void remove_files(const pario_ctx *c) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (c->g.member == 0 && unlink(c->wpath) && pario_ctx_io_rank(c))
+    pario_log(PARIO_LOG_WARN, "could not remove %s", c->wpath);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void progress_line(const pario_ctx *c, const pario_case_rec *rec, int step, int steps) {
+  if (c->w->rank != 0) return;
+  const pario_phase_rec *p = &rec->phases[rec->nphases - 1];
+  double dt = p->t_end - p->t_start;
+  pario_jw j;
+  pario_jw_init(&j);
+  pario_jw_obj(&j, NULL);
+  pario_jw_str(&j, "event", "phase");
+  pario_jw_int(&j, "case", c->ci);
+  pario_jw_str(&j, "name", c->cs->name);
+  pario_jw_str(&j, "op", opname[p->op]);
+  pario_jw_int(&j, "rep", p->rep);
+  pario_jw_int(&j, "step", step);
+  pario_jw_int(&j, "steps", steps);
+  pario_jw_dbl(&j, "bw_mib", dt > 0 ? (double)p->bytes / 1048576.0 / dt : 0.0);
+  pario_jw_uint(&j, "errors", p->errors);
+  pario_jw_obj_end(&j);
+  pario_progress(j.buf);
+  pario_jw_free(&j);
+}
+
+static void describe(const pario_ctx *c, pario_case_rec *rec) {
+  rec->files = c->g.nfiles;
+  rec->file_bytes = c->geom.file_bytes;
+  rec->bytes_per_rank = pario_pattern_member_bytes(&c->cs->pat);
+  rec->total_bytes = rec->bytes_per_rank * (uint64_t)c->w->nranks;
+  rec->ops_per_rank = c->n;
+  rec->call_bytes = c->call;
+  rec->reorder_shift = c->shift;
+  rec->verify_exact = c->slots >= c->n;
+  memcpy(rec->grid, c->geom.grid, sizeof rec->grid);
+}
+
+int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, int *step, int steps) {
+  pario_ctx c;
+  int rc = agree(pario_ctx_init(&c, run, ci, w), w);
+  const pario_case *cs = &run->cases[ci];
+  int writes = 0;
+  for (int k = 0; k < cs->nops; k++) writes |= cs->ops[k] == PARIO_OP_WRITE;
+  if (!rc) describe(&c, rec);
+  if (!rc && !writes && !cs->reuse) { /* read or verify only: lay the files down once, untimed */
+    outcome o;
+    run_phase(&c, PARIO_OP_WRITE, -1, &o, NULL);
+    rc = agree(o.rc, w);
+  }
+  for (int rep = 0; rep < cs->reps && !rc; rep++) {
+    for (int k = 0; k < cs->nops && !rc; k++) {
+      outcome o;
+      int first_write = w->rank == 0 && cs->ops[k] == PARIO_OP_WRITE && !rec->have_effective;
+      run_phase(&c, cs->ops[k], rep, &o, first_write ? &rec->effective : NULL);
+      if (first_write) rec->have_effective = 1;
+      rc = agree(o.rc, w);
+      if (rc) break;
+      reduce(&c, cs->ops[k], rep, &o, rec);
+      pario_checkpoint();
+      progress_line(&c, rec, ++*step, steps);
+    }
+    if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c);
+  }
+  /* files of an earlier run (reuse) stay; the front end removes a failed run's files too */
+  if (!cs->keep && !cs->reuse && (rc == 0 ? !writes : 1)) remove_files(&c);
+  pario_ctx_free(&c);
+  return rc;
+}
+
+/* ---- progress and status lines ---- */
+
+void pario_progress(const char *json) {
+  printf("@pario %s\n", json);
+  fflush(stdout);
+}
+
+static int status_fd = -1;
+
+void pario_status_open(const char *status_dir, int rank) {
+  if (!status_dir || !status_dir[0]) return;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/rank.%d", status_dir, rank);
+  status_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+}
+
+void pario_status(int case_index, const char *op, int rep, const char *state) {
+  if (status_fd < 0) return;
+  char line[64];
+  int n = snprintf(line, sizeof line, "%d %s %d %s", case_index, op, rep, state);
+  memset(line + n, ' ', sizeof line - (size_t)n - 1); /* fixed width: no truncate needed */
+  line[sizeof line - 1] = '\n';
+  if (pwrite(status_fd, line, sizeof line, 0) < 0) { /* the watchdog loses detail, nothing else */ }
+}

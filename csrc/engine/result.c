@@ -1,0 +1,193 @@
+/* The result document (schemas/result.schema.json), rewritten atomically after every phase. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "pario/errors.h"
+#include "util/json_write.h"
+
+static const char *const opname[] = {"write", "read", "verify"};
+static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode"};
+static const char *const patterns[] = {"segmented", "subarray", "random"};
+
+static void case_spec(pario_jw *j, const pario_case *c) {
+  pario_jw_obj(j, "spec");
+  pario_jw_str(j, "name", c->name);
+  pario_jw_str(j, "backend", c->backend);
+  pario_jw_str(j, "strategy", strategies[c->strategy]);
+  if (c->strategy == PARIO_NFILES) pario_jw_int(j, "nfiles", c->nfiles);
+  pario_jw_bool(j, "aggregate", c->aggregate);
+  pario_jw_str(j, "pattern", patterns[c->pat.kind]);
+  pario_jw_uint(j, "xfer", c->pat.xfer);
+  if (c->pat.kind == PARIO_SUBARRAY) {
+    pario_jw_arr(j, "ldims");
+    for (int d = 0; d < c->pat.ndims; d++) pario_jw_uint(j, NULL, c->pat.ldims[d]);
+    pario_jw_arr_end(j);
+  } else {
+    pario_jw_uint(j, "block", c->pat.block);
+    pario_jw_uint(j, "segments", c->pat.segments);
+  }
+  pario_jw_arr(j, "ops");
+  for (int k = 0; k < c->nops; k++) pario_jw_str(j, NULL, opname[c->ops[k]]);
+  pario_jw_arr_end(j);
+  pario_jw_int(j, "reps", c->reps);
+  pario_jw_bool(j, "collective", c->collective);
+  pario_jw_bool(j, "view", c->view);
+  pario_jw_bool(j, "fsync", c->fsync);
+  pario_jw_bool(j, "odirect", c->odirect);
+  pario_jw_int(j, "reorder", c->reorder);
+  pario_jw_bool(j, "keep", c->keep);
+  pario_jw_bool(j, "reuse", c->reuse);
+  pario_jw_uint(j, "seed", c->pat.seed);
+  pario_jw_uint(j, "buffer_max", c->buffer_max);
+  pario_jw_obj_end(j);
+}
+
+static void hints(pario_jw *j, const pario_case *c, const pario_case_rec *r) {
+  pario_jw_obj(j, "hints");
+  pario_jw_obj(j, "requested");
+  for (int k = 0; k < c->nhints; k++) pario_jw_str(j, c->hint_key[k], c->hint_val[k]);
+  pario_jw_obj_end(j);
+  if (r->have_effective && r->effective.source) {
+    pario_jw_obj(j, "effective");
+    for (int k = 0; k < r->effective.n; k++) pario_jw_str(j, r->effective.key[k], r->effective.val[k]);
+    pario_jw_obj_end(j);
+    pario_jw_str(j, "source", r->effective.source);
+  }
+  pario_jw_obj_end(j);
+}
+
+static void column(pario_jw *j, const char *key, const double *v, int n) {
+  pario_jw_arr(j, key);
+  for (int r = 0; v && r < n; r++) pario_jw_dbl(j, NULL, v[r]);
+  pario_jw_arr_end(j);
+}
+
+static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
+  double dt = p->t_end - p->t_start, dx = p->xfer_end - p->xfer_start, mib = (double)p->bytes / 1048576.0;
+  pario_jw_obj(j, NULL);
+  pario_jw_str(j, "op", opname[p->op]);
+  pario_jw_int(j, "rep", p->rep);
+  pario_jw_uint(j, "bytes", p->bytes);
+  pario_jw_uint(j, "ops", p->ops);
+  pario_jw_dbl(j, "t_start", p->t_start);
+  pario_jw_dbl(j, "open_to_close_s", dt);
+  pario_jw_dbl(j, "xfer_s", dx);
+  pario_jw_dbl(j, "bw_mib", dt > 0 ? mib / dt : 0);
+  pario_jw_dbl(j, "xfer_bw_mib", dx > 0 ? mib / dx : 0);
+  pario_jw_dbl(j, "iops", dx > 0 ? (double)p->ops / dx : 0);
+  pario_jw_dbl(j, "first_done_s", p->first_done);
+  pario_jw_dbl(j, "last_done_s", dt);
+  pario_jw_dbl(j, "open_close_share", dt > 0 ? p->open_close_max / dt : 0);
+  pario_jw_obj(j, "ranks");
+  column(j, "open", p->r_open, nranks);
+  column(j, "xfer", p->r_xfer, nranks);
+  column(j, "sync", p->r_sync, nranks);
+  column(j, "close", p->r_close, nranks);
+  column(j, "done", p->r_done, nranks);
+  column(j, "bytes", p->r_bytes, nranks);
+  pario_jw_obj_end(j);
+  if (p->op != PARIO_OP_WRITE) {
+    char hex[32];
+    pario_jw_obj(j, "verify");
+    pario_jw_uint(j, "checked_bytes", p->checked_bytes);
+    pario_jw_uint(j, "errors", p->errors);
+    if (p->errors) {
+      pario_jw_obj(j, "first_error");
+      pario_jw_int(j, "rank", p->bad_rank);
+      pario_jw_int(j, "file", p->bad_file);
+      pario_jw_uint(j, "offset", p->bad_offset);
+      snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)p->bad_expected);
+      pario_jw_str(j, "expected", hex);
+      snprintf(hex, sizeof hex, "0x%016llx", (unsigned long long)p->bad_got);
+      pario_jw_str(j, "got", hex);
+      pario_jw_obj_end(j);
+    } else {
+      pario_jw_null(j, "first_error");
+    }
+    pario_jw_obj_end(j);
+  }
+  pario_jw_obj_end(j);
+}
+
+static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, int nranks) {
+  pario_jw_obj(j, NULL);
+  pario_jw_str(j, "name", c->name);
+  pario_jw_int(j, "index", r->index);
+  case_spec(j, c);
+  pario_jw_int(j, "files", r->files);
+  pario_jw_uint(j, "file_bytes", r->file_bytes);
+  pario_jw_uint(j, "bytes_per_rank", r->bytes_per_rank);
+  pario_jw_uint(j, "total_bytes", r->total_bytes);
+  pario_jw_uint(j, "ops_per_rank", r->ops_per_rank);
+  pario_jw_uint(j, "xfer", r->call_bytes);
+  pario_jw_int(j, "reorder_shift", r->reorder_shift);
+  pario_jw_bool(j, "verify_exact", r->verify_exact);
+  if (c->pat.kind == PARIO_SUBARRAY) {
+    pario_jw_arr(j, "grid");
+    for (int d = 0; d < c->pat.ndims; d++) pario_jw_int(j, NULL, r->grid[d]);
+    pario_jw_arr_end(j);
+  }
+  hints(j, c, r);
+  pario_jw_arr(j, "phases");
+  for (int k = 0; k < r->nphases; k++) phase(j, &r->phases[k], nranks);
+  pario_jw_arr_end(j);
+  pario_jw_obj_end(j);
+}
+
+int pario_result_save(const pario_result *res, const char *path) {
+  pario_jw j;
+  pario_jw_init(&j);
+  pario_jw_obj(&j, NULL);
+  pario_jw_str(&j, "schema", "pario.result/1");
+  pario_jw_str(&j, "status", res->status);
+  if (res->err_code) {
+    pario_jw_obj(&j, "error");
+    pario_jw_str(&j, "code", pario_err_tag(res->err_code));
+    pario_jw_str(&j, "message", res->err_msg);
+    if (res->err_rank >= 0) pario_jw_int(&j, "rank", res->err_rank);
+    if (res->err_case >= 0) pario_jw_int(&j, "case", res->err_case);
+    pario_jw_obj_end(&j);
+  } else {
+    pario_jw_null(&j, "error");
+  }
+  pario_jw_str(&j, "run_id", res->run ? res->run->run_id : "");
+  pario_jw_str(&j, "started", res->started);
+  pario_jw_obj(&j, "engine");
+  pario_jw_str(&j, "version", PARIO_VERSION);
+  pario_jw_obj_end(&j);
+  pario_jw_obj(&j, "mpi");
+  pario_jw_str(&j, "library", res->mpi_library);
+  pario_jw_str(&j, "standard", res->mpi_standard);
+  if (res->world) {
+    pario_jw_int(&j, "ranks", res->world->nranks);
+    pario_jw_arr(&j, "hosts");
+    for (int h = 0; h < res->world->nhosts; h++) {
+      pario_jw_obj(&j, NULL);
+      pario_jw_str(&j, "name", res->world->host_names[h]);
+      pario_jw_int(&j, "ranks", res->world->host_counts[h]);
+      pario_jw_obj_end(&j);
+    }
+    pario_jw_arr_end(&j);
+  }
+  pario_jw_dbl(&j, "clock_offset_max_s", res->clock_offset_max);
+  pario_jw_obj_end(&j);
+  pario_jw_arr(&j, "cases");
+  for (int k = 0; k < res->ncases; k++)
+    one_case(&j, &res->run->cases[res->cases[k].index], &res->cases[k], res->world ? res->world->nranks : 0);
+  pario_jw_arr_end(&j);
+  pario_jw_obj_end(&j);
+  int rc = pario_jw_save(&j, path);
+  pario_jw_free(&j);
+  return rc;
+}
+
+void pario_phase_rec_free(pario_phase_rec *p) {
+  free(p->r_open);
+  free(p->r_xfer);
+  free(p->r_sync);
+  free(p->r_close);
+  free(p->r_done);
+  free(p->r_bytes);
+}

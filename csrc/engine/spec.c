@@ -1,0 +1,173 @@
+/* Parse the spec document into pario_run and re-check what the engine relies on.
+ * The front end validates with friendlier messages; this is the last line of defence. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "pario/errors.h"
+#include "pario/pattern.h"
+#include "util/json_read.h"
+
+static int bad(const char *cname, const char *what) {
+  return pario_err(PARIO_E_SPEC, "case %s: %s", cname ? cname : "?", what);
+}
+
+static int get_str(const pj_value *o, const char *key, char *out, size_t len, int required) {
+  const pj_value *v = pario_json_get(o, key);
+  if (!v) return required ? pario_err(PARIO_E_SPEC, "spec: missing \"%s\"", key) : 0;
+  if (v->t != PJ_STR || strlen(v->s) >= len) return pario_err(PARIO_E_SPEC, "spec: \"%s\" must be a string", key);
+  strcpy(out, v->s);
+  return 0;
+}
+
+static int get_u64(const pj_value *o, const char *key, uint64_t *out, uint64_t dflt) {
+  const pj_value *v = pario_json_get(o, key);
+  if (!v) { *out = dflt; return 0; }
+  if (v->t != PJ_NUM || !v->is_int || v->i < 0)
+    return pario_err(PARIO_E_SPEC, "spec: \"%s\" must be a non-negative integer", key);
+  *out = (uint64_t)v->i;
+  return 0;
+}
+
+static int get_int(const pj_value *o, const char *key, int *out, int dflt) {
+  const pj_value *v = pario_json_get(o, key);
+  if (!v) { *out = dflt; return 0; }
+  if (v->t == PJ_BOOL) { *out = (int)v->i; return 0; }
+  if (v->t != PJ_NUM || !v->is_int || v->i < INT_MIN || v->i > INT_MAX)
+    return pario_err(PARIO_E_SPEC, "spec: \"%s\" must be an integer", key);
+  *out = (int)v->i;
+  return 0;
+}
+
+static int lookup(const char *s, const char *const *names, int n) {
+  for (int k = 0; k < n; k++)
+    if (!strcmp(s, names[k])) return k;
+  return -1;
+}
+
+static int check_case(pario_case *c) {
+  pario_pattern *p = &c->pat;
+  const pario_backend *be = pario_backend_find(c->backend);
+  if (!be) return bad(c->name, "unknown backend");
+  if (be->missing) return pario_err(PARIO_E_NOTBUILT, "backend %s is not built: %s", be->name, be->missing);
+  if (c->reps < 1) return bad(c->name, "reps must be >= 1");
+  if (c->nops < 1) return bad(c->name, "ops is empty");
+  if (p->kind == PARIO_SUBARRAY) {
+    if (p->ndims < 1) return bad(c->name, "subarray needs ldims");
+    if (c->view && (p->xfer == 0 || p->xfer % 8 || pario_pattern_member_bytes(p) % p->xfer))
+      return bad(c->name, "xfer must be a multiple of 8 that divides the local block's bytes");
+  } else {
+    if (p->xfer < 8 || p->xfer % 8) return bad(c->name, "xfer must be a positive multiple of 8");
+    if (p->block == 0 || p->block % p->xfer) return bad(c->name, "block must be a positive multiple of xfer");
+    if (p->segments < 1) return bad(c->name, "segments must be >= 1");
+  }
+  uint64_t call = c->view ? p->xfer : pario_pattern_call_bytes(p);
+  if (call > INT_MAX) return bad(c->name, "a transfer must be under 2 GiB");
+  if (c->collective && !be->xfer_all) return bad(c->name, "collective needs a backend with collective calls");
+  if (c->view && !(be->caps & PARIO_CAP_VIEW)) return bad(c->name, "view needs a backend with file views");
+  if (c->view && p->kind == PARIO_RANDOM) return bad(c->name, "view does not apply to the random pattern");
+  if (c->odirect && !(be->caps & PARIO_CAP_ODIRECT)) return bad(c->name, "odirect is not supported by this backend");
+  if (c->odirect && call % 4096) return bad(c->name, "odirect needs transfers that are multiples of 4096 bytes");
+  if (c->odirect && p->kind != PARIO_SUBARRAY && p->block % 4096)
+    return bad(c->name, "odirect needs blocks that are multiples of 4096 bytes");
+  if (c->aggregate && (c->collective || c->view)) return bad(c->name, "aggregate has one writer per file: no collective or view");
+  if (c->nhints && !(be->caps & PARIO_CAP_HINTS)) return bad(c->name, "hints apply to MPI-IO backends only");
+  for (int k = 0; k < c->nops && c->reuse; k++)
+    if (c->ops[k] == PARIO_OP_WRITE) return bad(c->name, "reuse reads existing files: no write");
+  if (be->caps & PARIO_CAP_NODATA)
+    for (int k = 0; k < c->nops; k++)
+      if (c->ops[k] == PARIO_OP_VERIFY) return bad(c->name, "the null backend stores nothing to verify");
+  return 0;
+}
+
+static int parse_case(const pj_value *o, pario_case *c) {
+  static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode"};
+  static const char *const patterns[] = {"segmented", "subarray", "random"};
+  static const char *const opnames[] = {"write", "read", "verify"};
+  char tmp[64];
+  int rc, k;
+  memset(c, 0, sizeof *c);
+  if (o->t != PJ_OBJ) return pario_err(PARIO_E_SPEC, "spec: every case must be an object");
+  if ((rc = get_str(o, "name", c->name, sizeof c->name, 1))) return rc;
+  if ((rc = get_str(o, "backend", c->backend, sizeof c->backend, 1))) return rc;
+  if ((rc = get_str(o, "strategy", tmp, sizeof tmp, 1))) return rc;
+  if ((k = lookup(tmp, strategies, 5)) < 0) return bad(c->name, "unknown strategy");
+  c->strategy = (pario_strategy)k;
+  if ((rc = get_str(o, "pattern", tmp, sizeof tmp, 1))) return rc;
+  if ((k = lookup(tmp, patterns, 3)) < 0) return bad(c->name, "unknown pattern");
+  c->pat.kind = (pario_pattern_kind)k;
+  if ((rc = get_int(o, "nfiles", &c->nfiles, 1)) || (rc = get_int(o, "aggregate", &c->aggregate, 0)) ||
+      (rc = get_int(o, "reps", &c->reps, 1)) || (rc = get_int(o, "collective", &c->collective, 0)) ||
+      (rc = get_int(o, "view", &c->view, 0)) || (rc = get_int(o, "fsync", &c->fsync, 0)) ||
+      (rc = get_int(o, "odirect", &c->odirect, 0)) || (rc = get_int(o, "keep", &c->keep, 0)) ||
+      (rc = get_int(o, "reorder", &c->reorder, 0)) || (rc = get_int(o, "reuse", &c->reuse, 0)) ||
+      (rc = get_u64(o, "xfer", &c->pat.xfer, 0)) || (rc = get_u64(o, "block", &c->pat.block, 0)) ||
+      (rc = get_u64(o, "segments", &c->pat.segments, 1)) || (rc = get_u64(o, "seed", &c->pat.seed, 1)) ||
+      (rc = get_u64(o, "buffer_max", &c->buffer_max, (uint64_t)512 << 20)))
+    return rc;
+  if (c->strategy == PARIO_SERIAL) c->aggregate = 1;
+  const pj_value *ld = pario_json_get(o, "ldims");
+  if (ld) {
+    if (ld->t != PJ_ARR || ld->n < 1 || ld->n > PARIO_MAX_DIMS) return bad(c->name, "ldims must be a list of 1 to 8 integers");
+    c->pat.ndims = ld->n;
+    for (k = 0; k < ld->n; k++) {
+      if (ld->items[k].t != PJ_NUM || !ld->items[k].is_int || ld->items[k].i < 1) return bad(c->name, "ldims must be positive integers");
+      c->pat.ldims[k] = (uint64_t)ld->items[k].i;
+    }
+  }
+  const pj_value *ops = pario_json_get(o, "ops");
+  if (!ops || ops->t != PJ_ARR || ops->n > PARIO_MAX_OPS) return bad(c->name, "ops must be a list of write, read, verify");
+  for (k = 0; k < ops->n; k++) {
+    int op = ops->items[k].t == PJ_STR ? lookup(ops->items[k].s, opnames, 3) : -1;
+    if (op < 0) return bad(c->name, "ops must be a list of write, read, verify");
+    c->ops[c->nops++] = (pario_op)op;
+  }
+  const pj_value *h = pario_json_get(o, "hints");
+  if (h) {
+    if (h->t != PJ_OBJ || h->n > PARIO_MAX_HINTS) return bad(c->name, "hints must be an object of at most 64 strings");
+    for (k = 0; k < h->n; k++) {
+      if (h->items[k].t != PJ_STR || strlen(h->keys[k]) >= 64 || strlen(h->items[k].s) >= 256)
+        return bad(c->name, "hint keys and values must be strings (keys < 64, values < 256 characters)");
+      strcpy(c->hint_key[c->nhints], h->keys[k]);
+      strcpy(c->hint_val[c->nhints], h->items[k].s);
+      c->nhints++;
+    }
+  }
+  return check_case(c);
+}
+
+int pario_spec_parse(const char *text, const char *path, pario_run *run) {
+  memset(run, 0, sizeof *run);
+  char err[256];
+  pj_value *doc = pario_json_parse(text, err, sizeof err);
+  if (!doc) return pario_err(PARIO_E_SPEC, "spec %s is not valid JSON: %s", path, err);
+  int rc = 0;
+  const pj_value *schema = pario_json_get(doc, "schema");
+  const pj_value *cases = pario_json_get(doc, "cases");
+  if (!schema || schema->t != PJ_STR || strcmp(schema->s, "pario.spec/1")) {
+    rc = pario_err(PARIO_E_SPEC, "spec %s: \"schema\" must be \"pario.spec/1\"", path);
+  } else if ((rc = get_str(doc, "run_id", run->run_id, sizeof run->run_id, 1)) ||
+             (rc = get_str(doc, "dir", run->dir, sizeof run->dir, 1)) ||
+             (rc = get_str(doc, "prefix", run->prefix, sizeof run->prefix, 1)) ||
+             (rc = get_str(doc, "status_dir", run->status_dir, sizeof run->status_dir, 0))) {
+  } else if (!cases || cases->t != PJ_ARR || cases->n < 1) {
+    rc = pario_err(PARIO_E_SPEC, "spec %s: \"cases\" must be a non-empty list", path);
+  } else if (!(run->cases = calloc((size_t)cases->n, sizeof *run->cases))) {
+    rc = pario_err(PARIO_E_NOMEM, "out of memory");
+  } else {
+    for (int k = 0; k < cases->n && !rc; k++) {
+      rc = parse_case(&cases->items[k], &run->cases[k]);
+      run->ncases = k + 1;
+    }
+  }
+  pario_json_free(doc);
+  return rc;
+}
+
+void pario_spec_free(pario_run *run) {
+  free(run->cases);
+  memset(run, 0, sizeof *run);
+}
