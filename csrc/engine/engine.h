@@ -3,6 +3,7 @@
 #define PARIO_ENGINE_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pario/backend.h"
