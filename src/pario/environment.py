@@ -1,0 +1,74 @@
+"""The environment stored with each run: enough to say where and how a figure was measured.
+(The full I/O stack - layout, mount options, effective MPI-IO driver - is `pario stack`, issue 4.)"""
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import subprocess
+from typing import Any, Dict, List, Optional
+
+from . import __version__
+
+
+def meminfo(path: str = "/proc/meminfo") -> Dict[str, int]:
+    """{'mem_total': bytes, 'mem_available': bytes}; zeros where unknown."""
+    out = {"mem_total": 0, "mem_available": 0}
+    keys = {"MemTotal:": "mem_total", "MemAvailable:": "mem_available"}
+    try:
+        with open(path, encoding="ascii") as fh:
+            for line in fh:
+                parts = line.split()
+                if parts and parts[0] in keys:
+                    out[keys[parts[0]]] = int(parts[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return out
+
+
+def cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def fs_type(directory: str) -> Optional[str]:
+    """File system type name (e.g. ext2/ext3, xfs, lustre, tmpfs) via GNU stat; None if unknown."""
+    try:
+        out = subprocess.run(["stat", "-f", "-c", "%T", directory], capture_output=True, text=True, timeout=5)
+        return out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def disk_free(directory: str) -> int:
+    try:
+        st = os.statvfs(directory)
+        return st.f_bavail * st.f_frsize
+    except OSError:
+        return 0
+
+
+def collect(*, directory: str, mpi=None, io: Optional[str] = None, launcher_argv: Optional[List[str]] = None,
+            ceiling: Optional[Dict[str, Any]] = None, dropped_caches: bool = False,
+            ranks: Optional[int] = None) -> Dict[str, Any]:
+    env: Dict[str, Any] = {
+        "hostname": socket.gethostname(),
+        "cpus": cpus(),
+        **meminfo(),
+        "dir": directory,
+        "disk_free": disk_free(directory),
+        "fs_type": fs_type(directory),
+        "mpi_flavour": getattr(mpi, "flavour", None),
+        "mpi_version": getattr(mpi, "version", None),
+        "io_component": io or ("default" if getattr(mpi, "flavour", None) == "openmpi" else None),
+        "launcher_argv": list(launcher_argv or []),
+        "ranks": ranks,
+        "ceiling": ceiling or {},
+        "dropped_caches": dropped_caches,
+        "pario_version": __version__,
+        "python_version": platform.python_version(),
+        "slurm_job": os.environ.get("SLURM_JOB_ID"),
+    }
+    return env

@@ -1,0 +1,289 @@
+"""Engine cases (schemas/spec.schema.json) from IOR-style flags, from a TOML job file, or the
+default suite. Sizes are powers of 1024, like IOR ("4k", "1m", "2g")."""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, Dict, List, Optional
+
+from . import hints as hintlib
+from .errors import ParioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on older Pythons only
+    import tomli as tomllib
+
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+_UNITS = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": 1 << 40}
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
+
+# Keys of a case, shared by the flags and the [defaults]/[[case]] tables of a job file.
+CASE_KEYS = {
+    "name": "case name", "backend": "posix | mpiio", "strategy": "serial | fpp | shared | nfiles:K | per-node",
+    "aggregate": "group leaders gather and write", "pattern": "segmented | subarray | random",
+    "transfer": "bytes per I/O call", "block": "bytes per rank per segment", "segments": "segments",
+    "dims": "subarray local block, e.g. '64x64x64' (8-byte elements)", "ops": "[write, read, verify]",
+    "write": "bool", "read": "bool", "verify": "bool", "reps": "repetitions",
+    "collective": "bool", "view": "bool", "fsync": "bool", "odirect": "bool", "keep": "bool",
+    "reorder": "rank shift of reads, or 'host'", "seed": "data seed", "hints": "table of MPI-IO hints",
+    "hints_file": "ROMIO hints file", "buffer_max": "bytes of distinct data per rank",
+}
+_ALIASES = {"api": "backend", "xfer": "transfer", "iterations": "reps", "repetitions": "reps",
+            "transfer_size": "transfer", "block_size": "block"}
+OPS = ("write", "read", "verify")
+DEFAULT_TRANSFER = MIB
+DEFAULT_BLOCK = 16 * MIB
+DEFAULT_REPS = 3
+
+
+def parse_size(text: Any, what: str = "size") -> int:
+    """'4k' -> 4096. Integers pass through. Zero or negative is rejected."""
+    if isinstance(text, bool):
+        raise ParioError(f"{what}: expected a size like 4k, 1m or 2g, got {text!r}")
+    if isinstance(text, int):
+        value = text
+    else:
+        m = _SIZE.match(str(text))
+        if not m:
+            raise ParioError(f"{what}: {text!r} is not a size; write e.g. 4k, 1m, 256m or 2g (powers of 1024)")
+        value = int(m.group(1)) * _UNITS[m.group(2).lower()]
+    if value <= 0:
+        raise ParioError(f"{what}: must be greater than zero, got {text!r}")
+    return value
+
+
+def format_size(n: int) -> str:
+    for unit, mult in (("g", GIB), ("m", MIB), ("k", KIB)):
+        if n >= mult and n % mult == 0:
+            return f"{n // mult}{unit}"
+    return str(n)
+
+
+def human(n: float) -> str:
+    for unit, mult in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if n >= mult:
+            return f"{n / mult:.4g} {unit}"
+    return f"{int(n)} B"
+
+
+def parse_dims(text: Any) -> List[int]:
+    if isinstance(text, (list, tuple)):
+        parts = list(text)
+    else:
+        parts = str(text).lower().replace(" ", "").split("x")
+    try:
+        dims = [int(p) for p in parts]
+    except (TypeError, ValueError):
+        raise ParioError(f"--dims {text!r}: write the local block as NxNxN elements, e.g. 64x64x64") from None
+    if not dims or len(dims) > 8 or any(d < 1 for d in dims):
+        raise ParioError(f"--dims {text!r}: 1 to 8 positive dimensions, e.g. 64x64x64")
+    return dims
+
+
+def parse_strategy(text: str):
+    """'nfiles:4' -> ('nfiles', 4); 'per-node' -> ('pernode', None)."""
+    s = str(text).strip().lower()
+    if s in ("per-node", "pernode", "node"):
+        return "pernode", None
+    if s.startswith("nfiles"):
+        _, _, k = s.partition(":")
+        if not k.strip().isdigit():
+            raise ParioError(f"--strategy {text}: write nfiles:K with K files, e.g. nfiles:2")
+        return "nfiles", int(k)
+    if s in ("serial", "fpp", "shared"):
+        return s, None
+    raise ParioError(f"--strategy {text}: unknown; choose serial, fpp, shared, nfiles:K or per-node"
+                     + hintlib.did_you_mean(s, ["serial", "fpp", "shared", "nfiles", "per-node"]))
+
+
+def _bool(value, key, where):
+    if isinstance(value, bool):
+        return value
+    raise ParioError(f"{where}: '{key}' must be true or false, got {value!r}")
+
+
+def _int(value, key, where):
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            return int(str(value), 0)
+        except ValueError:
+            raise ParioError(f"{where}: '{key}' must be an integer, got {value!r}") from None
+    return value
+
+
+def normalise(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
+    """Resolve aliases and reject unknown keys (with a did-you-mean)."""
+    out = {}
+    for key, value in opts.items():
+        key = _ALIASES.get(key, key).replace("-", "_")
+        if key not in CASE_KEYS:
+            raise ParioError(f"{where}: unknown key '{key}'{hintlib.did_you_mean(key, CASE_KEYS)}; "
+                             f"known keys: {', '.join(CASE_KEYS)}")
+        out[key] = value
+    return out
+
+
+def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, Any]:
+    """One engine case dict from normalised options. The private key '_where' says where the case
+    came from so that validation messages can name it; it is dropped before the spec is written."""
+    backend = str(opts.get("backend", "posix")).lower()
+    strategy, nfiles = parse_strategy(opts.get("strategy", "shared"))
+    pattern = str(opts.get("pattern", "segmented")).lower()
+    case: Dict[str, Any] = {"name": "", "backend": backend, "strategy": strategy, "pattern": pattern}
+    if nfiles is not None:
+        case["nfiles"] = nfiles
+    case["aggregate"] = _bool(opts.get("aggregate", False), "aggregate", where)
+
+    if "ops" in opts:
+        ops = opts["ops"]
+        if isinstance(ops, str):
+            ops = [o for o in re.split(r"[,+ ]+", ops) if o]
+        bad = [o for o in ops if o not in OPS]
+        if bad:
+            raise ParioError(f"{where}: unknown op '{bad[0]}'; ops are write, read, verify")
+    else:
+        chosen = {o for o in OPS if _bool(opts.get(o, False), o, where)}
+        ops = [o for o in OPS if o in chosen] if chosen else ["write", "read"]
+    case["ops"] = [o for o in OPS if o in ops]
+    case["reps"] = _int(opts.get("reps", DEFAULT_REPS), "reps", where)
+
+    if pattern == "subarray":
+        if "dims" in opts:
+            case["ldims"] = parse_dims(opts["dims"])
+            local = 8
+            for d in case["ldims"]:
+                local *= d
+            # through a view, one call per MiB when it divides the block, else one call for all
+            case["xfer"] = (parse_size(opts["transfer"], "transfer") if "transfer" in opts
+                            else MIB if local % MIB == 0 else local)
+        elif "transfer" in opts:
+            case["xfer"] = parse_size(opts["transfer"], "transfer")
+    else:
+        if "dims" in opts:
+            raise ParioError(f"{where}: --dims applies to --pattern subarray only")
+        block = parse_size(opts["block"], "block") if "block" in opts else None
+        xfer = parse_size(opts["transfer"], "transfer") if "transfer" in opts else None
+        if xfer is None:
+            xfer = min(DEFAULT_TRANSFER, block) if block else DEFAULT_TRANSFER
+        if block is None:
+            block = max(DEFAULT_BLOCK - DEFAULT_BLOCK % xfer, xfer)
+        case["xfer"], case["block"] = xfer, block
+        case["segments"] = _int(opts.get("segments", 1), "segments", where)
+
+    for key in ("collective", "view", "fsync", "odirect", "keep"):
+        case[key] = _bool(opts.get(key, False), key, where)
+    if "view" not in opts and pattern == "subarray" and case["collective"]:
+        case["view"] = True  # subarray collective is the benchio/BTIO case: through a view
+    reorder = opts.get("reorder", 0)
+    case["reorder"] = -1 if str(reorder).lower() == "host" else _int(reorder, "reorder", where)
+    if "seed" in opts:
+        case["seed"] = _int(opts["seed"], "seed", where)
+    if "buffer_max" in opts:
+        case["buffer_max"] = parse_size(opts["buffer_max"], "buffer_max")
+
+    hints: Dict[str, str] = {}
+    if opts.get("hints_file"):
+        hints.update(hintlib.parse_hints_file(str(opts["hints_file"])))
+    raw = opts.get("hints") or {}
+    if isinstance(raw, dict):
+        items = [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in raw.items()]
+    else:
+        items = [hintlib.parse_pair(str(p)) for p in raw]
+    hints.update(items)  # like ROMIO: hints given explicitly win over the file's
+    if hints:
+        case["hints"] = hints
+    case["name"] = str(opts["name"]) if opts.get("name") else case_label(case)
+    case["_where"] = where
+    return case
+
+
+def case_label(case: Dict[str, Any]) -> str:
+    strat = f"nfiles{case['nfiles']}" if case["strategy"] == "nfiles" else case["strategy"]
+    parts = [strat + ("-agg" if case.get("aggregate") and strat != "serial" else ""), case["backend"]]
+    if case.get("collective"):
+        parts.append("coll")
+    if case.get("view"):
+        parts.append("view")
+    if case["pattern"] != "segmented":
+        parts.append(case["pattern"])
+    elif case.get("segments", 1) > 1:
+        parts.append(f"s{case['segments']}")
+    return "-".join(parts)
+
+
+def unique_names(cases: List[Dict[str, Any]]) -> None:
+    seen: Dict[str, int] = {}
+    for case in cases:
+        n = seen.get(case["name"], 0)
+        seen[case["name"]] = n + 1
+        if n:
+            case["name"] = f"{case['name']}#{n + 1}"
+
+
+def load_config(path: str):
+    """([defaults], [case, ...]) of a job file, keys normalised."""
+    try:
+        with open(path, "rb") as fh:
+            doc = tomllib.load(fh)
+    except OSError as exc:
+        raise ParioError(f"--config {path}: cannot read it ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ParioError(f"--config {path}: not valid TOML ({exc})") from None
+    unknown = set(doc) - {"defaults", "case"}
+    if unknown:
+        raise ParioError(f"{path}: unknown table '{sorted(unknown)[0]}'; a job file has [defaults] and [[case]] tables")
+    defaults = normalise(doc.get("defaults", {}), f"{path} [defaults]")
+    cases = doc.get("case", [])
+    if not isinstance(cases, list) or not cases:
+        raise ParioError(f"{path}: no [[case]] tables; add at least one (see examples/job.toml)")
+    return defaults, [normalise(c, f"{path} case {i + 1}") for i, c in enumerate(cases)]
+
+
+def suite_cases(ranks: int, block: int, ops: List[str], reps: int, mpiio: bool,
+                overrides: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+    """The default suite: the strategies a user chooses between, on the same data, 1 MiB transfers."""
+    xfer = min(MIB, block)
+    base = {"transfer": xfer, "block": block, "ops": ops, "reps": reps}
+    base.update(overrides or {})
+    rows = [{"strategy": "fpp", "backend": "posix"}, {"strategy": "shared", "backend": "posix"}]
+    if mpiio:
+        rows += [{"strategy": "shared", "backend": "mpiio"},
+                 {"strategy": "shared", "backend": "mpiio", "collective": True},
+                 {"strategy": "per-node", "backend": "mpiio", "collective": True}]
+    rows.append({"strategy": "serial", "backend": "posix"})
+    return [build_case({**base, **row}, "default suite") for row in rows]
+
+
+def suite_block(ranks: int, nphases: int, time_budget: float, size: Optional[int], mem_avail: int,
+                disk_free: int, rate_mib: float) -> int:
+    """Bytes per rank per phase so that the suite fits the time budget, memory and disk.
+    Every case's data set must fit in a quarter of free disk; serial holds it in rank 0's ring."""
+    if size is None:
+        size = int(time_budget * rate_mib * MIB / max(nphases, 1))
+        size = min(size, GIB, mem_avail // 4 if mem_avail else GIB)
+    if disk_free:
+        size = min(size, disk_free // 4)
+    per_rank = size // max(ranks, 1)
+    per_rank -= per_rank % MIB if per_rank >= 4 * MIB else per_rank % (64 * KIB)
+    if per_rank < 64 * KIB:
+        raise ParioError(f"not enough room for the suite: {human(size)} per phase over {ranks} ranks; "
+                         "free disk space in the scratch directory or give --size")
+    return per_rank
+
+
+def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: List[Dict[str, Any]]):
+    return {"schema": "pario.spec/1", "run_id": run_id, "dir": directory, "prefix": prefix,
+            "status_dir": status_dir,
+            "cases": [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases]}
+
+
+def case_bytes(case: Dict[str, Any], ranks: int) -> int:
+    """Logical bytes moved by all ranks in one phase of a case."""
+    if case["pattern"] == "subarray":
+        per = 8
+        for d in case.get("ldims", [1]):
+            per *= d
+    else:
+        per = case["block"] * case.get("segments", 1)
+    return per * ranks

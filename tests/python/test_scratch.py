@@ -1,0 +1,89 @@
+"""The scratch directory: pario removes only the files of its own run, and the device ceiling is cached."""
+import os
+
+import pytest
+
+from pario import scratch as scr
+from pario.errors import ParioError
+
+
+def test_cleanup_removes_only_this_runs_files(tmp_path):
+    d = tmp_path / "s"
+    d.mkdir()
+    s = scr.Scratch(str(d), run_id="r1")
+    s.prepare()
+    assert not s.created, "an existing directory is not pario's"
+    mine = [d / "pario.r1.0.0", d / "pario.r1.3.12"]
+    others = [d / "pario.r10.0.0", d / "pario.r2.0.0", d / "data.h5", d / "pario.r1"]
+    for f in mine + others:
+        f.write_text("x")
+    assert s.leftovers() == sorted(str(f) for f in mine)
+    assert s.cleanup() == 2
+    assert sorted(os.listdir(d)) == sorted(f.name for f in others)
+
+
+def test_created_directory_removed_only_when_empty(tmp_path):
+    d = tmp_path / "new" / "scratch"
+    s = scr.Scratch(str(d))
+    s.prepare()
+    assert s.created and d.is_dir()
+    (d / "user.txt").write_text("keep me")
+    (d / f"{s.prefix}.0.0").write_text("x")
+    s.cleanup()
+    assert sorted(os.listdir(d)) == ["user.txt"]
+    (d / "user.txt").unlink()
+    s.cleanup()
+    assert not d.exists()
+
+
+def test_dir_choice(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PARIO_SCRATCH", raising=False)
+    assert scr.Scratch().dir == str(tmp_path / "pario-scratch")
+    monkeypatch.setenv("PARIO_SCRATCH", str(tmp_path / "env"))
+    assert scr.Scratch().dir == str(tmp_path / "env")
+    assert scr.Scratch(str(tmp_path / "flag")).dir == str(tmp_path / "flag")
+    assert scr.Scratch().run_id != scr.Scratch().run_id
+
+
+def test_not_a_directory_or_not_writable(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ParioError, match="not a directory"):
+        scr.Scratch(str(f)).prepare()
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir(mode=0o500)
+        with pytest.raises(ParioError, match="not writable"):
+            scr.Scratch(str(ro)).prepare()
+    with pytest.raises(ParioError, match="--dir"):
+        scr.Scratch("/proc/pario-no").prepare()
+
+
+def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = tmp_path / "calls"
+    engine = tmp_path / "engine"
+    engine.write_text(f"#!/bin/sh\necho probe >> {calls}\n"
+                      "echo '{\"write_mib\": 321.5, \"read_mib\": 700.0, \"bytes\": 67108864}'\n")
+    engine.chmod(0o755)
+    first = scr.device_ceiling(str(engine), str(tmp_path))
+    again = scr.device_ceiling(str(engine), str(tmp_path))
+    assert first["write_mib"] == again["write_mib"] == 321.5
+    assert (first["source"], again["source"]) == ("probe", "cached probe")
+    assert calls.read_text().count("probe") == 1
+    assert scr.device_ceiling(str(engine), str(tmp_path), skip=True) == {"source": "skipped (--no-probe)"}
+    other = tmp_path / "other"
+    other.mkdir()
+    scr.device_ceiling(str(engine), str(other))
+    assert calls.read_text().count("probe") == 2
+
+
+def test_failed_probe_records_no_ceiling(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    engine = tmp_path / "engine"
+    engine.write_text("#!/bin/sh\necho 'O_DIRECT: Invalid argument' >&2\nexit 1\n")
+    engine.chmod(0o755)
+    got = scr.device_ceiling(str(engine), str(tmp_path))
+    assert "write_mib" not in got and got["source"].startswith("none")
+    assert scr.device_ceiling(None, str(tmp_path))["source"] == "none: engine not built"
