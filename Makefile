@@ -1,0 +1,40 @@
+# The README's entry points. Each target first sets up whatever is missing (scripts/setup.sh).
+VENV := .venv
+# The venv's bin first: it holds pip's cmake on systems whose CMake is older than 3.18.
+WITH_VENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
+
+.PHONY: demo test setup clean
+
+# The engine the venv's pario runs; the end-to-end tests use it (and fail if it was not built).
+define ENGINE_OF_VENV
+import sys
+from pario.engine import engine_path
+from pario.errors import ParioError
+try:
+    print(engine_path())
+except ParioError as exc:
+    sys.exit(f"make test: {exc}")
+endef
+export ENGINE_OF_VENV
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(VENV)/bin/pario bench
+
+# C tests (ctest), then Python tests. No tests found fails in both (ctest --no-tests=error,
+# pytest exit code 5).
+# (cd + ctest rather than ctest --test-dir, which needs CMake 3.20; we support 3.18.)
+test: setup
+	$(WITH_VENV) cmake -S . -B build/ctest -DPARIO_TESTS=ON
+	$(WITH_VENV) cmake --build build/ctest -j $$(nproc 2>/dev/null || echo 2)
+	cd build/ctest && $(WITH_VENV) ctest --output-on-failure --no-tests=error
+	PARIO_ENGINE="$$($(VENV)/bin/python -c "$$ENGINE_OF_VENV")" && export PARIO_ENGINE && \
+		$(VENV)/bin/python -m pytest -q
+
+# Build artefacts only; the venv (make setup recreates it) and the results database stay.
+clean:
+	rm -rf build .pytest_cache
+	find src tests -name __pycache__ -type d -prune -exec rm -rf {} +
+	find src -name '*.egg-info' -type d -prune -exec rm -rf {} +

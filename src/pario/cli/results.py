@@ -1,0 +1,117 @@
+"""`pario results`: list, show and compare stored runs, and import IOR's JSON summary."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from rich.console import Console
+
+from .. import ior_import, summary, tables
+from ..errors import ParioError
+from ..store import Store
+
+
+def _common() -> argparse.ArgumentParser:
+    # SUPPRESS lets `pario results --json show 3` and `pario results show 3 --json` both work.
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print one JSON document on stdout instead of tables")
+    p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                   help="results database (default: $PARIO_DB, else pario.db in the user data directory)")
+    return p
+
+
+def register(subparsers) -> None:
+    common = _common()
+    parser = subparsers.add_parser(
+        "results", parents=[common], help="list, show and compare stored runs; import IOR results",
+        description="Without a subcommand, list the newest stored runs.")
+    parser.add_argument("--limit", type=int, default=50, help="how many runs to list (default 50)")
+    sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
+    show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
+    show.add_argument("id", help="run id (from `pario results`), or 'last'")
+    cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
+    cmp_.add_argument("a", help="run id A (the baseline)")
+    cmp_.add_argument("b", help="run id B")
+    imp = sub.add_parser("import-ior", parents=[common],
+                         help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
+    imp.add_argument("file", help="IOR JSON summary file")
+    parser.set_defaults(run=run)
+
+
+def _run_id(text: str, store: Store) -> int:
+    if text in ("last", "latest"):
+        last = store.latest_id()
+        if last is None:
+            raise ParioError("no runs stored yet; `pario bench` makes one")
+        return last
+    try:
+        return int(text.lstrip("#"))
+    except ValueError:
+        raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
+
+
+def _emit(doc) -> None:
+    json.dump(doc, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+def run(args) -> int:
+    store = Store(getattr(args, "db", None))
+    as_json = getattr(args, "json", False)
+    console = Console()
+    action = getattr(args, "action", None)
+    if action is None:
+        if args.limit < 1:
+            raise ParioError(f"--limit must be at least 1 (got {args.limit})")
+        runs = store.list_runs(args.limit)
+        if as_json:
+            _emit({"db": store.path, "runs": runs})
+        else:
+            tables.print_runs(console, runs)
+        return 0
+    if action == "show":
+        one = store.get_run(_run_id(args.id, store))
+        rows = summary.summarize(one["result"], one["env"])
+        if as_json:
+            _emit({**one, "summary": rows})
+        else:
+            tables.print_run(console, one, rows)
+        return 0
+    if action == "compare":
+        a = store.get_run(_run_id(args.a, store))
+        b = store.get_run(_run_id(args.b, store))
+        cmp = summary.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
+        if as_json:
+            _emit({"a": a["id"], "b": b["id"], "cases": cmp})
+        else:
+            tables.print_compare(console, cmp, title=f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})")
+        return 0
+    if action == "import-ior":
+        return _import_ior(args.file, store, as_json, console)
+    raise ParioError(f"unknown results action {action}")
+
+
+def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ParioError(f"cannot read {path}: {exc.strerror}") from None
+    doc = ior_import.parse_text(text, where=path)
+    result = ior_import.convert(doc)
+    run_id = store.add_run(kind="ior", command=ior_import.command_of(doc),
+                           spec={"ior": {"tests": [{k: t.get(k) for k in ("Parameters", "Options")}
+                                                  for t in doc.get("tests", [])]}},
+                           env=ior_import.env_of(doc, os.path.abspath(path)),
+                           result=result, status=result["status"])
+    names = [c["name"] for c in result["cases"]]
+    if as_json:
+        _emit({"id": run_id, "kind": "ior", "cases": names})
+    else:
+        console.print(f"Imported IOR run as run {run_id} ({len(names)} case{'s' if len(names) != 1 else ''}: "
+                      f"{', '.join(names)}). `pario results show {run_id}`; "
+                      f"`pario results compare {run_id} ID` against a pario run.")
+    return 0

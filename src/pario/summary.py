@@ -1,0 +1,223 @@
+"""What a result document says, as plain rows: medians and ranges over repetitions, the
+fastest strategy, cache suspicions, and how two runs compare. Pure: no printing, no files.
+
+Input is an engine result document (schemas/result.schema.json) and the environment dict
+the front end stored beside it. Keys read from env, all optional:
+  ceiling: {"write_mib": float, "read_mib": float}   O_DIRECT device ceiling of the directory
+  mem_total: int                                    bytes of RAM on a node
+  caches_dropped: bool (or dropped_caches)          caches were dropped before reads
+"""
+from __future__ import annotations
+
+import statistics
+
+OPS = ("write", "read")
+MIB = 1 << 20
+
+# What each flag means, for footers and --json readers.
+FLAG_HELP = {
+    "cache?": "a rate above the device ceiling measured with O_DIRECT: probably page cache, not the device",
+    "warm": "data set under twice RAM and reads not cold: reads may come from page cache "
+            "(use --odirect, a bigger --size, or drop caches)",
+    "partial": "fewer phases than repetitions x operations: the run ended early",
+    "verify-errors": "read-back found data that differs from what was written",
+}
+
+
+def _spread(samples: list[float]) -> dict | None:
+    if not samples:
+        return None
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "n": len(samples), "samples": list(samples)}
+
+
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _op_stats(phases: list[dict]) -> dict | None:
+    if not phases:
+        return None
+    imbalance = [p["last_done_s"] / p["first_done_s"] for p in phases
+                 if p.get("first_done_s") and p.get("last_done_s") is not None]
+    return {
+        "n": len(phases),
+        "bw_mib": _spread([p["bw_mib"] for p in phases]),
+        "xfer_bw_mib": _spread([p["xfer_bw_mib"] for p in phases if p.get("xfer_bw_mib") is not None]),
+        "iops": _median(p.get("iops") for p in phases),
+        "open_close_share": _median(p.get("open_close_share") for p in phases),
+        "imbalance": _median(imbalance),
+        "time_s": _median(p.get("open_to_close_s") for p in phases),
+        "flags": [],
+    }
+
+
+def _strategy(spec: dict) -> str:
+    strategy = spec.get("strategy", "?")
+    if strategy == "nfiles" and spec.get("nfiles"):
+        strategy = f"nfiles:{spec['nfiles']}"
+    if spec.get("aggregate") and strategy != "serial":
+        strategy += "+agg"
+    return strategy
+
+
+def _reads_cold(case: dict, spec: dict, env: dict, hosts: list) -> bool:
+    if spec.get("odirect") or env.get("caches_dropped") or env.get("dropped_caches"):
+        return True
+    # Reading another rank's data only misses the page cache when that rank sat on another
+    # host: with ranks placed by blocks, a shift of at least one host's worth does that.
+    shift = case.get("reorder_shift", spec.get("reorder", 0)) or 0
+    if len(hosts) > 1 and shift:
+        per_host = min((h.get("ranks") or 1) for h in hosts)
+        return shift == -1 or abs(shift) >= per_host
+    return False
+
+
+def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, hosts: list) -> tuple[list, list]:
+    """Case flags and cache details; each op's own flags go into stats[op]["flags"]."""
+    flags = []
+    ceiling = env.get("ceiling") or {}
+    details = []
+    for op in OPS:
+        limit = ceiling.get(f"{op}_mib")
+        if stats.get(op) and limit:
+            above = [s for s in stats[op]["bw_mib"]["samples"] if s > limit]
+            if above:
+                details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s")
+                stats[op]["flags"].append("cache?")
+    if details:
+        flags.append("cache?")
+    mem = env.get("mem_total")
+    reads = stats.get("read") or verify
+    if reads and mem and case.get("total_bytes", 0) < 2 * mem and not _reads_cold(case, spec, env, hosts):
+        flags.append("warm")
+        if stats.get("read"):
+            stats["read"]["flags"].append("warm")
+    ops = spec.get("ops")
+    if ops and spec.get("reps") and len(case.get("phases", [])) < spec["reps"] * len(ops):
+        flags.append("partial")
+    if verify and verify["errors"]:
+        flags.append("verify-errors")
+    return flags, details
+
+
+def summarize(result: dict, env: dict | None = None) -> list[dict]:
+    """One row per case of a result document."""
+    env = env or {}
+    mpi = result.get("mpi") or {}
+    hosts = mpi.get("hosts") or []
+    rows = []
+    for case in result.get("cases", []):
+        spec = case.get("spec") or {}
+        phases = case.get("phases", [])
+        stats = {op: _op_stats([p for p in phases if p["op"] == op]) for op in OPS}
+        checks = [p for p in phases if p["op"] == "verify" or p.get("verify")]
+        verify = None
+        if checks:
+            verify = {"phases": len(checks),
+                      "errors": sum((p.get("verify") or {}).get("errors", 0) for p in checks),
+                      "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
+                      "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
+                                           if (p.get("verify") or {}).get("first_error")), None),
+                      # the data repeats every buffer_max bytes per rank: misplacement by a multiple goes unseen
+                      "repeats_every": None if case.get("verify_exact", True) else spec.get("buffer_max")}
+        flags, cache_details = _flags(case, spec, stats, verify, env, hosts)
+        rows.append({
+            "index": case.get("index", len(rows)),
+            "name": case["name"],
+            "backend": spec.get("backend", "?"),
+            "strategy": _strategy(spec),
+            "pattern": spec.get("pattern", "?"),
+            "collective": bool(spec.get("collective")),
+            "xfer": case.get("xfer", spec.get("xfer")),
+            "ranks": mpi.get("ranks"),
+            "files": case.get("files"),
+            "bytes": case.get("total_bytes"),
+            "write": stats["write"],
+            "read": stats["read"],
+            "verify": verify,
+            "flags": flags,
+            "cache_details": cache_details,
+        })
+    return rows
+
+
+def fastest(rows: list[dict], op: str = "write") -> dict | None:
+    """The row with the highest median open-to-close rate for op, or None."""
+    candidates = [r for r in rows if r.get(op)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda r: r[op]["bw_mib"]["median"])
+
+
+def _shape(row: dict) -> tuple:
+    return (row["backend"], row["strategy"], row["pattern"], row["xfer"], row["collective"])
+
+
+def _pair(rows_a: list[dict], rows_b: list[dict]) -> list[tuple]:
+    """Pairs of (a, b, how): by name, then by the same case shape (an IOR import and a pario
+    run name their cases differently), then by strategy and backend alone when that is
+    unambiguous on both sides (e.g. the same case at another transfer size)."""
+    pairs, left_a, left_b = [], list(rows_a), list(rows_b)
+    loose = lambda r: (r["backend"], r["strategy"])  # noqa: E731
+    for how, key in (("name", lambda r: r["name"]), ("shape", _shape), ("strategy/backend", loose)):
+        for a in list(left_a):
+            matches = [b for b in left_b if key(b) == key(a)]
+            if how == "strategy/backend" and (len(matches) != 1 or
+                                              sum(key(x) == key(a) for x in left_a) != 1):
+                continue
+            if matches:
+                pairs.append((a, matches[0], how))
+                left_a.remove(a)
+                left_b.remove(matches[0])
+    pairs += [(a, None, "only in A") for a in left_a]
+    pairs += [(None, b, "only in B") for b in left_b]
+    return pairs
+
+
+def _compare_op(a: dict | None, b: dict | None) -> dict | None:
+    if not a or not b:
+        return None
+    sa, sb = a["bw_mib"], b["bw_mib"]
+    ratio = sb["median"] / sa["median"] if sa["median"] else None
+    if sa["n"] < 2 or sb["n"] < 2:
+        overlap, verdict = None, "noise unknown (one sample)"
+    else:
+        overlap = sa["min"] <= sb["max"] and sb["min"] <= sa["max"]
+        verdict = "within noise" if overlap else ("B faster" if sb["median"] > sa["median"] else "B slower")
+    return {"a": sa, "b": sb, "ratio": ratio, "overlap": overlap, "verdict": verdict}
+
+
+def compare(rows_a: list[dict], rows_b: list[dict]) -> list[dict]:
+    """Cases of run A against run B: ratio B/A of medians, and whether the min-max ranges
+    overlap (if they do, the difference is within the run-to-run noise)."""
+    out = []
+    for a, b, how in _pair(rows_a, rows_b):
+        entry = {"name_a": a and a["name"], "name_b": b and b["name"], "matched_by": how,
+                 "label": _label(a or b)}
+        for op in OPS:
+            entry[op] = _compare_op(a and a.get(op), b and b.get(op))
+        out.append(entry)
+    return out
+
+
+def _label(row: dict) -> str:
+    return f"{row['strategy']}/{row['backend']}"
+
+
+def headline(result: dict) -> str:
+    """A one-line description of a result for run listings."""
+    cases = result.get("cases") or []
+    ranks = (result.get("mpi") or {}).get("ranks")
+    head = f"{len(cases)} case{'s' if len(cases) != 1 else ''}" + (f", {ranks} ranks" if ranks else "")
+    try:
+        rows = summarize(result)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return head
+    if len(rows) == 1:
+        figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]
+        return f"{head}: {_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head
+    best = [(op, fastest(rows, op)) for op in OPS]
+    figures = [f"{op} {_label(b)} {b[op]['bw_mib']['median']:.0f}" for op, b in best if b]
+    return f"{head}; best {', '.join(figures)} MiB/s" if figures else head
