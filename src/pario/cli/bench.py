@@ -47,7 +47,7 @@ Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints 
 CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
               "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name")
 # Flags that also apply to every case of the default suite or of a job file.
-RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "fsync", "keep", "seed")
+RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "fsync", "keep", "seed", "buffer_max")
 
 
 def register(subparsers) -> None:
@@ -83,6 +83,9 @@ def register(subparsers) -> None:
     g.add_argument("--hint", action="append", metavar="KEY=VALUE", help="MPI-IO hint (repeatable)")
     g.add_argument("--hints-file", help="ROMIO-format hints file (key value per line)")
     g.add_argument("--name", help="case name")
+    g.add_argument("--buffer", dest="buffer_max", metavar="SIZE",
+                   help="distinct data per rank (4m: stays in CPU cache like IOR's buffer; larger: "
+                        "data from memory, verify exact at any distance)")
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
     r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
@@ -107,7 +110,7 @@ def flag_options(args) -> Dict[str, Any]:
     opts: Dict[str, Any] = {}
     for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
                 "strategy", "aggregate", "pattern", "dims", "view", "odirect", "hints_file", "name",
-                "write", "read", "verify"):
+                "write", "read", "verify", "buffer_max"):
         value = getattr(args, key, None)
         if value is not None:
             opts[key] = value
