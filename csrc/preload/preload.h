@@ -1,0 +1,173 @@
+/* Internal contract of libpario-preload.so.
+ *
+ * Wrappers (wrap_*.c) only find the real symbol, time the call and hand what happened to the
+ * records (records.c) through the pario_rec_* functions below; they never touch counters.
+ * The same library will host write coalescing later, which sits between wrapper and real call. */
+#ifndef PARIO_PRELOAD_H
+#define PARIO_PRELOAD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pario/counters.h"
+
+/* ---- state shared by every wrapper (core.c) ---- */
+extern atomic_int pario_active;  /* 1 while recording; checked before any lock */
+extern __thread int pario_guard __attribute__((tls_model("initial-exec")));
+
+/* Find the next definition of name; on failure say so once on stderr and return NULL. */
+void *pario_real(const char *name);
+#define PARIO_REAL(fn) (real_##fn ? (void *)real_##fn : (void *)(real_##fn = pario_real(#fn)))
+
+/* A wrapper records only when active and not already inside the profiler (the profiler's own
+ * I/O, or libc calling back into a wrapped symbol). */
+#define PARIO_ENTER() (atomic_load_explicit(&pario_active, memory_order_relaxed) && !pario_guard && (pario_guard = 1))
+#define PARIO_LEAVE() (pario_guard = 0)
+
+/* Clock: raw ticks on the hot path (TSC on x86-64, else ns), converted to seconds at write time. */
+static inline int64_t pario_ticks(void) {
+#if defined(__x86_64__)
+  unsigned lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return (int64_t)(((uint64_t)hi << 32) | lo);
+#else
+  extern int64_t pario_ticks_slow(void);
+  return pario_ticks_slow();
+#endif
+}
+double pario_tick_seconds(void);       /* seconds per tick, as of the last calibration */
+void pario_calibrate(void);            /* measure ticks against CLOCK_MONOTONIC since start */
+double pario_ticks_to_epoch(double t); /* tick count -> epoch seconds */
+
+struct pario_settings {
+  char dir[1024];        /* where per-process logs go */
+  size_t mem_bound;      /* bytes for records + names + trace */
+  int trace;             /* keep a per-operation trace */
+  int mem_align;         /* memory alignment tested */
+  int verbose;
+  char exclude[2048];    /* ':'-separated path prefixes not recorded */
+};
+extern struct pario_settings pario_cfg;
+
+/* ---- records (records.c) ---- */
+#define PARIO_TOPN 16 /* distinct sizes/strides tracked exactly per record */
+struct pario_top { int64_t val, cnt; };
+
+/* Per-record lock: a test-and-set spinlock, because the critical sections are a few dozen
+ * instructions and an uncontended pthread mutex costs about twice as much on the hot path. */
+typedef atomic_int pario_lock_t;
+static inline void pario_lock(pario_lock_t *l) {
+  for (int spins = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); spins++) {
+    if (spins > 100) { extern int sched_yield(void); sched_yield(); spins = 0; }
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+static inline void pario_unlock(pario_lock_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
+
+struct pario_rec {
+  /* Fields every data operation touches come first, next to the integer counters, so that one
+   * update touches few cache lines (records start on a cache line, see pario_arena_alloc). */
+  pario_lock_t lock;
+  int module;
+  int last_kind;               /* 0 read, 1 write, -1 none */
+  int touched;                 /* any activity since start or fork */
+  int64_t last_end[2];         /* end of the previous read [0] / write [1], -1 if none */
+  int64_t last_start[2];
+  int64_t i[PARIO_MAX_I];
+  double f[PARIO_MAX_F];       /* times in ticks while running, seconds in snapshots */
+  struct pario_top sizes[PARIO_TOPN], strides[PARIO_TOPN];
+  int64_t sizes_other, strides_other; /* ops whose value did not fit the exact table */
+  uint64_t id;                 /* hash of the absolute path */
+  int rank;                    /* -1 once reduced across ranks */
+  int moved;                   /* handed to another rank for reduction */
+  char *path;
+  char *hints;                 /* MPI-IO: effective hints, "k=v;k=v" */
+  struct pario_rec *next;      /* hash chain */
+};
+
+/* Kinds of data operation the records understand. */
+enum pario_io { PARIO_READ = 0, PARIO_WRITE = 1 };
+/* Metadata operations: counter index per module is resolved by the caller. */
+
+struct pario_fd {
+  struct pario_rec *posix, *stdio;
+  int64_t pos, spos;           /* our view of the fd offset and the stream offset */
+  int append;
+};
+#define PARIO_UNTRACKED ((struct pario_rec *)1)
+
+int pario_records_init(void);
+void pario_records_reset_after_fork(void);
+/* Record for (path, module); NULL if excluded. path must be absolute. */
+struct pario_rec *pario_rec_get(const char *path, int module);
+/* Record for an fd that was opened by fd-based means: resolved lazily via /proc/self/fd. */
+struct pario_fd *pario_fd(int fd);
+struct pario_rec *pario_fd_posix(int fd);
+void pario_fd_opened(int fd, const char *path, int flags); /* a successful open */
+void pario_fd_closed(int fd);
+/* Stdio record for fd: path given at fopen/fdopen (NULL: resolve a stream we did not see open). */
+struct pario_rec *pario_fd_stdio(int fd, const char *path, int append);
+void pario_fd_dup(int oldfd, int newfd);
+/* Absolute, lexically normalized path into out (size PATH_MAX). */
+void pario_abspath(const char *path, char *out, size_t outsz);
+void pario_cwd_changed(void);
+void pario_layout(struct pario_rec *r, int fd); /* block/stripe size of the file behind fd */
+
+/* Data access: off < 0 means "unknown offset" (no pattern counters). */
+void pario_rec_io(struct pario_rec *r, int kind, int64_t off, int64_t size, const void *buf,
+                  int64_t t0, int64_t t1, int vector);
+/* Add n to integer counter idx and time to the metadata time of r. */
+void pario_rec_meta(struct pario_rec *r, int idx, int64_t t0, int64_t t1);
+/* Opening / closing timestamps (start of first open, end of last close). */
+void pario_rec_open(struct pario_rec *r, int idx, int64_t t0, int64_t t1);
+void pario_rec_close(struct pario_rec *r, int idx, int64_t t0, int64_t t1);
+
+/* Trace (bounded, lock-free append). */
+void pario_trace(struct pario_rec *r, int op, int64_t off, int64_t size, int64_t t0, int64_t t1);
+enum pario_trace_op { PARIO_T_READ, PARIO_T_WRITE, PARIO_T_OPEN, PARIO_T_CLOSE, PARIO_T_SEEK,
+                      PARIO_T_SYNC, PARIO_T_STAT, PARIO_T_OTHER };
+
+/* Iterate all records (callers hold no record locks). */
+typedef void (*pario_rec_fn)(struct pario_rec *r, void *arg);
+void pario_records_each(pario_rec_fn fn, void *arg);
+/* Copy of r with times converted to seconds/epoch (taking r's lock unless nolock). */
+void pario_rec_snapshot(struct pario_rec *r, struct pario_rec *out, int nolock);
+/* Records added by the MPI reduction (owned by this rank, rank -1). */
+void pario_records_add_reduced(struct pario_rec *r);
+void pario_records_each_reduced(pario_rec_fn fn, void *arg);
+int pario_num_i(int module);
+int pario_num_f(int module);
+const char *pario_counter_name(int module, int isf, int idx);
+const char *pario_counter_kind(int module, int isf, int idx);
+int pario_counter_op(int module, int isf, int idx);
+const char *pario_module_name(int module);
+void *pario_arena_alloc(size_t n);
+
+struct pario_stats {
+  atomic_llong dropped_records;  /* files that did not fit: folded into "<other files>" */
+  atomic_llong trace_kept, trace_dropped;
+  int64_t trace_cap;
+};
+extern struct pario_stats pario_stats;
+struct pario_tevent { uint64_t id; int64_t off, size, t0, t1; uint32_t tid; uint8_t module, op; };
+struct pario_tevent *pario_trace_events(int64_t *n);
+
+/* ---- process identity and log writing (core.c, logwrite.c) ---- */
+struct pario_proc {
+  int rank, nprocs;            /* -1 / 0 outside MPI */
+  pid_t pid, ppid_fork;        /* ppid_fork: parent pid if this process is a fork child */
+  char host[256];
+  double start_epoch;
+  int mpi_finalized;
+};
+extern struct pario_proc pario_proc;
+/* Write this process's log atomically; reason: "exit", "finalize", "signal", "exec". */
+int pario_log_write(const char *reason, int partial, int from_signal);
+void pario_shutdown(const char *reason, int partial);
+
+#endif

@@ -1,0 +1,135 @@
+"""`pario profile`: what an unmodified application does to the file system.
+
+    pario profile [-o LOG] [--trace] [--mem MIB] -- ./app args     a serial program (and its children)
+    pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
+    pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
+    pario profile show LOG [--json] [--top N]                      tables, or one JSON document
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ..errors import ParioError
+
+HELP = __doc__.split("\n", 2)[2]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
+                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-n", "--ranks", type=int, help="launch with mpirun -n RANKS (MPI programs)")
+    p.add_argument("-o", "--output", help="job log to write (for --env: the directory the processes write to)")
+    p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
+    p.add_argument("--mem", type=float, metavar="MIB", help="memory bound per process for records and trace (default 64)")
+    p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
+    p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
+    p.add_argument("--json", action="store_true", help="with show: print one JSON document")
+    p.add_argument("--top", type=int, default=20, help="with show: how many files to list (default 20)")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS, or: show LOG")
+    p.set_defaults(run=run)
+
+
+def _show_args(rest):
+    sp = argparse.ArgumentParser(prog="pario profile show", description="print a profile log")
+    sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
+    sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    return sp.parse_args(rest)
+
+
+def run(args) -> int:
+    cmd = list(args.command or [])
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if cmd and cmd[0] == "show":
+        sub = _show_args(cmd[1:])
+        return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
+    if args.mem is not None and args.mem < 1:
+        raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
+    from ..profile import run as prun
+
+    if args.env:
+        return print_env(args, prun)
+    if not cmd:
+        raise ParioError("nothing to profile: give the program after --, e.g. `pario profile -- ./app args`, "
+                         "or `pario profile show LOG`")
+    if args.ranks is not None and args.ranks < 1:
+        raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
+    return profile(args, cmd, prun)
+
+
+def print_env(args, prun) -> int:
+    lib = prun.preload_path()
+    stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
+    out = Path(args.output or f"pario-profile.{stamp}").resolve()
+    env = prun.profile_env(lib, str(out), args.trace, args.mem)
+    print("# pario profile: paste into the job script before the launcher line (srun keeps the environment;")
+    print("# with mpirun add -x LD_PRELOAD -x PARIO_PROFILE_DIR). Afterwards:")
+    print(f"#   pario profile show {out}")
+    for line in prun.env_exports(env):
+        print(line)
+    return 0
+
+
+def profile(args, cmd, prun) -> int:
+    lib = prun.preload_path()
+    output = Path(args.output) if args.output else prun.default_output(cmd)
+    if output.is_dir():
+        raise ParioError(f"-o {output} is a directory; give a file name for the job log")
+    parts = prun.make_parts_dir(output.resolve())
+    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem)
+    started = time.time()
+    if args.ranks:
+        env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
+        argv = prun.mpirun_argv(args.ranks, env_vars, cmd)
+        child_env = dict(os.environ)  # mpirun itself runs without the profiler
+    else:
+        argv = cmd
+        child_env = dict(os.environ)
+        child_env.update(env_vars)
+        child_env["LD_PRELOAD"] = prun.merged_preload(lib)
+    try:
+        proc = subprocess.run(argv, env=child_env)
+        code = proc.returncode
+    except FileNotFoundError:
+        prun.remove_parts(parts)
+        raise ParioError(f"cannot run {argv[0]}: no such program (check the path after --)", exit_code=127) from None
+    except PermissionError:
+        prun.remove_parts(parts)
+        raise ParioError(f"cannot run {argv[0]}: permission denied (is it executable?)", exit_code=126) from None
+    job = {"command": cmd, "launcher": "mpirun" if args.ranks else "direct", "ranks": args.ranks or 0,
+           "exit_code": code, "start": started, "end": time.time()}
+    try:
+        doc = prun.merge(parts, output, job)
+    finally:
+        if not args.keep_parts:
+            prun.remove_parts(parts)
+    nproc = len(doc["processes"])
+    partial = sum(1 for p in doc["processes"] if p["process"].get("partial"))
+    msg = f"pario: profile of {nproc} process{'es' if nproc != 1 else ''} written to {output}"
+    if partial:
+        msg += f" ({partial} stopped by a signal: partial)"
+    print(msg + f"; see it with: pario profile show {output}", file=sys.stderr)
+    if code != 0:
+        print(f"pario: the program exited with status {code}", file=sys.stderr)
+    return code if code >= 0 else 128 - code
+
+
+def show(log: str, as_json: bool, top: int) -> int:
+    from ..profile import load, summary
+
+    result = summary(load(log))
+    if as_json:
+        json.dump(result, sys.stdout, indent=1, default=str)
+        sys.stdout.write("\n")
+        return 0
+    from ..profile.render import show as render
+
+    render(result, top=top)
+    return 0

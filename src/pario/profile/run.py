@@ -1,0 +1,110 @@
+"""Running a program under the profiler: where the preload library is, the environment it
+reads, the command line (direct or through mpirun), and merging the per-process logs."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from ..errors import ParioError
+from .logread import FORMAT, VERSION, _load_json, job_from_parts, parts_in
+
+LIB = "libpario-preload.so"
+NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
+             "`cmake -S csrc/preload -B build/preload && cmake --build build/preload` and set "
+             "PARIO_PRELOAD=build/preload/libpario-preload.so")
+
+
+def preload_path() -> str:
+    """$PARIO_PRELOAD, else the library installed inside this package."""
+    env = os.environ.get("PARIO_PRELOAD")
+    if env:
+        if not os.path.isfile(env):
+            raise ParioError(f"PARIO_PRELOAD={env} is not a file; unset it or point it at {LIB}")
+        return os.path.abspath(env)
+    here = Path(__file__).resolve().parent.parent / "lib" / LIB
+    if here.is_file():
+        return str(here)
+    raise ParioError(NOT_BUILT, exit_code=3)
+
+
+def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: Optional[float]) -> Dict[str, str]:
+    """The variables the preload library reads (csrc/preload/core.c: read_settings)."""
+    env = {"LD_PRELOAD": lib, "PARIO_PROFILE_DIR": parts_dir}
+    if trace:
+        env["PARIO_PROFILE_TRACE"] = "1"
+    if mem_mib:
+        env["PARIO_PROFILE_MEM"] = f"{mem_mib:g}"
+    return env
+
+
+def env_exports(env: Dict[str, str]) -> List[str]:
+    """Shell lines for a job script that starts its own launcher (srun keeps the environment)."""
+    lines = []
+    for key, val in env.items():
+        if key == "LD_PRELOAD":
+            lines.append(f'export LD_PRELOAD="{val}${{LD_PRELOAD:+:$LD_PRELOAD}}"')
+        else:
+            lines.append(f'export {key}="{val}"')
+    return lines
+
+
+def merged_preload(lib: str, environ=None) -> str:
+    """Our library first, keeping whatever the caller already preloads."""
+    environ = os.environ if environ is None else environ
+    old = environ.get("LD_PRELOAD", "")
+    return f"{lib}:{old}" if old else lib
+
+
+def make_parts_dir(output: Path) -> Path:
+    """A fresh directory next to the output (shared file systems see it from every node)."""
+    parent = output.parent if str(output.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
+
+
+def mpirun_argv(ranks: int, env: Dict[str, str], app: List[str]) -> List[str]:
+    """mpirun with the profiler's variables exported to the ranks only (not to mpirun itself)."""
+    from .. import launch  # shared launcher logic (flavour detection, root and oversubscribe flags)
+
+    mpi = launch.detect(launch.find_mpirun())
+    return launch.command(mpi, ranks, app, env=env)
+
+
+def merge(parts_dir: Path, output: Path, job: Dict) -> Dict:
+    """Write one job log from the parts, atomically; return it."""
+    files = parts_in(parts_dir)
+    if not files:
+        raise ParioError(f"the program left no profile logs in {parts_dir}: it may not use dynamic linking "
+                         "(static binaries cannot be preloaded) or it was killed with SIGKILL")
+    doc = job_from_parts([_load_json(f) for f in files], job)
+    tmp = output.with_name(output.name + f".tmp.{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, separators=(",", ":"))
+        fh.write("\n")
+    os.replace(tmp, output)
+    return doc
+
+
+def remove_parts(parts_dir: Path) -> None:
+    """Remove the parts directory pario created (only our *.json parts and leftovers in it)."""
+    for f in parts_dir.iterdir():
+        if f.suffix in (".json", ".tmp") and f.is_file():
+            f.unlink()
+    try:
+        parts_dir.rmdir()
+    except OSError:
+        pass  # something else was written there; leave it
+
+
+def default_output(app: List[str]) -> Path:
+    import time
+
+    name = Path(app[0]).name if app else "job"
+    return Path(f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.pario-profile.json")
+
+
+__all__ = ["FORMAT", "VERSION", "preload_path", "profile_env", "env_exports", "merged_preload", "make_parts_dir",
+           "mpirun_argv", "merge", "remove_parts", "default_output"]

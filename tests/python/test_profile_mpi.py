@@ -1,0 +1,55 @@
+"""MPI programs under the profiler: a shared file written collectively by all ranks and by a
+subset, reduced at MPI_Finalize into one record per file with the per-rank spread."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from profile_support import compile_c, files, parts, preload_lib
+
+pytestmark = pytest.mark.skipif(not (shutil.which("mpicc") and shutil.which("mpirun")),
+                                reason="no MPI (mpicc/mpirun) on PATH")
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    return preload_lib(tmp_path_factory)
+
+
+def _mpirun(n, lib, logs, argv):
+    cmd = ["mpirun", "-n", str(n), "--oversubscribe", "-x", f"LD_PRELOAD={lib}", "-x", f"PARIO_PROFILE_DIR={logs}"]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    return subprocess.run(cmd + [str(a) for a in argv], capture_output=True, timeout=180)
+
+
+@pytest.mark.parametrize("mode,ranks,users", [("all", 4, 4), ("subset", 4, 3)])
+def test_shared_file_reduced(lib, tmp_path, mode, ranks, users):
+    exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
+    logs, target = tmp_path / "log", tmp_path / "shared.dat"
+    proc = _mpirun(ranks, lib, logs, [exe, target, mode])
+    assert proc.returncode == 0, proc.stderr.decode()
+    docs = parts(logs)
+    assert sorted(d["process"]["rank"] for d in docs) == list(range(ranks))
+    # exactly one record for the file in the whole job: reduced on one owner rank, rank -1
+    holders = [r for d in docs for r in d["modules"]["mpiio"]["records"] if r["path"] == str(target)]
+    assert len(holders) == 1 and holders[0]["rank"] == -1
+    c = files(logs)[("mpiio", str(target))]["counters"]
+    block = 65536
+    expect = {"MPIIO_NPROCS": users, "MPIIO_OPENS": users, "MPIIO_CLOSES": users, "MPIIO_COLL_WRITES": 4 * users,
+              "MPIIO_INDEP_READS": 4 * users, "MPIIO_SYNCS": 2 * users, "MPIIO_BYTES_WRITTEN": 4 * users * block,
+              "MPIIO_BYTES_READ": 4 * users * block, "MPIIO_SIZE_WRITE_10K_100K": 4 * users,
+              "MPIIO_FASTEST_RANK_BYTES": 8 * block, "MPIIO_SLOWEST_RANK_BYTES": 8 * block}
+    assert {k: c[k] for k in expect} == expect
+    assert c["MPIIO_FASTEST_RANK"] in range(users) and c["MPIIO_SLOWEST_RANK"] in range(users)
+    assert c["MPIIO_F_FASTEST_RANK_TIME"] <= c["MPIIO_F_SLOWEST_RANK_TIME"]
+    assert c["MPIIO_F_VARIANCE_RANK_BYTES"] == 0 and c["MPIIO_F_VARIANCE_RANK_TIME"] >= 0
+    # the hint passed at open is what MPI_File_get_info reports in effect
+    assert files(logs)[("mpiio", str(target))]["hints"].get("cb_nodes") == "1"
+    # POSIX I/O underneath MPI-IO is recorded too, and the bytes add up
+    posix = files(logs)[("posix", str(target))]["counters"]
+    assert posix["POSIX_BYTES_WRITTEN"] == 4 * users * block and posix["POSIX_BYTES_READ"] == 4 * users * block
+    assert all(d["process"]["mpi_finalized"] for d in docs)
