@@ -74,6 +74,10 @@ typedef struct {
   int grid[PARIO_MAX_DIMS];
   pario_info effective;     /* rank 0's file after its first open */
   int have_effective;
+  pario_info lib_effective; /* library layers: what the library reports it did (backend lib_info) */
+  int have_lib_effective;
+  /* metadata workload: totals over all ranks and repetitions */
+  uint64_t md_created, md_removed, md_dirs, md_left, md_files_per_rep;
   int nphases, cap;
   pario_phase_rec *phases;
 } pario_case_rec;

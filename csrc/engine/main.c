@@ -34,6 +34,12 @@ static int list_backends(void) {
       if ((*b)->caps & (1u << k)) pario_jw_str(&j, NULL, capnames[k]);
     pario_jw_arr_end(&j);
     if ((*b)->missing) pario_jw_str(&j, "missing", (*b)->missing);
+    if (!(*b)->missing && (*b)->version) pario_jw_str(&j, "version", (*b)->version());
+    if ((*b)->lib_keys) { /* the "lib" settings this layer takes, for the front end's checks */
+      pario_jw_arr(&j, "lib_keys");
+      for (const char *const *k = (*b)->lib_keys; *k; k++) pario_jw_str(&j, NULL, *k);
+      pario_jw_arr_end(&j);
+    }
     pario_jw_obj_end(&j);
   }
   pario_jw_arr_end(&j);

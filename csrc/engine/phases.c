@@ -14,16 +14,13 @@
 #include "util/json_write.h"
 #include "util/log.h"
 
-static const char *const opname[] = {"write", "read", "verify"};
+#define opname(op) pario_op_name(op)
 #define POISON 0xA5
 
-/* Per-rank outcome of one phase. */
-typedef struct {
-  double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
-  uint64_t bytes, ops, checked, errors;
-  uint64_t bad_off, bad_exp, bad_got, bad_file;
-  int rc;
-} outcome;
+typedef pario_outcome outcome;
+
+/* Non-blocking layers: complete what xfer started (inside the timed loop). */
+static int flush(const pario_ctx *c, void *fh) { return c->be->flush && fh ? c->be->flush(fh) : 0; }
 
 static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const unsigned char *buf, uint64_t off,
                         outcome *o) {
@@ -53,11 +50,13 @@ static int loop_aggregate(pario_ctx *c, void *fh, pario_op op, outcome *o) {
         o->ops++;
         o->bytes += c->call;
       }
+      if (op != PARIO_OP_WRITE && !rc) rc = flush(c, fh);
     }
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
   }
+  if (lead && op == PARIO_OP_WRITE && !rc) rc = flush(c, fh);
   return rc;
 }
 
@@ -71,6 +70,8 @@ static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     for (i = 0; i < n; i++) {
       memset(c->scratch, POISON, call);
       int r = xfer(fh, dir, c->scratch, call, off[i]);
+      int rf = flush(c, fh); /* even after an error: a collective flush needs every member */
+      if (!r) r = rf;
       if (r && !rc) rc = r;
       if (rc && !c->cs->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
@@ -83,6 +84,10 @@ static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     }
   } else {
     for (i = 0; i < n && !rc; i++) rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+  }
+  if (op != PARIO_OP_VERIFY) {
+    int r = flush(c, fh); /* collective layers: every member flushes, even after an error */
+    if (r && !rc) rc = r;
   }
   o->ops += i;
   o->bytes += i * call;
@@ -104,8 +109,8 @@ static void fault_point(int rank) {
     for (;;) sleep(1);
 }
 
-/* eff: where rank 0 records the effective settings of its file (first write only), or NULL. */
-static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_info *eff) {
+/* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
+static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case_rec *rec) {
   memset(o, 0, sizeof *o);
   const pario_case *cs = c->cs;
   int io = pario_ctx_io_rank(c);
@@ -115,7 +120,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_info
   else if (op == PARIO_OP_READ)
     memset(c->ring, POISON, c->slots * c->call);
   MPI_Barrier(MPI_COMM_WORLD);
-  pario_status(c->ci, opname[op], rep, "open");
+  pario_status(c->ci, opname(op), rep, "open");
   void *fh = NULL;
   pario_open_args a = {
       .path = op == PARIO_OP_WRITE ? c->wpath : c->rpath,
@@ -126,28 +131,31 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_info
   };
   o->t[0] = pario_t();
   if (io) o->rc = c->be->open(&a, &fh);
-  if (eff && fh && !o->rc && c->be->info) c->be->info(fh, eff); /* microseconds, once, counted as open */
   o->t[1] = pario_t();
   if (op == PARIO_OP_WRITE) fault_point(c->w->rank);
-  pario_status(c->ci, opname[op], rep, "xfer");
+  pario_status(c->ci, opname(op), rep, "xfer");
   int rc = 0;
   if (c->g.aggregate) rc = loop_aggregate(c, o->rc ? NULL : fh, op, o);
   else if (!o->rc) rc = loop_direct(c, fh, op, o);
   o->t[2] = pario_t();
   if (!o->rc) o->rc = rc;
   if (io && fh && op == PARIO_OP_WRITE && cs->fsync && c->be->sync) {
-    pario_status(c->ci, opname[op], rep, "sync");
+    pario_status(c->ci, opname(op), rep, "sync");
     rc = c->be->sync(fh);
     if (!o->rc) o->rc = rc;
   }
   o->t[3] = pario_t();
-  pario_status(c->ci, opname[op], rep, "close");
+  pario_status(c->ci, opname(op), rep, "close");
+  /* after the transfers, so that layers can report what they did (HDF5's actual I/O mode);
+     microseconds, once per case, counted as close */
+  if (rec && fh && !o->rc && c->be->info) rec->have_effective = !c->be->info(fh, &rec->effective);
+  if (rec && fh && !o->rc && c->be->lib_info) rec->have_lib_effective = !c->be->lib_info(fh, &rec->lib_effective);
   if (io && fh) {
     rc = c->be->close(fh);
     if (!o->rc) o->rc = rc;
   }
   o->t[4] = pario_t();
-  pario_status(c->ci, opname[op], rep, "done");
+  pario_status(c->ci, opname(op), rep, "done");
   /* a timed read is checked afterwards, slot by slot, when the backend stores data */
   if (op == PARIO_OP_READ && !o->rc && !(c->be->caps & PARIO_CAP_NODATA)) {
     int writer = c->g.aggregate ? c->w->rank : c->rwriter;
@@ -162,7 +170,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_info
 }
 
 /* The same error code and message on every rank; 0 when all succeeded. */
-static int agree(int rc, const pario_world *w) {
+int pario_agree(int rc, const pario_world *w) {
   struct { int rc, rank; } in = {rc, w->rank}, out;
   MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
   if (out.rc == 0) return 0;
@@ -179,8 +187,8 @@ static double *dup_col(const double *all, int n, int col, double base) {
   return v;
 }
 
-static void reduce(const pario_ctx *c, pario_op op, int rep, const outcome *o, pario_case_rec *rec) {
-  int n = c->w->nranks, me = c->w->rank;
+void pario_phase_reduce(const pario_world *w, pario_op op, int rep, const outcome *o, pario_case_rec *rec) {
+  int n = w->nranks, me = w->rank;
   double *all = me == 0 ? malloc(sizeof *all * 6 * (size_t)n) : NULL;
   uint64_t sums[4] = {o->bytes, o->ops, o->checked, o->errors}, tot[4];
   uint64_t bad[5] = {o->errors ? (uint64_t)me : UINT64_MAX, o->bad_off, o->bad_exp, o->bad_got, o->bad_file}, first[5];
@@ -244,22 +252,23 @@ static void reduce(const pario_ctx *c, pario_op op, int rep, const outcome *o, p
 /* Remove this case's files: the first member of each file group removes it. */
 static void remove_files(const pario_ctx *c) {
   MPI_Barrier(MPI_COMM_WORLD);
-  if (c->g.member == 0 && unlink(c->wpath) && pario_ctx_io_rank(c))
+  if (c->g.member == 0 && (c->be->remove ? c->be->remove(c->wpath) : unlink(c->wpath)) && pario_ctx_io_rank(c))
     pario_log(PARIO_LOG_WARN, "could not remove %s", c->wpath);
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static void progress_line(const pario_ctx *c, const pario_case_rec *rec, int step, int steps) {
-  if (c->w->rank != 0) return;
+void pario_phase_progress(const pario_world *w, int ci, const char *name, const pario_case_rec *rec, int step,
+                          int steps) {
+  if (w->rank != 0) return;
   const pario_phase_rec *p = &rec->phases[rec->nphases - 1];
   double dt = p->t_end - p->t_start;
   pario_jw j;
   pario_jw_init(&j);
   pario_jw_obj(&j, NULL);
   pario_jw_str(&j, "event", "phase");
-  pario_jw_int(&j, "case", c->ci);
-  pario_jw_str(&j, "name", c->cs->name);
-  pario_jw_str(&j, "op", opname[p->op]);
+  pario_jw_int(&j, "case", ci);
+  pario_jw_str(&j, "name", name);
+  pario_jw_str(&j, "op", opname(p->op));
   pario_jw_int(&j, "rep", p->rep);
   pario_jw_int(&j, "step", step);
   pario_jw_int(&j, "steps", steps);
@@ -283,8 +292,9 @@ static void describe(const pario_ctx *c, pario_case_rec *rec) {
 }
 
 int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, int *step, int steps) {
+  if (run->cases[ci].workload == PARIO_WL_METADATA) return pario_md_run(run, ci, w, rec, step, steps);
   pario_ctx c;
-  int rc = agree(pario_ctx_init(&c, run, ci, w), w);
+  int rc = pario_agree(pario_ctx_init(&c, run, ci, w), w);
   const pario_case *cs = &run->cases[ci];
   int writes = 0;
   for (int k = 0; k < cs->nops; k++) writes |= cs->ops[k] == PARIO_OP_WRITE;
@@ -292,19 +302,19 @@ int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_cas
   if (!rc && !writes && !cs->reuse) { /* read or verify only: lay the files down once, untimed */
     outcome o;
     run_phase(&c, PARIO_OP_WRITE, -1, &o, NULL);
-    rc = agree(o.rc, w);
+    rc = pario_agree(o.rc, w);
   }
   for (int rep = 0; rep < cs->reps && !rc; rep++) {
     for (int k = 0; k < cs->nops && !rc; k++) {
       outcome o;
       int first_write = w->rank == 0 && cs->ops[k] == PARIO_OP_WRITE && !rec->have_effective;
-      run_phase(&c, cs->ops[k], rep, &o, first_write ? &rec->effective : NULL);
+      run_phase(&c, cs->ops[k], rep, &o, first_write ? rec : NULL);
       if (first_write) rec->have_effective = 1;
-      rc = agree(o.rc, w);
+      rc = pario_agree(o.rc, w);
       if (rc) break;
-      reduce(&c, cs->ops[k], rep, &o, rec);
+      pario_phase_reduce(w, cs->ops[k], rep, &o, rec);
       pario_checkpoint();
-      progress_line(&c, rec, ++*step, steps);
+      pario_phase_progress(w, ci, cs->name, rec, ++*step, steps);
     }
     if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c);
   }

@@ -7,13 +7,35 @@
 #include "pario/errors.h"
 #include "util/json_write.h"
 
-static const char *const opname[] = {"write", "read", "verify"};
 static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode"};
 static const char *const patterns[] = {"segmented", "subarray", "random"};
 
-static void case_spec(pario_jw *j, const pario_case *c) {
+static void md_spec(pario_jw *j, const pario_case *c) {
   pario_jw_obj(j, "spec");
   pario_jw_str(j, "name", c->name);
+  pario_jw_str(j, "workload", "metadata");
+  pario_jw_str(j, "backend", c->backend);
+  pario_jw_uint(j, "files_per_dir", c->md.files_per_dir);
+  pario_jw_uint(j, "file_size", c->md.file_size);
+  pario_jw_int(j, "depth", c->md.depth);
+  pario_jw_int(j, "branching", c->md.branching);
+  pario_jw_bool(j, "shared_dir", c->md.shared_dir);
+  pario_jw_arr(j, "ops");
+  for (int k = 0; k < c->nops; k++) pario_jw_str(j, NULL, pario_op_name(c->ops[k]));
+  pario_jw_arr_end(j);
+  pario_jw_int(j, "reps", c->reps);
+  pario_jw_uint(j, "seed", c->pat.seed);
+  pario_jw_obj_end(j);
+}
+
+static void case_spec(pario_jw *j, const pario_case *c) {
+  if (c->workload == PARIO_WL_METADATA) {
+    md_spec(j, c);
+    return;
+  }
+  pario_jw_obj(j, "spec");
+  pario_jw_str(j, "name", c->name);
+  pario_jw_str(j, "workload", "data");
   pario_jw_str(j, "backend", c->backend);
   pario_jw_str(j, "strategy", strategies[c->strategy]);
   if (c->strategy == PARIO_NFILES) pario_jw_int(j, "nfiles", c->nfiles);
@@ -29,7 +51,7 @@ static void case_spec(pario_jw *j, const pario_case *c) {
     pario_jw_uint(j, "segments", c->pat.segments);
   }
   pario_jw_arr(j, "ops");
-  for (int k = 0; k < c->nops; k++) pario_jw_str(j, NULL, opname[c->ops[k]]);
+  for (int k = 0; k < c->nops; k++) pario_jw_str(j, NULL, pario_op_name(c->ops[k]));
   pario_jw_arr_end(j);
   pario_jw_int(j, "reps", c->reps);
   pario_jw_bool(j, "collective", c->collective);
@@ -41,6 +63,40 @@ static void case_spec(pario_jw *j, const pario_case *c) {
   pario_jw_bool(j, "reuse", c->reuse);
   pario_jw_uint(j, "seed", c->pat.seed);
   pario_jw_uint(j, "buffer_max", c->buffer_max);
+  if (c->nlib) {
+    pario_jw_obj(j, "lib");
+    for (int k = 0; k < c->nlib; k++) pario_jw_str(j, c->lib_key[k], c->lib_val[k]);
+    pario_jw_obj_end(j);
+  }
+  pario_jw_obj_end(j);
+}
+
+/* Library layers: the version, the requested settings and what the library reports it did. */
+static void lib(pario_jw *j, const pario_case *c, const pario_case_rec *r) {
+  const pario_backend *be = pario_backend_find(c->backend);
+  if (!be || !be->version) return;
+  pario_jw_obj(j, "lib");
+  pario_jw_str(j, "name", be->name);
+  pario_jw_str(j, "version", be->version());
+  pario_jw_obj(j, "requested");
+  for (int k = 0; k < c->nlib; k++) pario_jw_str(j, c->lib_key[k], c->lib_val[k]);
+  pario_jw_obj_end(j);
+  if (r->have_lib_effective && r->lib_effective.source) {
+    pario_jw_obj(j, "effective");
+    for (int k = 0; k < r->lib_effective.n; k++) pario_jw_str(j, r->lib_effective.key[k], r->lib_effective.val[k]);
+    pario_jw_obj_end(j);
+    pario_jw_str(j, "source", r->lib_effective.source);
+  }
+  pario_jw_obj_end(j);
+}
+
+static void metadata(pario_jw *j, const pario_case *c, const pario_case_rec *r) {
+  pario_jw_obj(j, "metadata");
+  pario_jw_uint(j, "files_per_rep", r->md_files_per_rep);
+  pario_jw_uint(j, "dirs_per_rep", r->md_dirs);
+  pario_jw_uint(j, "created", r->md_created);
+  pario_jw_uint(j, "removed", r->md_removed);
+  pario_jw_uint(j, "left_behind", r->md_left);
   pario_jw_obj_end(j);
 }
 
@@ -67,7 +123,7 @@ static void column(pario_jw *j, const char *key, const double *v, int n) {
 static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
   double dt = p->t_end - p->t_start, dx = p->xfer_end - p->xfer_start, mib = (double)p->bytes / 1048576.0;
   pario_jw_obj(j, NULL);
-  pario_jw_str(j, "op", opname[p->op]);
+  pario_jw_str(j, "op", pario_op_name(p->op));
   pario_jw_int(j, "rep", p->rep);
   pario_jw_uint(j, "bytes", p->bytes);
   pario_jw_uint(j, "ops", p->ops);
@@ -88,7 +144,7 @@ static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
   column(j, "done", p->r_done, nranks);
   column(j, "bytes", p->r_bytes, nranks);
   pario_jw_obj_end(j);
-  if (p->op != PARIO_OP_WRITE) {
+  if (p->op == PARIO_OP_READ || p->op == PARIO_OP_VERIFY || p->op == PARIO_OP_READSMALL) {
     char hex[32];
     pario_jw_obj(j, "verify");
     pario_jw_uint(j, "checked_bytes", p->checked_bytes);
@@ -129,7 +185,9 @@ static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, 
     for (int d = 0; d < c->pat.ndims; d++) pario_jw_int(j, NULL, r->grid[d]);
     pario_jw_arr_end(j);
   }
-  hints(j, c, r);
+  if (c->workload == PARIO_WL_METADATA) metadata(j, c, r);
+  else hints(j, c, r);
+  lib(j, c, r);
   pario_jw_arr(j, "phases");
   for (int k = 0; k < r->nphases; k++) phase(j, &r->phases[k], nranks);
   pario_jw_arr_end(j);
@@ -156,6 +214,10 @@ int pario_result_save(const pario_result *res, const char *path) {
   pario_jw_str(&j, "started", res->started);
   pario_jw_obj(&j, "engine");
   pario_jw_str(&j, "version", PARIO_VERSION);
+  pario_jw_obj_end(&j);
+  pario_jw_obj(&j, "libraries"); /* every I/O library this engine is built with, and its version */
+  for (const pario_backend *const *b = pario_backend_all(); *b; b++)
+    if (!(*b)->missing && (*b)->version) pario_jw_str(&j, (*b)->name, (*b)->version());
   pario_jw_obj_end(&j);
   pario_jw_obj(&j, "mpi");
   pario_jw_str(&j, "library", res->mpi_library);

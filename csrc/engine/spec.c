@@ -48,6 +48,27 @@ static int lookup(const char *s, const char *const *names, int n) {
   return -1;
 }
 
+/* "lib": every key must be one the backend lists; then the backend checks the values. */
+static int check_lib(pario_case *c, const pario_backend *be) {
+  for (int k = 0; k < c->nlib; k++) {
+    int known = 0;
+    for (const char *const *key = be->lib_keys; key && *key && !known; key++) {
+      known = 1;
+      const char *a = *key, *b = c->lib_key[k];
+      while (*a && *b && (*a | 32) == (*b | 32)) a++, b++;
+      known = !*a && !*b;
+    }
+    if (!known) {
+      char list[1024] = "";
+      for (const char *const *key = be->lib_keys; key && *key; key++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", *key);
+      return pario_err(PARIO_E_SPEC, "case %s: backend %s has no lib setting \"%s\" (%s%s)", c->name, be->name,
+                       c->lib_key[k], list[0] ? "known: " : "it takes no lib settings", list);
+    }
+  }
+  return be->check ? be->check(c) : 0;
+}
+
 static int check_case(pario_case *c) {
   pario_pattern *p = &c->pat;
   const pario_backend *be = pario_backend_find(c->backend);
@@ -80,19 +101,89 @@ static int check_case(pario_case *c) {
   if (be->caps & PARIO_CAP_NODATA)
     for (int k = 0; k < c->nops; k++)
       if (c->ops[k] == PARIO_OP_VERIFY) return bad(c->name, "the null backend stores nothing to verify");
+  for (int k = 0; k < c->nops; k++)
+    if (c->ops[k] > PARIO_OP_VERIFY) return bad(c->name, "ops of a data case are write, read, verify");
+  return check_lib(c, be);
+}
+
+static int parse_ops(const pj_value *o, pario_case *c) {
+  const pj_value *ops = pario_json_get(o, "ops");
+  const char *what = c->workload == PARIO_WL_METADATA ? "ops must be a list of create, stat, open_close, read_small, remove"
+                                                      : "ops must be a list of write, read, verify";
+  if (!ops || ops->t != PJ_ARR || ops->n > PARIO_MAX_OPS) return bad(c->name, what);
+  for (int k = 0; k < ops->n; k++) {
+    int op = -1;
+    for (int x = 0; x < PARIO_NOPS && ops->items[k].t == PJ_STR; x++)
+      if (!strcmp(ops->items[k].s, pario_op_name(x))) op = x;
+    if (op < 0 || (op > PARIO_OP_VERIFY) != (c->workload == PARIO_WL_METADATA)) return bad(c->name, what);
+    c->ops[c->nops++] = (pario_op)op;
+  }
+  return 0;
+}
+
+static int parse_lib(const pj_value *o, pario_case *c) {
+  const pj_value *h = pario_json_get(o, "lib");
+  if (!h) return 0;
+  if (h->t != PJ_OBJ || h->n > PARIO_MAX_LIB) return bad(c->name, "lib must be an object of at most 32 settings");
+  for (int k = 0; k < h->n; k++) {
+    const pj_value *v = &h->items[k];
+    char num[64];
+    const char *s = v->t == PJ_STR ? v->s : NULL;
+    if (v->t == PJ_NUM && v->is_int) snprintf(num, sizeof num, "%lld", (long long)v->i), s = num;
+    if (v->t == PJ_BOOL) s = v->i ? "true" : "false";
+    if (!s || strlen(h->keys[k]) >= 64 || strlen(s) >= 256)
+      return bad(c->name, "lib keys must be short names and values strings, integers or booleans (< 256 characters)");
+    strcpy(c->lib_key[c->nlib], h->keys[k]);
+    strcpy(c->lib_val[c->nlib], s);
+    c->nlib++;
+  }
+  return 0;
+}
+
+/* The metadata workload: POSIX calls on many small files (metadata.c). */
+static int parse_md(const pj_value *o, pario_case *c) {
+  int rc;
+  uint64_t fpd = 0, fsz = 0, depth = 0, br = 1;
+  if ((rc = get_u64(o, "files_per_dir", &fpd, 0)) || (rc = get_u64(o, "file_size", &fsz, 0)) ||
+      (rc = get_u64(o, "depth", &depth, 0)) || (rc = get_u64(o, "branching", &br, 1)) ||
+      (rc = get_int(o, "shared_dir", &c->md.shared_dir, 1)) || (rc = get_int(o, "reps", &c->reps, 1)) ||
+      (rc = get_u64(o, "seed", &c->pat.seed, 1)))
+    return rc;
+  if (!c->backend[0]) strcpy(c->backend, "posix");
+  if (strcmp(c->backend, "posix")) return bad(c->name, "the metadata workload runs POSIX calls: backend must be posix");
+  if (fpd < 1) return bad(c->name, "metadata needs files_per_dir >= 1");
+  if (depth > 8 || br < 1 || br > 64) return bad(c->name, "metadata needs depth 0..8 and branching 1..64");
+  uint64_t leaves = 1;
+  for (uint64_t d = 0; d < depth; d++) leaves *= br;
+  if (leaves * fpd > ((uint64_t)1 << 30)) return bad(c->name, "metadata tree too large (leaves x files_per_dir > 2^30)");
+  if (fsz > ((uint64_t)1 << 30)) return bad(c->name, "metadata file_size must be at most 1 GiB");
+  c->md.files_per_dir = fpd;
+  c->md.file_size = fsz;
+  c->md.depth = (int)depth;
+  c->md.branching = (int)br;
+  if ((rc = parse_ops(o, c))) return rc;
+  if (c->reps < 1) return bad(c->name, "reps must be >= 1");
+  if (c->nops < 1) return bad(c->name, "ops is empty");
+  for (int k = 1; k < c->nops; k++)
+    if (c->ops[k] <= c->ops[k - 1]) return bad(c->name, "metadata ops must be in the order create, stat, open_close, read_small, remove, each once");
+  if (pario_json_get(o, "keep") || pario_json_get(o, "lib") || pario_json_get(o, "hints"))
+    return bad(c->name, "the metadata workload takes no keep, lib or hints (it removes every file it creates)");
   return 0;
 }
 
 static int parse_case(const pj_value *o, pario_case *c) {
   static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode"};
   static const char *const patterns[] = {"segmented", "subarray", "random"};
-  static const char *const opnames[] = {"write", "read", "verify"};
-  char tmp[64];
+  char tmp[64] = "";
   int rc, k;
   memset(c, 0, sizeof *c);
   if (o->t != PJ_OBJ) return pario_err(PARIO_E_SPEC, "spec: every case must be an object");
   if ((rc = get_str(o, "name", c->name, sizeof c->name, 1))) return rc;
-  if ((rc = get_str(o, "backend", c->backend, sizeof c->backend, 1))) return rc;
+  if ((rc = get_str(o, "workload", tmp, sizeof tmp, 0))) return rc;
+  if (tmp[0] && strcmp(tmp, "data") && strcmp(tmp, "metadata")) return bad(c->name, "workload must be data or metadata");
+  c->workload = !strcmp(tmp, "metadata") ? PARIO_WL_METADATA : PARIO_WL_DATA;
+  if ((rc = get_str(o, "backend", c->backend, sizeof c->backend, c->workload == PARIO_WL_DATA))) return rc;
+  if (c->workload == PARIO_WL_METADATA) return parse_md(o, c);
   if ((rc = get_str(o, "strategy", tmp, sizeof tmp, 1))) return rc;
   if ((k = lookup(tmp, strategies, 5)) < 0) return bad(c->name, "unknown strategy");
   c->strategy = (pario_strategy)k;
@@ -106,7 +197,7 @@ static int parse_case(const pj_value *o, pario_case *c) {
       (rc = get_int(o, "reorder", &c->reorder, 0)) || (rc = get_int(o, "reuse", &c->reuse, 0)) ||
       (rc = get_u64(o, "xfer", &c->pat.xfer, 0)) || (rc = get_u64(o, "block", &c->pat.block, 0)) ||
       (rc = get_u64(o, "segments", &c->pat.segments, 1)) || (rc = get_u64(o, "seed", &c->pat.seed, 1)) ||
-      (rc = get_u64(o, "buffer_max", &c->buffer_max, (uint64_t)512 << 20)))
+      (rc = get_u64(o, "buffer_max", &c->buffer_max, PARIO_BUFFER_DEFAULT)))
     return rc;
   if (c->strategy == PARIO_SERIAL) c->aggregate = 1;
   const pj_value *ld = pario_json_get(o, "ldims");
@@ -118,13 +209,7 @@ static int parse_case(const pj_value *o, pario_case *c) {
       c->pat.ldims[k] = (uint64_t)ld->items[k].i;
     }
   }
-  const pj_value *ops = pario_json_get(o, "ops");
-  if (!ops || ops->t != PJ_ARR || ops->n > PARIO_MAX_OPS) return bad(c->name, "ops must be a list of write, read, verify");
-  for (k = 0; k < ops->n; k++) {
-    int op = ops->items[k].t == PJ_STR ? lookup(ops->items[k].s, opnames, 3) : -1;
-    if (op < 0) return bad(c->name, "ops must be a list of write, read, verify");
-    c->ops[c->nops++] = (pario_op)op;
-  }
+  if ((rc = parse_ops(o, c)) || (rc = parse_lib(o, c))) return rc;
   const pj_value *h = pario_json_get(o, "hints");
   if (h) {
     if (h->t != PJ_OBJ || h->n > PARIO_MAX_HINTS) return bad(c->name, "hints must be an object of at most 64 strings");

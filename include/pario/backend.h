@@ -58,6 +58,19 @@ typedef struct pario_backend {
   int (*xfer_all)(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
   int (*sync)(void *fh);
   int (*info)(void *fh, pario_info *out);
+  /* optional, library layers (csrc/backends/{hdf5,pnetcdf,netcdf4,adios2}.c) */
+  int (*flush)(void *fh);      /* complete every transfer started by xfer/xfer_all (non-blocking
+                                  layers); the engine calls it at the end of each timed transfer
+                                  loop and before checking a verify read */
+  int (*lib_info)(void *fh, pario_info *out); /* settings the library reports it used */
+  /* info and lib_info are called on rank 0 alone, after the transfer loop of the first write:
+     they must not call anything collective */
+  const char *(*version)(void);               /* library version string, e.g. "HDF5 1.10.8" */
+  const char *const *lib_keys; /* NULL-terminated keys accepted in the case's "lib" object */
+  /* case checks beyond the caps (lib values, pattern limits); 0 or a PARIO_E_SPEC error */
+  int (*check)(const pario_case *cs);
+  int (*remove)(const char *path); /* remove what open(PARIO_WRITE) created when it is not one
+                                      file (an ADIOS2 BP directory); NULL = unlink(path) */
 } pario_backend;
 
 const pario_backend *pario_backend_find(const char *name);

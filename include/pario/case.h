@@ -3,15 +3,37 @@
 #ifndef PARIO_CASE_H
 #define PARIO_CASE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PARIO_MAX_DIMS 8
 #define PARIO_MAX_HINTS 64
-#define PARIO_MAX_OPS 3
+#define PARIO_MAX_OPS 5
+#define PARIO_MAX_LIB 32
 
 typedef enum { PARIO_SERIAL, PARIO_FPP, PARIO_SHARED, PARIO_NFILES, PARIO_PERNODE } pario_strategy;
 typedef enum { PARIO_SEGMENTED, PARIO_SUBARRAY, PARIO_RANDOM } pario_pattern_kind;
-typedef enum { PARIO_OP_WRITE, PARIO_OP_READ, PARIO_OP_VERIFY } pario_op;
+typedef enum {
+  PARIO_OP_WRITE, PARIO_OP_READ, PARIO_OP_VERIFY, /* data workload */
+  PARIO_OP_CREATE, PARIO_OP_STAT, PARIO_OP_OPEN, PARIO_OP_READSMALL, PARIO_OP_REMOVE /* metadata */
+} pario_op;
+#define PARIO_NOPS 8
+/* Names in the spec and the result, indexed by pario_op. */
+static inline const char *pario_op_name(int op) {
+  static const char *const names[PARIO_NOPS] = {"write", "read", "verify", "create",
+                                                "stat", "open_close", "read_small", "remove"};
+  return op >= 0 && op < PARIO_NOPS ? names[op] : "?";
+}
+
+typedef enum { PARIO_WL_DATA, PARIO_WL_METADATA } pario_workload;
+
+/* The metadata (mdtest-like) workload: a tree of `depth` levels with `branching` subdirectories
+ * per directory; every leaf holds files_per_dir files (all ranks together when shared_dir, else
+ * per rank in the rank's own tree). Every file is file_size bytes. */
+typedef struct {
+  uint64_t files_per_dir, file_size;
+  int depth, branching, shared_dir;
+} pario_md;
 
 /* The geometry of one member's data in a file shared by `nmembers` ranks.
  * Every member moves the same number of bytes; its data is one logical stream whose byte i
@@ -27,6 +49,11 @@ typedef struct {
 } pario_pattern;
 
 #define PARIO_ELEM 8
+/* Distinct data per rank by default. Like IOR's single transfer buffer, it stays in the CPU
+ * caches, so that figures compare with IOR's (measured: 4 ranks reading from page cache lose
+ * 25-40% with 8 MiB or more per rank on a 32 MiB L3); beyond it the data repeats, which verify
+ * accounts for. buffer_max raises it: data from DRAM, misplacement detected at any distance. */
+#define PARIO_BUFFER_DEFAULT ((uint64_t)4 << 20)
 
 typedef struct {
   char name[128];
@@ -45,7 +72,22 @@ typedef struct {
   int nhints;
   char hint_key[PARIO_MAX_HINTS][64];
   char hint_val[PARIO_MAX_HINTS][256];
+  int nlib;           /* library settings ("lib"), checked by the backend's lib_keys/check */
+  char lib_key[PARIO_MAX_LIB][64];
+  char lib_val[PARIO_MAX_LIB][256];
+  pario_workload workload;
+  pario_md md;
 } pario_case;
+
+/* The value of library setting key, or NULL when the case does not set it. */
+static inline const char *pario_case_lib(const pario_case *c, const char *key) {
+  for (int k = 0; k < c->nlib; k++) {
+    const char *a = c->lib_key[k], *b = key;
+    while (*a && *b && (*a | 32) == (*b | 32)) a++, b++; /* ADIOS2 parameters ignore case */
+    if (!*a && !*b) return c->lib_val[k];
+  }
+  return NULL;
+}
 
 /* One rank's place in its file group. */
 typedef struct {

@@ -1,0 +1,209 @@
+/* ADIOS2, BP5 engine: one global array variable "data" (uint64) of layout.h, each rank putting
+ * its own blocks (one block per box of each call), read back through ADIOS2 (random access).
+ * BP5 performance parameters (aggregation, buffering, ...) are "lib" settings, passed to
+ * adios2_set_parameter as given; ADIOS2 checks their values at open.
+ *
+ * Puts are synchronous (the data is copied into BP5's buffer, since the engine reuses its own
+ * buffers); BP5 writes at EndStep, which flush() calls at the end of the transfer loop, so the
+ * transfer time holds the real I/O as with the other layers. A BP5 "file" is a directory:
+ * remove() deletes the files BP5 puts there and the directory itself. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <adios2_c.h>
+
+#include "backends/layout.h"
+#include "pario/backend.h"
+#include "pario/errors.h"
+
+/* BP5 parameters (ADIOS2 docs, engines/bp5.rst); ADIOS2 ignores their case. */
+static const char *const keys[] = {
+    "NumAggregators", "AggregatorRatio", "NumSubFiles", "AggregationType", "StripeSize", "MaxShmSize",
+    "BufferVType", "BufferChunkSize", "MinDeferredSize", "InitialBufferSize", "GrowthFactor", "AsyncOpen",
+    "AsyncWrite", "StatsLevel", "DirectIO", "DirectIOAlignOffset", "DirectIOAlignBuffer",
+    "UseSelectiveMetadataAggregation", "OneLevelGatherRanksLimit", "Threads", "OpenTimeoutSecs",
+    "BurstBufferPath", "BurstBufferDrain", "NodeLocal", "Profile", "EnableWriterRerouting",
+    "ReroutingThresholdFactor", NULL};
+
+typedef struct {
+  adios2_adios *adios;
+  adios2_io *io;
+  adios2_engine *eng;
+  adios2_variable *var;
+  pario_layout lay;
+  const char *path;
+  int writing, in_step;
+} a2file;
+
+static int a2_fail(const char *what, const char *path) {
+  return pario_err(PARIO_E_IO, "%s %s failed (ADIOS2 printed the reason on stderr)", what, path);
+}
+
+static int adios2_check(const pario_case *cs) {
+  if (cs->fsync) return pario_err(PARIO_E_SPEC, "case %s: adios2 has no fsync; BP5 writes at EndStep and close", cs->name);
+  if (cs->nhints) return pario_err(PARIO_E_SPEC, "case %s: adios2 takes no MPI-IO hints; use lib (BP5 parameters)", cs->name);
+  return 0;
+}
+
+static int adios2_open_(const pario_open_args *a, void **fh) {
+  a2file *f = calloc(1, sizeof *f);
+  if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
+  f->path = a->path;
+  f->writing = a->dir == PARIO_WRITE;
+  pario_layout_init(&f->lay, a->cs, a->geom);
+  int rc = 0;
+  if (!(f->adios = adios2_init_mpi(a->comm)) || !(f->io = adios2_declare_io(f->adios, "pario"))) {
+    rc = a2_fail("adios2_init_mpi for", a->path);
+    goto out;
+  }
+  adios2_set_engine(f->io, "BP5");
+  for (int k = 0; k < a->cs->nlib; k++)
+    if (adios2_set_parameter(f->io, a->cs->lib_key[k], a->cs->lib_val[k])) {
+      rc = pario_err(PARIO_E_SPEC, "adios2: parameter %s=%s was refused", a->cs->lib_key[k], a->cs->lib_val[k]);
+      goto out;
+    }
+  if (f->writing) {
+    size_t shape[PARIO_MAX_DIMS], zero[PARIO_MAX_DIMS] = {0}, one[PARIO_MAX_DIMS];
+    for (int d = 0; d < f->lay.nd; d++) shape[d] = (size_t)f->lay.gdims[d], one[d] = 1;
+    f->var = adios2_define_variable(f->io, "data", adios2_type_uint64_t, (size_t)f->lay.nd, shape, zero, one,
+                                    adios2_constant_dims_false);
+    if (!f->var) {
+      rc = a2_fail("adios2_define_variable data for", a->path);
+      goto out;
+    }
+    if (!(f->eng = adios2_open(f->io, a->path, adios2_mode_write))) {
+      rc = a2_fail("adios2_open (write)", a->path);
+      goto out;
+    }
+    adios2_step_status st;
+    if (adios2_begin_step(f->eng, adios2_step_mode_append, -1.0f, &st)) {
+      rc = a2_fail("adios2_begin_step", a->path);
+      goto out;
+    }
+    f->in_step = 1;
+  } else {
+    if (!(f->eng = adios2_open(f->io, a->path, adios2_mode_readRandomAccess))) {
+      rc = a2_fail("adios2_open (read)", a->path);
+      goto out;
+    }
+    if (!(f->var = adios2_inquire_variable(f->io, "data"))) {
+      rc = pario_err(PARIO_E_IO, "%s: no variable \"data\" (not written by pario's adios2 backend?)", a->path);
+      goto out;
+    }
+  }
+out:
+  if (rc) {
+    if (f->eng) adios2_close(f->eng);
+    if (f->adios) adios2_finalize(f->adios);
+    free(f);
+    return rc;
+  }
+  *fh = f;
+  return 0;
+}
+
+static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  a2file *f = fh;
+  pario_box box[PARIO_MAX_BOXES];
+  int nb = pario_layout_boxes(&f->lay, offset, len, box);
+  uint64_t *p = buf;
+  for (int k = 0; k < nb; k++) {
+    size_t st[PARIO_MAX_DIMS], ct[PARIO_MAX_DIMS];
+    for (int d = 0; d < f->lay.nd; d++) st[d] = (size_t)box[k].start[d], ct[d] = (size_t)box[k].count[d];
+    if (adios2_set_selection(f->var, (size_t)f->lay.nd, st, ct)) return a2_fail("adios2_set_selection", f->path);
+    /* sync: BP5 copies the data now (the engine reuses its buffers) or reads it now (verify) */
+    adios2_error e = dir == PARIO_WRITE ? adios2_put(f->eng, f->var, p, adios2_mode_sync)
+                                        : adios2_get(f->eng, f->var, p, adios2_mode_sync);
+    if (e) {
+      char w[96];
+      snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "adios2_put" : "adios2_get",
+               (unsigned long long)(offset / PARIO_ELEM));
+      return a2_fail(w, f->path);
+    }
+    p += pario_box_elems(&box[k], f->lay.nd);
+  }
+  return 0;
+}
+
+/* End of the transfer loop: BP5 writes the step (aggregation and all) here. */
+static int adios2_flush_(void *fh) {
+  a2file *f = fh;
+  if (!f->writing || !f->in_step) return 0;
+  f->in_step = 0;
+  return adios2_end_step(f->eng) ? a2_fail("adios2_end_step", f->path) : 0;
+}
+
+static int adios2_close_(void *fh) {
+  a2file *f = fh;
+  int rc = adios2_flush_(f);
+  if (adios2_close(f->eng) && !rc) rc = a2_fail("adios2_close", f->path);
+  if (adios2_finalize(f->adios) && !rc) rc = a2_fail("adios2_finalize for", f->path);
+  free(f);
+  return rc;
+}
+
+static int adios2_lib_info(void *fh, pario_info *out) {
+  a2file *f = fh;
+  out->n = 0;
+  out->source = "adios2_engine_get_type, adios2_get_parameter";
+  size_t n = 255;
+  char type[256] = "";
+  if (!adios2_engine_get_type(type, &n, f->eng)) {
+    type[n < 255 ? n : 255] = 0;
+    snprintf(out->key[out->n], 256, "engine");
+    snprintf(out->val[out->n++], 256, "%s", type);
+  }
+  for (const char *const *k = keys; *k && out->n < PARIO_MAX_HINTS; k++) {
+    char v[256];
+    size_t len = 0;
+    /* what the IO object holds: the parameters ADIOS2 accepted */
+    if (adios2_get_parameter(NULL, &len, f->io, *k) || len == 0 || len > 255) continue;
+    if (adios2_get_parameter(v, &len, f->io, *k)) continue;
+    v[len] = 0;
+    snprintf(out->key[out->n], 256, "%s", *k);
+    snprintf(out->val[out->n++], 256, "%s", v);
+  }
+  return 0;
+}
+
+/* A BP5 output is a directory of files (data.N, md.0, md.idx, mmd.0, profiling.json): remove
+ * the files in it, then it. Only this one level: BP5 creates no subdirectories. */
+static int adios2_remove(const char *path) {
+  struct stat st;
+  if (lstat(path, &st)) return -1;
+  if (!S_ISDIR(st.st_mode)) return unlink(path);
+  DIR *d = opendir(path);
+  if (!d) return -1;
+  struct dirent *e;
+  char p[4608];
+  int rc = 0;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+    if (unlink(p)) rc = -1;
+  }
+  closedir(d);
+  return rmdir(path) || rc ? -1 : 0;
+}
+
+static const char *adios2_version_(void) { return ADIOS2_VERSION_STR; }
+
+const pario_backend pario_backend_adios2 = {
+    .abi = PARIO_BACKEND_ABI,
+    .name = "adios2",
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_VIEW,
+    .open = adios2_open_,
+    .xfer = adios2_xfer,
+    .close = adios2_close_,
+    .flush = adios2_flush_,
+    .lib_info = adios2_lib_info,
+    .version = adios2_version_,
+    .lib_keys = keys,
+    .check = adios2_check,
+    .remove = adios2_remove,
+};

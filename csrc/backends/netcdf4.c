@@ -1,0 +1,197 @@
+/* NetCDF-4 (HDF5 files) with parallel I/O: nc_create_par / nc_open_par, one variable "data"
+ * (NC_UINT64) holding the global array of layout.h, collective or independent access
+ * (nc_var_par_access), NOFILL by default, contiguous or chunked storage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netcdf.h>
+#include <netcdf_par.h>
+
+#include "backends/layout.h"
+#include "pario/backend.h"
+#include "pario/errors.h"
+
+static const char *const keys[] = {"chunk", "fill", "alignment", "align_threshold", NULL};
+
+typedef struct {
+  int ncid, varid;
+  const char *path;
+  pario_layout lay;
+  int collective, chunked, fill;
+} n4file;
+
+static int n4_fail(int err, const char *what, const char *path) {
+  int code = err == ENOENT ? PARIO_E_NOENT : err == EACCES || err == NC_EPERM ? PARIO_E_PERM : PARIO_E_IO;
+  return pario_err(code, "%s %s: %s", what, path, nc_strerror(err));
+}
+
+static int netcdf4_check(const pario_case *cs) {
+  const char *v;
+  uint64_t chunk[PARIO_MAX_DIMS], x;
+  if ((v = pario_case_lib(cs, "chunk")) && strcmp(v, "none")) {
+    pario_layout l = {.nd = cs->pat.kind == PARIO_SUBARRAY ? cs->pat.ndims : 1};
+    for (int d = 0; d < l.nd; d++) l.gdims[d] = UINT64_MAX;
+    if (pario_layout_chunk(&l, v, chunk))
+      return pario_err(PARIO_E_SPEC, "case %s: netcdf4 chunk must be none, block or %d comma-separated element counts",
+                       cs->name, l.nd);
+  }
+  if ((v = pario_case_lib(cs, "fill")) && strcmp(v, "nofill") && strcmp(v, "fill"))
+    return pario_err(PARIO_E_SPEC, "case %s: netcdf4 fill must be nofill or fill", cs->name);
+  for (int k = 2; k < 4; k++)
+    if ((v = pario_case_lib(cs, keys[k])) && pario_parse_size(v, &x))
+      return pario_err(PARIO_E_SPEC, "case %s: netcdf4 %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name, keys[k]);
+  if (pario_case_lib(cs, "align_threshold") && !pario_case_lib(cs, "alignment"))
+    return pario_err(PARIO_E_SPEC, "case %s: netcdf4 align_threshold needs alignment", cs->name);
+  return 0;
+}
+
+static int define(n4file *f, const pario_case *cs) {
+  int dims[PARIO_MAX_DIMS], err = 0;
+  for (int d = 0; d < f->lay.nd && !err; d++) {
+    char name[16];
+    snprintf(name, sizeof name, "d%d", d);
+    err = nc_def_dim(f->ncid, name, (size_t)f->lay.gdims[d], &dims[d]);
+  }
+  if (!err) err = nc_def_var(f->ncid, "data", NC_UINT64, f->lay.nd, dims, &f->varid);
+  const char *v = pario_case_lib(cs, "chunk");
+  uint64_t c64[PARIO_MAX_DIMS];
+  size_t c[PARIO_MAX_DIMS];
+  if (!err && v && strcmp(v, "none") && !pario_layout_chunk(&f->lay, v, c64)) {
+    for (int d = 0; d < f->lay.nd; d++) c[d] = (size_t)c64[d];
+    err = nc_def_var_chunking(f->ncid, f->varid, NC_CHUNKED, c);
+    f->chunked = 1;
+  } else if (!err) {
+    err = nc_def_var_chunking(f->ncid, f->varid, NC_CONTIGUOUS, NULL);
+  }
+  v = pario_case_lib(cs, "fill");
+  f->fill = v && !strcmp(v, "fill");
+  /* NOFILL: every element is written by the benchmark; a fill pass would write it twice */
+  if (!err) err = nc_def_var_fill(f->ncid, f->varid, f->fill ? NC_FILL : NC_NOFILL, NULL);
+  if (!err) err = nc_enddef(f->ncid);
+  return err ? n4_fail(err, "define the variable of", f->path) : 0;
+}
+
+static int netcdf4_open(const pario_open_args *a, void **fh) {
+  n4file *f = calloc(1, sizeof *f);
+  if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
+  f->path = a->path;
+  f->ncid = -1;
+  f->collective = a->cs->collective;
+  pario_layout_init(&f->lay, a->cs, a->geom);
+  MPI_Info info = MPI_INFO_NULL;
+  if (a->cs->nhints) {
+    MPI_Info_create(&info);
+    for (int k = 0; k < a->cs->nhints; k++) MPI_Info_set(info, a->cs->hint_key[k], a->cs->hint_val[k]);
+  }
+  const char *v = pario_case_lib(a->cs, "alignment");
+  uint64_t al = 0, thr = 1;
+  if (v && !pario_parse_size(v, &al)) {
+    if ((v = pario_case_lib(a->cs, "align_threshold"))) pario_parse_size(v, &thr);
+    nc_set_alignment((int)thr, (int)al); /* global in netCDF: applies to files created next */
+  }
+  int err, rc = 0;
+  if (a->dir == PARIO_WRITE) {
+    err = nc_create_par(a->path, NC_NETCDF4 | NC_CLOBBER, a->comm, info, &f->ncid);
+    if (err) f->ncid = -1;
+    rc = err ? n4_fail(err, "nc_create_par", a->path) : define(f, a->cs);
+  } else {
+    err = nc_open_par(a->path, NC_NOWRITE, a->comm, info, &f->ncid);
+    if (err) f->ncid = -1, rc = n4_fail(err, "nc_open_par", a->path);
+    else if ((err = nc_inq_varid(f->ncid, "data", &f->varid))) rc = n4_fail(err, "nc_inq_varid data in", a->path);
+  }
+  if (al) nc_set_alignment(0, 0);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (!rc && (err = nc_var_par_access(f->ncid, f->varid, f->collective ? NC_COLLECTIVE : NC_INDEPENDENT)))
+    rc = n4_fail(err, "nc_var_par_access", a->path);
+  if (rc) {
+    if (f->ncid >= 0) nc_close(f->ncid);
+    free(f);
+    return rc;
+  }
+  *fh = f;
+  return 0;
+}
+
+/* A call of several boxes (a view over a k-D block) is several calls: every member has the
+ * same number of boxes per call, so collective calls still match across ranks. */
+static int netcdf4_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  n4file *f = fh;
+  pario_box box[PARIO_MAX_BOXES];
+  int nb = pario_layout_boxes(&f->lay, offset, len, box);
+  unsigned long long *p = buf;
+  for (int k = 0; k < nb; k++) {
+    size_t st[PARIO_MAX_DIMS], ct[PARIO_MAX_DIMS];
+    for (int d = 0; d < f->lay.nd; d++) st[d] = (size_t)box[k].start[d], ct[d] = (size_t)box[k].count[d];
+    int err = dir == PARIO_WRITE ? nc_put_vara_ulonglong(f->ncid, f->varid, st, ct, p)
+                                 : nc_get_vara_ulonglong(f->ncid, f->varid, st, ct, p);
+    if (err) {
+      char w[96];
+      snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "nc_put_vara" : "nc_get_vara",
+               (unsigned long long)(offset / PARIO_ELEM));
+      return n4_fail(err, w, f->path);
+    }
+    p += pario_box_elems(&box[k], f->lay.nd);
+  }
+  return 0;
+}
+
+static int netcdf4_sync(void *fh) {
+  n4file *f = fh;
+  int err = nc_sync(f->ncid);
+  return err ? n4_fail(err, "nc_sync", f->path) : 0;
+}
+
+static int netcdf4_close(void *fh) {
+  n4file *f = fh;
+  int err = nc_close(f->ncid);
+  int rc = err ? n4_fail(err, "nc_close", f->path) : 0;
+  free(f);
+  return rc;
+}
+
+static int netcdf4_lib_info(void *fh, pario_info *out) {
+  n4file *f = fh;
+  int storage = 0, nofill = 0;
+  size_t c[PARIO_MAX_DIMS];
+  out->source = "nc_inq_var_chunking, nc_inq_var_fill";
+  nc_inq_var_chunking(f->ncid, f->varid, &storage, c);
+  nc_inq_var_fill(f->ncid, f->varid, &nofill, NULL);
+  snprintf(out->key[0], 256, "storage");
+  snprintf(out->val[0], 256, "%s", storage == NC_CHUNKED ? "chunked" : storage == NC_CONTIGUOUS ? "contiguous" : "other");
+  snprintf(out->key[1], 256, "fill");
+  snprintf(out->val[1], 256, "%s", nofill ? "nofill" : "fill");
+  snprintf(out->key[2], 256, "par_access");
+  snprintf(out->val[2], 256, "%s", f->collective ? "collective" : "independent");
+  out->n = 3;
+  if (storage == NC_CHUNKED) {
+    int n = 0;
+    for (int d = 0; d < f->lay.nd; d++) n += snprintf(out->val[3] + n, 256 - (size_t)n, "%s%zu", d ? "," : "", c[d]);
+    snprintf(out->key[3], 256, "chunk");
+    out->n = 4;
+  }
+  return 0;
+}
+
+static const char *netcdf4_version(void) {
+  static char v[64];
+  snprintf(v, sizeof v, "%s", nc_inq_libvers()); /* "4.9.0 of ..." */
+  char *sp = strchr(v, ' ');
+  if (sp) *sp = 0;
+  return v;
+}
+
+const pario_backend pario_backend_netcdf4 = {
+    .abi = PARIO_BACKEND_ABI,
+    .name = "netcdf4",
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_COLLECTIVE | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
+    .open = netcdf4_open,
+    .xfer = netcdf4_xfer,
+    .xfer_all = netcdf4_xfer,
+    .close = netcdf4_close,
+    .sync = netcdf4_sync,
+    .lib_info = netcdf4_lib_info,
+    .version = netcdf4_version,
+    .lib_keys = keys,
+    .check = netcdf4_check,
+};

@@ -1,0 +1,78 @@
+"""Running pario-engine directly under mpirun for the engine-level tests of the library layers
+and the metadata workload (test_layers_engine.py, test_metadata_engine.py)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("hdf5", "pnetcdf", "netcdf4", "adios2")
+
+
+def built_backends(engine):
+    out = subprocess.run([engine, "--list"], capture_output=True, text=True, timeout=30)
+    if out.returncode:
+        return {}
+    return {b["name"]: b for b in json.loads(out.stdout)["backends"]}
+
+
+def find_engine():
+    """PARIO_ENGINE, else the build under build/ with the most library layers built."""
+    env = os.environ.get("PARIO_ENGINE")
+    if env:
+        return env
+    best, best_n = None, -1
+    for cand in sorted(glob.glob(str(ROOT / "build" / "*" / "pario-engine"))):
+        n = sum(1 for b in built_backends(cand).values() if b["name"] in LAYERS and b["built"])
+        if n > best_n:
+            best, best_n = cand, n
+    return best
+
+
+ENGINE = find_engine()
+BACKENDS = built_backends(ENGINE) if ENGINE else {}
+HAVE_MPIRUN = shutil.which("mpirun") is not None
+
+
+def layer_built(name):
+    b = BACKENDS.get(name)
+    return bool(b and b["built"])
+
+
+def why_not_built(name):
+    b = BACKENDS.get(name)
+    if not ENGINE:
+        return "pario-engine not found (set PARIO_ENGINE or build it)"
+    return f"backend {name} is not built in {ENGINE}: {b.get('missing') if b else 'unknown'}"
+
+
+def mpirun(n):
+    argv = ["mpirun", "-n", str(n)]
+    out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in out or "OpenRTE" in out:
+        argv[1:1] = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    return argv
+
+
+def run_engine(tmp_path, cases, n=2, prefix="pario.t", timeout=300):
+    """One engine launch; returns (completed process, result document or None)."""
+    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path), "prefix": prefix, "cases": cases}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    result = tmp_path / "result.json"
+    proc = subprocess.run(mpirun(n) + [ENGINE, str(tmp_path / "spec.json"), str(result)],
+                          capture_output=True, text=True, timeout=timeout)
+    doc = json.loads(result.read_text()) if result.exists() else None
+    return proc, doc
+
+
+def tool(name):
+    """A format tool on PATH, or next to the ADIOS2 that scripts/build-adios2.sh built."""
+    found = shutil.which(name)
+    if found:
+        return found
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pario"
+    for cand in sorted(cache.glob(f"adios2-*/bin/{name}")):
+        return str(cand)
+    return None
