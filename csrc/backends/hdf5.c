@@ -9,6 +9,7 @@
 #include <hdf5.h>
 
 #include "backends/layout.h"
+#include "backends/mpiinfo.h"
 #include "pario/backend.h"
 #include "pario/errors.h"
 
@@ -79,11 +80,7 @@ static int hdf5_check(const pario_case *cs) {
 static hid_t make_fapl(const pario_open_args *a) {
   const pario_case *cs = a->cs;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  MPI_Info info = MPI_INFO_NULL;
-  if (cs->nhints) {
-    MPI_Info_create(&info);
-    for (int k = 0; k < cs->nhints; k++) MPI_Info_set(info, cs->hint_key[k], cs->hint_val[k]);
-  }
+  MPI_Info info = pario_hints_info(cs);
   H5Pset_fapl_mpio(fapl, a->comm, info); /* HDF5 duplicates comm and info */
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   const char *v = pario_case_lib(cs, "coll_metadata");
@@ -219,22 +216,13 @@ static int hdf5_info(void *fh, pario_info *out) {
   h5file *f = fh;
   void *handle = NULL;
   out->n = 0;
-  out->source = "MPI_File_get_info (H5Fget_vfd_handle)";
   herr_t e = H5Fget_vfd_handle(f->file, f->fapl, &handle); /* the MPI_File: local, no copy */
   MPI_Info info;
   if (e < 0 || !handle || MPI_File_get_info(*(MPI_File *)handle, &info) != MPI_SUCCESS) {
     H5Eclear2(H5E_DEFAULT);
     return 1;
   }
-  int nkeys = 0;
-  MPI_Info_get_nkeys(info, &nkeys);
-  for (int k = 0; k < nkeys && out->n < PARIO_MAX_HINTS; k++) {
-    int flag = 0;
-    MPI_Info_get_nthkey(info, k, out->key[out->n]);
-    MPI_Info_get(info, out->key[out->n], 255, out->val[out->n], &flag);
-    if (flag) out->n++;
-  }
-  MPI_Info_free(&info);
+  pario_info_take(&info, out, "MPI_File_get_info (H5Fget_vfd_handle)");
   return 0;
 }
 

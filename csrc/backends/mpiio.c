@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/mpiinfo.h"
 #include "pario/backend.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
@@ -54,12 +55,8 @@ static int make_filetype(const pario_case *cs, const pario_geom *g, MPI_Datatype
 }
 
 static int mpiio_open(const pario_open_args *a, void **fh) {
-  MPI_Info info = MPI_INFO_NULL;
   const pario_case *cs = a->cs;
-  if (cs->nhints) {
-    MPI_Info_create(&info);
-    for (int k = 0; k < cs->nhints; k++) MPI_Info_set(info, cs->hint_key[k], cs->hint_val[k]);
-  }
+  MPI_Info info = pario_hints_info(cs);
   int amode = a->dir == PARIO_WRITE ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
   mfile *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
@@ -136,17 +133,8 @@ static int mpiio_info(void *fh, pario_info *out) {
   mfile *f = fh;
   MPI_Info info;
   out->n = 0;
-  out->source = "MPI_File_get_info";
   if (MPI_File_get_info(f->fh, &info) != MPI_SUCCESS) return 0;
-  int nkeys = 0;
-  MPI_Info_get_nkeys(info, &nkeys);
-  for (int k = 0; k < nkeys && out->n < PARIO_MAX_HINTS; k++) {
-    int flag = 0;
-    MPI_Info_get_nthkey(info, k, out->key[out->n]);
-    MPI_Info_get(info, out->key[out->n], 255, out->val[out->n], &flag);
-    if (flag) out->n++;
-  }
-  MPI_Info_free(&info);
+  pario_info_take(&info, out, "MPI_File_get_info");
   return 0;
 }
 

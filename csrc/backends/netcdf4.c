@@ -9,6 +9,7 @@
 #include <netcdf_par.h>
 
 #include "backends/layout.h"
+#include "backends/mpiinfo.h"
 #include "pario/backend.h"
 #include "pario/errors.h"
 
@@ -79,11 +80,7 @@ static int netcdf4_open(const pario_open_args *a, void **fh) {
   f->ncid = -1;
   f->collective = a->cs->collective;
   pario_layout_init(&f->lay, a->cs, a->geom);
-  MPI_Info info = MPI_INFO_NULL;
-  if (a->cs->nhints) {
-    MPI_Info_create(&info);
-    for (int k = 0; k < a->cs->nhints; k++) MPI_Info_set(info, a->cs->hint_key[k], a->cs->hint_val[k]);
-  }
+  MPI_Info info = pario_hints_info(a->cs);
   const char *v = pario_case_lib(a->cs, "alignment");
   uint64_t al = 0, thr = 1;
   if (v && !pario_parse_size(v, &al)) {

@@ -10,6 +10,7 @@
 #include <pnetcdf.h>
 
 #include "backends/layout.h"
+#include "backends/mpiinfo.h"
 #include "pario/backend.h"
 #include "pario/errors.h"
 
@@ -56,9 +57,8 @@ static int pnetcdf_check(const pario_case *cs) {
 }
 
 static MPI_Info make_info(const pario_case *cs) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  for (int k = 0; k < cs->nhints; k++) MPI_Info_set(info, cs->hint_key[k], cs->hint_val[k]);
+  MPI_Info info = pario_hints_info(cs);
+  if (info == MPI_INFO_NULL) MPI_Info_create(&info);
   for (size_t k = 0; k < sizeof info_keys / sizeof info_keys[0]; k++) {
     const char *v = pario_case_lib(cs, info_keys[k][0]);
     uint64_t x;
@@ -214,17 +214,8 @@ static int pnetcdf_info(void *fh, pario_info *out) {
   ncfile *f = fh;
   MPI_Info info;
   out->n = 0;
-  out->source = "ncmpi_inq_file_info";
   if (ncmpi_inq_file_info(f->ncid, &info)) return 1;
-  int nkeys = 0;
-  MPI_Info_get_nkeys(info, &nkeys);
-  for (int k = 0; k < nkeys && out->n < PARIO_MAX_HINTS; k++) {
-    int flag = 0;
-    MPI_Info_get_nthkey(info, k, out->key[out->n]);
-    MPI_Info_get(info, out->key[out->n], 255, out->val[out->n], &flag);
-    if (flag) out->n++;
-  }
-  MPI_Info_free(&info);
+  pario_info_take(&info, out, "ncmpi_inq_file_info");
   return 0;
 }
 

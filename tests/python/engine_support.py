@@ -1,5 +1,5 @@
-"""Running pario-engine directly under mpirun for the engine-level tests of the library layers
-and the metadata workload (test_layers_engine.py, test_metadata_engine.py)."""
+"""Running pario-engine directly under mpirun, for the engine-level tests (test_engine.py,
+test_layers_engine.py, test_metadata_engine.py)."""
 import glob
 import json
 import os
@@ -23,6 +23,11 @@ def find_engine():
     env = os.environ.get("PARIO_ENGINE")
     if env:
         return env
+    try:  # the engine installed with the package (make setup)
+        from pario.engine import engine_path
+        return engine_path()
+    except Exception:
+        pass
     best, best_n = None, -1
     for cand in sorted(glob.glob(str(ROOT / "build" / "*" / "pario-engine"))):
         n = sum(1 for b in built_backends(cand).values() if b["name"] in LAYERS and b["built"])
@@ -56,13 +61,16 @@ def mpirun(n):
     return argv
 
 
-def run_engine(tmp_path, cases, n=2, prefix="pario.t", timeout=300):
-    """One engine launch; returns (completed process, result document or None)."""
+def run_engine(tmp_path, cases, n=2, prefix="pario.t", timeout=300, env=None, status=False):
+    """One engine launch; returns (completed process, result document or None). status: the
+    per-rank status files go into tmp_path; env: extra environment (e.g. PARIO_FAULT)."""
     spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path), "prefix": prefix, "cases": cases}
+    if status:
+        spec["status_dir"] = str(tmp_path)
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     result = tmp_path / "result.json"
     proc = subprocess.run(mpirun(n) + [ENGINE, str(tmp_path / "spec.json"), str(result)],
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
     doc = json.loads(result.read_text()) if result.exists() else None
     return proc, doc
 

@@ -1,54 +1,20 @@
 """The engine alone, on the null backend and on real files: phases, reductions, result document,
 exit codes and faults. Runs pario-engine under real mpirun."""
-import glob
 import json
-import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from engine_support import ENGINE, ROOT, mpirun
+from engine_support import run_engine as _run
 
-
-def find_engine():
-    env = os.environ.get("PARIO_ENGINE")
-    if env:
-        return env
-    try:
-        from pario.engine import engine_path
-        return engine_path()
-    except Exception:
-        pass
-    for cand in sorted(glob.glob(str(ROOT / "build" / "*" / "pario-engine"))):
-        return cand
-    return None
-
-
-ENGINE = find_engine()
 pytestmark = pytest.mark.skipif(not ENGINE or not shutil.which("mpirun"),
                                 reason="pario-engine or mpirun not found (run make setup)")
 
 
-def mpirun(n):
-    argv = ["mpirun", "-n", str(n)]
-    out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
-    if "Open MPI" in out or "OpenRTE" in out:
-        argv[1:1] = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
-    return argv
-
-
 def run_engine(tmp_path, cases, n=2, env=None, timeout=120):
-    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path), "prefix": "pario.t",
-            "status_dir": str(tmp_path), "cases": cases}
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    proc = subprocess.run(mpirun(n) + [ENGINE, str(tmp_path / "spec.json"), str(tmp_path / "result.json")],
-                          capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
-    doc = None
-    if (tmp_path / "result.json").exists():
-        doc = json.loads((tmp_path / "result.json").read_text())
-    return proc, doc
+    return _run(tmp_path, cases, n=n, env=env, timeout=timeout, status=True)
 
 
 def case(name="c", **kw):
