@@ -323,28 +323,3 @@ int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_cas
   pario_ctx_free(&c);
   return rc;
 }
-
-/* ---- progress and status lines ---- */
-
-void pario_progress(const char *json) {
-  printf("@pario %s\n", json);
-  fflush(stdout);
-}
-
-static int status_fd = -1;
-
-void pario_status_open(const char *status_dir, int rank) {
-  if (!status_dir || !status_dir[0]) return;
-  char path[4200];
-  snprintf(path, sizeof path, "%s/rank.%d", status_dir, rank);
-  status_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-}
-
-void pario_status(int case_index, const char *op, int rep, const char *state) {
-  if (status_fd < 0) return;
-  char line[64];
-  int n = snprintf(line, sizeof line, "%d %s %d %s", case_index, op, rep, state);
-  memset(line + n, ' ', sizeof line - (size_t)n - 1); /* fixed width: no truncate needed */
-  line[sizeof line - 1] = '\n';
-  if (pwrite(status_fd, line, sizeof line, 0) < 0) { /* the watchdog loses detail, nothing else */ }
-}
