@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ __thread int pario_guard __attribute__((tls_model("initial-exec")));
 struct pario_settings pario_cfg;
 struct pario_proc pario_proc;
 
+int pario_use_tsc;
 static int64_t tick0;
 static double mono0, epoch0, tick_s = 1e-9;
 static atomic_int shut_down;
@@ -41,6 +43,7 @@ int64_t pario_ticks_slow(void) {
  * exact enough once a millisecond has passed (waited for only by very short programs). */
 void pario_calibrate(void) {
 #if defined(__x86_64__)
+  if (!pario_use_tsc) return;
   double m;
   int64_t t;
   do {
@@ -51,13 +54,36 @@ void pario_calibrate(void) {
 #endif
 }
 double pario_tick_seconds(void) { return tick_s; }
+
+/* The TSC is a clock only if it ticks at one rate in every P-state and C-state: the kernel says
+ * so with both constant_tsc and nonstop_tsc. Read with raw system calls (our wrappers are live). */
+static int tsc_invariant(void) {
+#if defined(__x86_64__)
+  char buf[8192];
+  int fd = (int)syscall(SYS_open, "/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+  syscall(SYS_close, fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *flags = strstr(buf, "\nflags");
+  if (!flags) return 0;
+  char *eol = strchr(flags + 1, '\n');
+  if (eol) *eol = 0;
+  return strstr(flags, " constant_tsc") && strstr(flags, " nonstop_tsc");
+#else
+  return 0;
+#endif
+}
 double pario_ticks_to_epoch(double t) { return epoch0 + (t - (double)tick0) * tick_s; }
 
 /* ---- missing real symbols: that wrapper is off, said once per name ---- */
+/* Test hook: PARIO_PROFILE_TEST_MISSING=name makes that one symbol look missing. */
+static const char *test_missing;
 void *pario_real(const char *name) {
   static const char *told[64];
   static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
-  void *p = dlsym(RTLD_NEXT, name);
+  void *p = test_missing && !strcmp(name, test_missing) ? NULL : dlsym(RTLD_NEXT, name);
   if (p) return p;
   pthread_mutex_lock(&lk);
   int k, seen = 0;
@@ -191,12 +217,12 @@ __attribute__((constructor)) static void pario_init(void) {
   pario_proc.rank = -1;
   pario_proc.pid = getpid();
   gethostname(pario_proc.host, sizeof pario_proc.host - 1);
+  test_missing = getenv("PARIO_PROFILE_TEST_MISSING");
+  const char *notsc = getenv("PARIO_PROFILE_TEST_NOTSC"); /* test hook: force the fallback clock */
+  pario_use_tsc = !(notsc && *notsc && strcmp(notsc, "0") != 0) && tsc_invariant();
   mono0 = clock_sec(CLOCK_MONOTONIC);
   epoch0 = clock_sec(CLOCK_REALTIME);
   tick0 = pario_ticks();
-#if !defined(__x86_64__)
-  tick0 = pario_ticks_slow();
-#endif
   pario_proc.start_epoch = epoch0;
   if (off && *off && strcmp(off, "0") != 0) return;
   if (pario_records_init() != 0) {

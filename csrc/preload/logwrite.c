@@ -208,6 +208,8 @@ int pario_log_write(const char *reason, int partial, int from_signal) {
   putf(&o, "\"settings\":{\"mem_bound\":%llu,\"trace\":%s,\"mem_align\":%d,\"exclude\":",
        (unsigned long long)pario_cfg.mem_bound, pario_cfg.trace ? "true" : "false", pario_cfg.mem_align);
   put_str(&o, pario_cfg.exclude);
+  /* which clock timed the calls: the TSC (calibrated) or CLOCK_MONOTONIC (see core.c) */
+  putf(&o, ",\"clock\":\"%s\"", pario_use_tsc ? "tsc" : "monotonic");
   putf(&o, "},\"limits\":{\"dropped_records\":%lld,\"trace_kept\":%lld,\"trace_dropped\":%lld,\"trace_capacity\":%lld},",
        (long long)atomic_load(&pario_stats.dropped_records), (long long)atomic_load(&pario_stats.trace_kept),
        (long long)atomic_load(&pario_stats.trace_dropped), (long long)pario_stats.trace_cap);

@@ -7,12 +7,26 @@
 #define PARIO_PRELOAD_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "pario/counters.h"
+
+/* glibc >= 2.32: non-zero while the process has never had a second thread. Weak, so the library
+ * still loads where it is missing (then every update takes its record lock). Declared before the
+ * visibility pragma below: it is libc's symbol, not ours. */
+extern char __libc_single_threaded __attribute__((weak));
+
+/* Everything declared from here on is internal to the library: hidden symbols are called and
+ * read directly, not through the PLT/GOT, which matters on the per-call path. Only the wrappers
+ * (declared by the system headers, defined in wrap_*.c and core.c) are exported. */
+#pragma GCC visibility push(hidden)
+
+#define PARIO_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PARIO_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* ---- state shared by every wrapper (core.c) ---- */
 extern atomic_int pario_active;  /* 1 while recording; checked before any lock */
@@ -27,16 +41,20 @@ void *pario_real(const char *name);
 #define PARIO_ENTER() (atomic_load_explicit(&pario_active, memory_order_relaxed) && !pario_guard && (pario_guard = 1))
 #define PARIO_LEAVE() (pario_guard = 0)
 
-/* Clock: raw ticks on the hot path (TSC on x86-64, else ns), converted to seconds at write time. */
+/* Clock: raw ticks on the hot path, converted to seconds at write time. On x86-64 with an
+ * invariant TSC (/proc/cpuinfo: constant_tsc and nonstop_tsc) a tick is one TSC count, calibrated
+ * against CLOCK_MONOTONIC; otherwise a tick is one nanosecond of CLOCK_MONOTONIC. */
+extern int pario_use_tsc;
+int64_t pario_ticks_slow(void);
 static inline int64_t pario_ticks(void) {
 #if defined(__x86_64__)
-  unsigned lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (int64_t)(((uint64_t)hi << 32) | lo);
-#else
-  extern int64_t pario_ticks_slow(void);
-  return pario_ticks_slow();
+  if (PARIO_LIKELY(pario_use_tsc)) {
+    unsigned lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (int64_t)(((uint64_t)hi << 32) | lo);
+  }
 #endif
+  return pario_ticks_slow();
 }
 double pario_tick_seconds(void);       /* seconds per tick, as of the last calibration */
 void pario_calibrate(void);            /* measure ticks against CLOCK_MONOTONIC since start */
@@ -57,11 +75,15 @@ extern struct pario_settings pario_cfg;
 struct pario_top { int64_t val, cnt; };
 
 /* Per-record lock: a test-and-set spinlock, because the critical sections are a few dozen
- * instructions and an uncontended pthread mutex costs about twice as much on the hot path. */
+ * instructions and an uncontended pthread mutex costs about twice as much on the hot path.
+ * A process that never had a second thread skips the locked exchange (glibc's
+ * __libc_single_threaded): only this thread could create another, and it is busy here. Unlock
+ * is a plain store either way. A signal handler's snapshot reads without the lock in both cases. */
 typedef atomic_int pario_lock_t;
 static inline void pario_lock(pario_lock_t *l) {
+  if (&__libc_single_threaded && PARIO_LIKELY(__libc_single_threaded)) return;
   for (int spins = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); spins++) {
-    if (spins > 100) { extern int sched_yield(void); sched_yield(); spins = 0; }
+    if (spins > 100) { sched_yield(); spins = 0; }
 #if defined(__x86_64__)
     __builtin_ia32_pause();
 #endif
@@ -76,6 +98,7 @@ struct pario_rec {
   int module;
   int last_kind;               /* 0 read, 1 write, -1 none */
   int touched;                 /* any activity since start or fork */
+  int size_hint, stride_hint;  /* slot of sizes[]/strides[] that matched last (repeats are common) */
   int64_t last_end[2];         /* end of the previous read [0] / write [1], -1 if none */
   int64_t last_start[2];
   int64_t i[PARIO_MAX_I];
@@ -105,8 +128,13 @@ int pario_records_init(void);
 void pario_records_reset_after_fork(void);
 /* Record for (path, module); NULL if excluded. path must be absolute. */
 struct pario_rec *pario_rec_get(const char *path, int module);
+/* The fd table: directly indexed by descriptor, sized at start from RLIMIT_NOFILE (<= 65536). */
+extern struct pario_fd *pario_fdtab;
+extern int pario_fdcap;
+static inline struct pario_fd *pario_fd(int fd) {
+  return PARIO_LIKELY((unsigned)fd < (unsigned)pario_fdcap) ? &pario_fdtab[fd] : NULL;
+}
 /* Record for an fd that was opened by fd-based means: resolved lazily via /proc/self/fd. */
-struct pario_fd *pario_fd(int fd);
 struct pario_rec *pario_fd_posix(int fd);
 void pario_fd_opened(int fd, const char *path, int flags); /* a successful open */
 void pario_fd_closed(int fd);
@@ -170,4 +198,5 @@ extern struct pario_proc pario_proc;
 int pario_log_write(const char *reason, int partial, int from_signal);
 void pario_shutdown(const char *reason, int partial);
 
+#pragma GCC visibility pop
 #endif

@@ -16,44 +16,7 @@
 #include <unistd.h>
 
 #include "preload.h"
-
-/* Index (+1, 0 = module lacks it) of the counters the generic update touches. */
-struct modidx {
-  int ops[2], bytes[2], maxb[2], consec[2], seq[2], hist[2], ts_s[2], ts_e[2], t[2], tmax[2];
-  int rw_sw, mem_na, mem_al, file_na, file_al, t_meta, ts_open, ts_close;
-};
-#define X1(v) ((v) + 1)
-#define MOD_COMMON(P)                                                                          \
-  .bytes = {X1(PARIO_##P##_BYTES_READ), X1(PARIO_##P##_BYTES_WRITTEN)},                        \
-  .maxb = {X1(PARIO_##P##_MAX_BYTE_READ), X1(PARIO_##P##_MAX_BYTE_WRITTEN)},                   \
-  .hist = {X1(PARIO_##P##_SIZE_READ_0_100), X1(PARIO_##P##_SIZE_WRITE_0_100)},                 \
-  .ts_s = {X1(PARIO_##P##_F_READ_START_TIMESTAMP), X1(PARIO_##P##_F_WRITE_START_TIMESTAMP)},   \
-  .ts_e = {X1(PARIO_##P##_F_READ_END_TIMESTAMP), X1(PARIO_##P##_F_WRITE_END_TIMESTAMP)},       \
-  .t = {X1(PARIO_##P##_F_READ_TIME), X1(PARIO_##P##_F_WRITE_TIME)},                            \
-  .tmax = {X1(PARIO_##P##_F_MAX_READ_TIME), X1(PARIO_##P##_F_MAX_WRITE_TIME)},                 \
-  .t_meta = X1(PARIO_##P##_F_META_TIME), .ts_open = X1(PARIO_##P##_F_OPEN_START_TIMESTAMP),    \
-  .ts_close = X1(PARIO_##P##_F_CLOSE_END_TIMESTAMP)
-static const struct modidx midx[PARIO_NUM_MODULES] = {
-    [PARIO_MOD_POSIX] = {MOD_COMMON(POSIX),
-                         .ops = {X1(PARIO_POSIX_READS), X1(PARIO_POSIX_WRITES)},
-                         .consec = {X1(PARIO_POSIX_CONSEC_READS), X1(PARIO_POSIX_CONSEC_WRITES)},
-                         .seq = {X1(PARIO_POSIX_SEQ_READS), X1(PARIO_POSIX_SEQ_WRITES)},
-                         .rw_sw = X1(PARIO_POSIX_RW_SWITCHES),
-                         .mem_na = X1(PARIO_POSIX_MEM_NOT_ALIGNED), .mem_al = X1(PARIO_POSIX_MEM_ALIGNMENT),
-                         .file_na = X1(PARIO_POSIX_FILE_NOT_ALIGNED), .file_al = X1(PARIO_POSIX_FILE_ALIGNMENT)},
-    [PARIO_MOD_STDIO] = {MOD_COMMON(STDIO), .ops = {X1(PARIO_STDIO_READS), X1(PARIO_STDIO_WRITES)}},
-    /* MPI-IO operations are counted by form (collective, split, ...) in the wrappers; MPI-IO has
-     * no byte offsets here because explicit offsets are in etypes of the view. */
-    [PARIO_MOD_MPIIO] = {.bytes = {X1(PARIO_MPIIO_BYTES_READ), X1(PARIO_MPIIO_BYTES_WRITTEN)},
-                         .hist = {X1(PARIO_MPIIO_SIZE_READ_0_100), X1(PARIO_MPIIO_SIZE_WRITE_0_100)},
-                         .ts_s = {X1(PARIO_MPIIO_F_READ_START_TIMESTAMP), X1(PARIO_MPIIO_F_WRITE_START_TIMESTAMP)},
-                         .ts_e = {X1(PARIO_MPIIO_F_READ_END_TIMESTAMP), X1(PARIO_MPIIO_F_WRITE_END_TIMESTAMP)},
-                         .t = {X1(PARIO_MPIIO_F_READ_TIME), X1(PARIO_MPIIO_F_WRITE_TIME)},
-                         .tmax = {X1(PARIO_MPIIO_F_MAX_READ_TIME), X1(PARIO_MPIIO_F_MAX_WRITE_TIME)},
-                         .rw_sw = X1(PARIO_MPIIO_RW_SWITCHES), .t_meta = X1(PARIO_MPIIO_F_META_TIME),
-                         .ts_open = X1(PARIO_MPIIO_F_OPEN_START_TIMESTAMP),
-                         .ts_close = X1(PARIO_MPIIO_F_CLOSE_END_TIMESTAMP)},
-};
+#include "record_io.h"
 
 struct pario_stats pario_stats;
 
@@ -65,8 +28,10 @@ static struct pario_rec *reduced; /* records this rank owns after the MPI reduct
 static char *arena, *arena_end, *arena_next;
 static struct pario_tevent *tbuf;
 static atomic_llong tnext;
-static struct pario_fd *fdtab;
-static int fdcap;
+unsigned char pario_bucket_base[64];
+int64_t pario_bucket_edge[64];
+struct pario_fd *pario_fdtab;
+int pario_fdcap;
 static char cwd_cache[PATH_MAX];
 static int cwd_valid;
 
@@ -82,6 +47,7 @@ static void rec_clear(struct pario_rec *r) {
   memset(r->sizes, 0, sizeof r->sizes);
   memset(r->strides, 0, sizeof r->strides);
   r->sizes_other = r->strides_other = 0;
+  r->size_hint = r->stride_hint = 0;
   r->last_end[0] = r->last_end[1] = r->last_start[0] = r->last_start[1] = -1;
   r->last_kind = -1;
   r->touched = 0;
@@ -104,7 +70,26 @@ void *pario_arena_alloc(size_t n) {
   return p;
 }
 
+static void bucket_tables(void) {
+  static const int64_t edges[] = {
+#define EDGE(name, hi) hi,
+      PARIO_SIZE_BUCKETS(EDGE)
+#undef EDGE
+  };
+  for (int k = 0; k < 63; k++) { /* sizes are >= 0: octave 63 is never used */
+    int64_t lo = (int64_t)1 << k, hi = k < 62 ? lo * 2 : INT64_MAX; /* octave [lo, hi) */
+    int base = 0;
+    pario_bucket_edge[k] = INT64_MAX;
+    for (int b = 0; b < PARIO_NUM_BUCKETS - 1; b++) {
+      if (edges[b] <= lo) base++;
+      else if (edges[b] < hi) pario_bucket_edge[k] = edges[b];
+    }
+    pario_bucket_base[k] = (unsigned char)base;
+  }
+}
+
 int pario_records_init(void) {
+  bucket_tables();
   size_t bound = pario_cfg.mem_bound;
   size_t rec_share = pario_cfg.trace ? bound / 4 : bound;
   /* NORESERVE: pages cost memory only once touched, so the bound is a ceiling, not a charge. */
@@ -118,12 +103,12 @@ int pario_records_init(void) {
   }
   for (int m = 0; m < PARIO_NUM_MODULES; m++) rec_setup(&overflow[m], 0, m, "<other files>");
   struct rlimit rl;
-  fdcap = 65536;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)fdcap) fdcap = (int)rl.rlim_cur;
-  if (fdcap < 1024) fdcap = 1024;
-  fdtab = mmap(NULL, sizeof(struct pario_fd) * (size_t)fdcap, PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (fdtab == MAP_FAILED) { fdtab = NULL; fdcap = 0; }
+  int cap = 65536;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)cap) cap = (int)rl.rlim_cur;
+  if (cap < 1024) cap = 1024;
+  struct pario_fd *tab = mmap(NULL, sizeof(struct pario_fd) * (size_t)cap, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (tab != MAP_FAILED) { pario_fdtab = tab; pario_fdcap = cap; } /* table first, then its size */
   return 0;
 }
 
@@ -267,8 +252,7 @@ void pario_layout(struct pario_rec *r, int fd) {
   pario_unlock(&r->lock);
 }
 
-/* ---- fd table ---- */
-struct pario_fd *pario_fd(int fd) { return (fd >= 0 && fd < fdcap && fdtab) ? &fdtab[fd] : NULL; }
+/* ---- fd table (pario_fd() is inline in preload.h) ---- */
 
 static int64_t cur_offset(int fd) { return (int64_t)syscall(SYS_lseek, fd, 0, SEEK_CUR); }
 
@@ -316,65 +300,21 @@ void pario_fd_dup(int oldfd, int newfd) {
   else if (b) memset(b, 0, sizeof *b);
 }
 
-/* ---- updates ---- */
-static void top_add(struct pario_top *t, int64_t *other, int64_t v) {
-  for (int k = 0; k < PARIO_TOPN; k++) {
-    if (t[k].cnt && t[k].val == v) { t[k].cnt++; return; }
-    if (!t[k].cnt) { t[k].val = v; t[k].cnt = 1; return; }
-  }
-  (*other)++;
-}
-
-static int bucket(int64_t size) {
-  static const int64_t edges[] = {
-#define EDGE(name, hi) hi,
-      PARIO_SIZE_BUCKETS(EDGE)
-#undef EDGE
-  };
-  for (int b = 0; b < PARIO_NUM_BUCKETS - 1; b++)
-    if (size < edges[b]) return b;
-  return PARIO_NUM_BUCKETS - 1;
-}
-
+/* ---- updates (the data update itself is in record_io.h) ---- */
 #define C(field) (m->field)
 void pario_rec_io(struct pario_rec *r, int kind, int64_t off, int64_t size, const void *buf,
                   int64_t t0, int64_t t1, int vector) {
-  const struct modidx *m = &midx[r->module];
-  double dt = (double)(t1 - t0);
-  pario_lock(&r->lock);
-  r->touched = 1;
-  if (C(ops[kind])) r->i[C(ops[kind]) - 1]++;
-  if (vector && r->module == PARIO_MOD_POSIX) r->i[kind ? PARIO_POSIX_VECTOR_WRITES : PARIO_POSIX_VECTOR_READS]++;
-  r->i[C(bytes[kind]) - 1] += size;
-  r->i[C(hist[kind]) - 1 + bucket(size)]++;
-  if (off >= 0) {
-    if (C(maxb[kind]) && size > 0 && off + size - 1 > r->i[C(maxb[kind]) - 1]) r->i[C(maxb[kind]) - 1] = off + size - 1;
-    if (r->last_end[kind] >= 0) {
-      if (C(consec[kind]) && off == r->last_end[kind]) r->i[C(consec[kind]) - 1]++;
-      if (C(seq[kind]) && off >= r->last_end[kind]) r->i[C(seq[kind]) - 1]++;
-    }
-    if (r->last_start[kind] >= 0) top_add(r->strides, &r->strides_other, off - r->last_start[kind]);
-    r->last_start[kind] = off;
-    r->last_end[kind] = off + size;
-    if (C(file_na) && r->i[C(file_al) - 1] > 0) {
-      int64_t al = r->i[C(file_al) - 1];
-      if (off % al || size % al) r->i[C(file_na) - 1]++;
-    }
+#define CASE(M, K) case 2 * (M) + (K): pario_rec_io_inline(r, M, K, off, size, buf, t0, t1, vector); break;
+  switch (2 * r->module + (kind != 0)) {
+    CASE(PARIO_MOD_POSIX, PARIO_READ) CASE(PARIO_MOD_POSIX, PARIO_WRITE)
+    CASE(PARIO_MOD_STDIO, PARIO_READ) CASE(PARIO_MOD_STDIO, PARIO_WRITE)
+    CASE(PARIO_MOD_MPIIO, PARIO_READ) CASE(PARIO_MOD_MPIIO, PARIO_WRITE)
   }
-  if (C(mem_na) && buf && ((uintptr_t)buf % (uintptr_t)pario_cfg.mem_align)) r->i[C(mem_na) - 1]++;
-  if (C(rw_sw) && r->last_kind >= 0 && r->last_kind != kind) r->i[C(rw_sw) - 1]++;
-  r->last_kind = kind;
-  top_add(r->sizes, &r->sizes_other, size);
-  r->f[C(t[kind]) - 1] += dt;
-  if (dt > r->f[C(tmax[kind]) - 1]) r->f[C(tmax[kind]) - 1] = dt;
-  if (!r->f[C(ts_s[kind]) - 1]) r->f[C(ts_s[kind]) - 1] = (double)t0;
-  r->f[C(ts_e[kind]) - 1] = (double)t1;
-  pario_unlock(&r->lock);
-  if (pario_cfg.trace) pario_trace(r, kind ? PARIO_T_WRITE : PARIO_T_READ, off, size, t0, t1);
+#undef CASE
 }
 
 void pario_rec_meta(struct pario_rec *r, int idx, int64_t t0, int64_t t1) {
-  const struct modidx *m = &midx[r->module];
+  const struct pario_modidx *m = &pario_midx[r->module];
   pario_lock(&r->lock);
   r->touched = 1;
   if (idx >= 0) r->i[idx]++;
@@ -383,7 +323,7 @@ void pario_rec_meta(struct pario_rec *r, int idx, int64_t t0, int64_t t1) {
 }
 
 void pario_rec_open(struct pario_rec *r, int idx, int64_t t0, int64_t t1) {
-  const struct modidx *m = &midx[r->module];
+  const struct pario_modidx *m = &pario_midx[r->module];
   pario_rec_meta(r, idx, t0, t1);
   pario_lock(&r->lock);
   if (!r->f[C(ts_open) - 1]) r->f[C(ts_open) - 1] = (double)t0;
@@ -392,7 +332,7 @@ void pario_rec_open(struct pario_rec *r, int idx, int64_t t0, int64_t t1) {
 }
 
 void pario_rec_close(struct pario_rec *r, int idx, int64_t t0, int64_t t1) {
-  const struct modidx *m = &midx[r->module];
+  const struct pario_modidx *m = &pario_midx[r->module];
   pario_rec_meta(r, idx, t0, t1);
   pario_lock(&r->lock);
   r->f[C(ts_close) - 1] = (double)t1;
@@ -432,7 +372,7 @@ void pario_rec_snapshot(struct pario_rec *r, struct pario_rec *out, int nolock) 
     if (!strcmp(kind, "timestamp")) out->f[k] = out->f[k] ? pario_ticks_to_epoch(out->f[k]) : 0;
     else if (!strcmp(kind, "seconds")) out->f[k] *= tick;
   }
-  const struct modidx *m = &midx[r->module];
+  const struct pario_modidx *m = &pario_midx[r->module];
   int base = r->module == PARIO_MOD_POSIX ? PARIO_POSIX_NPROCS
            : r->module == PARIO_MOD_STDIO ? PARIO_STDIO_NPROCS : PARIO_MPIIO_NPROCS;
   int fbase = r->module == PARIO_MOD_POSIX ? PARIO_POSIX_F_FASTEST_RANK_TIME

@@ -120,8 +120,10 @@ static void reduce_group(struct pario_rec **s, int n, struct pario_rec *out) {
   out->i[base + 3] = s[slow]->rank; out->i[base + 4] = s[slow]->i[base + 2];
   out->f[fbase] = s[fast]->f[fbase];
   out->f[fbase + 1] = s[slow]->f[fbase];
-  out->f[fbase + 2] = fmax(0.0, st2 / n - (st / n) * (st / n));
-  out->f[fbase + 3] = fmax(0.0, sb2 / n - (sb / n) * (sb / n));
+  /* Not fmax(): libm is not linked, and with -fno-plt every symbol must bind at load time. */
+  double vt = st2 / n - (st / n) * (st / n), vb = sb2 / n - (sb / n) * (sb / n);
+  out->f[fbase + 2] = vt > 0 ? vt : 0.0; /* rounding can make a zero variance slightly negative */
+  out->f[fbase + 3] = vb > 0 ? vb : 0.0;
 }
 
 /* Wire form of one record: struct, then path and hints (NUL-terminated), padded to 8 bytes. */

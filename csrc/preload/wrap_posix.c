@@ -17,23 +17,44 @@
 #include <unistd.h>
 
 #include "preload.h"
+#include "record_io.h"
 
 /* ---- what a wrapper reports ---- */
-static void after_rw(int fd, int kind, int64_t off, int64_t size, const void *buf, int64_t t0, int64_t t1, int vec) {
+/* The offset of an O_APPEND write is where the file ended: ask the kernel (rare, kept out of line). */
+static __attribute__((noinline, cold)) int64_t append_offset(int fd, struct pario_fd *e, int64_t size) {
+  int err = errno;
+  int64_t cur = (int64_t)syscall(SYS_lseek, fd, 0, SEEK_CUR);
+  e->pos = cur;
+  errno = err;
+  return cur >= 0 ? cur - size : -1;
+}
+
+/* First data operation on an fd we did not see opened: name it (system calls: errno kept). */
+static __attribute__((noinline, cold)) struct pario_rec *name_fd(int fd) {
+  int err = errno;
   struct pario_rec *r = pario_fd_posix(fd);
-  if (!r) return;
+  errno = err;
+  return r;
+}
+
+/* Inlined into every data wrapper: an fd already named costs one table load here. Leaves errno
+ * alone (its out-of-line paths restore it), so the data wrappers need not save it. */
+static inline __attribute__((always_inline)) void after_rw(int fd, const int kind, int64_t off, int64_t size,
+                                                           const void *buf, int64_t t0, int64_t t1, const int vec) {
   struct pario_fd *e = pario_fd(fd);
+  if (PARIO_UNLIKELY(!e)) return;
+  struct pario_rec *r = e->posix;
+  if (PARIO_UNLIKELY(r == PARIO_UNTRACKED)) return;
+  if (PARIO_UNLIKELY(!r) && !(r = name_fd(fd))) return;
   if (off < 0) {
-    if (e->append && kind == PARIO_WRITE) {
-      int64_t cur = (int64_t)syscall(SYS_lseek, fd, 0, SEEK_CUR);
-      off = cur >= 0 ? cur - size : -1;
-      e->pos = cur;
+    if (PARIO_UNLIKELY(e->append) && kind == PARIO_WRITE) {
+      off = append_offset(fd, e, size);
     } else {
       off = e->pos;
       if (off >= 0) e->pos = off + size;
     }
   }
-  pario_rec_io(r, kind, off, size, buf, t0, t1, vec);
+  pario_rec_io_inline(r, PARIO_MOD_POSIX, kind, off, size, buf, t0, t1, vec);
 }
 
 static void meta_fd(int fd, int idx, int64_t t0, int64_t t1, int op) {
@@ -76,6 +97,8 @@ static int needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFIL
 #define ENOSYS_RET(v) do { errno = ENOSYS; return v; } while (0)
 #define TIMED(call) int64_t t0 = pario_ticks(); __typeof__(call) ret = call; int64_t t1 = pario_ticks(); int err = errno
 #define DONE() do { PARIO_LEAVE(); errno = err; return ret; } while (0)
+/* Data wrappers: what runs after the call keeps errno itself (after_rw), nothing to save here. */
+#define TIMED_DATA(call) int64_t t0 = pario_ticks(); __typeof__(call) ret = call; int64_t t1 = pario_ticks()
 
 /* ---- open ---- */
 #define OPEN_WRAP(fn, params, args, pathv, flagsv)                                       \
@@ -130,11 +153,12 @@ int close(int fd) {
 #define DATA_WRAP(fn, kind, vec, offx, bufx, params, args)                               \
   ssize_t fn params {                                                                    \
     static ssize_t (*real_##fn) params;                                                  \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
-    if (ret >= 0) after_rw(fd, kind, offx, ret, bufx, t0, t1, vec);                      \
-    DONE();                                                                              \
+    if (PARIO_UNLIKELY(!PARIO_REAL(fn))) ENOSYS_RET(-1);                                 \
+    if (PARIO_UNLIKELY(!PARIO_ENTER())) return real_##fn args;                           \
+    TIMED_DATA(real_##fn args);                                                          \
+    if (PARIO_LIKELY(ret >= 0)) after_rw(fd, kind, offx, ret, bufx, t0, t1, vec);        \
+    PARIO_LEAVE();                                                                       \
+    return ret;                                                                          \
   }
 DATA_WRAP(read, PARIO_READ, 0, -1, buf, (int fd, void *buf, size_t n), (fd, buf, n))
 DATA_WRAP(write, PARIO_WRITE, 0, -1, buf, (int fd, const void *buf, size_t n), (fd, buf, n))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "preload.h"
+#include "record_io.h"
 
 #undef putc
 #undef getc
@@ -35,13 +36,28 @@ static struct pario_rec *srec(FILE *fp, struct pario_fd **ep) {
   return e->stdio ? e->stdio : pario_fd_stdio(fd, NULL, 0); /* stdin/stdout/stderr, popen, ... */
 }
 
-static void sio(FILE *fp, int kind, int64_t bytes, const void *buf, int64_t t0, int64_t t1) {
-  struct pario_fd *e = NULL;
-  struct pario_rec *r = srec(fp, &e);
-  if (!r) return;
+/* A stream we did not see opened (stdin/stdout/stderr, popen, ...): name it (errno kept). */
+static __attribute__((noinline, cold)) struct pario_rec *name_stream(int fd) {
+  int err = errno;
+  struct pario_rec *r = pario_fd_stdio(fd, NULL, 0);
+  errno = err;
+  return r;
+}
+
+/* Inlined into every data wrapper: a stream already named costs one table load here. Leaves
+ * errno alone (name_stream restores it), so SIZED_WRAP need not save it. */
+static inline __attribute__((always_inline)) void sio(FILE *fp, const int kind, int64_t bytes, const void *buf,
+                                                      int64_t t0, int64_t t1) {
+  if (PARIO_UNLIKELY(!fp)) return;
+  int fd = FILENO(fp);
+  struct pario_fd *e = pario_fd(fd);
+  if (PARIO_UNLIKELY(!e)) return;
+  struct pario_rec *r = e->stdio;
+  if (PARIO_UNLIKELY(r == PARIO_UNTRACKED)) return;
+  if (PARIO_UNLIKELY(!r) && !(r = name_stream(fd))) return;
   int64_t off = e->spos;
   if (off >= 0) e->spos = off + bytes;
-  pario_rec_io(r, kind, off, bytes, buf, t0, t1, 0);
+  pario_rec_io_inline(r, PARIO_MOD_STDIO, kind, off, bytes, buf, t0, t1, 0);
 }
 
 static void smeta(FILE *fp, int idx, int64_t t0, int64_t t1, int op) {
@@ -112,11 +128,14 @@ int fclose(FILE *fp) {
 #define SIZED_WRAP(fn, kind, params, args, bufv, bytesx)                                 \
   size_t fn params {                                                                     \
     static size_t (*real_##fn) params;                                                   \
-    if (!PARIO_REAL(fn)) NOREAL(0);                                                      \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (PARIO_UNLIKELY(!PARIO_REAL(fn))) NOREAL(0);                                      \
+    if (PARIO_UNLIKELY(!PARIO_ENTER())) return real_##fn args;                           \
+    int64_t t0 = pario_ticks();                                                          \
+    size_t ret = real_##fn args;                                                         \
+    int64_t t1 = pario_ticks();                                                          \
     sio(fp, kind, (int64_t)(bytesx), bufv, t0, t1);                                      \
-    DONE();                                                                              \
+    PARIO_LEAVE();                                                                       \
+    return ret;                                                                          \
   }
 SIZED_WRAP(fread, PARIO_READ, (void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
 SIZED_WRAP(fread_unlocked, PARIO_READ, (void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
