@@ -74,6 +74,31 @@ if [ ${#pkgs[@]} -gt 0 ]; then
     fi
 fi
 
+# ---- 1b. the optional I/O libraries of the library layers (hdf5, pnetcdf, netcdf4) ----------
+# Each layer is optional: without its library the engine lists the backend as not built and
+# says how to get it. Set PARIO_SETUP_LAYERS=0 to skip them.
+LAYER_PKGS=(libhdf5-openmpi-dev hdf5-tools libpnetcdf-dev pnetcdf-bin libnetcdf-mpi-dev netcdf-bin)
+if [ "${PARIO_SETUP_LAYERS:-1}" != 0 ] && [ -r /etc/debian_version ] && have dpkg-query; then
+    layer_missing=()
+    for p in "${LAYER_PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || layer_missing+=("$p")
+    done
+    if [ ${#layer_missing[@]} -gt 0 ]; then
+        if can_apt; then
+            say "installing the I/O libraries of the hdf5, pnetcdf and netcdf4 layers: ${layer_missing[*]} (apt)"
+            export DEBIAN_FRONTEND=noninteractive
+            apt-get install -y -qq --no-install-recommends "${layer_missing[@]}" >/dev/null 2>&1 || {
+                apt-get update -qq && apt-get install -y -qq --no-install-recommends "${layer_missing[@]}" >/dev/null; } \
+                || say "note: could not install ${layer_missing[*]}; those layers will be listed as not built"
+        else
+            say "note: optional I/O libraries missing: ${layer_missing[*]}; their layers will not be built" \
+                "(install them with: sudo apt-get install -y --no-install-recommends ${layer_missing[*]}, then rerun)"
+        fi
+    fi
+elif [ "${PARIO_SETUP_LAYERS:-1}" != 0 ]; then
+    say "note: the hdf5, pnetcdf and netcdf4 layers need parallel HDF5, PnetCDF and NetCDF-4 with MPI; load your site's modules before setup to build them"
+fi
+
 have mpicc || die "mpicc is still not on PATH; load your site's MPI module and rerun"
 python_ok "$PY" || die "python3 ($(command -v python3)) is older than 3.9 or lacks venv/ensurepip; install Python >= 3.9 with venv"
 say "C compiler: $(command -v cc || command -v gcc); MPI: $(command -v mpicc); python: $(command -v "$PY") ($("$PY" -c 'import platform; print(platform.python_version())'))"
@@ -95,27 +120,61 @@ if ! cmake_ok && ! { [ -x "$VENV/bin/cmake" ] && version_ge "$("$VENV/bin/cmake"
         || die "could not install cmake with pip; install CMake >= 3.18 (or load a cmake module) and rerun"
 fi
 
+# ---- 2b. ADIOS2 with MPI for the adios2 layer (not packaged in Debian 12): built once, cached --
+
+ADIOS2_PREFIX=""
+if [ "${PARIO_SETUP_ADIOS2:-1}" != 0 ]; then
+    if ! have mpicxx || ! { have g++ || have c++; }; then
+        if can_apt; then
+            say "installing g++ (ADIOS2 is C++)"
+            apt-get install -y -qq --no-install-recommends g++ >/dev/null 2>&1 || true
+        fi
+    fi
+    cached=$(ls -d "${XDG_CACHE_HOME:-$HOME/.cache}"/pario/adios2-*/bin/adios2-config 2>/dev/null | head -n1 || true)
+    if [ -z "$cached" ] && ! { have adios2-config && adios2-config --c-libs -m 2>/dev/null | grep -q adios2_c_mpi; }; then
+        say "building ADIOS2 with MPI for the adios2 layer: about 4 minutes, once (cached in ${XDG_CACHE_HOME:-$HOME/.cache}/pario; PARIO_SETUP_ADIOS2=0 skips it)"
+    fi
+    if out=$(PATH="$VENV/bin:$PATH" bash scripts/build-adios2.sh 2> >(sed 's/^/setup: /' >&2)); then
+        ADIOS2_PREFIX=$(printf '%s\n' "$out" | tail -n1)
+    else
+        say "note: ADIOS2 could not be built (messages above); the adios2 layer will be listed as not built"
+    fi
+fi
+CMAKE_ARGS=()
+adios2_cfg=$(find "$ADIOS2_PREFIX" -name 'adios2-config.cmake' -path '*cmake/adios2*' 2>/dev/null | head -n1 || true)
+if [ -n "$ADIOS2_PREFIX" ] && [ -n "$adios2_cfg" ]; then
+    # pip builds in isolation: name the ADIOS2 to use explicitly rather than rely on the cache glob
+    CMAKE_ARGS=(--config-settings="cmake.define.ADIOS2_DIR=$(dirname "$adios2_cfg")")
+fi
+
 # ---- 3. pario itself, rebuilt only when its sources changed --------------------------------
 
 sources_hash() {
     { find pyproject.toml CMakeLists.txt README.md src csrc include schemas -type f \
         -not -name '*.pyc' -not -path '*/__pycache__/*' -print0 2>/dev/null || true; } \
-        | sort -z | xargs -0 -r sha256sum | sha256sum | cut -d' ' -f1
+        | sort -z | xargs -0 -r sha256sum
+    # the libraries the engine can link: a library installed or built later means a rebuild
+    printf '%s\n' "$ADIOS2_PREFIX" "${CMAKE_ARGS[@]}"
+    dpkg-query -W "${LAYER_PKGS[@]}" 2>/dev/null || true
 }
-want=$(sources_hash)
+layers_hash() { sources_hash | sha256sum | cut -d' ' -f1; }
+want=$(layers_hash)
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/pario" ]; then
     say "pario is installed and up to date in $VENV"
 else
     say "installing pario and its test tools into $VENV (builds the C engine; a minute the first time)"
     # The venv's bin first, so that a pip-installed cmake is found by the build.
     rm -f "$STAMP"
-    PATH="$VENV/bin:$PATH" "$VENV/bin/python" -m pip install -q --disable-pip-version-check ".[test]" \
+    PATH="$VENV/bin:$PATH" "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${CMAKE_ARGS[@]}" ".[test]" \
         || die "pip could not build or install pario (its messages are above)"
     echo "$want" > "$STAMP"
 fi
 
 if ls "$VENV"/lib/python*/site-packages/pario/bin/pario-engine >/dev/null 2>&1; then
-    say "ready: $VENV/bin/pario (engine built)"
+    engine=$(ls "$VENV"/lib/python*/site-packages/pario/bin/pario-engine | head -n1)
+    layers=$("$engine" --list 2>/dev/null | "$VENV/bin/python" -c 'import json, sys
+print(" ".join(b["name"] for b in json.load(sys.stdin)["backends"] if b.get("version") and b.get("built")))' 2>/dev/null || true)
+    say "ready: $VENV/bin/pario (engine built; library layers: ${layers:-none})"
 else
     say "ready: $VENV/bin/pario (warning: pario-engine was not built; pario bench will say why)"
 fi

@@ -161,7 +161,9 @@ static int xfer(ncfile *f, pario_dir dir, void *buf, uint64_t len, uint64_t offs
     }
   } else {
     int req;
-    if (dir == PARIO_READ) /* the engine reuses its buffers: complete the earlier read into this one */
+    /* The engine reuses its buffers: complete an earlier request on this one first. A read would
+     * be overwritten; an iput would be byte-swapped in place a second time (bput copies). */
+    if (dir == PARIO_READ || f->mode == IPUT)
       for (uint64_t k = 0; k < f->pending; k++)
         if (f->pbuf[k] == buf && (rc = wait_pending(f))) return rc;
     if (dir == PARIO_READ) {

@@ -6,7 +6,9 @@ import datetime
 import glob
 import json
 import os
+import re
 import secrets
+import shutil
 import subprocess
 from typing import Any, Dict, Optional
 
@@ -55,16 +57,24 @@ class Scratch:
         return sorted(glob.glob(os.path.join(glob.escape(self.dir), glob.escape(self.prefix) + ".*")))
 
     def cleanup(self) -> int:
-        """Remove DIR/pario.<run_id>.* (regular files only) and the directory if we made it and it
-        is now empty. Returns the number of files removed. Never touches anything else."""
+        """Remove DIR/pario.<run_id>.* regular files, and the run's own directories: ADIOS2 BP5
+        outputs DIR/PREFIX.CASE.FILE/ and metadata trees DIR/PREFIX.CASE.md/ (without following
+        symlinks); then DIR itself if we made it and it is now empty. Returns the number of
+        entries removed. Never touches anything else."""
         removed = 0
+        own_dir = re.compile(re.escape(self.prefix) + r"\.\d+\.(\d+|md)")
         for path in self.leftovers():
             try:
-                if os.path.isfile(path) and not os.path.islink(path):
+                if os.path.islink(path):
+                    continue  # pario makes no symlinks: not ours
+                if os.path.isfile(path):
                     os.unlink(path)
                     removed += 1
+                elif os.path.isdir(path) and own_dir.fullmatch(os.path.basename(path)):
+                    shutil.rmtree(path)  # unlinks symlinks inside, never descends through them
+                    removed += 1
             except OSError:
-                pass  # best effort: a file that cannot be removed is reported by leftovers()
+                pass  # best effort: an entry that cannot be removed is reported by leftovers()
         self.remove_dir_if_ours()
         return removed
 

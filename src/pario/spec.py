@@ -20,7 +20,7 @@ _SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 
 # Keys of a case, shared by the flags and the [defaults]/[[case]] tables of a job file.
 CASE_KEYS = {
-    "name": "case name", "backend": "posix | mpiio", "strategy": "serial | fpp | shared | nfiles:K | per-node",
+    "name": "case name", "backend": "posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2", "strategy": "serial | fpp | shared | nfiles:K | per-node",
     "aggregate": "group leaders gather and write", "pattern": "segmented | subarray | random",
     "transfer": "bytes per I/O call", "block": "bytes per rank per segment", "segments": "segments",
     "dims": "subarray local block, e.g. '64x64x64' (8-byte elements)", "ops": "[write, read, verify]",
@@ -28,10 +28,20 @@ CASE_KEYS = {
     "collective": "bool", "view": "bool", "fsync": "bool", "odirect": "bool", "keep": "bool",
     "reorder": "rank shift of reads, or 'host'", "seed": "data seed", "hints": "table of MPI-IO hints",
     "hints_file": "ROMIO hints file", "buffer_max": "bytes of distinct data per rank",
+    "lib": "table of library settings (hdf5, pnetcdf, netcdf4, adios2)",
+    "workload": "data | metadata", "files_per_dir": "metadata: files per leaf directory",
+    "file_size": "metadata: bytes per file", "depth": "metadata: directory levels",
+    "branching": "metadata: subdirectories per directory", "per_rank_dirs": "metadata: one tree per rank",
 }
+# Keys that only the metadata workload takes, and the data-only keys it must not be given.
+MD_KEYS = ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs")
+DATA_ONLY = ("strategy", "aggregate", "pattern", "transfer", "block", "segments", "dims", "collective", "view",
+             "fsync", "odirect", "keep", "reorder", "hints", "hints_file", "buffer_max", "lib")
 _ALIASES = {"api": "backend", "xfer": "transfer", "iterations": "reps", "repetitions": "reps",
             "transfer_size": "transfer", "block_size": "block"}
 OPS = ("write", "read", "verify")
+MD_OPS = ("create", "stat", "open_close", "read_small", "remove")
+DEFAULT_FILES_PER_DIR = 1000
 DEFAULT_TRANSFER = MIB
 DEFAULT_BLOCK = 16 * MIB
 DEFAULT_REPS = 3
@@ -127,6 +137,15 @@ def normalise(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
 def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, Any]:
     """One engine case dict from normalised options. The private key '_where' says where the case
     came from so that validation messages can name it; it is dropped before the spec is written."""
+    workload = str(opts.get("workload", "data")).lower()
+    if workload == "metadata":
+        return build_metadata_case(opts, where)
+    if workload != "data":
+        raise ParioError(f"{where}: workload '{workload}' is unknown; choose data or metadata")
+    given = [k for k in MD_KEYS if k in opts]
+    if given:
+        raise ParioError(f"{where}: '{given[0]}' applies to the metadata workload only; add --metadata "
+                         "(workload = \"metadata\" in a job file) or drop it")
     backend = str(opts.get("backend", "posix")).lower()
     strategy, nfiles = parse_strategy(opts.get("strategy", "shared"))
     pattern = str(opts.get("pattern", "segmented")).lower()
@@ -193,9 +212,85 @@ def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, A
     hints.update(items)  # like ROMIO: hints given explicitly win over the file's
     if hints:
         case["hints"] = hints
+    lib = parse_lib(opts.get("lib"), where)
+    if lib:
+        case["lib"] = lib
     case["name"] = str(opts["name"]) if opts.get("name") else case_label(case)
     case["_where"] = where
     return case
+
+
+def parse_lib(raw: Any, where: str) -> Dict[str, str]:
+    """Library settings from a TOML table or from --lib KEY=VALUE strings; values become strings
+    (booleans as true/false) as the engine reads them."""
+    if not raw:
+        return {}
+    if isinstance(raw, dict):
+        pairs = list(raw.items())
+    else:
+        pairs = []
+        for item in raw:
+            key, sep, value = str(item).partition("=")
+            if not sep or not key.strip() or not value.strip():
+                raise ParioError(f"{where}: --lib {item!r}: write KEY=VALUE, e.g. --lib alignment=1m")
+            pairs.append((key.strip(), value.strip()))
+    out: Dict[str, str] = {}
+    for key, value in pairs:
+        if isinstance(value, (dict, list)):
+            raise ParioError(f"{where}: lib setting '{key}' must be a string, number or boolean")
+        out[str(key)] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
+def build_metadata_case(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
+    """A metadata (mdtest-like) case: POSIX create/stat/open_close/read_small/remove of small files."""
+    backend = str(opts.get("backend", "posix")).lower()
+    if backend != "posix":
+        raise ParioError(f"{where}: the metadata workload runs POSIX calls; drop -a {backend} (or give -a posix)")
+    bad = [k for k in DATA_ONLY if opts.get(k) not in (None, False, {}, [])]
+    if any(opts.get(o) for o in OPS):
+        bad.insert(0, "-w/-r/-W")
+    if bad:
+        raise ParioError(f"{where}: '{bad[0]}' does not apply to the metadata workload (it has no transfers, "
+                         "keeps nothing and takes no hints or lib settings); drop it, and choose phases with "
+                         "--md-ops " + ",".join(MD_OPS))
+    case: Dict[str, Any] = {"name": "", "workload": "metadata", "backend": "posix"}
+    ops = opts.get("ops", list(MD_OPS))
+    if isinstance(ops, str):
+        ops = [o for o in re.split(r"[,+ ]+", ops) if o]
+    unknown = [o for o in ops if o not in MD_OPS]
+    if unknown or not ops:
+        raise ParioError(f"{where}: metadata op '{unknown[0] if unknown else ''}' is unknown"
+                         f"{hintlib.did_you_mean(unknown[0], MD_OPS) if unknown else ''}; "
+                         f"choose from {', '.join(MD_OPS)}")
+    case["ops"] = [o for o in MD_OPS if o in ops]  # the engine runs them in this order
+    case["reps"] = _int(opts.get("reps", DEFAULT_REPS), "reps", where)
+    case["files_per_dir"] = _int(opts.get("files_per_dir", DEFAULT_FILES_PER_DIR), "files_per_dir", where)
+    size = opts.get("file_size", 0)
+    case["file_size"] = 0 if size in (0, "0") else parse_size(size, "file_size")
+    case["depth"] = _int(opts.get("depth", 0), "depth", where)
+    case["branching"] = _int(opts.get("branching", 1), "branching", where)
+    case["shared_dir"] = not _bool(opts.get("per_rank_dirs", False), "per_rank_dirs", where)
+    if "seed" in opts:
+        case["seed"] = _int(opts["seed"], "seed", where)
+    case["name"] = str(opts["name"]) if opts.get("name") else metadata_label(case)
+    case["_where"] = where
+    return case
+
+
+def metadata_label(case: Dict[str, Any]) -> str:
+    parts = ["md", "shared" if case["shared_dir"] else "per-rank", f"{case['files_per_dir']}f"]
+    if case["depth"]:
+        parts.append(f"d{case['depth']}b{case['branching']}")
+    if case["file_size"]:
+        parts.append(format_size(case["file_size"]))
+    return "-".join(parts)
+
+
+def md_files(case: Dict[str, Any], ranks: int) -> int:
+    """Files of one repetition of a metadata case, all ranks together."""
+    leaves = case.get("branching", 1) ** case.get("depth", 0)
+    return leaves * case["files_per_dir"] * (1 if case.get("shared_dir", True) else ranks)
 
 
 def case_label(case: Dict[str, Any]) -> str:
@@ -205,6 +300,8 @@ def case_label(case: Dict[str, Any]) -> str:
         parts.append("coll")
     if case.get("view"):
         parts.append("view")
+    if (case.get("lib") or {}).get("mode"):
+        parts.append(case["lib"]["mode"])  # pnetcdf iput/bput: the layer's own way of moving data
     if case["pattern"] != "segmented":
         parts.append(case["pattern"])
     elif case.get("segments", 1) > 1:
@@ -279,7 +376,9 @@ def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases
 
 
 def case_bytes(case: Dict[str, Any], ranks: int) -> int:
-    """Logical bytes moved by all ranks in one phase of a case."""
+    """Logical bytes moved by all ranks in one phase of a case (metadata: the files' data)."""
+    if case.get("workload") == "metadata":
+        return md_files(case, ranks) * case.get("file_size", 0)
     if case["pattern"] == "subarray":
         per = 8
         for d in case.get("ldims", [1]):

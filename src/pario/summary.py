@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import statistics
 
+from . import layers
+
 OPS = ("write", "read")
+MD_OPS = ("create", "stat", "open_close", "read_small", "remove")
 MIB = 1 << 20
 
 # What each flag means, for footers and --json readers.
@@ -102,6 +105,34 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
     return flags, details
 
 
+def _verify(case: dict, spec: dict, phases: list[dict]) -> dict | None:
+    checks = [p for p in phases if p["op"] == "verify" or p.get("verify")]
+    if not checks:
+        return None
+    return {"phases": len(checks),
+            "errors": sum((p.get("verify") or {}).get("errors", 0) for p in checks),
+            "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
+            "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
+                                 if (p.get("verify") or {}).get("first_error")), None),
+            # the data repeats every buffer_max bytes per rank: misplacement by a multiple goes unseen
+            "repeats_every": None if case.get("verify_exact", True) else spec.get("buffer_max")}
+
+
+def _metadata(case: dict, spec: dict) -> dict:
+    """Files per second of each metadata phase over the repetitions, and the exact counts."""
+    phases = case.get("phases", [])
+    per_op = {}
+    for op in MD_OPS:
+        mine = [p for p in phases if p["op"] == op]
+        if mine:
+            per_op[op] = {"n": len(mine), "files_per_s": _spread([p["iops"] for p in mine if p.get("iops")]),
+                          "files": _median(p.get("ops") for p in mine), "time_s": _median(p.get("xfer_s") for p in mine)}
+    counts = case.get("metadata") or {}
+    return {**{k: spec.get(k) for k in ("files_per_dir", "file_size", "depth", "branching", "shared_dir")},
+            **{k: counts.get(k) for k in ("files_per_rep", "dirs_per_rep", "created", "removed", "left_behind")},
+            "phases": per_op}
+
+
 def summarize(result: dict, env: dict | None = None) -> list[dict]:
     """One row per case of a result document."""
     env = env or {}
@@ -111,24 +142,21 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
     for case in result.get("cases", []):
         spec = case.get("spec") or {}
         phases = case.get("phases", [])
-        stats = {op: _op_stats([p for p in phases if p["op"] == op]) for op in OPS}
-        checks = [p for p in phases if p["op"] == "verify" or p.get("verify")]
-        verify = None
-        if checks:
-            verify = {"phases": len(checks),
-                      "errors": sum((p.get("verify") or {}).get("errors", 0) for p in checks),
-                      "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
-                      "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
-                                           if (p.get("verify") or {}).get("first_error")), None),
-                      # the data repeats every buffer_max bytes per rank: misplacement by a multiple goes unseen
-                      "repeats_every": None if case.get("verify_exact", True) else spec.get("buffer_max")}
-        flags, cache_details = _flags(case, spec, stats, verify, env, hosts)
-        rows.append({
+        metadata = spec.get("workload") == "metadata" or "metadata" in case
+        stats = {op: None if metadata else _op_stats([p for p in phases if p["op"] == op]) for op in OPS}
+        verify = _verify(case, spec, phases)
+        if metadata:
+            flags, cache_details = _flags(case, spec, {}, verify, {}, hosts)  # no device or cache judgement
+            flags = [f for f in flags if f != "warm"]
+        else:
+            flags, cache_details = _flags(case, spec, stats, verify, env, hosts)
+        row = {
             "index": case.get("index", len(rows)),
             "name": case["name"],
-            "backend": spec.get("backend", "?"),
-            "strategy": _strategy(spec),
-            "pattern": spec.get("pattern", "?"),
+            "workload": "metadata" if metadata else "data",
+            "backend": spec.get("backend", "posix" if metadata else "?"),
+            "strategy": ("md-shared" if spec.get("shared_dir", True) else "md-per-rank") if metadata else _strategy(spec),
+            "pattern": "tree" if metadata else spec.get("pattern", "?"),
             "collective": bool(spec.get("collective")),
             "xfer": case.get("xfer", spec.get("xfer")),
             "ranks": mpi.get("ranks"),
@@ -139,7 +167,19 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             "verify": verify,
             "flags": flags,
             "cache_details": cache_details,
-        })
+        }
+        if metadata:
+            row["metadata"] = _metadata(case, spec)
+        if case.get("lib"):
+            row["lib"] = {k: case["lib"].get(k) for k in ("name", "version", "requested", "effective", "source")}
+        rows.append(row)
+    if layers.is_layers_run(rows):  # each layer's cost against raw MPI-IO, for --json readers too
+        for entry in layers.compare(rows):
+            row = next(r for r in rows if r["name"] == entry["name"])
+            row["vs_mpiio"] = {"baseline": entry["baseline"], "write": entry["write_ratio"],
+                               "read": entry["read_ratio"]}
+            if entry.get("vs_blocking"):
+                row["vs_blocking"] = entry["vs_blocking"]
     return rows
 
 
@@ -215,6 +255,10 @@ def headline(result: dict) -> str:
         rows = summarize(result)
     except (KeyError, TypeError, ZeroDivisionError):
         return head
+    if rows and all(r["workload"] == "metadata" for r in rows):
+        md = rows[0]["metadata"]["phases"]
+        figures = [f"{op} {md[op]['files_per_s']['median']:.0f}" for op in MD_OPS if (md.get(op) or {}).get("files_per_s")]
+        return f"{head}: {rows[0]['name']} {', '.join(figures[:3])} files/s" if figures else head
     if len(rows) == 1:
         figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]
         return f"{head}: {_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head

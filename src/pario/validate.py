@@ -2,17 +2,44 @@
 saying what is wrong and how to fix it."""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional
+import re
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from . import hints as hintlib
 from .errors import ParioError
-from .spec import format_size
+from .spec import MD_OPS, format_size
 
 KNOWN_BACKENDS = ("posix", "mpiio", "null", "hdf5", "pnetcdf", "netcdf4", "adios2")  # ARCHITECTURE.md
+LIBRARIES = ("hdf5", "pnetcdf", "netcdf4", "adios2")
 ALIGN = 4096  # O_DIRECT alignment of sizes and offsets
 # Capabilities used before the engine is asked; its --list is the authority once known.
 STATIC_CAPS = {"posix": {"shared", "odirect"}, "mpiio": {"collective", "shared", "view", "hints"},
-               "null": {"collective", "shared", "nodata"}}
+               "null": {"collective", "shared", "nodata"}, "hdf5": {"collective", "shared", "view", "hints"},
+               "pnetcdf": {"collective", "shared", "view", "nonblocking", "hints"},
+               "netcdf4": {"collective", "shared", "view", "hints"}, "adios2": {"shared", "view"}}
+# Library settings (`pario-engine --list` lib_keys; its list wins when the engine is known).
+STATIC_LIB_KEYS = {
+    "hdf5": ("alignment", "align_threshold", "chunk", "coll_metadata", "chunk_opt", "meta_block_size",
+             "sieve_buf_size", "libver"),
+    "pnetcdf": ("mode", "nb_batch", "header_align", "var_align", "header_read_chunk"),
+    "netcdf4": ("chunk", "fill", "alignment", "align_threshold"),
+    "adios2": ("NumAggregators", "AggregatorRatio", "NumSubFiles", "AggregationType", "StripeSize", "MaxShmSize",
+               "BufferVType", "BufferChunkSize", "MinDeferredSize", "InitialBufferSize", "GrowthFactor", "AsyncOpen",
+               "AsyncWrite", "StatsLevel", "DirectIO", "DirectIOAlignOffset", "DirectIOAlignBuffer",
+               "UseSelectiveMetadataAggregation", "OneLevelGatherRanksLimit", "Threads", "OpenTimeoutSecs",
+               "BurstBufferPath", "BurstBufferDrain", "NodeLocal", "Profile", "EnableWriterRerouting",
+               "ReroutingThresholdFactor"),
+}
+# Values with a fixed set of choices; every other hdf5/pnetcdf/netcdf4 setting is a size.
+LIB_CHOICES = {("hdf5", "coll_metadata"): ("true", "false"), ("hdf5", "chunk_opt"): ("default", "one", "multi"),
+               ("hdf5", "libver"): ("earliest", "latest"), ("pnetcdf", "mode"): ("blocking", "iput", "bput"),
+               ("netcdf4", "fill"): ("nofill", "fill")}
+_LIB_SIZE = re.compile(r"^\d+[kmgKMG]?$")  # what the engine's pario_parse_size takes
+
+
+def _with(cap: str) -> str:
+    names = [b for b in KNOWN_BACKENDS if cap in STATIC_CAPS[b] and b != "null"]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _fail(case: Dict[str, Any], msg: str) -> None:
@@ -29,6 +56,8 @@ def _near(value: int, mult: int) -> int:
 
 
 def check_case(case: Dict[str, Any], ranks: int, known: Iterable[str] = KNOWN_BACKENDS) -> None:
+    if case.get("workload") == "metadata":
+        return check_metadata(case, ranks)
     known = list(known)
     backend = case["backend"]
     if backend not in known:
@@ -72,17 +101,101 @@ def check_case(case: Dict[str, Any], ranks: int, known: Iterable[str] = KNOWN_BA
 
     for key, value in (case.get("hints") or {}).items():
         hintlib.check(key, value, where=_hint_where(case))
+    if backend in STATIC_LIB_KEYS or case.get("lib"):
+        check_lib(case, STATIC_LIB_KEYS.get(backend, ()))
+
+
+def check_metadata(case: Dict[str, Any], ranks: int) -> None:
+    """The limits the engine enforces, said with the flag that sets each."""
+    if case.get("backend", "posix") != "posix":
+        _fail(case, f"the metadata workload runs POSIX calls; drop -a {case['backend']}")
+    if case["reps"] < 1:
+        _fail(case, f"repetitions must be at least 1 (-i {case['reps']})")
+    if not case["ops"] or any(o not in MD_OPS for o in case["ops"]):
+        _fail(case, f"--md-ops: give a subset of {','.join(MD_OPS)}")
+    if ranks < 1:
+        _fail(case, f"ranks must be at least 1 (-n {ranks})")
+    fpd, depth, br = case["files_per_dir"], case.get("depth", 0), case.get("branching", 1)
+    if fpd < 1:
+        _fail(case, f"--files-per-dir {fpd}: give at least 1")
+    if not 0 <= depth <= 8:
+        _fail(case, f"--depth {depth}: the tree has 0 to 8 levels below its root")
+    if not 1 <= br <= 64:
+        _fail(case, f"--branching {br}: give 1 to 64 subdirectories per directory")
+    if br ** depth * fpd > 1 << 30:
+        _fail(case, f"the tree is too large: {br}^{depth} leaves x {fpd} files is over 2^30; "
+                    "lower --depth, --branching or --files-per-dir")
+    if case.get("file_size", 0) > 1 << 30:
+        _fail(case, f"--file-size {format_size(case['file_size'])}: at most 1g (the workload is about small files)")
+
+
+def check_lib(case: Dict[str, Any], keys: Sequence[str]) -> None:
+    """Library settings: known keys (case-insensitive, rewritten to the library's spelling) and
+    the values the engine would refuse, before anything is launched."""
+    lib = case.get("lib") or {}
+    backend = case["backend"]
+    if lib and backend not in LIBRARIES:
+        _fail(case, f"--lib settings apply to the library layers ({', '.join(LIBRARIES)}); "
+                    f"the {backend} backend takes none: drop --lib or give -a hdf5|pnetcdf|netcdf4|adios2")
+    canon = {k.lower(): k for k in keys}
+    fixed: Dict[str, str] = {}
+    for key, value in lib.items():
+        name = canon.get(key.lower())
+        if name is None:
+            _fail(case, f"--lib {key}: {backend} has no such setting{hintlib.did_you_mean(key, keys)}; "
+                        f"{backend} takes: {', '.join(keys)}")
+        fixed[name] = _lib_value(case, backend, name, str(value))
+    if lib:
+        case["lib"] = fixed
+    has = lambda k: k in fixed  # noqa: E731
+    if backend in ("hdf5", "netcdf4") and has("align_threshold") and not has("alignment"):
+        _fail(case, "--lib align_threshold needs --lib alignment (objects of at least the threshold are "
+                    "aligned to it); add e.g. --lib alignment=1m")
+    if backend == "pnetcdf" and has("nb_batch") and fixed.get("mode", "blocking") == "blocking":
+        _fail(case, "--lib nb_batch applies to the non-blocking modes; add --lib mode=iput or --lib mode=bput")
+
+
+def _lib_value(case: Dict[str, Any], backend: str, key: str, value: str) -> str:
+    choices = LIB_CHOICES.get((backend, key))
+    if choices:
+        if value.lower() not in choices:
+            _fail(case, f"--lib {key}={value}: {backend} {key} is one of {', '.join(choices)}"
+                        f"{hintlib.did_you_mean(value.lower(), choices)}")
+        return value.lower()
+    if backend == "adios2":
+        return value  # BP5 checks its own parameters when the file is opened
+    if key == "chunk":
+        ndims = len(case.get("ldims") or [1]) if case.get("pattern") == "subarray" else 1
+        parts = value.split(",")
+        if value.lower() in ("none", "block"):
+            return value.lower()
+        if len(parts) != ndims or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+            what = (f"{ndims} positive element counts separated by commas (one per dimension of the array)"
+                    if ndims > 1 else "a positive element count (the array has one dimension)")
+            _fail(case, f"--lib chunk={value}: give none, block or {what}")
+        return ",".join(p.strip() for p in parts)
+    if not _LIB_SIZE.match(value) or (key == "nb_batch" and int(value.rstrip("kmgKMG")) < 1):
+        _fail(case, f"--lib {key}={value}: {backend} {key} is "
+                    f"{'a number of requests >= 1' if key == 'nb_batch' else 'a size in bytes (e.g. 1048576 or 1m)'}")
+    return value
 
 
 def _check_caps(case: Dict[str, Any], caps) -> None:
     backend = case["backend"]
     if case.get("collective") and "collective" not in caps:
-        _fail(case, f"collective I/O (-c) needs a backend with collective calls (mpiio); "
-                    f"add -a mpiio or drop -c ({backend} has none)")
+        why = ("ADIOS2 BP5 has no collective/independent choice: it aggregates by itself (--lib NumAggregators=N)"
+               if backend == "adios2" else f"{backend} has none")
+        _fail(case, f"collective I/O (-c) needs a backend with collective calls ({why}); "
+                    f"add -a mpiio or drop -c (hdf5, pnetcdf and netcdf4 have them too)")
     if case.get("view") and "view" not in caps:
-        _fail(case, "file views (--view) need a backend with views (mpiio); add -a mpiio or drop --view")
+        _fail(case, f"file views (--view) need a backend with views ({_with('view')}); "
+                    f"add -a mpiio or drop --view")
     if case.get("hints") and "hints" not in caps:
-        _fail(case, f"MPI-IO hints apply to -a mpiio only; drop --hint/--hints-file for the {backend} backend")
+        how = " (ADIOS2 takes BP5 parameters: --lib KEY=VALUE)" if backend == "adios2" else ""
+        _fail(case, f"MPI-IO hints apply to {_with('hints')}; drop --hint/--hints-file for the {backend} "
+                    f"backend{how}")
+    if case.get("fsync") and backend == "adios2":
+        _fail(case, "adios2 has no fsync (BP5 writes at EndStep and close); drop -e")
     if case.get("odirect") and "odirect" not in caps:
         _fail(case, f"--odirect is a POSIX setting ({backend} does not take it); for MPI-IO use "
                     "--hint direct_write=true --hint direct_read=true (ROMIO on Lustre/XFS)")
@@ -147,7 +260,11 @@ def check_backends(cases: List[Dict[str, Any]], listing: Optional[Dict[str, Any]
         if not row.get("built", False):
             how = row.get("missing") or "rebuild pario with its library installed"
             _fail(case, f"backend {case['backend']} is not built: {how}")
+        if case.get("workload") == "metadata":
+            continue
         _check_caps(case, set(row.get("caps", [])))
+        if case.get("lib") or row.get("lib_keys"):
+            check_lib(case, row.get("lib_keys") or ())
 
 
 def check_all(cases: List[Dict[str, Any]], ranks: int, known: Iterable[str] = KNOWN_BACKENDS) -> None:

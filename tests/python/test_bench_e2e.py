@@ -175,7 +175,7 @@ BAD = [
     (["--odirect", "-t", "1000", "-b", "8000"], "nearest valid -t"),
     (["--pattern", "subarray"], "--dims"),
     (["-a", "mpiio", "--hint", "romio_cb_writ=enable"], "did you mean romio_cb_write"),
-    (["--hint", "cb_nodes=2"], "mpiio only"),
+    (["--hint", "cb_nodes=2"], "MPI-IO hints apply to mpiio,"),
     (["-a", "mpiio", "--hints-file", "/no/such/file"], "cannot read"),
     (["-i", "0", "-F"], "at least 1"),
     (["-a", "posixx"], "did you mean posix"),

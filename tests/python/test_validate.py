@@ -90,7 +90,7 @@ def test_backend_not_built_says_how():
 
 
 def test_hints():
-    reject(case(hints={"cb_nodes": "2"}), match="apply to -a mpiio only")
+    reject(case(hints={"cb_nodes": "2"}), match="MPI-IO hints apply to mpiio, hdf5, pnetcdf or netcdf4")
     reject(case(backend="mpiio", hints=["romio_cb_writ=enable"]), match="did you mean romio_cb_write")
     reject(case(backend="mpiio", hints={"cb_nodes": "many"}), match="integer")
 

@@ -6,14 +6,17 @@ import json
 import os
 from typing import Any, Dict, Optional
 
-from .. import environment, launch, spec as specmod, validate
+from .. import environment, launch, layers, spec as specmod, validate
 from ..engine import engine_path
 from ..errors import ParioError
 from ..scratch import Scratch, device_ceiling
 
+MIB = specmod.MIB
+
 EPILOG = """\
 IOR flag -> pario (same meaning unless noted):
-  -a posix|mpiio   -a / --backend          -c   -c / --collective (MPI-IO *_all calls)
+  -a API           -a / --backend: posix, mpiio, hdf5, pnetcdf, netcdf4, adios2
+  -c               -c / --collective (MPI-IO *_all calls, also through hdf5, pnetcdf, netcdf4)
   -t SIZE          -t / --transfer         -b SIZE  -b / --block (per rank per segment)
   -s N             -s / --segments         -N N     -n / -N / --ranks (default: cores available)
   -w / -r          -w / -r                 -W   -W / --verify (untimed read-back, checked)
@@ -25,6 +28,14 @@ IOR flag -> pario (same meaning unless noted):
   -G N             -G / --seed             -o DIR  -o / --dir
 Sizes are powers of 1024 like IOR: 4k, 1m, 256m, 2g. Without -w/-r/-W: write and read.
 Defaults for one case: -a posix, --strategy shared, -t 1m, -b 16m, -s 1, -i 3.
+Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a mpiio; --lib KEY=VALUE
+sets a library setting (hdf5 alignment, chunk, coll_metadata; pnetcdf mode=iput|bput, nb_batch;
+netcdf4 fill, chunk; adios2 BP5 parameters such as NumAggregators); `--list` names them all.
+--suite layers: one table of every built layer against raw MPI-IO collective on the same bytes.
+
+Metadata workload (like mdtest): --metadata [--files-per-dir N] [--file-size S] [--depth D]
+[--branching B] [--per-rank-dirs (mdtest -u)] [--md-ops create,stat,open_close,read_small,remove]:
+files per second of each phase; every file created is removed.
 
 Without case flags, the default suite runs (posix fpp and shared, mpiio shared independent and
 collective, mpiio per-node, serial) with sizes chosen from --time, free memory and free disk.
@@ -37,7 +48,9 @@ Job file (--config job.toml): a [defaults] table and [[case]] tables with the lo
   ops = ["write", "read", "verify"]   hints = { romio_cb_write = "enable" }
   reps = 3                       strategy = "nfiles:2"   # also: pattern, dims = "32x32x32", view,
                                                          # aggregate, fsync, odirect, keep, reorder,
-                                                         # seed, hints_file, segments
+                                                         # seed, hints_file, segments, lib = {...}
+Metadata cases in a job file: workload = "metadata", files_per_dir, file_size, depth, branching,
+per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.toml).
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
 Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run (stored),
@@ -45,7 +58,8 @@ Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints 
 
 # Flags that describe the case (rather than the run); any of them means "one case, not the suite".
 CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
-              "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name")
+              "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name",
+              "lib", "metadata", "files_per_dir", "file_size", "depth", "branching", "per_rank_dirs", "md_ops")
 # Flags that also apply to every case of the default suite or of a job file.
 RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "fsync", "keep", "seed", "buffer_max")
 
@@ -57,8 +71,9 @@ def register(subparsers) -> None:
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     flag = dict(action="store_const", const=True, default=None)
     g = p.add_argument_group("one case (IOR flags)")
-    g.add_argument("-a", "--backend", "--api", dest="backend", help="posix | mpiio")
-    g.add_argument("-c", "--collective", **flag, help="MPI-IO collective calls")
+    g.add_argument("-a", "--backend", "--api", dest="backend",
+                   help="posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2")
+    g.add_argument("-c", "--collective", **flag, help="collective calls (mpiio, hdf5, pnetcdf, netcdf4)")
     g.add_argument("-t", "--transfer", help="bytes per I/O call (1m)")
     g.add_argument("-b", "--block", help="bytes per rank per segment (16m)")
     g.add_argument("-s", "--segments", type=int, help="segments (strided when > 1)")
@@ -82,17 +97,28 @@ def register(subparsers) -> None:
     g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
     g.add_argument("--hint", action="append", metavar="KEY=VALUE", help="MPI-IO hint (repeatable)")
     g.add_argument("--hints-file", help="ROMIO-format hints file (key value per line)")
+    g.add_argument("--lib", action="append", metavar="KEY=VALUE",
+                   help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
     g.add_argument("--name", help="case name")
     g.add_argument("--buffer", dest="buffer_max", metavar="SIZE",
                    help="distinct data per rank (4m: stays in CPU cache like IOR's buffer; larger: "
                         "data from memory, verify exact at any distance)")
+    m = p.add_argument_group("metadata workload (mdtest-like)")
+    m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
+    m.add_argument("--files-per-dir", type=int, help="files per leaf directory (1000; per rank with --per-rank-dirs)")
+    m.add_argument("--file-size", help="bytes written to each file and read back (0; k/m suffixes)")
+    m.add_argument("--depth", type=int, help="directory levels below the root (0)")
+    m.add_argument("--branching", type=int, help="subdirectories per directory (1)")
+    m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
+    m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
     r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
-    r.add_argument("--suite", choices=["default"], help="run a named suite")
-    r.add_argument("--size", help="default suite: bytes per phase (all ranks), overrides --time")
-    r.add_argument("--time", type=float, default=60.0, help="default suite: time budget in seconds (60)")
+    r.add_argument("--suite", choices=["default", "layers"],
+                   help="default: the strategies; layers: each I/O library against raw MPI-IO")
+    r.add_argument("--size", help="suites: bytes per phase (all ranks), overrides --time")
+    r.add_argument("--time", type=float, default=60.0, help="suites: time budget in seconds (60)")
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
@@ -130,6 +156,15 @@ def flag_options(args) -> Dict[str, Any]:
         opts["reorder"] = "host"
     if args.hint:
         opts["hints"] = list(args.hint)
+    if args.lib:
+        opts["lib"] = list(args.lib)
+    if args.metadata:
+        opts["workload"] = "metadata"
+    for key in ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs"):
+        if getattr(args, key, None) is not None:
+            opts[key] = getattr(args, key)
+    if args.md_ops:
+        opts["ops"] = args.md_ops
     return opts
 
 
@@ -141,6 +176,8 @@ def _merge(base: Dict[str, Any], over: Dict[str, Any]) -> Dict[str, Any]:
         merged = dict(out["hints"])
         merged.update(dict(specmod.hintlib.parse_pair(h) for h in over["hints"]))
         over = {**over, "hints": merged}
+    if "lib" in over and isinstance(out.get("lib"), dict):  # settings add up: [defaults] < [[case]] < --lib
+        over = {**over, "lib": {**specmod.parse_lib(out["lib"], "lib"), **specmod.parse_lib(over["lib"], "--lib")}}
     out.update(over)
     return out
 
@@ -160,21 +197,48 @@ def plan(args, ranks: int, listing: Optional[dict], free_disk: int, rate_mib: fl
         cases = [specmod.build_case(opts)]
         note = ""
     else:
-        cases, note = default_suite(args, ranks, listing, free_disk, opts, rate_mib)
+        suite = layers_suite if args.suite == "layers" else default_suite
+        cases, note = suite(args, ranks, listing, free_disk, opts, rate_mib)
     specmod.unique_names(cases)
     if not note:
-        note = "; ".join(f"{c['name']}: {specmod.human(specmod.case_bytes(c, ranks))} per phase"
-                         for c in cases[:4]) + (" ..." if len(cases) > 4 else "")
+        note = "; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4]) + (" ..." if len(cases) > 4 else "")
     return cases, note
+
+
+def _amount(case, ranks) -> str:
+    if case.get("workload") == "metadata":
+        return f"{specmod.md_files(case, ranks)} files"
+    return specmod.human(specmod.case_bytes(case, ranks))
+
+
+def _suite_run_opts(opts):
+    """(ops, reps, other run flags) of a suite from -w/-r/-W, -i and the other run flags."""
+    run_opts = {k: v for k, v in opts.items() if k in RUN_DESTS or k in ("write", "read", "verify")}
+    chosen = {o for o in specmod.OPS if run_opts.pop(o, None)}
+    ops = [o for o in specmod.OPS if o in chosen] if chosen else ["write", "read", "verify"]
+    return ops, run_opts.pop("reps", 3), run_opts
+
+
+def layers_suite(args, ranks, listing, free_disk, opts, rate_mib):
+    ops, reps, run_opts = _suite_run_opts(opts)
+    if listing is not None and "mpiio" not in layers.built(listing):
+        raise ParioError("--suite layers compares each library with raw MPI-IO, and this engine has no mpiio "
+                         "backend; rebuild pario with an MPI that has MPI-IO")
+    nphases = len(layers.suite_cases(MIB, ops, reps, listing)) * reps * len(ops)
+    size = specmod.parse_size(args.size, "--size") if args.size else None
+    block = specmod.suite_block(ranks, nphases, args.time, size, environment.meminfo()["mem_available"],
+                                free_disk, rate_mib)
+    cases = layers.suite_cases(block, ops, reps, listing, run_opts)
+    parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
+             f"{specmod.human(block)} per rank per phase ({specmod.human(block * ranks)} over {ranks} ranks), "
+             f"{specmod.human(min(MIB, block))} transfers"] + layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
+    return cases, "; ".join(parts)
 
 
 def default_suite(args, ranks, listing, free_disk, opts, rate_mib):
     built = {b["name"] for b in (listing or {}).get("backends", []) if b.get("built")}
     mpiio = "mpiio" in built if listing else True
-    run_opts = {k: v for k, v in opts.items() if k in RUN_DESTS or k in ("write", "read", "verify")}
-    chosen = {o for o in specmod.OPS if run_opts.pop(o, None)}
-    ops = [o for o in specmod.OPS if o in chosen] if chosen else ["write", "read", "verify"]
-    reps = run_opts.pop("reps", 3)
+    ops, reps, run_opts = _suite_run_opts(opts)
     ncases = 6 if mpiio else 3
     nphases = ncases * reps * len(ops)
     mem = environment.meminfo()["mem_available"]
@@ -216,11 +280,12 @@ def list_backends(args) -> int:
     from rich.console import Console
     from rich.table import Table
     table = Table(title="pario backends", title_justify="left")
-    for col in ("backend", "built", "capabilities / how to get it"):
-        table.add_column(col)
+    for col in ("backend", "built", "version", "capabilities / how to get it", "--lib settings"):
+        table.add_column(col, overflow="fold")
     for b in listing["backends"]:
-        table.add_row(b["name"], "yes" if b.get("built") else "no",
-                      ", ".join(b.get("caps", [])) if b.get("built") else (b.get("missing") or ""))
+        table.add_row(b["name"], "yes" if b.get("built") else "no", b.get("version") or "",
+                      ", ".join(b.get("caps", [])) if b.get("built") else (b.get("missing") or ""),
+                      ", ".join(b.get("lib_keys") or []))
     Console().print(table)
     return 0
 

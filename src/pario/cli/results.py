@@ -8,7 +8,7 @@ import sys
 
 from rich.console import Console
 
-from .. import ior_import, summary, tables
+from .. import ior_import, summary, tables, tables_layers
 from ..errors import ParioError
 from ..store import Store
 
@@ -78,7 +78,7 @@ def run(args) -> int:
         if as_json:
             _emit({**one, "summary": rows})
         else:
-            tables.print_run(console, one, rows)
+            tables_layers.print_run(console, one, rows)
         return 0
     if action == "compare":
         a = store.get_run(_run_id(args.a, store))
