@@ -278,6 +278,8 @@ void pario_phase_progress(const pario_world *w, int ci, const char *name, const 
   pario_jw_int(&j, "step", step);
   pario_jw_int(&j, "steps", steps);
   pario_jw_dbl(&j, "bw_mib", dt > 0 ? (double)p->bytes / 1048576.0 / dt : 0.0);
+  double dx = p->xfer_end - p->xfer_start;
+  pario_jw_dbl(&j, "iops", dx > 0 ? (double)p->ops / dx : 0.0);
   pario_jw_uint(&j, "errors", p->errors);
   pario_jw_obj_end(&j);
   pario_progress(j.buf);

@@ -11,7 +11,8 @@ import sys
 import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import environment, launch, spec as specmod
+from . import environment, launch, layout_apply, spec as specmod
+from .settings import effective, view
 from .errors import ParioError
 from .scratch import Scratch, device_ceiling
 
@@ -42,24 +43,29 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     with open(spec_path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh, indent=1)
+    # The MPI is asked to say which settings took effect (settings.effective reads what it prints).
+    forward = {**launch.measure_env(mpi, args.io), **launch.forwarded_env()}
     argv = launch.command(mpi, ranks, [engine, spec_path, result_path], io=args.io,
-                          env=launch.forwarded_env(), launcher=args.launcher)
+                          env=forward, launcher=args.launcher)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=args.io, launcher_argv=argv,
-                              ceiling=ceiling, ranks=ranks)
+                              ceiling=ceiling, ranks=ranks, engine=engine)
+    layouts = layout_apply.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
+    collector = effective.OutputCollector(scratch.prefix)
     env["timeout_s"] = timeout
     log(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")
     log(note)
     if launch.in_slurm() and args.launcher == "mpirun":
         log(f"inside Slurm job {launch.in_slurm()}: mpirun places the ranks in its allocation (or use --launcher srun)")
     try:
-        outcome = launch.run(argv, env=launch.launch_env(mpi, args.io, args.launcher, {}), timeout=timeout,
+        outcome = launch.run(argv, env=launch.launch_env(mpi, args.io, args.launcher, forward), timeout=timeout,
                              status_dir=status_dir, ranks=ranks, cases=cases,
-                             progress=launch.Progress(plain=args.json))
+                             progress=launch.Progress(plain=args.json), sink=collector)
     except KeyboardInterrupt:
         removed = scratch.cleanup()
         log(f"interrupted: ended the run and removed its {removed} file(s) in {scratch.dir}")
         raise
     result = load_result(result_path, scratch.run_id)
+    measured(result, collector, layouts, env, mpi, ranks)
     status, message = judge(outcome, result, status_dir, ranks, cases)
     result["status"] = status
     if message and not result.get("error"):
@@ -74,6 +80,19 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     run_id = store_run(store, args, spec, env, result, status)
     show(args, result, env, status, message, run_id, note, scratch)
     return 0 if status == "complete" else 1
+
+
+def measured(result, collector, layouts, env, mpi, ranks) -> None:
+    """Put the effective settings, the means used and the per-setting check into each case."""
+    stack = env.get("stack") or {}
+    hosts = len((result.get("mpi") or {}).get("hosts") or []) or 1
+    impl = (stack.get("mpi") or {}).get("mpiio") or ("ompio" if mpi.flavour == "openmpi" else "romio")
+    stack_view = view(stack, impl=impl, fs=env.get("fs_name"), ranks=ranks, hosts=hosts)
+    effective.annotate(result, collector.reports(), mpi.flavour, stack_view)
+    for case in result.get("cases") or []:
+        rec = layouts.get(case.get("index"))
+        if rec is not None:
+            case["layout"] = {**rec, "mismatch": layout_apply.compare(rec)}
 
 
 def load_result(path: str, run_id: str) -> Dict[str, Any]:
@@ -143,13 +162,15 @@ def show(args, result, env, status, message, run_id, note, scratch) -> None:
         print(json.dumps(doc, indent=1, default=str))
     else:
         from rich.console import Console
-        from .tables import print_summary
         console = Console()
         if rows:
             mpi = result.get("mpi") or {}
             title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {env.get('hostname')}, "
                      f"{scratch.dir} ({env.get('fs_type') or 'fs ?'})")
-            print_summary(console, rows, title=title)
+            from .tables_layers import print_bench  # data table, then layers and metadata tables
+            print_bench(console, rows, result, title=title)
+            from .tables import print_hints  # requested vs effective settings, with the means used
+            print_hints(console, result.get("cases") or [])
             kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
             if kept and status == "complete":
                 console.print(f"Kept the files of {', '.join(kept)} in {scratch.dir} ({scratch.prefix}.*).")

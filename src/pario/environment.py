@@ -1,5 +1,5 @@
-"""The environment stored with each run: enough to say where and how a figure was measured.
-(The full I/O stack - layout, mount options, effective MPI-IO driver - is `pario stack`, issue 4.)"""
+"""The environment stored with each run: enough to say where and how a figure was measured,
+including the stack facts of `pario stack` (file system, layout, MPI-IO, libraries) under `stack`."""
 from __future__ import annotations
 
 import os
@@ -52,7 +52,7 @@ def disk_free(directory: str) -> int:
 
 def collect(*, directory: str, mpi=None, io: Optional[str] = None, launcher_argv: Optional[List[str]] = None,
             ceiling: Optional[Dict[str, Any]] = None, dropped_caches: bool = False,
-            ranks: Optional[int] = None) -> Dict[str, Any]:
+            ranks: Optional[int] = None, engine: Optional[str] = None) -> Dict[str, Any]:
     env: Dict[str, Any] = {
         "hostname": socket.gethostname(),
         "cpus": cpus(),
@@ -71,4 +71,13 @@ def collect(*, directory: str, mpi=None, io: Optional[str] = None, launcher_argv
         "python_version": platform.python_version(),
         "slurm_job": os.environ.get("SLURM_JOB_ID"),
     }
+    # The stack facts of `pario stack` without its MPI probe (the run itself measures the hints);
+    # the slow parts are cached by pario.stack.
+    from . import stack
+    try:
+        env["stack"] = stack.collect(directory, probe_mpi=False, engine=engine, mpirun=getattr(mpi, "path", None),
+                                     io=io)
+        env["fs_name"] = (env["stack"].get("fs") or {}).get("type")
+    except Exception as exc:  # noqa: BLE001 - a fact we cannot gather must not cost the run
+        env["stack"] = {"error": f"stack facts not collected: {exc}"}
     return env

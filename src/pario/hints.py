@@ -29,10 +29,14 @@ class Hint:
     choices: Tuple[str, ...] = ()
     doc: str = ""
     alias_of: Optional[str] = None   # canonical name when this is an alias (OMPIO stripe_size)
+    lo: Optional[int] = None         # smallest valid value of an int/bytes hint
+    hi: Optional[int] = None
 
 
-def _h(name, kind, impls, default=None, choices=(), doc="", alias_of=None):
-    return Hint(name, kind, tuple(impls), default, tuple(choices), doc, alias_of)
+def _h(name, kind, impls, default=None, choices=(), doc="", alias_of=None, lo=None, hi=None):
+    if lo is None and kind == "bytes":
+        lo = 0
+    return Hint(name, kind, tuple(impls), default, tuple(choices), doc, alias_of, lo, hi)
 
 
 _RC = (ROMIO, CRAY)
@@ -40,8 +44,8 @@ _ALL = (ROMIO, OMPIO, CRAY)
 
 # (a) ROMIO
 _ROMIO = [
-    _h("cb_buffer_size", "bytes", _ALL, "16777216", doc="two-phase buffer per aggregator"),
-    _h("cb_nodes", "int", _ALL, doc="number of aggregators (open time only)"),
+    _h("cb_buffer_size", "bytes", _ALL, "16777216", doc="two-phase buffer per aggregator", lo=1),
+    _h("cb_nodes", "int", _ALL, doc="number of aggregators (open time only)", lo=1),
     _h("cb_config_list", "str", _RC, "*:1", doc="aggregator hosts, host:n,... (leftmost wins)"),
     _h("romio_cb_read", "choice", _RC, "automatic", ENABLE, "two-phase for collective reads"),
     _h("romio_cb_write", "choice", _RC, "automatic", ENABLE, "two-phase for collective writes"),
@@ -54,16 +58,16 @@ _ROMIO = [
     _h("romio_cb_fr_type", "int", _RC, "0", doc="file-realm assignment (0 AAR, -1 FSZ, -2 user)"),
     _h("romio_cb_fr_types", "int", _RC, "0", doc="as printed by ROMIO", alias_of="romio_cb_fr_type"),
     _h("romio_cb_fr_alignment", "bytes", _RC, "1", doc="file realm alignment"),
-    _h("romio_cb_ds_threshold", "int", _RC, "0", doc="size/extent % threshold for DS in collective"),
+    _h("romio_cb_ds_threshold", "int", _RC, "0", doc="size/extent % threshold for DS in collective", lo=0, hi=100),
     _h("romio_cb_alltoall", "choice", _RC, "automatic", ENABLE, "alltoall vs p2p exchange"),
     _h("romio_min_fdomain_size", "bytes", _RC, "0", doc="minimum file-domain size"),
     _h("striping_unit", "bytes", _ALL, "0", doc="stripe size at create (Lustre)"),
-    _h("striping_factor", "int", _ALL, doc="stripe count at create (Lustre; -1 all OSTs)"),
-    _h("start_iodevice", "int", _RC, doc="first OST index at create (Lustre)"),
+    _h("striping_factor", "int", _ALL, doc="stripe count at create (Lustre; -1 all OSTs)", lo=-1),
+    _h("start_iodevice", "int", _RC, doc="first OST index at create (Lustre)", lo=-1),
     _h("romio_synchronized_flush", "choice", _RC, "disable", ("enable", "disable"),
        "collective flush in MPI_File_sync"),
     _h("romio_visibility_immediate", "choice", _RC, "true", BOOL, "POSIX visibility assumption"),
-    _h("romio_lustre_co_ratio", "int", _RC, "1", doc="aggregators per OST, collective writes"),
+    _h("romio_lustre_co_ratio", "int", _RC, "1", doc="aggregators per OST, collective writes", lo=1),
     _h("romio_lustre_coll_threshold", "bytes", _RC, "0", doc="above it, non-interleaved write goes independent"),
     _h("romio_lustre_ds_in_coll", "choice", _RC, "enable", ("enable", "disable"), "RMW for holes in collective"),
     _h("direct_read", "choice", _RC, "false", BOOL, "O_DIRECT reads (Lustre, XFS)"),
@@ -96,8 +100,8 @@ _OMPIO = [
 
 # (c) Cray MPICH
 _CRAY = [
-    _h("cray_cb_write_lock_mode", "int", (CRAY,), "0", doc="0 extent locks, 1 group lock, 2 lockahead"),
-    _h("cray_cb_nodes_multiplier", "int", (CRAY,), "1", doc="aggregators per OST"),
+    _h("cray_cb_write_lock_mode", "int", (CRAY,), "0", doc="0 extent locks, 1 group lock, 2 lockahead", lo=0, hi=2),
+    _h("cray_cb_nodes_multiplier", "int", (CRAY,), "1", doc="aggregators per OST", lo=1),
     _h("cb_align", "int", (CRAY,), "2", doc="Cray collective buffering alignment"),
     _h("direct_io", "choice", (CRAY,), "false", BOOL, "O_DIRECT"),
     _h("aggregator_placement_stride", "int", (CRAY,), "-1", doc="aggregator placement"),
@@ -139,10 +143,13 @@ def check(name: str, value: str, where: str = "--hint") -> None:
         raise ParioError(f"{where}: '{name}' is reported by ROMIO, not set; remove it")
     if hint.kind in ("int", "bytes"):
         try:
-            int(value, 0)
+            number = int(value, 0)
         except ValueError:
             raise ParioError(f"{where}: hint {name}={value!r} needs an integer"
                              + (" (bytes)" if hint.kind == "bytes" else "")) from None
+        if (hint.lo is not None and number < hint.lo) or (hint.hi is not None and number > hint.hi):
+            span = (f"from {hint.lo} to {hint.hi}" if hint.hi is not None else f"at least {hint.lo}")
+            raise ParioError(f"{where}: hint {name}={value} is out of range; give a value {span}")
     elif hint.kind == "choice" and value.lower() not in hint.choices:
         raise ParioError(f"{where}: hint {name}={value!r} must be one of {', '.join(hint.choices)}")
 

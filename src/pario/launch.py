@@ -19,9 +19,10 @@ from .errors import ParioError
 INSTALL_MPI = ("install an MPI: Debian/Ubuntu `apt-get install openmpi-bin libopenmpi-dev`, "
                "RHEL `dnf install openmpi-devel`, or `module load` your site's MPI; "
                "or point --mpirun / $PARIO_MPIRUN at its mpirun")
-FORWARD_PREFIXES = ("PARIO_", "ROMIO_")  # environment the ranks need (fault injection, ROMIO knobs)
+FORWARD_PREFIXES = ("PARIO_", "ROMIO_", "MPICH_MPIIO_")  # what the ranks need (faults, ROMIO/Cray knobs)
 IO_COMPONENTS = ("ompio", "romio321", "romio341")
 PROGRESS = "@pario "
+METADATA_OPS = ("create", "stat", "open_close", "read_small", "remove")  # rates in files/s
 
 
 @dataclass
@@ -79,6 +80,18 @@ def in_slurm() -> Optional[str]:
 def forwarded_env(environ=None) -> Dict[str, str]:
     environ = os.environ if environ is None else environ
     return {k: v for k, v in environ.items() if k.startswith(FORWARD_PREFIXES)}
+
+
+def measure_env(mpi: MPI, io: Optional[str]) -> Dict[str, str]:
+    """Environment that makes the MPI say which settings took effect at open (settings.effective
+    parses what it prints): OMPIO's accepted info keys, ROMIO's final hints, Cray's hints display.
+    MPICH's MPI_File_get_info already returns the effective keys; the display costs nothing there."""
+    io = io or os.environ.get("OMPI_MCA_io")
+    if mpi.flavour == "openmpi":
+        if io and io.startswith(("romio", "^ompio")):
+            return {"ROMIO_PRINT_HINTS": "1"}
+        return {"OMPI_MCA_io_ompio_verbose_info_parsing": "1"}
+    return {"MPICH_MPIIO_HINTS_DISPLAY": "1"}
 
 
 def command(mpi: MPI, ranks: int, engine_argv: List[str], *, io: Optional[str] = None,
@@ -149,8 +162,10 @@ class Progress:
                 self.bar.start()
                 self.task = self.bar.add_task("starting", total=self.steps or None)
         elif kind == "phase":
-            bw = ev.get("bw_mib")
-            text = f"{ev.get('name')} {ev.get('op')} rep {ev.get('rep')}" + (f": {bw:.1f} MiB/s" if bw is not None else "")
+            bw, iops = ev.get("bw_mib"), ev.get("iops")
+            rate = (f": {iops:.0f} files/s" if ev.get("op") in METADATA_OPS and iops is not None
+                    else f": {bw:.1f} MiB/s" if bw is not None else "")
+            text = f"{ev.get('name')} {ev.get('op')} rep {ev.get('rep')}" + rate
             if self.bar is not None:
                 self.bar.update(self.task, completed=ev.get("step", 0), description=text)
             else:
@@ -249,8 +264,9 @@ def terminate(proc: subprocess.Popen, grace: float = 5.0) -> None:
 
 
 def run(argv: List[str], *, env: Dict[str, str], timeout: float, status_dir: Optional[str],
-        ranks: int, cases: List[Dict[str, Any]], progress: Progress) -> Outcome:
-    """Run the launcher; stdout progress lines drive `progress`, other output goes to stderr."""
+        ranks: int, cases: List[Dict[str, Any]], progress: Progress, sink=None) -> Outcome:
+    """Run the launcher; stdout progress lines drive `progress`, other output goes to stderr unless
+    `sink.line(text)` takes it (the hint reports of settings.effective.OutputCollector)."""
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
                                 start_new_session=True, text=True, bufsize=1, errors="replace")
@@ -287,8 +303,10 @@ def run(argv: List[str], *, env: Dict[str, str], timeout: float, status_dir: Opt
                     continue
                 outcome.events.append(ev)
                 progress.event(ev)
+                if sink is not None:
+                    sink.event(ev)
                 last = time.monotonic()
-            else:
+            elif sink is None or not sink.line(line):
                 sys.stderr.write(line)
         outcome.returncode = proc.wait()
     except BaseException:

@@ -10,6 +10,9 @@ from rich.text import Text
 
 from .summary import FLAG_HELP, OPS, fastest, summarize
 
+# Backends whose cases may be collective or independent: the table says which.
+COLLECTIVE_BACKENDS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")
+
 
 def _num(x: float | None) -> str:
     if x is None:
@@ -70,7 +73,7 @@ def case_labels(rows: list[dict]) -> list[str]:
     labels = [f"{r['strategy']}/{r['backend']}" for r in rows]
     extras = (("pattern", lambda r: r["pattern"]),
               ("xfer", lambda r: f"t={_size(r['xfer'])}"),
-              ("collective", lambda r: ("coll" if r["collective"] else "indep") if r["backend"] == "mpiio" else ""))
+              ("collective", lambda r: ("coll" if r["collective"] else "indep") if r["backend"] in COLLECTIVE_BACKENDS else ""))
     for key, fmt in extras:
         if len({r[key] for r in rows}) > 1:
             labels = [f"{lab} {fmt(r)}".rstrip() for lab, r in zip(labels, rows)]
@@ -237,6 +240,11 @@ def print_compare(console: Console, cmp: list[dict], title: str | None = None) -
 
 
 def _hint_rows(hints: dict) -> list[tuple]:
+    """(hint, requested, effective, verdict) per requested hint: from the measured check that
+    pario.settings.effective wrote into the case, else from comparing the two dicts."""
+    if hints.get("check"):
+        return [(r["key"], r["requested"], "-" if r.get("effective") is None else str(r["effective"]),
+                 r["status"] + (f": {r['reason']}" if r.get("reason") else "")) for r in hints["check"]]
     requested = hints.get("requested") or {}
     effective = hints.get("effective") or {}
     rows = []
@@ -252,7 +260,7 @@ def _hint_rows(hints: dict) -> list[tuple]:
 
 def not_applied(hints: dict) -> list[str]:
     """Requested hint names that did not take effect."""
-    return [key for key, _, _, status in _hint_rows(hints) if status != "in effect"]
+    return [key for key, _, _, status in _hint_rows(hints) if status.startswith("not applied")]
 
 
 def _env_lines(run: dict) -> list[str]:
@@ -295,7 +303,12 @@ def print_run(console: Console, run: dict, rows: list[dict] | None = None) -> No
     for line in _env_lines(run):
         console.print(line)
     print_summary(console, rows)
-    cases = (run.get("result") or {}).get("cases") or []
+    print_hints(console, (run.get("result") or {}).get("cases") or [])
+
+
+def print_hints(console: Console, cases: list[dict]) -> None:
+    """Requested vs effective settings of each case (grouped when cases share them), the means
+    that measured them, and the Lustre layout pario applied or why it did not."""
     groups: dict = {}
     for case in cases:
         hints = case.get("hints") or {}
@@ -314,6 +327,19 @@ def print_run(console: Console, run: dict, rows: list[dict] | None = None) -> No
         for name in ("hint", "requested", "effective", ""):
             table.add_column(name, overflow="fold")
         for key, want, got, status in rows_h:
-            table.add_row(Text(key), Text(want), Text(got),
-                          Text(status, style=None if status == "in effect" else "red"))
+            style = None if status == "in effect" else ("yellow" if status.startswith("unverified") else "red")
+            table.add_row(Text(key), Text(want), Text(got), Text(status, style=style))
         console.print(table)
+        if hints.get("get_info") and hints.get("source") != "MPI_File_get_info":
+            echo = hints["get_info"] == hints.get("requested")
+            console.print(f"  (MPI_File_get_info {'only echoed the requested' if echo else 'returned'} "
+                          f"{len(hints['get_info'])} key(s); --json keeps them as get_info)")
+    for case in cases:
+        lay = case.get("layout")
+        if lay:
+            state = "applied" if lay.get("applied") else "not applied"
+            detail = lay.get("reason") or ", ".join(f"{k} {v}" for k, v in (lay.get("effective") or {}).items()
+                                                   if k.startswith("stripe"))
+            miss = f"; differs: {', '.join(lay['mismatch'])}" if lay.get("mismatch") else ""
+            console.print(escape(f"layout of {case['name']} ({lay.get('command')}): {state}: {detail}{miss}"),
+                          style=None if lay.get("applied") and not miss else "red")

@@ -8,7 +8,7 @@ from .. import __version__
 from ..errors import ParioError
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "results", "profile"]
+COMMANDS = ["bench", "results", "profile", "stack", "settings"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,45 @@
+"""`pario stack [PATH]`: what the I/O stack under PATH really is, as a table or one JSON document."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from ..engine import engine_path
+from ..errors import ParioError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "stack", help="file system, layout, MPI, MPI-IO implementation, hints in effect, libraries",
+        description="Inspect the I/O stack under PATH (default: the current directory). The MPI probe runs "
+                    "the engine once on a 1 MiB collective write in PATH; its results are cached for an hour.")
+    p.add_argument("path", nargs="?", default=".", help="directory to inspect (default .)")
+    p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    p.add_argument("--mpirun", help="MPI launcher (default $PARIO_MPIRUN, else mpirun/mpiexec on PATH)")
+    p.add_argument("--io", help="Open MPI io component to inspect (ompio, romio321, romio341)")
+    p.add_argument("--no-probe", action="store_true", help="do not run the engine (no effective hints)")
+    p.add_argument("--refresh", action="store_true", help="ignore cached facts")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from .. import stack
+    if not os.path.exists(args.path):
+        raise ParioError(f"{args.path} does not exist; give an existing directory (where your job writes)")
+    path = args.path if os.path.isdir(args.path) else os.path.dirname(os.path.abspath(args.path))
+    engine = None
+    if not args.no_probe:
+        try:
+            engine = engine_path()
+        except ParioError as exc:
+            print(f"pario: {exc} (no MPI probe)", file=sys.stderr)
+    doc = stack.collect(path, probe_mpi=not args.no_probe, engine=engine, mpirun=args.mpirun, io=args.io,
+                        refresh=args.refresh)
+    if args.json:
+        print(json.dumps(doc, indent=1))
+        return 0
+    from rich.console import Console
+    from ..stack_render import print_stack
+    print_stack(Console(), doc)
+    return 0

@@ -1,0 +1,226 @@
+"""What took effect, measured by the best means each MPI offers, set beside what was requested.
+
+Means, best first (anchors-tuning.md §0.4; machine-notes 1c/1d):
+  MPI_File_get_info          MPICH family: returns the effective keys after open
+  ROMIO_PRINT_HINTS          ROMIO (also Open MPI romio321): rank 0 prints `key = K value = V` at open
+  MPICH_MPIIO_HINTS_DISPLAY  Cray MPICH: prints the hints used per file
+  io_ompio_verbose_info_parsing   OMPIO: one line per info key it accepted
+  MPI_File_get_info (echo)   Open MPI 4.1, either component: only echoes the keys given; says nothing
+The parsers read the engine's non-`@pario` stdout; `compare` is pure.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional
+
+from .equivalence import explain
+from .model import Settings, build
+
+ROMIO_PRINT = "ROMIO_PRINT_HINTS"
+OMPIO_VERBOSE = "io_ompio_verbose_info_parsing"
+CRAY_DISPLAY = "MPICH_MPIIO_HINTS_DISPLAY"
+GET_INFO = "MPI_File_get_info"
+GET_INFO_ECHO = "MPI_File_get_info (echo only: Open MPI returns the keys it was given)"
+LFS = "lfs getstripe"
+
+# How much a means tells: every key in effect, only the keys accepted, or nothing.
+COMPLETE = {GET_INFO, ROMIO_PRINT, CRAY_DISPLAY}
+
+_ROMIO_LINE = re.compile(r"^key = (\S+)\s+value = (.*?)\s*$")
+_OMPIO_LINE = re.compile(r"^File: (.+?) info: (\S+) value (.*?)\s*$")
+_CRAY_HEAD = re.compile(r"MPIIO hints for (.+?):\s*$")
+_CRAY_LINE = re.compile(r"^(?:PE \d+:)?\s+(\w+)\s+= (.*?)\s*$")
+
+
+def parse_romio_print(lines: List[str]) -> Dict[str, str]:
+    """The first block of ROMIO_PRINT_HINTS lines (a repeated key starts the next open's block)."""
+    out: Dict[str, str] = {}
+    for line in lines:
+        m = _ROMIO_LINE.match(line.strip())
+        if m:
+            if m.group(1) in out:
+                break
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def parse_ompio_verbose(lines: List[str]) -> Dict[str, Dict[str, str]]:
+    """{file: {key: value}} of `--mca io_ompio_verbose_info_parsing 1` lines."""
+    out: Dict[str, Dict[str, str]] = {}
+    for line in lines:
+        m = _OMPIO_LINE.match(line.strip())
+        if m:
+            out.setdefault(m.group(1), {})[m.group(2)] = m.group(3).split()[0] if m.group(3) else ""
+    return out
+
+
+def parse_cray_display(lines: List[str]) -> Dict[str, Dict[str, str]]:
+    """{file: {key: value}} of MPICH_MPIIO_HINTS_DISPLAY=1 output (format as in public dumps:
+    a `PE 0: MPIIO hints for FILE:` line, then `  key = value` lines)."""
+    out: Dict[str, Dict[str, str]] = {}
+    current: Optional[str] = None
+    for line in lines:
+        head = _CRAY_HEAD.search(line)
+        if head:
+            current = head.group(1).strip()
+            out.setdefault(current, {})
+            continue
+        m = _CRAY_LINE.match(line.rstrip())
+        if current is not None and m:
+            out[current].setdefault(m.group(1), m.group(2))
+        elif current is not None and line.strip():
+            current = None
+    return out
+
+
+_CASE_OF_FILE = re.compile(r"\.(\d+)\.\d+(?:\.\w+)?$")
+
+
+class OutputCollector:
+    """Fed the engine's stdout line by line (and its progress events): keeps the hint reports,
+    attributed to cases. ROMIO's block has no file name: it belongs to the case whose phase comes
+    next, since rank 0 prints it at open, before that phase's event."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self.pending: List[str] = []
+        self.romio: Dict[int, List[str]] = {}
+        self.ompio: List[str] = []
+        self.cray: List[str] = []
+        self._in_cray = False
+
+    def line(self, text: str) -> bool:
+        """True when the line was a hint report (then it is not echoed)."""
+        stripped = text.strip()
+        if _ROMIO_LINE.match(stripped):
+            self.pending.append(stripped)
+            return True
+        if _OMPIO_LINE.match(stripped):
+            self.ompio.append(stripped)
+            return True
+        if _CRAY_HEAD.search(stripped) or (self._in_cray and _CRAY_LINE.match(text.rstrip())):
+            self._in_cray = True
+            self.cray.append(text.rstrip())
+            return True
+        self._in_cray = False
+        return False
+
+    def event(self, ev: Dict[str, Any]) -> None:
+        if ev.get("event") == "phase" and isinstance(ev.get("case"), int):
+            if self.pending:
+                self.romio.setdefault(ev["case"], self.pending)
+            self.pending = []
+
+    def reports(self) -> Dict[int, Dict[str, Any]]:
+        """{case index: {means: {key: value}}}."""
+        out: Dict[int, Dict[str, Any]] = {}
+        for case, lines in self.romio.items():
+            out.setdefault(case, {})[ROMIO_PRINT] = parse_romio_print(lines)
+        for means, parsed in ((OMPIO_VERBOSE, parse_ompio_verbose(self.ompio)),
+                              (CRAY_DISPLAY, parse_cray_display(self.cray))):
+            for path, keys in parsed.items():
+                m = _CASE_OF_FILE.search(path)
+                if m and self.prefix in path:
+                    out.setdefault(int(m.group(1)), {}).setdefault(means, {}).update(keys)
+        return out
+
+
+def _same(a: str, b: str) -> bool:
+    a, b = str(a).strip().lower(), str(b).strip().lower()
+    if a == b or a.rstrip("d") == b.rstrip("d"):  # ROMIO prints 'disabled' for romio_synchronized_flush
+        return True
+    try:
+        return int(a, 0) == int(b, 0)
+    except ValueError:
+        return False
+
+
+def _reported(key: str, effective: Dict[str, str]) -> Optional[str]:
+    if key in effective:
+        return effective[key]
+    alias = {"romio_cb_fr_type": "romio_cb_fr_types"}.get(key)  # ROMIO prints the plural
+    return effective.get(alias) if alias else None
+
+
+def compare(requested: Dict[str, str], effective: Dict[str, str], means: str,
+            stack: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """One row per requested hint: requested, effective, status (in effect | not applied |
+    unverified), the reason when known (a rule of settings.equivalence with its source)."""
+    settings, _ = build((str(k), str(v)) for k, v in requested.items())
+    _, applied = explain(settings, stack)
+    reasons: Dict[str, List[str]] = {}
+    for a in applied:
+        if a.rule not in ("default", "alias"):
+            reasons.setdefault(a.key, []).append(a.reason())
+    rows = []
+    for key, want in sorted(requested.items()):
+        got = _reported(key, effective)
+        reason = "; ".join(reasons.get(key, []))
+        if means in COMPLETE:
+            if got is None:
+                status, reason = "not applied", reason or "absent after open: this MPI-IO driver does not keep it"
+            elif _same(got, want):
+                status, reason = "in effect", ""
+            else:
+                status, reason = "not applied", reason or f"the library chose {got}"
+        elif means == OMPIO_VERBOSE:
+            if got is not None:
+                status, reason = ("in effect", "") if _same(got, want) else ("not applied", f"ompio took {got}")
+            else:
+                status, reason = "not applied", reason or "ompio did not report accepting it"
+        else:
+            status = "not applied" if reason else "unverified"
+            reason = reason or "this MPI only echoes requested keys; run with --io romio321 or under MPICH to see"
+        rows.append({"key": key, "requested": str(want), "effective": got, "status": status,
+                     "reason": reason, "means": means})
+    return rows
+
+
+def best(engine_hints: Dict[str, Any], reports: Dict[str, Dict[str, str]], flavour: str,
+         impl: Optional[str]) -> (str, Dict[str, str]):
+    """(means, effective) from what the engine recorded and what was printed at open."""
+    get_info = engine_hints.get("effective") or {}
+    if flavour != "openmpi" and engine_hints.get("source", GET_INFO) == GET_INFO and get_info:
+        return GET_INFO, dict(get_info)
+    for means in (CRAY_DISPLAY, ROMIO_PRINT):
+        if reports.get(means):
+            return means, dict(reports[means])
+    if impl == "ompio":
+        return OMPIO_VERBOSE, dict(reports.get(OMPIO_VERBOSE) or {})
+    return (GET_INFO_ECHO if flavour == "openmpi" else GET_INFO), dict(get_info)
+
+
+def annotate(result: Dict[str, Any], reports: Dict[int, Dict[str, Dict[str, str]]], flavour: str,
+             stack: Dict[str, Any]) -> None:
+    """Rewrite each case's hints block with the best measured effective hints, the means, the
+    engine's own MPI_File_get_info answer (kept as get_info) and the per-hint check."""
+    for case in result.get("cases") or []:
+        hints = case.get("hints")
+        index = case.get("index")
+        if not isinstance(hints, dict) or (not hints.get("requested") and index not in reports):
+            continue
+        means, effective = best(hints, reports.get(index, {}), flavour, stack.get("impl"))
+        if means != GET_INFO or hints.get("source") != GET_INFO:
+            hints["get_info"] = hints.get("effective") or {}
+        hints["effective"], hints["source"] = effective, means
+        spec = case.get("spec") or {}
+        hints["check"] = compare(hints.get("requested") or {}, effective, means,
+                                 {**stack, **_file_group(spec, stack), "ops": spec.get("ops")})
+
+
+def _file_group(spec: Dict[str, Any], stack: Dict[str, Any]) -> Dict[str, Any]:
+    """Ranks and hosts of the communicator a file is opened on: the world for a shared file, one
+    rank for a file per process, a block of ranks for nfiles (cb_nodes is clipped to these)."""
+    ranks, hosts = stack.get("ranks"), stack.get("hosts") or 1
+    strategy = spec.get("strategy")
+    if strategy in ("fpp", "serial") or spec.get("aggregate"):
+        return {"ranks": 1, "hosts": 1}
+    if strategy == "nfiles" and ranks and spec.get("nfiles"):
+        return {"ranks": -(-ranks // int(spec["nfiles"])), "hosts": min(hosts, -(-ranks // int(spec["nfiles"])))}
+    if strategy == "pernode" and ranks:
+        return {"ranks": -(-ranks // hosts), "hosts": 1}
+    return {}
+
+
+def requested_settings(requested: Dict[str, str]) -> Settings:
+    return build((str(k), str(v)) for k, v in requested.items())[0]

@@ -1,0 +1,146 @@
+"""The settings that are not MPI_Info hints, kept as data: Open MPI MCA parameters, the Lustre
+layout, and the library knobs of the layers the engine runs (HDF5, PnetCDF, NetCDF-4, ADIOS2).
+
+Source: /work/shared/reference/anchors-tuning.md (b) OMPIO MCA parameters, (d) `lfs setstripe`,
+(e) library knobs; the library keys are the ones the engine's `lib` object takes
+(schemas/spec.schema.json), so that a rendered engine case runs as is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    kind: str                     # int | bytes | choice | str | bool | float
+    default: Optional[str] = None
+    choices: Tuple[str, ...] = ()
+    doc: str = ""
+    lo: Optional[float] = None
+    hi: Optional[float] = None
+
+
+def _k(name, kind, default=None, choices=(), doc="", lo=None, hi=None):
+    if lo is None and kind == "bytes":
+        lo = 0
+    return Knob(name, kind, default, tuple(choices), doc, lo, hi)
+
+
+# (b) Open MPI MCA parameters of the MPI-IO stack (`--mca NAME V` or OMPI_MCA_NAME=V).
+MCA: Dict[str, Knob] = {k.name: k for k in [
+    _k("io", "choice", None, ("ompio", "romio321", "romio341", "^ompio"), "MPI-IO component"),
+    _k("io_ompio_bytes_per_agg", "bytes", "33554432", doc="collective buffer per aggregator", lo=1),
+    _k("io_ompio_num_aggregators", "int", "-1", doc="aggregators; -1 automatic", lo=-1),
+    _k("io_ompio_grouping_option", "int", "5", doc="aggregator grouping (1 volume .. 7 simple+)", lo=1, hi=7),
+    _k("io_ompio_max_aggregators_ratio", "int", "8", doc="at most 1 aggregator per N ranks", lo=1),
+    _k("io_ompio_aggregators_cutoff_threshold", "int", "3", doc="lower means more aggregators", lo=1),
+    _k("io_ompio_cycle_buffer_size", "bytes", "536870912", doc="chunking of individual I/O", lo=1),
+    _k("io_ompio_pipeline_buffer_size", "bytes", "1048576", doc="GPU-buffer pipeline chunk", lo=1),
+    _k("io_ompio_use_accelerator_buffers", "int", "0", doc="aggregate in device memory", lo=0, hi=1),
+    _k("io_ompio_overwrite_amode", "int", "1", doc="WRONLY -> RDWR for data sieving", lo=0, hi=1),
+    _k("io_ompio_coll_timing_info", "int", "0", doc="diagnostics", lo=0),
+    _k("io_ompio_verbose_info_parsing", "int", "0", doc="print accepted info keys at open", lo=0, hi=2),
+    _k("io_ompio_record_file_offset_info", "int", "0", doc="diagnostics", lo=0),
+    _k("fcoll", "choice", None, ("dynamic", "dynamic_gen2", "vulcan", "individual", "two_phase"),
+       "collective I/O algorithm"),
+    _k("fcoll_dynamic_gen2_num_groups", "int", "1", doc="sub-groups", lo=1),
+    _k("fcoll_vulcan_async_io", "int", "0", doc="0 auto, 1 async only, 2 sync only", lo=0, hi=2),
+    _k("fs_lustre_stripe_size", "bytes", "0", doc="stripe size at create (0 FS default)"),
+    _k("fs_lustre_stripe_width", "int", "0", doc="stripe count at create (0 FS default)", lo=-1),
+    _k("fs_lustre_lock_algorithm", "int", "0", doc="0 auto (never lock on Lustre)", lo=0),
+    _k("fs_ufs_lock_algorithm", "int", "0", doc="0 auto", lo=0),
+    _k("fbtl_posix_read_datasieving", "bool", "true", doc="data sieving for reads"),
+    _k("fbtl_posix_write_datasieving", "bool", "true", doc="data sieving for writes"),
+    _k("fbtl_posix_max_block_size", "bytes", "1048576", doc="data sieving block"),
+    _k("fbtl_posix_max_gap_size", "bytes", "4096", doc="largest hole sieved over"),
+    _k("fbtl_posix_max_tmpbuf_size", "bytes", "67108864", doc="sieving buffer"),
+    _k("fbtl_posix_max_aio_reqs", "int", "0", doc="outstanding aio requests", lo=0),
+]}
+
+# OMPIO reads these info keys from MCA parameters when the info key is not given (anchors (b)):
+# the same setting spoken as an Open MPI MCA parameter.
+HINT_TO_MCA = {
+    "cb_buffer_size": "io_ompio_bytes_per_agg",
+    "cb_nodes": "io_ompio_num_aggregators",
+    "striping_unit": "fs_lustre_stripe_size",
+    "striping_factor": "fs_lustre_stripe_width",
+}
+
+# (d) Lustre layout of one component (`lfs setstripe`); a layout is one or more components.
+LAYOUT: Dict[str, Knob] = {k.name: k for k in [
+    _k("stripe_count", "int", "0", doc="-c: stripes; 0 FS default, -1 all OSTs", lo=-1),
+    _k("overstripe_count", "int", None, doc="-C: stripes, more than one per OST allowed; -1..-32 per OST",
+       lo=-32),
+    _k("stripe_size", "bytes", "0", doc="-S: multiple of 64 KiB; 0 FS default", hi=4 << 30),
+    _k("stripe_index", "int", "-1", doc="-i: first OST, -1 lets the MDS choose", lo=-1),
+    _k("ost_list", "str", None, doc="-o: explicit OSTs, e.g. 1,2-4,7"),
+    _k("pool", "str", None, doc="-p: OST pool"),
+    _k("extent_end", "str", None, doc="-E: end of this component (bytes, or eof) for PFL"),
+    _k("mdt", "bool", "false", doc="-L mdt: data on MDT (first component only)"),
+]}
+
+# (e) library knobs, keyed as the engine's `lib` object takes them.
+LIB: Dict[str, Dict[str, Knob]] = {
+    "hdf5": {k.name: k for k in [
+        _k("alignment", "bytes", "1", doc="H5Pset_alignment alignment (use the stripe size)", lo=1),
+        _k("align_threshold", "bytes", "1", doc="H5Pset_alignment threshold", lo=1),
+        _k("chunk", "str", "none", doc="none | block | comma list of element counts"),
+        _k("coll_metadata", "bool", "true", doc="H5Pset_all_coll_metadata_ops + H5Pset_coll_metadata_write"),
+        _k("chunk_opt", "choice", "default", ("default", "one", "multi"), "H5Pset_dxpl_mpio_chunk_opt"),
+        _k("meta_block_size", "bytes", None, doc="H5Pset_meta_block_size"),
+        _k("sieve_buf_size", "bytes", None, doc="H5Pset_sieve_buf_size"),
+        _k("libver", "choice", "earliest", ("earliest", "latest"), "H5Pset_libver_bounds low bound"),
+    ]},
+    "pnetcdf": {k.name: k for k in [
+        _k("mode", "choice", "blocking", ("blocking", "iput", "bput"), "blocking or non-blocking calls"),
+        _k("nb_batch", "int", None, doc="non-blocking requests per wait", lo=1),
+        _k("header_align", "bytes", None, doc="nc_header_align_size (deprecated by nc_var_align_size)"),
+        _k("var_align", "bytes", "512", doc="nc_var_align_size: set to the stripe size on Lustre"),
+        _k("header_read_chunk", "bytes", "262144", doc="nc_header_read_chunk_size"),
+    ]},
+    "netcdf4": {k.name: k for k in [
+        _k("chunk", "str", None, doc="none | block | comma list"),
+        _k("fill", "choice", "nofill", ("nofill", "fill"), "fill mode"),
+        _k("alignment", "bytes", None, doc="nc_set_alignment alignment", lo=1),
+        _k("align_threshold", "bytes", None, doc="nc_set_alignment threshold", lo=1),
+    ]},
+    "adios2": {k.name: k for k in [
+        _k("AggregationType", "choice", "TwoLevelShm",
+           ("TwoLevelShm", "EveryoneWrites", "EveryoneWritesSerial", "DataSizeBased"), "BP5 aggregation"),
+        _k("NumAggregators", "int", None, doc="writers to storage (default one per node)", lo=1),
+        _k("AggregatorRatio", "int", None, doc="ranks per aggregator", lo=1),
+        _k("NumSubFiles", "int", None, doc="subfiles (default = NumAggregators)", lo=1),
+        _k("StripeSize", "bytes", "4096", doc="align each rank's block in subfiles"),
+        _k("MaxShmSize", "bytes", "4294762496", doc=">= 2x max per-step write + 1 KB"),
+        _k("BufferVType", "choice", "chunk", ("chunk", "malloc"), "buffering"),
+        _k("BufferChunkSize", "bytes", "134217728", doc="chunk size (raise toward 2 GiB)"),
+        _k("MinDeferredSize", "bytes", "4194304", doc="deferred-copy threshold"),
+        _k("InitialBufferSize", "bytes", "16384", doc="malloc buffer start"),
+        _k("GrowthFactor", "float", "1.05", doc="malloc buffer growth", lo=1.0),
+        _k("AsyncOpen", "bool", "true", doc="async open of subfiles"),
+        _k("AsyncWrite", "bool", "false", doc="write-behind after EndStep"),
+        _k("StatsLevel", "int", "1", doc="min/max statistics", lo=0),
+        _k("DirectIO", "bool", "false", doc="O_DIRECT (not on PFS)"),
+        _k("DirectIOAlignOffset", "bytes", "512", doc="O_DIRECT offset alignment"),
+        _k("DirectIOAlignBuffer", "bytes", None, doc="O_DIRECT buffer alignment"),
+        _k("UseSelectiveMetadataAggregation", "bool", "true", doc="metadata gather"),
+        _k("OneLevelGatherRanksLimit", "int", "6000", doc="metadata gather limit", lo=1),
+        _k("Threads", "int", "0", doc="reader threads", lo=0),
+        _k("OpenTimeoutSecs", "float", None, doc="reader open timeout", lo=0),
+        _k("BurstBufferPath", "str", None, doc="node-local burst buffer"),
+        _k("BurstBufferDrain", "bool", "true", doc="drain the burst buffer"),
+        _k("NodeLocal", "bool", "false", doc="node-local file system"),
+        _k("Profile", "bool", "true", doc="write profiling.json"),
+        _k("EnableWriterRerouting", "bool", "false", doc="DataSizeBased rerouting"),
+        _k("ReroutingThresholdFactor", "float", "0.3", doc="rerouting threshold", lo=0),
+    ]},
+}
+
+# PnetCDF's own spelling of its knobs, as PNETCDF_HINTS and MPI_Info take them.
+PNETCDF_INFO = {"header_align": "nc_header_align_size", "var_align": "nc_var_align_size",
+                "header_read_chunk": "nc_header_read_chunk_size"}
+
+TRUE = ("true", "on", "yes", "1", "enable")
+FALSE = ("false", "off", "no", "0", "disable")

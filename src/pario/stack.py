@@ -1,0 +1,281 @@
+"""What the I/O stack under a path really is: file system and layout, host and allocation, the MPI
+and its MPI-IO implementation, the hints in effect for a new file there, the I/O libraries and the
+engine's backends. `collect` returns one dict (the `--json` of `pario stack`, and `env.stack` of
+every bench run); the slow parts (the MPI probe, ompi_info, library versions) are cached."""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import platform
+import re
+import socket
+import subprocess
+import tempfile
+import time
+from typing import Any, Dict, List, Optional
+
+from . import environment, fsinfo, launch
+from .errors import ParioError
+from .settings import effective
+
+CACHE_TTL_S = 3600.0
+ENV_KEYS = ("OMPI_MCA_", "ROMIO_", "MPICH_MPIIO_", "PARIO_MPIRUN", "PARIO_ENGINE", "PATH")
+
+
+def lustre_facts(path: str) -> Dict[str, Any]:
+    if not _which("lfs"):
+        return {"available": False, "reason": "lfs not found on PATH (no Lustre client tools here)"}
+    out: Dict[str, Any] = {"available": True}
+    text = fsinfo.run_tool(["lfs", "getstripe", "-d", path])
+    entries = fsinfo.parse_getstripe(text) if text else []
+    if entries:
+        out["dir_layout"] = {k: v for k, v in entries[0].items() if k != "path"}
+    df = fsinfo.run_tool(["lfs", "df", path])
+    if df:
+        out.update(fsinfo.parse_lfs_df(df))
+    return out
+
+
+def gpfs_facts(device: str) -> Dict[str, Any]:
+    tool = _which("mmlsfs") or ("/usr/lpp/mmfs/bin/mmlsfs" if os.access("/usr/lpp/mmfs/bin/mmlsfs", os.X_OK)
+                                else None)
+    if not tool:
+        return {"available": False, "reason": "mmlsfs not found (module load gpfs, or /usr/lpp/mmfs/bin)"}
+    text = fsinfo.run_tool([tool, os.path.basename(device)])
+    if not text:
+        return {"available": False, "reason": f"{tool} {device} failed (it may need admin rights)"}
+    parsed = fsinfo.parse_mmlsfs(text)
+    return {"available": True, "block_size": parsed.get("block_size"), "min_fragment": parsed.get("min_fragment")}
+
+
+def host_facts() -> Dict[str, Any]:
+    mem = environment.meminfo()
+    return {"hostname": socket.gethostname(), "cpus_usable": environment.cpus(), "cpus": os.cpu_count(),
+            "mem_total": mem["mem_total"], "mem_available": mem["mem_available"],
+            "kernel": platform.release(), "os": _os_name()}
+
+
+def slurm_facts(environ=None) -> Optional[Dict[str, Any]]:
+    environ = os.environ if environ is None else environ
+    if not environ.get("SLURM_JOB_ID"):
+        return None
+    names = {"SLURM_JOB_ID": "job", "SLURM_JOB_NUM_NODES": "nodes", "SLURM_NTASKS": "tasks",
+             "SLURM_CPUS_ON_NODE": "cpus_on_node", "SLURM_JOB_NODELIST": "nodelist",
+             "SLURM_JOB_PARTITION": "partition", "SLURM_TASKS_PER_NODE": "tasks_per_node",
+             "SLURM_CLUSTER_NAME": "cluster"}
+    return {v: environ[k] for k, v in names.items() if environ.get(k)}
+
+
+def libraries() -> Dict[str, Optional[str]]:
+    """Versions of the I/O libraries found on this machine (None: not found)."""
+    def first(*argvs):
+        for argv in argvs:
+            if _which(argv[0]) or os.path.isabs(argv[0]):
+                text = fsinfo.run_tool(argv)
+                if text and text.strip():
+                    return text.strip().splitlines()[0]
+        return None
+    h5 = first(["pkg-config", "--modversion", "hdf5"])
+    if h5 is None:
+        cfg = first(["h5pcc", "-showconfig"]) and fsinfo.run_tool(["h5pcc", "-showconfig"])
+        m = re.search(r"HDF5 Version:\s*(\S+)", cfg or "")
+        h5 = m.group(1) if m else None
+    pnc = first(["pnetcdf-config", "--version"], ["pkg-config", "--modversion", "pnetcdf"])
+    nc = first(["nc-config", "--version"], ["pkg-config", "--modversion", "netcdf-mpi"],
+               ["pkg-config", "--modversion", "netcdf"])
+    adios = [a for a in [_which("adios2-config")] + sorted(glob.glob(os.path.expanduser(
+        "~/.cache/pario/adios2-*/bin/adios2-config"))) if a]
+    ad = first([adios[0], "--version"]) if adios else None
+    clean = lambda v: re.sub(r"^(PnetCDF|netCDF|ADIOS2?)\s+", "", v, flags=re.I) if v else None  # noqa: E731
+    return {"hdf5": h5, "pnetcdf": clean(pnc), "netcdf": clean(nc), "adios2": clean(ad)}
+
+
+def openmpi_io(io: Optional[str]) -> Dict[str, Any]:
+    """Open MPI's io components, the one in effect, and OMPIO's MCA parameter values."""
+    text = fsinfo.run_tool(["ompi_info", "--parsable"]) or ""
+    comps = sorted(set(re.findall(r"^mca:io:(\w+):version:", text, re.M)))
+    chosen = io or os.environ.get("OMPI_MCA_io")
+    params: Dict[str, str] = {}
+    detail = fsinfo.run_tool(["ompi_info", "--param", "io", "ompio", "--level", "9", "--parsable"]) or ""
+    for name, value in re.findall(r"^mca:io:ompio:param:(\w+):value:(.*)$", detail, re.M):
+        params[name] = value.strip('"')
+    return {"io_components": comps, "io_component": chosen or ("ompio" if "ompio" in comps else None),
+            "io_selected_by": "--io" if io else ("OMPI_MCA_io" if chosen else "default (highest priority)"),
+            "ompio_params": params}
+
+
+def mpi_facts(mpirun: Optional[str], io: Optional[str]) -> Dict[str, Any]:
+    try:
+        mpi = launch.detect(launch.find_mpirun(mpirun))
+    except ParioError as exc:
+        return {"available": False, "reason": str(exc)}
+    out: Dict[str, Any] = {"available": True, "launcher": mpi.path, "flavour": mpi.flavour, "version": mpi.version}
+    if mpi.flavour == "openmpi":
+        out.update(openmpi_io(io))
+        out["mpiio"] = "romio" if (out["io_component"] or "").startswith("romio") or \
+            (out["io_component"] or "").startswith("^ompio") else "ompio"
+    else:
+        out["mpiio"] = "romio"
+    return out
+
+
+def probe(engine: str, mpirun: Optional[str], path: str, io: Optional[str]) -> Dict[str, Any]:
+    """Run the engine once on a 1 MiB collective MPI-IO write in path (1 rank) and report the MPI
+    library and the hints in effect for a new file there, by the best means this MPI offers."""
+    mpi = launch.detect(launch.find_mpirun(mpirun))
+    tmp = tempfile.mkdtemp(prefix="pario-stack-")
+    prefix = f"pario.stack-{os.getpid()}-{int(time.time())}"
+    spec = {"schema": "pario.spec/1", "run_id": prefix, "dir": os.path.abspath(path), "prefix": prefix,
+            "cases": [{"name": "stack-probe", "backend": "mpiio", "strategy": "shared", "pattern": "segmented",
+                       "xfer": 1 << 20, "block": 1 << 20, "ops": ["write"], "reps": 1, "collective": True}]}
+    spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
+    with open(spec_path, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh)
+    env = {"ROMIO_PRINT_HINTS": "1", "MPICH_MPIIO_HINTS_DISPLAY": "1"}
+    argv = launch.command(mpi, 1, [engine, spec_path, result_path], io=io, env=env)
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+        with open(result_path, encoding="utf-8") as fh:
+            result = json.load(fh)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        return {"ok": False, "reason": f"the probe run failed ({exc})"}
+    finally:
+        for name in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, name))
+        os.rmdir(tmp)
+    collector = effective.OutputCollector(prefix)
+    for line in out.stdout.splitlines():
+        if line.startswith(launch.PROGRESS):
+            try:
+                collector.event(json.loads(line[len(launch.PROGRESS):]))
+            except ValueError:
+                pass
+        else:
+            collector.line(line)
+    case = (result.get("cases") or [{}])[0]
+    if result.get("status") != "complete":
+        return {"ok": False, "reason": (result.get("error") or {}).get("message") or out.stderr.strip()[-300:]}
+    reports = collector.reports().get(0, {})
+    impl = "ompio" if mpi.flavour == "openmpi" and not (io or "").startswith("romio") else None
+    means, hints = effective.best(case.get("hints") or {}, reports, mpi.flavour, impl)
+    library = (result.get("mpi") or {}).get("library") or ""
+    return {"ok": True, "io": io, "library": " ".join(library.splitlines()[0].split()) if library else None,
+            "standard": (result.get("mpi") or {}).get("standard"), "means": means, "hints": hints,
+            "romio_driver": hints.get("romio_filesystem_type")}
+
+
+def collect(path: str, *, probe_mpi: bool = True, engine: Optional[str] = None, mpirun: Optional[str] = None,
+            io: Optional[str] = None, refresh: bool = False) -> Dict[str, Any]:
+    fs = fsinfo.describe(path)
+    doc: Dict[str, Any] = {"path": os.path.abspath(path), "fs": fs, "host": host_facts(), "slurm": slurm_facts()}
+    if fs.get("type") == "lustre":
+        doc["lustre"] = lustre_facts(fs["path"])
+    elif fs.get("type") == "gpfs":
+        doc["gpfs"] = gpfs_facts(fs.get("source", ""))
+    key = _cache_key(path, engine, mpirun, io, probe_mpi, fs)
+    slow = None if refresh else _cache_get(key)
+    if slow is None:
+        slow = {"mpi": mpi_facts(mpirun, io), "libraries": libraries(), "backends": _backends(engine)}
+        if probe_mpi and engine and slow["mpi"].get("available"):
+            slow["probes"] = _probes(engine, mpirun, fs["path"], io, slow["mpi"])
+        _cache_put(key, slow)
+    doc.update(slow)
+    mpi = doc["mpi"]
+    if mpi.get("mpiio") == "ompio":
+        mpi["ompio_fs"] = {"lustre": "lustre", "gpfs": "gpfs"}.get(fs.get("type"), "ufs")
+    for p in doc.get("probes") or []:
+        if p.get("ok") and p.get("library"):
+            mpi.setdefault("library", p["library"])
+            if "cray mpich" in p["library"].lower():
+                mpi["mpiio"] = "cray"
+        if p.get("romio_driver"):
+            mpi.setdefault("romio_driver", p["romio_driver"])
+        if p.get("ok") and p.get("means") == effective.OMPIO_VERBOSE and not p.get("hints"):
+            # OMPIO prints nothing without hints: what it uses are its MCA values.
+            params = mpi.get("ompio_params") or {}
+            p["hints"] = {h: params[m] for h, m in _OMPIO_INFO.items() if m in params}
+            p["means"] = "ompi_info (OMPIO's MCA values; OMPIO reports no hints by itself)"
+    return doc
+
+
+_OMPIO_INFO = {"cb_buffer_size": "io_ompio_bytes_per_agg", "cb_nodes": "io_ompio_num_aggregators",
+               "io_ompio_cycle_buffer_size": "io_ompio_cycle_buffer_size",
+               "io_ompio_grouping_option": "io_ompio_grouping_option",
+               "io_ompio_max_aggregators_ratio": "io_ompio_max_aggregators_ratio"}
+
+
+def _probes(engine, mpirun, path, io, mpi) -> List[Dict[str, Any]]:
+    if not os.access(path, os.W_OK):
+        return [{"ok": False, "reason": f"{path} is not writable: no probe file could be created"}]
+    runs = [io]
+    # Under Open MPI the default (OMPIO) says nothing about ROMIO's driver: also ask romio321.
+    if mpi.get("flavour") == "openmpi" and mpi.get("mpiio") == "ompio":
+        runs += [c for c in mpi.get("io_components", []) if c.startswith("romio")][:1]
+    out = []
+    for chosen in runs:
+        try:
+            out.append(probe(engine, mpirun, path, chosen))
+        except ParioError as exc:
+            out.append({"ok": False, "io": chosen, "reason": str(exc)})
+    return out
+
+
+def _backends(engine: Optional[str]) -> Optional[List[Dict[str, Any]]]:
+    if not engine:
+        return None
+    text = fsinfo.run_tool([engine, "--list"], timeout=30)
+    try:
+        return json.loads(text)["backends"] if text else None
+    except (ValueError, KeyError):
+        return None
+
+
+def _which(name: str) -> Optional[str]:
+    import shutil
+    return shutil.which(name)
+
+
+def _os_name() -> str:
+    try:
+        with open("/etc/os-release", encoding="utf-8") as fh:
+            m = re.search(r'^PRETTY_NAME="?([^"\n]*)', fh.read(), re.M)
+            return m.group(1) if m else platform.system()
+    except OSError:
+        return platform.system()
+
+
+def _cache_dir() -> str:
+    try:
+        from platformdirs import user_cache_dir
+        return user_cache_dir("pario")
+    except ImportError:
+        return os.path.expanduser("~/.cache/pario")
+
+
+def _cache_key(path, engine, mpirun, io, probe_mpi, fs) -> str:
+    mtime = os.stat(engine).st_mtime if engine and os.path.exists(engine) else None
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_KEYS))
+    raw = json.dumps([engine, mtime, mpirun, io, probe_mpi, fs.get("mount_point"), fs.get("path"), env])
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def _cache_get(key: str) -> Optional[Dict[str, Any]]:
+    try:
+        with open(os.path.join(_cache_dir(), f"stack-{key}.json"), encoding="utf-8") as fh:
+            doc = json.load(fh)
+        return doc["facts"] if time.time() - doc["time"] < CACHE_TTL_S else None
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _cache_put(key: str, facts: Dict[str, Any]) -> None:
+    try:
+        os.makedirs(_cache_dir(), exist_ok=True)
+        tmp = os.path.join(_cache_dir(), f".stack-{key}.{os.getpid()}")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"time": time.time(), "facts": facts}, fh)
+        os.replace(tmp, os.path.join(_cache_dir(), f"stack-{key}.json"))
+    except OSError:
+        pass  # a cache that cannot be written only costs time

@@ -1,0 +1,131 @@
+"""Requested vs effective settings: the parsers of what each MPI prints at open (outputs recorded
+on this machine and in the seeds), the comparison with its reasons, and real runs under OMPIO,
+ROMIO in Open MPI (romio321) and MPICH, each with a hint that must show as not applied."""
+import json
+from pathlib import Path
+
+import pytest
+
+from mpi_flavours import FLAVOURS, OPENMPI, backends, bench
+from pario.settings import effective, view
+
+DATA = Path(__file__).parent / "data" / "stack"
+REQUESTED = {"cb_nodes": "4", "striping_factor": "4", "romio_cb_write": "enable",
+             "cb_buffer_size": "8388608", "made_up_key": "1"}
+
+
+def _collect(name, prefix="pario.t1"):
+    collector = effective.OutputCollector(prefix)
+    echoed = []
+    for line in (DATA / name).read_text().splitlines():
+        if line.startswith("@pario "):
+            collector.event(json.loads(line[len("@pario "):]))
+        elif not collector.line(line):
+            echoed.append(line)
+    return collector.reports(), echoed
+
+
+def test_romio_print_hints_of_romio321():
+    reports, echoed = _collect("romio321-print-hints.txt")
+    hints = reports[0][effective.ROMIO_PRINT]
+    assert not echoed and len(hints) == 17
+    assert hints["cb_nodes"] == "1" and hints["romio_cb_write"] == "enable" and hints["cb_config_list"] == "*:1"
+    assert hints["romio_filesystem_type"].startswith("UFS:")
+    rows = {r["key"]: r for r in effective.compare(REQUESTED, hints, effective.ROMIO_PRINT,
+                                                   view(impl="romio", fs="ext4", ranks=2, hosts=1))}
+    assert rows["romio_cb_write"]["status"] == "in effect" and rows["cb_buffer_size"]["status"] == "in effect"
+    assert rows["cb_nodes"]["status"] == "not applied" and "ad_open.c:build_cb_config_list" in rows["cb_nodes"]["reason"]
+    assert rows["striping_factor"]["status"] == "not applied" and "not Lustre" in rows["striping_factor"]["reason"]
+    assert rows["made_up_key"]["status"] == "not applied"
+
+
+def test_ompio_verbose_info_parsing():
+    reports, echoed = _collect("ompio-verbose.txt")
+    assert not echoed
+    accepted = reports[0][effective.OMPIO_VERBOSE]
+    assert accepted == {"cb_buffer_size": "8388608", "cb_nodes": "4"}
+    rows = {r["key"]: r for r in effective.compare(REQUESTED, accepted, effective.OMPIO_VERBOSE,
+                                                   view(impl="ompio", fs="ext4", ranks=2))}
+    assert rows["cb_nodes"]["status"] == "in effect"
+    assert rows["romio_cb_write"]["status"] == "not applied" and "ompio ignores" in rows["romio_cb_write"]["reason"]
+    assert "not Lustre" in rows["striping_factor"]["reason"]
+
+
+def test_mpich_get_info_and_print_hints_agree():
+    reports, _ = _collect("mpich-print-hints.txt")
+    printed = reports[0][effective.ROMIO_PRINT]
+    get_info = json.loads((DATA / "mpich-get-info.json").read_text())
+    assert {k: v.strip() for k, v in get_info["effective"].items()} == printed
+    means, eff = effective.best(get_info, reports[0], "mpich", "romio")
+    assert means == effective.GET_INFO and eff["cb_nodes"] == "1"
+
+
+def test_open_mpi_get_info_only_echoes():
+    # With no printed report, Open MPI's MPI_File_get_info answer proves nothing: unverified.
+    means, eff = effective.best({"effective": dict(REQUESTED), "source": "MPI_File_get_info"}, {}, "openmpi", None)
+    assert means == effective.GET_INFO_ECHO
+    rows = {r["key"]: r for r in effective.compare(REQUESTED, eff, means, view(impl=None, fs="ext4"))}
+    assert rows["romio_cb_write"]["status"] == "unverified"
+    assert rows["striping_factor"]["status"] == "not applied"  # known by rule even without a report
+
+
+def test_seed_romio_print_hints_csc():
+    hints = effective.parse_romio_print((DATA / "csc-romio-print-hints.txt").read_text().splitlines())
+    assert hints["cb_nodes"] == "64" and hints["cb_buffer_size"] == "33554432" and len(hints) == 6
+
+
+def test_cray_display_parser():
+    # The layout of MPICH_MPIIO_HINTS_DISPLAY output in public dumps (no Cray system here).
+    lines = ["PE 0: MPIIO hints for /lus/scratch/out.dat:", "          cb_buffer_size           = 16777216",
+             "          cray_cb_write_lock_mode  = 2", "          striping_factor          = 12", "",
+             "other output"]
+    parsed = effective.parse_cray_display(lines)
+    assert parsed == {"/lus/scratch/out.dat": {"cb_buffer_size": "16777216", "cray_cb_write_lock_mode": "2",
+                                               "striping_factor": "12"}}
+
+
+HINTS = ["--hint", "cb_nodes=4", "--hint", "striping_factor=4", "--hint", "romio_cb_write=enable",
+         "--hint", "cb_buffer_size=8388608"]
+CASE = ["-n", "2", "-a", "mpiio", "-c", "-t", "64k", "-b", "256k", "-w", "-r", "-i", "1"]
+
+
+def _checks(doc):
+    (case,) = doc["result"]["cases"]
+    return case["hints"], {r["key"]: r for r in case["hints"]["check"]}, case
+
+
+@pytest.mark.parametrize("io", ["ompio", "romio321"])
+def test_bench_open_mpi_components(io, tmp_path):
+    if not (OPENMPI["engine"] and OPENMPI["mpirun"]):
+        pytest.skip("needs Open MPI and PARIO_ENGINE")
+    out, doc = bench(OPENMPI, CASE + HINTS + ["--io", io], tmp_path)
+    assert out.returncode == 0, out.stderr
+    hints, rows, case = _checks(doc)
+    assert "key = " not in out.stderr and "info: cb_nodes" not in out.stderr  # the reports were taken, not echoed
+    assert rows["striping_factor"]["status"] == "not applied"
+    assert "not Lustre" in rows["striping_factor"]["reason"]
+    assert case["layout"]["applied"] is False and "not Lustre" in case["layout"]["reason"]
+    if io == "ompio":
+        assert hints["source"] == effective.OMPIO_VERBOSE
+        assert rows["cb_nodes"]["status"] == "in effect" and rows["cb_buffer_size"]["status"] == "in effect"
+        assert rows["romio_cb_write"]["status"] == "not applied" and "ompio ignores" in rows["romio_cb_write"]["reason"]
+    else:
+        assert hints["source"] == effective.ROMIO_PRINT
+        assert hints["effective"]["romio_filesystem_type"].startswith("UFS")
+        assert rows["romio_cb_write"]["status"] == "in effect"
+        assert rows["cb_nodes"]["status"] == "not applied" and rows["cb_nodes"]["effective"] == "1"
+        assert "cb_config_list" in rows["cb_nodes"]["reason"]
+    assert hints["get_info"] == hints["requested"]  # Open MPI's echo, kept for the record
+
+
+@pytest.mark.parametrize("flavour", [f for f in FLAVOURS if f.id == "mpich"])
+def test_bench_mpich(flavour, tmp_path):
+    if "mpiio" not in backends(flavour):
+        pytest.skip("mpiio not built in the MPICH engine")
+    out, doc = bench(flavour, CASE + HINTS, tmp_path)
+    assert out.returncode == 0, out.stderr
+    hints, rows, _ = _checks(doc)
+    assert hints["source"] == effective.GET_INFO and "MPICH" in doc["result"]["mpi"]["library"]
+    assert rows["cb_buffer_size"]["status"] == "in effect" and rows["romio_cb_write"]["status"] == "in effect"
+    assert rows["cb_nodes"]["status"] == "not applied" and rows["cb_nodes"]["effective"] == "1"
+    assert rows["striping_factor"]["status"] == "not applied" and rows["striping_factor"]["effective"] is None
