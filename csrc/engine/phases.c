@@ -254,11 +254,16 @@ void pario_phase_reduce(const pario_world *w, pario_op op, int rep, const outcom
   free(all);
 }
 
-/* Remove this case's files: the first member of each file group removes it. */
-static void remove_files(const pario_ctx *c) {
+/* Remove this case's files: the first member of each file group removes it. Between
+ * repetitions, files the front end created with a layout are emptied instead, so that every
+ * repetition writes into the requested layout (striping is fixed when a file is created). */
+static void remove_files(const pario_ctx *c, int last) {
   MPI_Barrier(MPI_COMM_WORLD);
-  if (c->g.member == 0 && (c->be->remove ? c->be->remove(c->wpath) : unlink(c->wpath)) && pario_ctx_io_rank(c))
-    pario_log(PARIO_LOG_WARN, "could not remove %s", c->wpath);
+  int keep_layout = c->cs->precreated && !last;
+  if (c->g.member == 0 && (keep_layout ? truncate(c->wpath, 0)
+                                       : c->be->remove ? c->be->remove(c->wpath) : unlink(c->wpath)) &&
+      pario_ctx_io_rank(c))
+    pario_log(PARIO_LOG_WARN, "could not %s %s", keep_layout ? "empty" : "remove", c->wpath);
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -323,10 +328,10 @@ int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_cas
       pario_checkpoint();
       pario_phase_progress(w, ci, cs->name, rec, ++*step, steps);
     }
-    if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c);
+    if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c, rep == cs->reps - 1);
   }
   /* files of an earlier run (reuse) stay; the front end removes a failed run's files too */
-  if (!cs->keep && !cs->reuse && (rc == 0 ? !writes : 1)) remove_files(&c);
+  if (!cs->keep && !cs->reuse && (rc == 0 ? !writes : 1)) remove_files(&c, 1);
   pario_ctx_free(&c);
   return rc;
 }

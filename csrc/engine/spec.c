@@ -195,6 +195,7 @@ static int parse_case(const pj_value *o, pario_case *c) {
       (rc = get_int(o, "view", &c->view, 0)) || (rc = get_int(o, "fsync", &c->fsync, 0)) ||
       (rc = get_int(o, "odirect", &c->odirect, 0)) || (rc = get_int(o, "keep", &c->keep, 0)) ||
       (rc = get_int(o, "reorder", &c->reorder, 0)) || (rc = get_int(o, "reuse", &c->reuse, 0)) ||
+      (rc = get_int(o, "precreated", &c->precreated, 0)) ||
       (rc = get_u64(o, "xfer", &c->pat.xfer, 0)) || (rc = get_u64(o, "block", &c->pat.block, 0)) ||
       (rc = get_u64(o, "segments", &c->pat.segments, 1)) || (rc = get_u64(o, "seed", &c->pat.seed, 1)) ||
       (rc = get_u64(o, "buffer_max", &c->buffer_max, PARIO_BUFFER_DEFAULT)))

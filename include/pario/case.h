@@ -67,6 +67,7 @@ typedef struct {
   int reps;
   int collective, view, fsync, odirect, keep;
   int reuse;          /* read or verify files kept by an earlier run (same prefix): no preparatory write */
+  int precreated;     /* the front end created the files with a layout: truncate between repetitions */
   int reorder;        /* read shift in ranks; -1 = ranks on this host */
   uint64_t buffer_max;
   int nhints;

@@ -41,8 +41,6 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     os.mkdir(status_dir)
     spec = specmod.engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
-    with open(spec_path, "w", encoding="utf-8") as fh:
-        json.dump(spec, fh, indent=1)
     # The MPI is asked to say which settings took effect (settings.effective reads what it prints).
     forward = {**launch.measure_env(mpi, args.io), **launch.forwarded_env()}
     argv = launch.command(mpi, ranks, [engine, spec_path, result_path], io=args.io,
@@ -50,6 +48,11 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=args.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=engine)
     layouts = layout_apply.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
+    for index, rec in layouts.items():
+        if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
+            spec["cases"][index]["precreated"] = True
+    with open(spec_path, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh, indent=1)
     collector = effective.OutputCollector(scratch.prefix)
     env["timeout_s"] = timeout
     log(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")

@@ -71,8 +71,8 @@ def prepare(cases: List[Dict[str, Any]], directory: str, prefix: str, ranks: int
         entries = fsinfo.parse_getstripe(got) if got else []
         rec.update(applied=True, files=count, means="lfs getstripe",
                    effective={k: v for k, v in (entries[0] if entries else {}).items() if k != "path"},
-                   note="applies to the first repetition: the engine recreates the files of later ones, which "
-                        "then take the directory's layout unless the striping hints set it")
+                   note="kept for every repetition: the engine truncates these files between repetitions "
+                        "instead of removing them")
     return out
 
 

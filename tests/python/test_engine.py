@@ -147,3 +147,23 @@ def test_every_strategy_and_pattern_on_4_ranks(tmp_path):
             if p["op"] != "write":
                 assert p["verify"]["errors"] == 0 and p["verify"]["checked_bytes"] == c["total_bytes"]
     assert data_files(tmp_path) == []
+
+
+def test_precreated_files_keep_their_identity_across_repetitions(tmp_path):
+    # The front end creates files with a Lustre layout before the run (lfs setstripe); striping
+    # is fixed at creation, so the engine must empty them between repetitions, not recreate them.
+    # An extended attribute stands in for the layout: it survives only if the file does.
+    import os
+    path = tmp_path / "pario.t.0.0"
+    path.write_bytes(b"")
+    try:
+        os.setxattr(path, "user.pario_test", b"layout")
+    except OSError:
+        pytest.skip("no user extended attributes on this file system")
+    proc, doc = run_engine(tmp_path, [case(ops=["write", "read"], reps=3, keep=True, precreated=True)], n=2)
+    assert proc.returncode == 0, proc.stderr
+    assert [p["op"] for p in doc["cases"][0]["phases"]] == ["write", "read"] * 3
+    assert os.getxattr(path, "user.pario_test") == b"layout"
+    assert path.stat().st_size == 2 * 16384 * 2
+    proc, doc = run_engine(tmp_path, [case(ops=["write"], reps=2, precreated=True)], n=2)
+    assert proc.returncode == 0 and not path.exists()  # removed after the last repetition
