@@ -79,8 +79,11 @@ int pario_group_make(const pario_case *cs, const pario_world *w, pario_group *g)
       g->file_index = w->host_index;
       break;
   }
-  if (MPI_Comm_split(MPI_COMM_WORLD, g->file_index, w->rank, &g->comm) != MPI_SUCCESS)
-    return pario_err(PARIO_E_MPI, "MPI_Comm_split failed");
+  /* A file of one rank is opened on (a duplicate of) MPI_COMM_SELF, as IOR and applications do:
+   * MPI libraries give it trivial collectives, which a size-1 communicator from a split may lack. */
+  int err = cs->strategy == PARIO_FPP ? MPI_Comm_dup(MPI_COMM_SELF, &g->comm)
+                                      : MPI_Comm_split(MPI_COMM_WORLD, g->file_index, w->rank, &g->comm);
+  if (err != MPI_SUCCESS) return pario_err(PARIO_E_MPI, "cannot make the file's communicator");
   MPI_Comm_rank(g->comm, &g->member);
   MPI_Comm_size(g->comm, &g->nmembers);
   g->members = malloc(sizeof *g->members * (size_t)g->nmembers);
