@@ -11,13 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_weak.h"
 #include "preload.h"
 
-#define DO_PRAGMA(x) _Pragma(#x)
-#define WEAK(f) DO_PRAGMA(weak f)
-#ifdef OPEN_MPI
-WEAK(ompi_mpi_comm_world) WEAK(ompi_mpi_byte) WEAK(ompi_mpi_int)
-#endif
 WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size) WEAK(PMPI_Alltoall) WEAK(PMPI_Alltoallv)
 
 struct key { uint64_t id, module; };

@@ -11,13 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpi_weak.h"
 #include "preload.h"
 
-#define DO_PRAGMA(x) _Pragma(#x)
-#define WEAK(f) DO_PRAGMA(weak f)
-#ifdef OPEN_MPI
-WEAK(ompi_mpi_comm_world) WEAK(ompi_mpi_byte) WEAK(ompi_mpi_int)
-#endif
 WEAK(PMPI_Init) WEAK(PMPI_Init_thread) WEAK(PMPI_Finalize) WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size)
 WEAK(PMPI_Type_size) WEAK(PMPI_File_open) WEAK(PMPI_File_close) WEAK(PMPI_File_get_info)
 WEAK(PMPI_Info_get_nkeys) WEAK(PMPI_Info_get_nthkey) WEAK(PMPI_Info_get) WEAK(PMPI_Info_free)

@@ -57,3 +57,13 @@ def ours(directory):
 
 
 __all__ = ["ENGINE", "HAVE_MPIRUN", "BUILT_LAYERS", "ROOT", "pario", "bench_json", "write_job", "ours"]
+
+
+def assert_rejected(args, match, tmp_path):
+    """Bad input: exit 2, one line on stderr naming the problem, nothing created."""
+    scratch = tmp_path / "scratch"
+    run = pario([*args, "-n", "2", "--dir", str(scratch), "--no-probe"], tmp_path, timeout=60)
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pario: error: ") and match in lines[0], run.stderr
+    assert not scratch.exists()

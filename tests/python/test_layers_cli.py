@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from cli_support import BUILT_LAYERS, ENGINE, HAVE_MPIRUN, ROOT, bench_json, ours, pario, write_job
+from cli_support import assert_rejected, BUILT_LAYERS, ENGINE, HAVE_MPIRUN, ROOT, bench_json, ours, pario, write_job
 from engine_support import tool
 
 pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
@@ -190,12 +190,7 @@ REJECT = [
 
 @pytest.mark.parametrize("args,match", REJECT, ids=[" ".join(a) for a, _ in REJECT])
 def test_bad_layer_input_is_one_line(tmp_path, args, match):
-    scratch = tmp_path / "scratch"
-    run = pario([*args, "-n", "2", "--dir", str(scratch), "--no-probe"], tmp_path, timeout=60)
-    assert run.returncode == 2, run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("pario: error: ") and match in lines[0], run.stderr
-    assert not scratch.exists()
+    assert_rejected(args, match, tmp_path)
 
 
 def test_lib_keys_are_matched_without_case_and_sent_in_the_librarys_spelling(tmp_path):

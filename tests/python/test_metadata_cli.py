@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cli_support import ENGINE, HAVE_MPIRUN, ROOT, SRC, bench_json, ours, pario, write_job
+from cli_support import assert_rejected, ENGINE, HAVE_MPIRUN, ROOT, SRC, bench_json, ours, pario, write_job
 
 pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
 ALL = ["create", "stat", "open_close", "read_small", "remove"]
@@ -125,12 +125,7 @@ REJECT = [
 
 @pytest.mark.parametrize("args,match", REJECT, ids=[" ".join(a) for a, _ in REJECT])
 def test_bad_metadata_input_is_one_line(tmp_path, args, match):
-    scratch = tmp_path / "scratch"
-    run = pario([*args, "-n", "2", "--dir", str(scratch), "--no-probe"], tmp_path, timeout=60)
-    assert run.returncode == 2, run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("pario: error: ") and match in lines[0], run.stderr
-    assert not scratch.exists()
+    assert_rejected(args, match, tmp_path)
 
 
 def test_cleanup_removes_only_this_runs_directories(tmp_path):
