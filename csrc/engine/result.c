@@ -72,21 +72,26 @@ static void case_spec(pario_jw *j, const pario_case *c) {
 }
 
 /* Library layers: the version, the requested settings and what the library reports it did. */
+/* "requested": the case's settings; "effective" and "source": what the layer reported. */
+static void asked_and_got(pario_jw *j, int n, const char (*key)[64], const char (*val)[256], const pario_info *eff) {
+  pario_jw_obj(j, "requested");
+  for (int k = 0; k < n; k++) pario_jw_str(j, key[k], val[k]);
+  pario_jw_obj_end(j);
+  if (eff && eff->source) {
+    pario_jw_obj(j, "effective");
+    for (int k = 0; k < eff->n; k++) pario_jw_str(j, eff->key[k], eff->val[k]);
+    pario_jw_obj_end(j);
+    pario_jw_str(j, "source", eff->source);
+  }
+}
+
 static void lib(pario_jw *j, const pario_case *c, const pario_case_rec *r) {
   const pario_backend *be = pario_backend_find(c->backend);
   if (!be || !be->version) return;
   pario_jw_obj(j, "lib");
   pario_jw_str(j, "name", be->name);
   pario_jw_str(j, "version", be->version());
-  pario_jw_obj(j, "requested");
-  for (int k = 0; k < c->nlib; k++) pario_jw_str(j, c->lib_key[k], c->lib_val[k]);
-  pario_jw_obj_end(j);
-  if (r->have_lib_effective && r->lib_effective.source) {
-    pario_jw_obj(j, "effective");
-    for (int k = 0; k < r->lib_effective.n; k++) pario_jw_str(j, r->lib_effective.key[k], r->lib_effective.val[k]);
-    pario_jw_obj_end(j);
-    pario_jw_str(j, "source", r->lib_effective.source);
-  }
+  asked_and_got(j, c->nlib, c->lib_key, c->lib_val, r->have_lib_effective ? &r->lib_effective : NULL);
   pario_jw_obj_end(j);
 }
 
@@ -102,15 +107,7 @@ static void metadata(pario_jw *j, const pario_case *c, const pario_case_rec *r) 
 
 static void hints(pario_jw *j, const pario_case *c, const pario_case_rec *r) {
   pario_jw_obj(j, "hints");
-  pario_jw_obj(j, "requested");
-  for (int k = 0; k < c->nhints; k++) pario_jw_str(j, c->hint_key[k], c->hint_val[k]);
-  pario_jw_obj_end(j);
-  if (r->have_effective && r->effective.source) {
-    pario_jw_obj(j, "effective");
-    for (int k = 0; k < r->effective.n; k++) pario_jw_str(j, r->effective.key[k], r->effective.val[k]);
-    pario_jw_obj_end(j);
-    pario_jw_str(j, "source", r->effective.source);
-  }
+  asked_and_got(j, c->nhints, c->hint_key, c->hint_val, r->have_effective ? &r->effective : NULL);
   pario_jw_obj_end(j);
 }
 
