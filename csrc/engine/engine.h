@@ -108,6 +108,9 @@ void pario_phase_rec_free(pario_phase_rec *p);
 /* main.c: rewrite the result document now (rank 0; after every phase). */
 void pario_checkpoint(void);
 
+/* settings_open.c: --settings, one untimed open and close per case (MPI-IO layers). */
+int pario_settings_run(const pario_run *run, const pario_world *w);
+
 /* probe.c: O_DIRECT device ceiling of a directory; prints one JSON object. */
 int pario_probe(const char *dir, int mib);
 

@@ -71,6 +71,26 @@ static void fail(int rc) {
   snprintf(res.err_msg, sizeof res.err_msg, "%s", pario_err_msg()[0] ? pario_err_msg() : pario_err_text(rc));
 }
 
+/* --settings SPEC: the untimed settings opens only (settings_open.c); errors on stderr. */
+static int settings_main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  pario_world world;
+  pario_run run;
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  pario_log_set_rank(rank);
+  int rc = pario_world_init(&world);
+  if (!rc) rc = load_spec(argv[2], rank, &run);
+  if (!rc) {
+    rc = pario_settings_run(&run, &world);
+    pario_spec_free(&run);
+  }
+  if (rc && rank == 0) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
+  pario_world_free(&world);
+  MPI_Finalize();
+  return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], "--version")) {
     printf("pario-engine %s\n", PARIO_VERSION);
@@ -83,10 +103,13 @@ int main(int argc, char **argv) {
     if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
     return rc ? 1 : 0;
   }
+  int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
-    fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | pario-engine --list | --probe DIR [--mib M] | --version\n");
+    fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
+                    " | pario-engine --list | --probe DIR [--mib M] | --version\n");
     return 2;
   }
+  if (settings) return settings_main(argc, argv);
   MPI_Init(&argc, &argv);
   pario_world world;
   pario_run run;

@@ -41,8 +41,7 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     os.mkdir(status_dir)
     spec = specmod.engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
-    # The MPI is asked to say which settings took effect (settings.effective reads what it prints).
-    forward = {**launch.measure_env(mpi, args.io), **launch.forwarded_env()}
+    forward = launch.timed_env()
     argv = launch.command(mpi, ranks, [engine, spec_path, result_path], io=args.io,
                           env=forward, launcher=args.launcher)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=args.io, launcher_argv=argv,
@@ -59,6 +58,7 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     log(note)
     if launch.in_slurm() and args.launcher == "mpirun":
         log(f"inside Slurm job {launch.in_slurm()}: mpirun places the ranks in its allocation (or use --launcher srun)")
+    read_settings(args, cases, ranks, engine, mpi, spec_path, collector, forward)
     try:
         outcome = launch.run(argv, env=launch.launch_env(mpi, args.io, args.launcher, forward), timeout=timeout,
                              status_dir=status_dir, ranks=ranks, cases=cases,
@@ -83,6 +83,32 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     run_id = store_run(store, args, spec, env, result, status)
     show(args, result, env, status, message, run_id, note, scratch)
     return 0 if status == "complete" else 1
+
+
+def read_settings(args, cases, ranks, engine, mpi, spec_path, collector, forward) -> None:
+    """Before the timed run: a launch of its own that opens each case's file once, untimed, with
+    the MPI told to print the settings it took (settings.effective reads the lines). When it fails,
+    the timed run still runs and reports the problem; the effective settings are then unknown."""
+    display = launch.settings_env(mpi, args.io, cases)
+    if not display:
+        return
+    env = {**display, **forward}
+    argv = launch.command(mpi, ranks, [engine, "--settings", spec_path], io=args.io, env=env, launcher=args.launcher)
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err:
+        try:
+            outcome = launch.run(argv, env=launch.launch_env(mpi, args.io, args.launcher, env),
+                                 timeout=SETTINGS_TIMEOUT, status_dir=None, ranks=ranks, cases=cases,
+                                 progress=launch.Progress(plain=True), sink=collector, stderr=err)
+        except ParioError as exc:
+            log(f"the settings in effect were not read: {exc}")
+            return
+        if outcome.returncode or outcome.watchdog:
+            err.seek(0)
+            last = [line.strip() for line in err if line.strip()][-1:] or [outcome.watchdog or "no message"]
+            log(f"the settings in effect were not read ({last[0]}); the timed run follows")
+
+
+SETTINGS_TIMEOUT = 120.0  # seconds without progress: one open and close per case
 
 
 def measured(result, collector, layouts, env, mpi, ranks) -> None:

@@ -82,16 +82,29 @@ def forwarded_env(environ=None) -> Dict[str, str]:
     return {k: v for k, v in environ.items() if k.startswith(FORWARD_PREFIXES)}
 
 
-def measure_env(mpi: MPI, io: Optional[str]) -> Dict[str, str]:
-    """Environment that makes the MPI say which settings took effect at open (settings.effective
-    parses what it prints): OMPIO's accepted info keys, ROMIO's final hints, Cray's hints display.
-    MPICH's MPI_File_get_info already returns the effective keys; the display costs nothing there."""
+HINT_LAYERS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")  # the layers that open through MPI-IO with hints
+DISPLAY_VARS = ("ROMIO_PRINT_HINTS", "MPICH_MPIIO_HINTS_DISPLAY", "OMPI_MCA_io_ompio_verbose_info_parsing")
+
+
+def settings_env(mpi: MPI, io: Optional[str], cases: List[Dict[str, Any]]) -> Dict[str, str]:
+    """Environment of the settings launch (`pario-engine --settings`), which makes the MPI print
+    the settings it took at open; {} when it would learn nothing. Only Open MPI needs it: its
+    MPI_File_get_info echoes the keys given, while the MPICH family's returns the effective ones
+    (recorded by the timed run itself). The timed run never prints: a display at every open cost
+    up to 40% of short MPI-IO phases (benchmarks/RESULTS.md)."""
+    if mpi.flavour != "openmpi":
+        return {}
+    layered = [c for c in cases if c.get("workload") != "metadata" and c.get("backend") in HINT_LAYERS]
     io = io or os.environ.get("OMPI_MCA_io")
-    if mpi.flavour == "openmpi":
-        if io and io.startswith(("romio", "^ompio")):
-            return {"ROMIO_PRINT_HINTS": "1"}
-        return {"OMPI_MCA_io_ompio_verbose_info_parsing": "1"}
-    return {"MPICH_MPIIO_HINTS_DISPLAY": "1"}
+    if io and io.startswith(("romio", "^ompio")):
+        return {"ROMIO_PRINT_HINTS": "1"} if layered else {}
+    # ompio reports only the keys it was given, one line each
+    return {"OMPI_MCA_io_ompio_verbose_info_parsing": "1"} if any(c.get("hints") for c in layered) else {}
+
+
+def timed_env(environ=None) -> Dict[str, str]:
+    """What the timed run forwards: the user's PARIO_/ROMIO_/Cray knobs, without the displays."""
+    return {k: v for k, v in forwarded_env(environ).items() if k not in DISPLAY_VARS}
 
 
 def command(mpi: MPI, ranks: int, engine_argv: List[str], *, io: Optional[str] = None,
@@ -132,7 +145,7 @@ def command(mpi: MPI, ranks: int, engine_argv: List[str], *, io: Optional[str] =
 
 def launch_env(mpi: MPI, io: Optional[str], launcher: str, extra: Dict[str, str]) -> Dict[str, str]:
     """The environment of the launcher process itself."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in DISPLAY_VARS}  # displays: settings launch only
     env.update(extra)
     if launcher == "srun" and io:
         env["OMPI_MCA_io"] = io
@@ -264,11 +277,12 @@ def terminate(proc: subprocess.Popen, grace: float = 5.0) -> None:
 
 
 def run(argv: List[str], *, env: Dict[str, str], timeout: float, status_dir: Optional[str],
-        ranks: int, cases: List[Dict[str, Any]], progress: Progress, sink=None) -> Outcome:
+        ranks: int, cases: List[Dict[str, Any]], progress: Progress, sink=None, stderr=None) -> Outcome:
     """Run the launcher; stdout progress lines drive `progress`, other output goes to stderr unless
-    `sink.line(text)` takes it (the hint reports of settings.effective.OutputCollector)."""
+    `sink.line(text)` takes it (the hint reports of settings.effective.OutputCollector). `stderr`:
+    where the launcher's own stderr goes (a file object; default: ours)."""
     try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, stderr=stderr, env=env,
                                 start_new_session=True, text=True, bufsize=1, errors="replace")
     except OSError as exc:
         raise ParioError(f"cannot start {argv[0]}: {exc.strerror}; {INSTALL_MPI}", exit_code=3) from None

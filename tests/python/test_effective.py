@@ -129,3 +129,52 @@ def test_bench_mpich(flavour, tmp_path):
     assert rows["cb_buffer_size"]["status"] == "in effect" and rows["romio_cb_write"]["status"] == "in effect"
     assert rows["cb_nodes"]["status"] == "not applied" and rows["cb_nodes"]["effective"] == "1"
     assert rows["striping_factor"]["status"] == "not applied" and rows["striping_factor"]["effective"] is None
+
+
+WRAPPER = """#!/bin/sh
+# records, per engine launch of rank 0, whether the MPI was told to print its settings
+if [ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ]; then
+  echo "$1 romio=${ROMIO_PRINT_HINTS:-} ompio=${OMPI_MCA_io_ompio_verbose_info_parsing:-}" >> "%s"
+fi
+exec "%s" "$@"
+"""
+
+
+@pytest.mark.parametrize("io", ["ompio", "romio321"])
+def test_timed_run_never_prints_settings(io, tmp_path):
+    """The settings are read in a launch of their own (`pario-engine --settings`); the timed run
+    runs without the displays, even when the user's environment asks for ROMIO_PRINT_HINTS."""
+    if not (OPENMPI["engine"] and OPENMPI["mpirun"]):
+        pytest.skip("needs Open MPI and PARIO_ENGINE")
+    record, wrapper = tmp_path / "launches.txt", tmp_path / "engine.sh"
+    wrapper.write_text(WRAPPER % (record, OPENMPI["engine"]))
+    wrapper.chmod(0o755)
+    flavour = dict(OPENMPI, engine=str(wrapper))
+    (tmp_path / "d").mkdir()  # the user's: pario leaves it, so leftovers would show
+    out, doc = bench(flavour, CASE + HINTS + ["--io", io, "--dir", str(tmp_path / "d")], tmp_path,
+                     extra_env={"ROMIO_PRINT_HINTS": "1", "OMPI_MCA_io_ompio_verbose_info_parsing": "1"})
+    assert out.returncode == 0, out.stderr
+    launches = record.read_text().splitlines()
+    settings = [line for line in launches if line.startswith("--settings ")]
+    timed = [line for line in launches if line.endswith(".json romio= ompio=") and "--settings" not in line]
+    assert len(settings) == 1 and len(timed) == 1, launches
+    assert ("romio=1" if io == "romio321" else "ompio=1") in settings[0]
+    hints, rows, _ = _checks(doc)
+    assert hints["source"] == (effective.ROMIO_PRINT if io == "romio321" else effective.OMPIO_VERBOSE)
+    assert rows["cb_buffer_size"]["status"] == "in effect"
+    assert not [p for p in (tmp_path / "d").iterdir() if p.name.startswith("pario.")]  # the settings open's file too
+
+
+def test_settings_launch_only_where_it_tells_something():
+    from pario import launch
+    ompi = launch.MPI(path="mpirun", flavour="openmpi", version="4.1.4")
+    mpich = launch.MPI(path="mpiexec", flavour="mpich", version="4.0")
+    mpiio, posix = {"backend": "mpiio"}, {"backend": "posix", "hints": {"cb_nodes": "1"}}
+    assert launch.settings_env(ompi, "romio321", [mpiio]) == {"ROMIO_PRINT_HINTS": "1"}
+    assert launch.settings_env(ompi, "romio321", [posix]) == {}
+    assert launch.settings_env(ompi, "ompio", [mpiio]) == {}  # ompio reports only keys it was given
+    assert launch.settings_env(ompi, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {
+        "OMPI_MCA_io_ompio_verbose_info_parsing": "1"}
+    assert launch.settings_env(mpich, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {}  # get_info is complete
+    assert launch.timed_env({"ROMIO_PRINT_HINTS": "1", "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}) == {
+        "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}

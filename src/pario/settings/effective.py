@@ -78,8 +78,9 @@ _CASE_OF_FILE = re.compile(r"\.(\d+)\.\d+(?:\.\w+)?$")
 
 class OutputCollector:
     """Fed the engine's stdout line by line (and its progress events): keeps the hint reports,
-    attributed to cases. ROMIO's block has no file name: it belongs to the case whose phase comes
-    next, since rank 0 prints it at open, before that phase's event."""
+    attributed to cases. ROMIO's block has no file name: it belongs to the case whose `settings`
+    event comes next (`pario-engine --settings` opens each case's file once and only world rank 0
+    prints), or whose phase comes next in a run that printed at its timed opens."""
 
     def __init__(self, prefix: str):
         self.prefix = prefix
@@ -106,7 +107,7 @@ class OutputCollector:
         return False
 
     def event(self, ev: Dict[str, Any]) -> None:
-        if ev.get("event") == "phase" and isinstance(ev.get("case"), int):
+        if ev.get("event") in ("settings", "phase") and isinstance(ev.get("case"), int):
             if self.pending:
                 self.romio.setdefault(ev["case"], self.pending)
             self.pending = []

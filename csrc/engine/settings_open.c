@@ -1,0 +1,59 @@
+/* pario-engine --settings: open each case's file as its first write would, untimed, and close it,
+ * so that an MPI told to print the settings it took at open (ROMIO_PRINT_HINTS, Open MPI's
+ * io_ompio_verbose_info_parsing) prints them once per case, in a launch of their own. The timed
+ * run then runs without that output: printing at every open cost up to 40% of short MPI-IO read
+ * phases on 4 oversubscribed ranks (benchmarks/RESULTS.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "engine/casectx.h"
+#include "pario/errors.h"
+#include "util/log.h"
+
+static int open_close(pario_ctx *c) {
+  if (!pario_ctx_io_rank(c)) return 0;
+  pario_open_args a = {
+      .path = c->wpath,
+      .comm = c->g.aggregate ? MPI_COMM_SELF : c->g.comm,
+      .dir = c->cs->reuse ? PARIO_READ : PARIO_WRITE, /* an earlier run's files are only read */
+      .cs = c->cs,
+      .geom = &c->geom,
+  };
+  void *fh = NULL;
+  int rc = c->be->open(&a, &fh);
+  if (!rc) rc = c->be->close(fh);
+  return rc;
+}
+
+/* One settings open per case whose layer takes MPI-IO hints; a file the front end created with a
+ * layout, or an earlier run's file (reuse), is opened as it is and kept; any other is removed
+ * again (it is this run's own path, created by this open). */
+int pario_settings_run(const pario_run *run, const pario_world *w) {
+  /* ROMIO prints on rank 0 of each file's communicator: keep one report per case, world rank 0's */
+  if (w->rank != 0) unsetenv("ROMIO_PRINT_HINTS");
+  int rc = 0;
+  for (int ci = 0; ci < run->ncases && !rc; ci++) {
+    const pario_case *cs = &run->cases[ci];
+    const pario_backend *be = pario_backend_find(cs->backend);
+    if (cs->workload == PARIO_WL_METADATA || !be || be->missing || !(be->caps & PARIO_CAP_HINTS)) continue;
+    pario_ctx c;
+    rc = pario_agree(pario_ctx_init(&c, run, ci, w), w);
+    if (!rc) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      rc = pario_agree(open_close(&c), w);
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (!rc && !cs->precreated && !cs->reuse && c.g.member == 0 && pario_ctx_io_rank(&c) &&
+        (be->remove ? be->remove(c.wpath) : unlink(c.wpath)))
+      pario_log(PARIO_LOG_WARN, "could not remove %s", c.wpath);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!rc && w->rank == 0) {
+      char line[96];
+      snprintf(line, sizeof line, "{\"event\":\"settings\",\"case\":%d}", ci);
+      pario_progress(line);
+    }
+    pario_ctx_free(&c);
+  }
+  return rc;
+}
