@@ -49,11 +49,13 @@ typedef struct {
 } pario_pattern;
 
 #define PARIO_ELEM 8
-/* Distinct data per rank by default. Like IOR's single transfer buffer, it stays in the CPU
- * caches, so that figures compare with IOR's (measured: 4 ranks reading from page cache lose
- * 25-40% with 8 MiB or more per rank on a 32 MiB L3); beyond it the data repeats, which verify
- * accounts for. buffer_max raises it: data from DRAM, misplacement detected at any distance. */
-#define PARIO_BUFFER_DEFAULT ((uint64_t)4 << 20)
+/* Distinct data per rank by default (at least one call). Like IOR's single transfer buffer, it
+ * stays in the CPU caches, so that figures compare with IOR's (measured, 4 ranks reading 1 MiB
+ * transfers from page cache on 2 cores with 512 KiB L2 each and a 32 MiB L3: 0.97-1.19x IOR with
+ * 1 MiB per rank, 0.75-0.85x with 4 MiB; benchmarks/RESULTS.md); beyond it the data repeats,
+ * which verify accounts for. buffer_max raises it: data from DRAM, misplacement detected at any
+ * distance. */
+#define PARIO_BUFFER_DEFAULT ((uint64_t)1 << 20)
 
 typedef struct {
   char name[128];

@@ -114,8 +114,16 @@ def _verify(case: dict, spec: dict, phases: list[dict]) -> dict | None:
             "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
             "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
                                  if (p.get("verify") or {}).get("first_error")), None),
-            # the data repeats every buffer_max bytes per rank: misplacement by a multiple goes unseen
-            "repeats_every": None if case.get("verify_exact", True) else spec.get("buffer_max")}
+            # the data repeats every ring (buffer_max bytes, at least one call) per rank:
+            # misplacement by a multiple goes unseen
+            "repeats_every": None if case.get("verify_exact", True) else _ring(spec, case)}
+
+
+def _ring(spec: dict, case: dict) -> int | None:
+    buffer, call = spec.get("buffer_max"), case.get("xfer")
+    if not buffer or not call:
+        return buffer
+    return max(1, buffer // call) * call
 
 
 def _metadata(case: dict, spec: dict) -> dict:

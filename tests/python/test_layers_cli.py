@@ -253,7 +253,8 @@ def test_layers_table_names_what_is_not_built(tmp_path):
 @pytest.mark.skipif("pnetcdf" not in BUILT_LAYERS, reason="pnetcdf not built")
 def test_pnetcdf_iput_when_the_data_ring_wraps_twice(tmp_path):
     # 8 calls of 1 MiB over a 4 MiB data ring: every slot is posted twice before wait_all
-    run, doc = bench_json(["-a", "pnetcdf", "--lib", "mode=iput", "-t", "1m", "-b", "8m", "-n", "1", "-i", "1",
+    run, doc = bench_json(["-a", "pnetcdf", "--lib", "mode=iput", "-t", "1m", "-b", "8m", "--buffer", "4m",
+                           "-n", "1", "-i", "1",
                            "-w", "-W", "--dir", str(tmp_path / "s")], tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     assert doc["summary"][0]["verify"]["errors"] == 0

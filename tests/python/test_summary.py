@@ -82,6 +82,17 @@ def test_partial_and_verify_outcomes():
     assert "verify-errors" in row["flags"]
 
 
+def test_verified_data_repeats_every_ring_of_at_least_one_call():
+    def period(xfer, buffer_max):
+        c = case("v", 0, write=[100.0], read=[200.0], verify_errors=0, xfer=xfer, buffer_max=buffer_max)
+        c["verify_exact"] = False
+        (row,) = _rows(c)
+        return row["verify"]["repeats_every"]
+    assert period(4096, MIB) == MIB
+    assert period(4 * MIB, MIB) == 4 * MIB  # one call is the smallest ring
+    assert period(3 * MIB, 8 * MIB) == 6 * MIB  # whole calls only
+
+
 def test_fastest_by_median_not_by_maximum():
     rows = _rows(case("steady", 0, write=[600.0, 610.0, 620.0]),
                  case("spiky", 1, strategy="shared", write=[100.0, 120.0, 5000.0]))
