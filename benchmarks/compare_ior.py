@@ -3,12 +3,12 @@
 
 Cases (4 ranks by default): file per process and one shared file; 1 MiB, 4 KiB and 512 B
 transfers; POSIX, MPI-IO independent and MPI-IO collective; Open MPI's ompio and romio321.
-Each case runs pario once (its -i repetitions), then IOR once with the same flags, and so on,
-so that both see the same machine state; the figures are medians over repetitions and the
-ratio pario/IOR is computed within the pair. Where IOR is not installed, pario's figures are
-recorded alone.
+Each case runs pario (its -i repetitions), then IOR with the same flags, alternated --rounds
+times, so that both see the same machine states; the figures are medians over all repetitions
+of all rounds and the ratio pario/IOR is computed within the case. Where IOR is not installed,
+pario's figures are recorded alone.
 
-    python3 benchmarks/compare_ior.py [--ranks 4] [--reps 5] [--ior PATH] [--dir DIR] [--quick]
+    python3 benchmarks/compare_ior.py [--ranks 4] [--reps 5] [--rounds 3] [--ior PATH] [--dir DIR] [--quick]
 
 Writes benchmarks/results/<date>.json (everything) and prints a Markdown table to paste into
 benchmarks/RESULTS.md with the command that made it.
@@ -59,8 +59,8 @@ def run_pario(flags, ranks, reps, io, directory, db):
         return {"error": out.stderr.strip().splitlines()[-1:] or ["?"], "command": " ".join(cmd)}
     doc = json.loads(out.stdout)
     phases = doc["result"]["cases"][0]["phases"]
-    return {"command": " ".join(cmd[2:]), "run": doc["run"], **figures(
-        [(p["op"], p["bw_mib"]) for p in phases], doc["result"]["cases"][0]["xfer"])}
+    return {"command": " ".join(cmd[2:]), "run": doc["run"], "xfer": doc["result"]["cases"][0]["xfer"],
+            "rows": [(p["op"], p["bw_mib"]) for p in phases]}
 
 
 def run_ior(ior, flags, ranks, reps, io, directory, xfer):
@@ -79,7 +79,16 @@ def run_ior(ior, flags, ranks, reps, io, directory, xfer):
         for e in item if isinstance(item, list) else [item]:
             if e.get("access") in ("write", "read"):
                 rows.append((e["access"], e["bwMiB"]))
-    return {"command": " ".join(cmd), **figures(rows, xfer)}
+    return {"command": " ".join(cmd), "xfer": xfer, "rows": rows}
+
+
+def merge(runs):
+    """One tool's rounds of one case: the figures over all their repetitions, or the first error."""
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        return failed[0]
+    rows = [row for r in runs for row in r["rows"]]
+    return {"commands": [r["command"] for r in runs], **figures(rows, runs[0]["xfer"])}
 
 
 def figures(rows, xfer):
@@ -111,6 +120,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3, help="pario/IOR alternations per case (default 3)")
     ap.add_argument("--ior")
     ap.add_argument("--dir", help="scratch directory (default: a new one under the current directory)")
     ap.add_argument("--quick", action="store_true", help="smaller blocks (a smoke run, not for the record)")
@@ -128,15 +138,20 @@ def main():
                     b = {"64m": "8m", "8m": "1m", "2m": "256k"}[b]
                 size = ["-t", t, "-b", b]
                 row = {"case": f"{label} -t {t}", "io": io, "transfer": t, "block": b}
-                row["pario"] = run_pario(pflags + size, args.ranks, args.reps, io, directory, db)
-                if ior:
-                    row["ior"] = run_ior(ior, iflags + size, args.ranks, args.reps, io, directory, nbytes(t))
+                runs = {"pario": [], "ior": []}
+                for _ in range(args.rounds):
+                    runs["pario"].append(run_pario(pflags + size, args.ranks, args.reps, io, directory, db))
+                    if ior:
+                        runs["ior"].append(run_ior(ior, iflags + size, args.ranks, args.reps, io, directory, nbytes(t)))
+                for tool, done in runs.items():
+                    if done:
+                        row[tool] = merge(done)
                 results.append(row)
                 print(line(row), file=sys.stderr, flush=True)
     doc = {"date": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z", "machine": machine(),
-           "ranks": args.ranks, "reps": args.reps, "ior": ior, "command": " ".join(sys.argv), "results": results}
+           "ranks": args.ranks, "reps": args.reps, "rounds": args.rounds, "ior": ior, "command": " ".join(sys.argv), "results": results}
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    out = os.path.join(HERE, "results", doc["date"][:10] + ".json")
+    out = os.path.join(HERE, "results", doc["date"].replace(":", "") + ".json")
     with open(out, "w") as fh:
         json.dump(doc, fh, indent=1)
     print(markdown(doc))
@@ -163,7 +178,7 @@ def line(row):
 
 def markdown(doc):
     m = doc["machine"]
-    out = [f"### {doc['date']}: {doc['ranks']} ranks, {doc['reps']} repetitions, {m['cpus']} cpus, "
+    out = [f"### {doc['date']}: {doc['ranks']} ranks, {doc['rounds']} rounds of {doc['reps']} repetitions, {m['cpus']} cpus, "
            f"{m['mem_gib']} GiB, {m['mpi']}", "", f"Command: `{doc['command']}`", "",
            "| io | case | pario write MiB/s | IOR write | ratio | pario read | IOR read | ratio | pario write IOPS | IOR | ratio |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
