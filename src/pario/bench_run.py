@@ -22,11 +22,13 @@ def log(msg: str) -> None:
 
 
 def execute(args, *, cases: List[Dict[str, Any]], note: str, ranks: int, engine: str, mpi: launch.MPI,
-            scratch: Scratch, timeout: float, ceiling: Optional[Dict[str, Any]] = None, store=None) -> int:
+            scratch: Scratch, timeout: float, ceiling: Optional[Dict[str, Any]] = None, store=None,
+            facts: Optional[Dict[str, Any]] = None) -> int:
+    """`facts`: more of what the front end knows about the run, stored in its environment."""
     scratch.prepare()
     tmp = tempfile.mkdtemp(prefix="pario-")  # private: spec, result and status files of this run
     try:
-        return _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceiling, store)
+        return _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceiling, store, facts or {})
     except BaseException:
         scratch.cleanup()
         raise
@@ -34,7 +36,7 @@ def execute(args, *, cases: List[Dict[str, Any]], note: str, ranks: int, engine:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceiling, store) -> int:
+def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceiling, store, facts) -> int:
     if ceiling is None:
         ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
     status_dir = os.path.join(tmp, "status")
@@ -46,6 +48,7 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
                           env=forward, launcher=args.launcher)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=args.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=engine)
+    env.update(facts)
     layouts = layout_apply.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
     for index, rec in layouts.items():
         if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
@@ -82,7 +85,10 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
         log(f"could not remove {len(left)} file(s) of this run, e.g. {left[0]}")
     run_id = store_run(store, args, spec, env, result, status)
     show(args, result, env, status, message, run_id, note, scratch)
-    return 0 if status == "complete" else 1
+    bad = sum(((p.get("verify") or {}).get("errors") or 0) for c in result.get("cases") or [] for p in c.get("phases") or [])
+    if bad and not message:
+        print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+    return 0 if status == "complete" and not bad else 1
 
 
 def read_settings(args, cases, ranks, engine, mpi, spec_path, collector, forward) -> None:
@@ -181,6 +187,19 @@ def store_run(store, args, spec, env, result, status) -> Optional[int]:
         return None
 
 
+def verify_lines(rows) -> List[str]:
+    """Where each case's read-back first differed from what was written."""
+    out = []
+    for r in rows:
+        v = r.get("verify") or {}
+        first = v.get("first_error") or {}
+        if v.get("errors"):
+            where = (f"; first on rank {first.get('rank')}, file {first.get('file')}, offset {first.get('offset')}: "
+                     f"expected {first.get('expected')}, got {first.get('got')}") if first else ""
+            out.append(f"{r['name']}: verify found {v['errors']} bad 8-byte word(s){where}.")
+    return out
+
+
 def show(args, result, env, status, message, run_id, note, scratch) -> None:
     from .summary import fastest, summarize
     rows = summarize(result, env) if result.get("cases") else []
@@ -198,6 +217,8 @@ def show(args, result, env, status, message, run_id, note, scratch) -> None:
                      f"{scratch.dir} ({env.get('fs_type') or 'fs ?'})")
             from .tables_layers import print_bench  # data table, then layers and metadata tables
             print_bench(console, rows, result, title=title)
+            for line in verify_lines(rows):
+                console.print(line, highlight=False)
             from .tables import print_hints  # requested vs effective settings, with the means used
             print_hints(console, result.get("cases") or [])
             kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]

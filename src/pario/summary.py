@@ -6,6 +6,7 @@ the front end stored beside it. Keys read from env, all optional:
   ceiling: {"write_mib": float, "read_mib": float}   O_DIRECT device ceiling of the directory
   mem_total: int                                    bytes of RAM on a node
   caches_dropped: bool (or dropped_caches)          caches were dropped before reads
+  reuse: {"resident": {case index: fraction}}      --reuse: share of the kept files in page cache
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import statistics
 from . import layers
 
 OPS = ("write", "read")
+COLD_RESIDENT = 0.05  # --reuse: files with less of themselves in page cache are read cold
 MD_OPS = ("create", "stat", "open_close", "read_small", "remove")
 MIB = 1 << 20
 
@@ -67,6 +69,10 @@ def _strategy(spec: dict) -> str:
 
 def _reads_cold(case: dict, spec: dict, env: dict, hosts: list) -> bool:
     if spec.get("odirect") or env.get("caches_dropped") or env.get("dropped_caches"):
+        return True
+    # --reuse after a cache drop: cold files, but a second repetition reads what the first cached
+    resident = ((env.get("reuse") or {}).get("resident") or {}).get(str(case.get("index")))
+    if resident is not None and resident < COLD_RESIDENT and (spec.get("reps") or 1) == 1:
         return True
     # Reading another rank's data only misses the page cache when that rank sat on another
     # host: with ranks placed by blocks, a shift of at least one host's worth does that.

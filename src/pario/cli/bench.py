@@ -53,7 +53,7 @@ Metadata cases in a job file: workload = "metadata", files_per_dir, file_size, d
 per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.toml).
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
 Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
-`key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run (stored),
+`key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
 2 bad input, 3 engine or MPI missing."""
 
 # Flags that describe the case (rather than the run); any of them means "one case, not the suite".
@@ -115,6 +115,9 @@ def register(subparsers) -> None:
     r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
     r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
+    r.add_argument("--reuse", type=int, metavar="RUN",
+                   help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
+                        "they are never written or removed")
     r.add_argument("--suite", choices=["default", "layers"],
                    help="default: the strategies; layers: each I/O library against raw MPI-IO")
     r.add_argument("--size", help="suites: bytes per phase (all ranks), overrides --time")
@@ -124,7 +127,7 @@ def register(subparsers) -> None:
     r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message)")
+    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
@@ -317,9 +320,12 @@ def _nearest_existing(path: str) -> str:
 def run(args) -> int:
     if args.drop_caches:
         raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
-                         "phases of one engine run; use --odirect (posix) or a --size above twice RAM for cold reads")
+                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
+                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if args.list:
         return list_backends(args)
+    if args.reuse is not None:
+        return _reuse(args)
     ranks = args.ranks if args.ranks is not None else environment.cpus()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
@@ -332,6 +338,25 @@ def run(args) -> int:
     except BaseException:
         scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
         raise
+
+
+def _reuse(args) -> int:
+    """--reuse RUN: the stored run's cases, read from its kept files (reuse.py)."""
+    from .. import reuse
+    from ..bench_run import execute
+    from ..store import Store
+    if args.timeout is not None and args.timeout <= 0:
+        raise ParioError(f"--timeout {args.timeout:g}: give a positive number of seconds")
+    store = Store(args.db)
+    cases, ranks, scratch, note, facts = reuse.plan(args, store, CASE_DESTS)
+    validate.check_all(cases, ranks)
+    engine = engine_path()
+    mpi = launch.detect(launch.find_mpirun(args.mpirun))
+    launch.command(mpi, ranks, [], io=args.io, launcher=args.launcher)
+    launch.check_launcher(args.launcher)
+    validate.check_backends(cases, engine_listing(engine))
+    return execute(args, cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
+                   timeout=args.timeout or default_timeout(cases, ranks), store=store, facts={"reuse": facts})
 
 
 def _plan_and_execute(args, ranks, scratch, suite) -> int:

@@ -1,0 +1,115 @@
+"""`pario bench --reuse RUN`: reading and verifying the files an earlier run kept, cold reads
+after their pages were evicted, a corrupted byte found, and the kept files never touched."""
+import hashlib
+import os
+
+import pytest
+
+from cli_support import ENGINE, HAVE_MPIRUN, bench_json, pario
+from pario import reuse
+
+pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
+
+WRITE = ["-n", "2", "-t", "64k", "-b", "1m", "-s", "2", "-w", "-k", "-i", "1"]
+
+
+def _kept(tmp_path, *extra):
+    scratch = tmp_path / "kept"
+    run, doc = bench_json([*WRITE, *extra, "--dir", str(scratch)], tmp_path)
+    assert run.returncode == 0, run.stderr
+    files = sorted(scratch.iterdir())
+    assert files
+    return doc["run"], files
+
+
+def _state(files):
+    return [(f.name, f.stat().st_size, f.stat().st_mtime_ns, hashlib.sha256(f.read_bytes()).hexdigest())
+            for f in files]
+
+
+def _evict(files):
+    for f in files:
+        fd = os.open(f, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+@pytest.mark.parametrize("extra", [["-a", "mpiio", "-c"], ["-a", "posix", "-F"]])
+def test_reuse_reads_and_verifies_the_kept_files_and_leaves_them(extra, tmp_path):
+    run_id, files = _kept(tmp_path, *extra)
+    before = _state(files)
+    run, doc = bench_json(["--reuse", str(run_id), "-r", "-W", "-i", "2"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    (row,) = doc["summary"]
+    assert row["read"]["n"] == 2 and row["verify"]["errors"] == 0
+    # verify: 2 reps x 2 ranks x 2 segments x 1 MiB; timed reads: each rank's 1 MiB data ring, per rep
+    assert row["verify"]["checked_bytes"] == 2 * 2 * 2 * (1 << 20) + 2 * 2 * (1 << 20)
+    (case,) = doc["result"]["cases"]
+    assert case["spec"]["reuse"] is True and [p["op"] for p in case["phases"]] == ["read", "verify"] * 2
+    assert "warm" in row["flags"]  # two repetitions: the second reads what the first cached
+    assert _state(files) == before  # not written, truncated or removed
+    assert doc["dir"] == str(files[0].parent)
+
+
+def test_reuse_after_eviction_reads_cold(tmp_path):
+    run_id, files = _kept(tmp_path, "-a", "posix", "-F")
+    _evict(files)
+    if reuse.resident_fraction([str(f) for f in files]) > 0.05:
+        pytest.skip("this file system keeps its pages resident (tmpfs?): nothing to evict")
+    run, doc = bench_json(["--reuse", str(run_id), "-r", "-i", "1"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "page cache before the run" in run.stderr and "0% of them" in run.stderr
+    (row,) = doc["summary"]
+    assert "warm" not in row["flags"]
+
+
+def test_reuse_finds_one_corrupted_byte(tmp_path):
+    run_id, (path,) = _kept(tmp_path, "-a", "posix")
+    offset = 1_500_000 - 1_500_000 % 8  # rank 0's region of segment 0 holds bytes [0, 1 MiB); this is rank 1's
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        old = fh.read(1)
+        fh.seek(offset)
+        fh.write(bytes([old[0] ^ 0xFF]))
+    run, doc = bench_json(["--reuse", str(run_id), "-W", "-i", "1"], tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "verify found 1 8-byte word(s)" in run.stderr
+    (row,) = doc["summary"]
+    assert row["verify"]["errors"] == 1 and "verify-errors" in row["flags"]
+    first = row["verify"]["first_error"]
+    assert (first["offset"], first["rank"]) == (offset, 1)
+    assert path.exists()
+
+
+def test_a_failed_reuse_run_removes_nothing(tmp_path):
+    run_id, (path,) = _kept(tmp_path, "-a", "mpiio")
+    os.truncate(path, path.stat().st_size // 2)  # reads past the end come back short
+    before = _state([path])
+    run, _ = bench_json(["--reuse", str(run_id), "-r", "-i", "1"], tmp_path)
+    assert run.returncode == 1
+    assert "transferred" in run.stderr or "short" in run.stderr.lower(), run.stderr
+    assert _state([path]) == before and sorted(path.parent.iterdir()) == [path]
+
+
+def _rejected(args, match, tmp_path):
+    run = pario([*args, "--no-probe"], tmp_path, timeout=60)
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pario: error: ") and match in lines[0], run.stderr
+
+
+def test_reuse_rejections(tmp_path):
+    run_id, files = _kept(tmp_path, "-a", "posix")
+    _rejected(["--reuse", str(run_id), "-w"], "drop -w", tmp_path)
+    _rejected(["--reuse", str(run_id), "-t", "4k"], "drop --transfer", tmp_path)
+    _rejected(["--reuse", str(run_id), "-n", "3"], "read them with -n 2", tmp_path)
+    _rejected(["--reuse", "999"], "no run 999", tmp_path)
+    unkept, doc = bench_json(["-n", "1", "-t", "64k", "-b", "256k", "-w", "-i", "1", "--dir", str(tmp_path / "u")],
+                             tmp_path)
+    assert unkept.returncode == 0, unkept.stderr
+    _rejected(["--reuse", str(doc["run"]), "-n", "1"], "kept no files", tmp_path)
+    files[0].unlink()  # the test's own kept file
+    _rejected(["--reuse", str(run_id)], "are gone", tmp_path)
