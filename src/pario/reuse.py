@@ -59,6 +59,9 @@ def plan(args, store, case_dests) -> Tuple[List[Dict[str, Any]], int, ReuseScrat
                          "(only -r/-R/-W, -i, -C/-Q, --hint and --hints-file go with --reuse)")
     if args.write:
         raise ParioError(f"--reuse {args.reuse} only reads the kept files; drop -w (a new run writes its own)")
+    for dest, flag in (("seed", "-G"), ("buffer_max", "--buffer"), ("fsync", "-e")):
+        if getattr(args, dest, None) is not None:
+            raise ParioError(f"--reuse {args.reuse} reads the data as run {args.reuse} wrote it; drop {flag}")
     if args.config or args.suite:
         raise ParioError("--reuse takes its cases from the stored run; drop --config/--suite")
     run = store.get_run(args.reuse)

@@ -105,6 +105,7 @@ def test_reuse_rejections(tmp_path):
     run_id, files = _kept(tmp_path, "-a", "posix")
     _rejected(["--reuse", str(run_id), "-w"], "drop -w", tmp_path)
     _rejected(["--reuse", str(run_id), "-t", "4k"], "drop --transfer", tmp_path)
+    _rejected(["--reuse", str(run_id), "--buffer", "4m"], "drop --buffer", tmp_path)
     _rejected(["--reuse", str(run_id), "-n", "3"], "read them with -n 2", tmp_path)
     _rejected(["--reuse", "999"], "no run 999", tmp_path)
     unkept, doc = bench_json(["-n", "1", "-t", "64k", "-b", "256k", "-w", "-i", "1", "--dir", str(tmp_path / "u")],
