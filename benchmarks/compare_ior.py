@@ -124,7 +124,10 @@ def main():
     ap.add_argument("--ior")
     ap.add_argument("--dir", help="scratch directory (default: a new one under the current directory)")
     ap.add_argument("--quick", action="store_true", help="smaller blocks (a smoke run, not for the record)")
+    ap.add_argument("--table", metavar="JSON", help="print the table of a recorded run and exit")
     args = ap.parse_args()
+    if args.table:
+        return rerender(args.table)
     ior = find_ior(args.ior)
     directory = args.dir or tempfile.mkdtemp(prefix="pario-vs-ior-", dir=os.getcwd())
     db = os.path.join(directory, "bench.db")
@@ -178,18 +181,28 @@ def line(row):
 
 def markdown(doc):
     m = doc["machine"]
-    out = [f"### {doc['date']}: {doc['ranks']} ranks, {doc['rounds']} rounds of {doc['reps']} repetitions, {m['cpus']} cpus, "
-           f"{m['mem_gib']} GiB, {m['mpi']}", "", f"Command: `{doc['command']}`", "",
-           "| io | case | pario write MiB/s | IOR write | ratio | pario read | IOR read | ratio | pario write IOPS | IOR | ratio |",
+    out = [f"### {doc['date']}: {doc['ranks']} ranks, {doc.get('rounds', 1)} rounds of {doc['reps']} repetitions, "
+           f"{m['cpus']} cpus, {m['mem_gib']} GiB, {m['mpi']}", "", f"Command: `{doc['command']}`", "",
+           "Medians over all repetitions; best = ratio of the maxima (the machine's slow spells last whole "
+           "launches); IOPS = MiB/s / transfer for both tools, so IOPS ratios equal the MiB/s ratios.", "",
+           "| io | case | pario write MiB/s | IOR write | ratio | best | pario read | IOR read | ratio | best "
+           "| pario write / read IOPS |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["results"]:
-        out.append(f"| {r['io']} | {r['case']} | {cell(r['pario'], 'write')} | {cell(r.get('ior'), 'write')} | "
-                   f"{ratio(r, 'write', 'bw_median')} | {cell(r['pario'], 'read')} | {cell(r.get('ior'), 'read')} | "
-                   f"{ratio(r, 'read', 'bw_median')} | {cell(r['pario'], 'write', 'iops_median')} | "
-                   f"{cell(r.get('ior'), 'write', 'iops_median')} | {ratio(r, 'write', 'iops_median')} |")
+        p, i = r["pario"], r.get("ior")
+        out.append(f"| {r['io']} | {r['case']} | {cell(p, 'write')} | {cell(i, 'write')} | "
+                   f"{ratio(r, 'write', 'bw_median')} | {ratio(r, 'write', 'bw_max')} | {cell(p, 'read')} | "
+                   f"{cell(i, 'read')} | {ratio(r, 'read', 'bw_median')} | {ratio(r, 'read', 'bw_max')} | "
+                   f"{cell(p, 'write', 'iops_median')} / {cell(p, 'read', 'iops_median')} |")
     if not doc["ior"]:
         out.append("\nIOR was not found (set IOR=/path/to/ior): pario's figures only.")
     return "\n".join(out)
+
+
+def rerender(path):
+    """The Markdown table of a recorded run (benchmarks/results/*.json)."""
+    with open(path) as fh:
+        print(markdown(json.load(fh)))
 
 
 if __name__ == "__main__":

@@ -50,12 +50,12 @@ typedef struct {
 
 #define PARIO_ELEM 8
 /* Distinct data per rank by default (at least one call). Like IOR's single transfer buffer, it
- * stays in the CPU caches, so that figures compare with IOR's (measured, 4 ranks reading 1 MiB
- * transfers from page cache on 2 cores with 512 KiB L2 each and a 32 MiB L3: 0.97-1.19x IOR with
- * 1 MiB per rank, 0.75-0.85x with 4 MiB; benchmarks/RESULTS.md); beyond it the data repeats,
- * which verify accounts for. buffer_max raises it: data from DRAM, misplacement detected at any
- * distance. */
-#define PARIO_BUFFER_DEFAULT ((uint64_t)1 << 20)
+ * stays in the CPU caches, so that figures compare with IOR's. Measured, 4 ranks reading from
+ * page cache on 2 cores with 512 KiB L2 each and a 32 MiB L3 (benchmarks/RESULTS.md): 1 MiB
+ * transfers, 0.75-0.85x IOR with 4 MiB per rank, 0.97-1.19x with one call; 4 KiB transfers,
+ * 0.92x with 1 MiB, 0.95-1.03x with 4 KiB, 64 KiB or 256 KiB. Beyond it the data repeats, which
+ * verify accounts for; buffer_max raises it: data from DRAM, misplacement seen at any distance. */
+#define PARIO_BUFFER_DEFAULT ((uint64_t)256 << 10)
 
 typedef struct {
   char name[128];

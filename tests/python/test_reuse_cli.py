@@ -45,8 +45,9 @@ def test_reuse_reads_and_verifies_the_kept_files_and_leaves_them(extra, tmp_path
     assert run.returncode == 0, run.stderr
     (row,) = doc["summary"]
     assert row["read"]["n"] == 2 and row["verify"]["errors"] == 0
-    # verify: 2 reps x 2 ranks x 2 segments x 1 MiB; timed reads: each rank's 1 MiB data ring, per rep
-    assert row["verify"]["checked_bytes"] == 2 * 2 * 2 * (1 << 20) + 2 * 2 * (1 << 20)
+    # verify: 2 reps x 2 ranks x 2 segments x 1 MiB; timed reads: each rank's data ring (256 KiB
+    # by default), per rep
+    assert row["verify"]["checked_bytes"] == 2 * 2 * 2 * (1 << 20) + 2 * 2 * (256 << 10)
     (case,) = doc["result"]["cases"]
     assert case["spec"]["reuse"] is True and [p["op"] for p in case["phases"]] == ["read", "verify"] * 2
     assert "warm" in row["flags"]  # two repetitions: the second reads what the first cached

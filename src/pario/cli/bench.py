@@ -101,7 +101,7 @@ def register(subparsers) -> None:
                    help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
     g.add_argument("--name", help="case name")
     g.add_argument("--buffer", dest="buffer_max", metavar="SIZE",
-                   help="distinct data per rank (default 1m, at least one transfer: stays in CPU cache "
+                   help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
                         "like IOR's buffer; larger: data from memory, verify exact at any distance)")
     m = p.add_argument_group("metadata workload (mdtest-like)")
     m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
