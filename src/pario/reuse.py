@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import glob
 import mmap
 import os
@@ -145,16 +146,24 @@ def resident_fraction(paths: List[str]) -> Optional[float]:
     return cached / total if total else None
 
 
-def _mincore(path: str) -> Optional[Tuple[int, int]]:
-    """(resident pages, pages) of one file."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
+@functools.lru_cache(maxsize=1)
+def _libc() -> Optional[ctypes.CDLL]:
+    name = ctypes.util.find_library("c")
+    if not name:
         return None
-    libc = ctypes.CDLL(libc_name, use_errno=True)
+    libc = ctypes.CDLL(name, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    return libc
+
+
+def _mincore(path: str) -> Optional[Tuple[int, int]]:
+    """(resident pages, pages) of one file."""
+    libc = _libc()
+    if libc is None:
+        return None
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:

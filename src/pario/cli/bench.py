@@ -324,13 +324,13 @@ def run(args) -> int:
                          "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if args.list:
         return list_backends(args)
+    if args.timeout is not None and args.timeout <= 0:
+        raise ParioError(f"--timeout {args.timeout:g}: give a positive number of seconds")
     if args.reuse is not None:
         return _reuse(args)
     ranks = args.ranks if args.ranks is not None else environment.cpus()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
-        raise ParioError(f"--timeout {args.timeout:g}: give a positive number of seconds")
     scratch = Scratch(args.dir)
     suite = not args.config and not any(getattr(args, d, None) is not None for d in CASE_DESTS)
     try:
@@ -345,18 +345,22 @@ def _reuse(args) -> int:
     from .. import reuse
     from ..bench_run import execute
     from ..store import Store
-    if args.timeout is not None and args.timeout <= 0:
-        raise ParioError(f"--timeout {args.timeout:g}: give a positive number of seconds")
     store = Store(args.db)
     cases, ranks, scratch, note, facts = reuse.plan(args, store, CASE_DESTS)
     validate.check_all(cases, ranks)
     engine = engine_path()
-    mpi = launch.detect(launch.find_mpirun(args.mpirun))
-    launch.command(mpi, ranks, [], io=args.io, launcher=args.launcher)
-    launch.check_launcher(args.launcher)
-    validate.check_backends(cases, engine_listing(engine))
+    mpi = _checked_launch(args, cases, ranks, engine, None)
     return execute(args, cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
                    timeout=args.timeout or default_timeout(cases, ranks), store=store, facts={"reuse": facts})
+
+
+def _checked_launch(args, cases, ranks, engine, listing) -> launch.MPI:
+    """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
+    mpi = launch.detect(launch.find_mpirun(args.mpirun))
+    launch.command(mpi, ranks, [], io=args.io, launcher=args.launcher)  # rejects --io on a non-Open MPI early
+    launch.check_launcher(args.launcher)
+    validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
+    return mpi
 
 
 def _plan_and_execute(args, ranks, scratch, suite) -> int:
@@ -373,12 +377,7 @@ def _plan_and_execute(args, ranks, scratch, suite) -> int:
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
-    mpi = launch.detect(launch.find_mpirun(args.mpirun))
-    launch.command(mpi, ranks, [], io=args.io, launcher=args.launcher)  # rejects --io on a non-Open MPI early
-    launch.check_launcher(args.launcher)
-    if listing is None:
-        listing = engine_listing(engine)
-    validate.check_backends(cases, listing)
+    mpi = _checked_launch(args, cases, ranks, engine, listing)
     from ..store import Store
     store = Store(args.db)  # opened before the launch: a bad --db must not cost a run
     return execute(args, cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
