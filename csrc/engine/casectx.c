@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pario/errors.h"
 #include "pario/pattern.h"
@@ -100,6 +101,19 @@ int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world
   if (!(c->scratch = aligned(c->call))) return nomem(cs, "the verify buffer", c->call);
   return 0;
 }
+
+int pario_ctx_open(const pario_ctx *c, pario_dir dir, void **fh) {
+  pario_open_args a = {
+      .path = dir == PARIO_WRITE ? c->wpath : c->rpath,
+      .comm = c->g.aggregate ? MPI_COMM_SELF : c->g.comm,
+      .dir = dir,
+      .cs = c->cs,
+      .geom = dir == PARIO_WRITE ? &c->geom : &c->rgeom,
+  };
+  return c->be->open(&a, fh);
+}
+
+int pario_ctx_remove(const pario_ctx *c) { return c->be->remove ? c->be->remove(c->wpath) : unlink(c->wpath); }
 
 void pario_ctx_free(pario_ctx *c) {
   if (c->roff != c->off) free(c->roff);

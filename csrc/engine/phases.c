@@ -127,15 +127,8 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   MPI_Barrier(MPI_COMM_WORLD);
   pario_status(c->ci, opname(op), rep, "open");
   void *fh = NULL;
-  pario_open_args a = {
-      .path = op == PARIO_OP_WRITE ? c->wpath : c->rpath,
-      .comm = c->g.aggregate ? MPI_COMM_SELF : c->g.comm,
-      .dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ,
-      .cs = cs,
-      .geom = op == PARIO_OP_WRITE ? &c->geom : &c->rgeom,
-  };
   o->t[0] = pario_t();
-  if (io) o->rc = c->be->open(&a, &fh);
+  if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
   if (op == PARIO_OP_WRITE) fault_point(c->w->rank);
   pario_status(c->ci, opname(op), rep, "xfer");
@@ -263,8 +256,7 @@ void pario_phase_reduce(const pario_world *w, pario_op op, int rep, const outcom
 static void remove_files(const pario_ctx *c, int last) {
   MPI_Barrier(MPI_COMM_WORLD);
   int keep_layout = c->cs->precreated && !last;
-  if (c->g.member == 0 && (keep_layout ? truncate(c->wpath, 0)
-                                       : c->be->remove ? c->be->remove(c->wpath) : unlink(c->wpath)) &&
+  if (c->g.member == 0 && (keep_layout ? truncate(c->wpath, 0) : pario_ctx_remove(c)) &&
       pario_ctx_io_rank(c))
     pario_log(PARIO_LOG_WARN, "could not %s %s", keep_layout ? "empty" : "remove", c->wpath);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -1,27 +1,19 @@
 /* pario-engine --settings: open each case's file as its first write would, untimed, and close it,
  * so that an MPI told to print the settings it took at open (ROMIO_PRINT_HINTS, Open MPI's
  * io_ompio_verbose_info_parsing) prints them once per case, in a launch of their own. The timed
- * run then runs without that output: printing at every open cost up to 40% of short MPI-IO read
- * phases on 4 oversubscribed ranks (benchmarks/RESULTS.md). */
+ * run then runs without that output: printing at every open cost about 20% of short MPI-IO read
+ * phases on 4 oversubscribed ranks (5.1-5.3 against 6.2-6.4 GiB/s; benchmarks/RESULTS.md). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "engine/casectx.h"
 #include "pario/errors.h"
 #include "util/log.h"
 
-static int open_close(pario_ctx *c) {
+static int open_close(const pario_ctx *c) {
   if (!pario_ctx_io_rank(c)) return 0;
-  pario_open_args a = {
-      .path = c->wpath,
-      .comm = c->g.aggregate ? MPI_COMM_SELF : c->g.comm,
-      .dir = c->cs->reuse ? PARIO_READ : PARIO_WRITE, /* an earlier run's files are only read */
-      .cs = c->cs,
-      .geom = &c->geom,
-  };
   void *fh = NULL;
-  int rc = c->be->open(&a, &fh);
+  int rc = pario_ctx_open(c, c->cs->reuse ? PARIO_READ : PARIO_WRITE, &fh); /* an earlier run's files: read only */
   if (!rc) rc = c->be->close(fh);
   return rc;
 }
@@ -44,8 +36,7 @@ int pario_settings_run(const pario_run *run, const pario_world *w) {
       rc = pario_agree(open_close(&c), w);
       MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (!rc && !cs->precreated && !cs->reuse && c.g.member == 0 && pario_ctx_io_rank(&c) &&
-        (be->remove ? be->remove(c.wpath) : unlink(c.wpath)))
+    if (!rc && !cs->precreated && !cs->reuse && c.g.member == 0 && pario_ctx_io_rank(&c) && pario_ctx_remove(&c))
       pario_log(PARIO_LOG_WARN, "could not remove %s", c.wpath);
     MPI_Barrier(MPI_COMM_WORLD);
     if (!rc && w->rank == 0) {

@@ -91,7 +91,7 @@ def settings_env(mpi: MPI, io: Optional[str], cases: List[Dict[str, Any]]) -> Di
     the settings it took at open; {} when it would learn nothing. Only Open MPI needs it: its
     MPI_File_get_info echoes the keys given, while the MPICH family's returns the effective ones
     (recorded by the timed run itself). The timed run never prints: a display at every open cost
-    up to 40% of short MPI-IO phases (benchmarks/RESULTS.md)."""
+    about 20% of short MPI-IO read phases (benchmarks/RESULTS.md)."""
     if mpi.flavour != "openmpi":
         return {}
     layered = [c for c in cases if c.get("workload") != "metadata" and c.get("backend") in HINT_LAYERS]
