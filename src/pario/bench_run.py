@@ -84,8 +84,10 @@ def _execute(args, cases, note, ranks, engine, mpi, scratch, timeout, tmp, ceili
     if left and status != "complete":
         log(f"could not remove {len(left)} file(s) of this run, e.g. {left[0]}")
     run_id = store_run(store, args, spec, env, result, status)
-    show(args, result, env, status, message, run_id, note, scratch)
-    bad = sum(((p.get("verify") or {}).get("errors") or 0) for c in result.get("cases") or [] for p in c.get("phases") or [])
+    from .summary import summarize
+    rows = summarize(result, env) if result.get("cases") else []
+    show(args, rows, result, env, status, message, run_id, note, scratch)
+    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
     if bad and not message:
         print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
     return 0 if status == "complete" and not bad else 1
@@ -200,9 +202,8 @@ def verify_lines(rows) -> List[str]:
     return out
 
 
-def show(args, result, env, status, message, run_id, note, scratch) -> None:
-    from .summary import fastest, summarize
-    rows = summarize(result, env) if result.get("cases") else []
+def show(args, rows, result, env, status, message, run_id, note, scratch) -> None:
+    from .summary import fastest
     if args.json:
         best = {op: (fastest(rows, op) or {}).get("name") for op in ("write", "read")}
         doc = {"run": run_id, "engine_run_id": result.get("run_id"), "status": status, "error": message,

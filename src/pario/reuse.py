@@ -75,25 +75,23 @@ def plan(args, store, case_dests) -> Tuple[List[Dict[str, Any]], int, ReuseScrat
     if args.ranks is not None and args.ranks != ranks:
         raise ParioError(f"run {args.reuse} wrote its files with {ranks} ranks; read them with -n {ranks} "
                          "(the file layout follows the ranks)")
+    stored_cases = spec.get("cases") or []
+    kept = [c.get("workload") != "metadata" and bool(c.get("keep")) for c in stored_cases]
+    if not any(kept):
+        raise ParioError(f"run {args.reuse} kept no files (it ran without -k); write with -k, then --reuse")
+    if not all(kept):  # the engine names files by case position: every case must keep its own
+        unkept = ", ".join(c.get("name", str(i)) for i, (c, k) in enumerate(zip(stored_cases, kept)) if not k)
+        raise ParioError(f"run {args.reuse} kept only some of its cases' files ({unkept} not kept); "
+                         "--reuse reads a run whose every case was kept (-k)")
     scratch = ReuseScratch(spec["dir"], spec["prefix"])
-    cases, resident, skipped = [], {}, []
-    for index, stored in enumerate(spec.get("cases") or []):
-        if stored.get("workload") == "metadata" or not stored.get("keep"):
-            skipped.append(stored.get("name", str(index)))
-            continue
+    cases, resident = [], {}
+    for index, stored in enumerate(stored_cases):
         paths = _files(scratch, index)
         if not paths:
             raise ParioError(f"run {args.reuse}: the files of case {stored.get('name')} are gone "
                              f"({scratch.dir}/{scratch.prefix}.{index}.*)")
-        cases.append(_reading_case(args, stored, echoed.get(index, {}), index))
+        cases.append(_reading_case(args, stored, echoed.get(index, {})))
         resident[str(index)] = resident_fraction(paths)
-    if not cases:
-        raise ParioError(f"run {args.reuse} kept no files (it ran without -k); write with -k, then --reuse")
-    # the engine names files by case position: keep the positions of the earlier run
-    positions = [c.pop("_position") for c in cases]
-    if positions != list(range(len(positions))):
-        raise ParioError(f"run {args.reuse} kept only some of its cases' files ({', '.join(skipped)} not kept); "
-                         "--reuse reads a run whose every case was kept (-k)")
     facts = {"run": args.reuse, "dir": scratch.dir, "prefix": scratch.prefix, "resident": resident,
              "host": socket.gethostname()}
     share = max(resident.values()) if resident else None
@@ -102,13 +100,13 @@ def plan(args, store, case_dests) -> Tuple[List[Dict[str, Any]], int, ReuseScrat
     return cases, ranks, scratch, note, facts
 
 
-def _reading_case(args, stored: Dict[str, Any], echoed: Dict[str, Any], index: int) -> Dict[str, Any]:
+def _reading_case(args, stored: Dict[str, Any], echoed: Dict[str, Any]) -> Dict[str, Any]:
     case = {k: v for k, v in stored.items() if k not in ("precreated",)}
     for key in ("buffer_max", "seed"):  # what the writer used decides what the reader expects
         if echoed.get(key) is not None:
             case[key] = echoed[key]
     ops = [op for op, on in (("read", args.read or args.check_read), ("verify", args.verify)) if on]
-    case.update(ops=ops or ["read"], reuse=True, keep=True, _position=index)
+    case.update(ops=ops or ["read"], reuse=True, keep=True)
     if args.reps is not None:
         case["reps"] = args.reps
     if args.reorder is not None:
