@@ -80,7 +80,7 @@ class OutputCollector:
     """Fed the engine's stdout line by line (and its progress events): keeps the hint reports,
     attributed to cases. ROMIO's block has no file name: it belongs to the case whose `settings`
     event comes next (`pario-engine --settings` opens each case's file once and only world rank 0
-    prints), or whose phase comes next in a run that printed at its timed opens."""
+    prints), or whose phase comes next in a run that prints at its opens (`pario stack`'s probe run)."""
 
     def __init__(self, prefix: str):
         self.prefix = prefix
