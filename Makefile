@@ -23,11 +23,13 @@ setup:
 demo: setup
 	$(VENV)/bin/pario bench
 
-# C tests (ctest), then Python tests; where Debian's MPICH is installed beside Open MPI
+# Lint and types first (ruff, mypy: a finding fails the target), then C tests (ctest), then Python tests; where Debian's MPICH is installed beside Open MPI
 # (mpicc.mpich), the engine is also built against it and the flavour tests run under both. No tests found fails in both (ctest --no-tests=error,
 # pytest exit code 5).
 # (cd + ctest rather than ctest --test-dir, which needs CMake 3.20; we support 3.18.)
 test: setup
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/mypy
 	$(WITH_VENV) cmake -S . -B build/ctest -DPARIO_TESTS=ON
 	$(WITH_VENV) cmake --build build/ctest -j $$(nproc 2>/dev/null || echo 2)
 	cd build/ctest && $(WITH_VENV) ctest --output-on-failure --no-tests=error

@@ -9,21 +9,22 @@ import shlex
 import shutil
 import sys
 import tempfile
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
-from . import environment, launch, layout_apply, spec as specmod
-from .settings import effective, view
+from . import environment, launch, layout_apply
+from . import spec as specmod
 from .errors import ParioError
 from .scratch import Scratch, device_ceiling
+from .settings import effective, view
 
 
 def log(msg: str) -> None:
     print(f"pario: {msg}", file=sys.stderr, flush=True)
 
 
-def execute(args, *, cases: List[Dict[str, Any]], note: str, ranks: int, engine: str, mpi: launch.MPI,
-            scratch: Scratch, timeout: float, ceiling: Optional[Dict[str, Any]] = None, store=None,
-            facts: Optional[Dict[str, Any]] = None) -> int:
+def execute(args, *, cases: list[dict[str, Any]], note: str, ranks: int, engine: str, mpi: launch.MPI,
+            scratch: Scratch, timeout: float, ceiling: dict[str, Any] | None = None, store=None,
+            facts: dict[str, Any] | None = None) -> int:
     """`facts`: more of what the front end knows about the run, stored in its environment."""
     scratch.prepare()
     tmp = tempfile.mkdtemp(prefix="pario-")  # private: spec, result and status files of this run
@@ -132,7 +133,7 @@ def measured(result, collector, layouts, env, mpi, ranks) -> None:
             case["layout"] = {**rec, "mismatch": layout_apply.compare(rec)}
 
 
-def load_result(path: str, run_id: str) -> Dict[str, Any]:
+def load_result(path: str, run_id: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -145,8 +146,8 @@ def load_result(path: str, run_id: str) -> Dict[str, Any]:
             "cases": [], "error": None}
 
 
-def judge(outcome: launch.Outcome, result: Dict[str, Any], status_dir: str, ranks: int,
-          cases: List[Dict[str, Any]]) -> Tuple[str, Optional[str]]:
+def judge(outcome: launch.Outcome, result: dict[str, Any], status_dir: str, ranks: int,
+          cases: list[dict[str, Any]]) -> tuple[str, str | None]:
     """(status, one-line reason) from the launcher's exit and what the engine wrote."""
     measured = any(c.get("phases") for c in result.get("cases", []))
     engine_status = result.get("status")
@@ -165,7 +166,7 @@ def judge(outcome: launch.Outcome, result: Dict[str, Any], status_dir: str, rank
                     f"(a rank died?); last known: {where}")
 
 
-def remove_unkept(scratch: Scratch, cases: List[Dict[str, Any]]) -> None:
+def remove_unkept(scratch: Scratch, cases: list[dict[str, Any]]) -> None:
     """After a complete run: the files of cases without keep (the engine removes them already; this
     only catches what it left), then the directory if pario made it and nothing is kept."""
     for index, case in enumerate(cases):
@@ -177,7 +178,7 @@ def remove_unkept(scratch: Scratch, cases: List[Dict[str, Any]]) -> None:
     scratch.remove_dir_if_ours()
 
 
-def store_run(store, args, spec, env, result, status) -> Optional[int]:
+def store_run(store, args, spec, env, result, status) -> int | None:
     try:
         if store is None:
             from .store import Store
@@ -189,7 +190,7 @@ def store_run(store, args, spec, env, result, status) -> Optional[int]:
         return None
 
 
-def verify_lines(rows) -> List[str]:
+def verify_lines(rows) -> list[str]:
     """Where each case's read-back first differed from what was written."""
     out = []
     for r in rows:

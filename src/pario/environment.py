@@ -6,12 +6,12 @@ import os
 import platform
 import socket
 import subprocess
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import __version__
 
 
-def meminfo(path: str = "/proc/meminfo") -> Dict[str, int]:
+def meminfo(path: str = "/proc/meminfo") -> dict[str, int]:
     """{'mem_total': bytes, 'mem_available': bytes}; zeros where unknown."""
     out = {"mem_total": 0, "mem_available": 0}
     keys = {"MemTotal:": "mem_total", "MemAvailable:": "mem_available"}
@@ -33,7 +33,7 @@ def cpus() -> int:
         return os.cpu_count() or 1
 
 
-def fs_type(directory: str) -> Optional[str]:
+def fs_type(directory: str) -> str | None:
     """File system type name (e.g. ext2/ext3, xfs, lustre, tmpfs) via GNU stat; None if unknown."""
     try:
         out = subprocess.run(["stat", "-f", "-c", "%T", directory], capture_output=True, text=True, timeout=5)
@@ -50,10 +50,10 @@ def disk_free(directory: str) -> int:
         return 0
 
 
-def collect(*, directory: str, mpi=None, io: Optional[str] = None, launcher_argv: Optional[List[str]] = None,
-            ceiling: Optional[Dict[str, Any]] = None, dropped_caches: bool = False,
-            ranks: Optional[int] = None, engine: Optional[str] = None) -> Dict[str, Any]:
-    env: Dict[str, Any] = {
+def collect(*, directory: str, mpi=None, io: str | None = None, launcher_argv: list[str] | None = None,
+            ceiling: dict[str, Any] | None = None, dropped_caches: bool = False,
+            ranks: int | None = None, engine: str | None = None) -> dict[str, Any]:
+    env: dict[str, Any] = {
         "hostname": socket.gethostname(),
         "cpus": cpus(),
         **meminfo(),

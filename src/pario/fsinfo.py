@@ -8,7 +8,7 @@ import ctypes.util
 import os
 import re
 import subprocess
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 # statfs f_type values (linux/magic.h, ROMIO ad_fstype.c, the vendors' client headers).
 MAGIC = {
@@ -34,7 +34,7 @@ class _StatFs(ctypes.Structure):
                 ("f_frsize", ctypes.c_long), ("f_flags", ctypes.c_long), ("f_spare", ctypes.c_long * 4)]
 
 
-def statfs_magic(path: str) -> Optional[int]:
+def statfs_magic(path: str) -> int | None:
     """f_type of statfs(2) through libc; else GNU `stat -f -c %t`; None if neither works."""
     if ctypes.sizeof(ctypes.c_long) == 8:
         try:
@@ -51,10 +51,10 @@ def statfs_magic(path: str) -> Optional[int]:
         return None
 
 
-def mount_of(path: str, mountinfo: str = "/proc/self/mountinfo") -> Dict[str, str]:
+def mount_of(path: str, mountinfo: str = "/proc/self/mountinfo") -> dict[str, str]:
     """{mount_point, fstype, source, options} of the mount holding path (longest prefix)."""
     real = os.path.realpath(path)
-    best: Dict[str, str] = {}
+    best: dict[str, str] = {}
     try:
         with open(mountinfo, encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -72,13 +72,13 @@ def mount_of(path: str, mountinfo: str = "/proc/self/mountinfo") -> Dict[str, st
     return best
 
 
-def describe(path: str) -> Dict[str, Any]:
+def describe(path: str) -> dict[str, Any]:
     """Type, sizes and mount of the file system holding path (the nearest existing parent)."""
     probe = os.path.abspath(path)
     while not os.path.exists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)
     magic = statfs_magic(probe)
-    out: Dict[str, Any] = {"path": probe, "magic": None if magic is None else f"0x{magic:x}",
+    out: dict[str, Any] = {"path": probe, "magic": None if magic is None else f"0x{magic:x}",
                            "type": fs_name(magic) if magic is not None else None}
     try:
         st = os.statvfs(probe)
@@ -100,8 +100,8 @@ def describe(path: str) -> Dict[str, Any]:
 _NUM = r"(-?\d+)"
 
 
-def _layout_fields(text: str) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _layout_fields(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key in ("stripe_count", "stripe_size", "stripe_offset", "pattern", "layout_gen", "pool"):
         m = re.search(rf"(?:^|\s)(?:lmm_)?{key}:\s*(\S+)", text, re.M)
         if m:
@@ -114,12 +114,12 @@ def _layout_fields(text: str) -> Dict[str, Any]:
     return out
 
 
-def parse_getstripe(text: str) -> List[Dict[str, Any]]:
+def parse_getstripe(text: str) -> list[dict[str, Any]]:
     """Entries of `lfs getstripe [-d] PATH...` output: {path, stripe_count, stripe_size,
     stripe_offset, pattern, osts, components (composite/PFL layouts)}."""
-    entries: List[Dict[str, Any]] = []
-    current: Optional[Dict[str, Any]] = None
-    body: List[str] = []
+    entries: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    body: list[str] = []
 
     def flush():
         if current is None:
@@ -155,11 +155,11 @@ def parse_getstripe(text: str) -> List[Dict[str, Any]]:
     return entries
 
 
-def parse_lfs_df(text: str) -> Dict[str, Any]:
+def parse_lfs_df(text: str) -> dict[str, Any]:
     """OST and MDT counts (and the summary) of `lfs df [PATH]`."""
     osts = re.findall(r"\[OST:(\d+)\]", text)
     mdts = re.findall(r"\[MDT:(\d+)\]", text)
-    out: Dict[str, Any] = {"ost_count": len(set(osts)), "mdt_count": len(set(mdts))}
+    out: dict[str, Any] = {"ost_count": len(set(osts)), "mdt_count": len(set(mdts))}
     m = re.search(r"^filesystem_summary:\s+(\d+)\s+(\d+)\s+(\d+)", text, re.M)
     if m:
         out.update(total_kib=int(m.group(1)), used_kib=int(m.group(2)), avail_kib=int(m.group(3)))
@@ -168,9 +168,9 @@ def parse_lfs_df(text: str) -> Dict[str, Any]:
 
 # ---- GPFS ----------------------------------------------------------------------------------
 
-def parse_mmlsfs(text: str) -> Dict[str, Any]:
+def parse_mmlsfs(text: str) -> dict[str, Any]:
     """Block size, minimum fragment and the other flags of `mmlsfs DEVICE` output."""
-    out: Dict[str, Any] = {"flags": {}}
+    out: dict[str, Any] = {"flags": {}}
     for line in text.splitlines():
         m = re.match(r"^\s*-(\w+)\s+(\S+)\s+(.*\S)\s*$", line)
         if not m:
@@ -185,7 +185,7 @@ def parse_mmlsfs(text: str) -> Dict[str, Any]:
     return out
 
 
-def run_tool(argv: List[str], timeout: float = 10) -> Optional[str]:
+def run_tool(argv: list[str], timeout: float = 10) -> str | None:
     """stdout of a site tool, or None when it is missing or fails."""
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)

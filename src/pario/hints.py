@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
 
 from .errors import ParioError
 
@@ -24,13 +23,13 @@ BOOL = ("true", "false")
 class Hint:
     name: str
     kind: str                        # bytes | int | choice | str | output
-    impls: Tuple[str, ...]           # implementations that honour it
-    default: Optional[str] = None
-    choices: Tuple[str, ...] = ()
+    impls: tuple[str, ...]           # implementations that honour it
+    default: str | None = None
+    choices: tuple[str, ...] = ()
     doc: str = ""
-    alias_of: Optional[str] = None   # canonical name when this is an alias (OMPIO stripe_size)
-    lo: Optional[int] = None         # smallest valid value of an int/bytes hint
-    hi: Optional[int] = None
+    alias_of: str | None = None   # canonical name when this is an alias (OMPIO stripe_size)
+    lo: int | None = None         # smallest valid value of an int/bytes hint
+    hi: int | None = None
 
 
 def _h(name, kind, impls, default=None, choices=(), doc="", alias_of=None, lo=None, hi=None):
@@ -114,10 +113,10 @@ PREFIXES = {
     "sioxAccessRange": (OMPIO,),
 }
 
-CATALOGUE: Dict[str, Hint] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY}
+CATALOGUE: dict[str, Hint] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY}
 
 
-def lookup(name: str) -> Optional[Hint]:
+def lookup(name: str) -> Hint | None:
     """The catalogue row for name, or a row synthesised for a known family, or None."""
     if name in CATALOGUE:
         return CATALOGUE[name]
@@ -154,7 +153,7 @@ def check(name: str, value: str, where: str = "--hint") -> None:
         raise ParioError(f"{where}: hint {name}={value!r} must be one of {', '.join(hint.choices)}")
 
 
-def parse_pair(text: str) -> Tuple[str, str]:
+def parse_pair(text: str) -> tuple[str, str]:
     """'key=value' from --hint."""
     key, sep, value = text.partition("=")
     key, value = key.strip(), value.strip()
@@ -163,7 +162,7 @@ def parse_pair(text: str) -> Tuple[str, str]:
     return key, value
 
 
-def parse_hints_file(path: str) -> Dict[str, str]:
+def parse_hints_file(path: str) -> dict[str, str]:
     """A ROMIO-format hints file: one `key value` per line, `#` starts a comment.
     Names are checked here so that an error says file:line."""
     try:
@@ -172,7 +171,7 @@ def parse_hints_file(path: str) -> Dict[str, str]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ParioError(f"hints file {path}: cannot read it ({reason}); give a readable ROMIO hints file") from None
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for lineno, raw in enumerate(lines, 1):
         line = raw.split("#", 1)[0].strip()
         if not line:

@@ -37,7 +37,8 @@ def parse_text(text: str, where: str = "file") -> dict:
 def _iterations(results: list) -> list[tuple[int, dict]]:
     """(iteration, entry) for write and read entries, whether IOR nested them per iteration
     or listed them flat (then the k-th write is iteration k)."""
-    out, seen = [], {}
+    out: list[tuple[int, dict]] = []
+    seen: dict[str, int] = {}
     for i, item in enumerate(results or []):
         entries = item if isinstance(item, list) else [item]
         for entry in entries:
@@ -97,7 +98,7 @@ def _case(index: int, test: dict, summary: list) -> dict:
     reps = _int(params, "repetitions") or _int(first, "repetitions") or 1
     per_rank = block * segments
     total = per_rank * tasks
-    iterations = _iterations(test.get("Results"))
+    iterations = _iterations(test.get("Results") or [])
     ops = [op for op in ("write", "read") if any(e["access"] == op for _, e in iterations)]
     spec = {
         "backend": api.lower(), "strategy": "fpp" if fpp else "shared",

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .errors import ParioError
 
@@ -32,7 +32,7 @@ class MPI:
     version: str                 # first line of `mpirun --version`
 
 
-def find_mpirun(explicit: Optional[str] = None) -> str:
+def find_mpirun(explicit: str | None = None) -> str:
     chosen = explicit or os.environ.get("PARIO_MPIRUN")
     if chosen:
         found = shutil.which(chosen)
@@ -73,11 +73,11 @@ def check_launcher(launcher: str) -> None:
                          exit_code=3)
 
 
-def in_slurm() -> Optional[str]:
+def in_slurm() -> str | None:
     return os.environ.get("SLURM_JOB_ID")
 
 
-def forwarded_env(environ=None) -> Dict[str, str]:
+def forwarded_env(environ=None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
     return {k: v for k, v in environ.items() if k.startswith(FORWARD_PREFIXES)}
 
@@ -86,7 +86,7 @@ HINT_LAYERS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")  # the layers that open th
 DISPLAY_VARS = ("ROMIO_PRINT_HINTS", "MPICH_MPIIO_HINTS_DISPLAY", "OMPI_MCA_io_ompio_verbose_info_parsing")
 
 
-def settings_env(mpi: MPI, io: Optional[str], cases: List[Dict[str, Any]]) -> Dict[str, str]:
+def settings_env(mpi: MPI, io: str | None, cases: list[dict[str, Any]]) -> dict[str, str]:
     """Environment of the settings launch (`pario-engine --settings`), which makes the MPI print
     the settings it took at open; {} when it would learn nothing. Only Open MPI needs it: its
     MPI_File_get_info echoes the keys given, while the MPICH family's returns the effective ones
@@ -102,14 +102,14 @@ def settings_env(mpi: MPI, io: Optional[str], cases: List[Dict[str, Any]]) -> Di
     return {"OMPI_MCA_io_ompio_verbose_info_parsing": "1"} if any(c.get("hints") for c in layered) else {}
 
 
-def timed_env(environ=None) -> Dict[str, str]:
+def timed_env(environ=None) -> dict[str, str]:
     """What the timed run forwards: the user's PARIO_/ROMIO_/Cray knobs, without the displays."""
     return {k: v for k, v in forwarded_env(environ).items() if k not in DISPLAY_VARS}
 
 
-def command(mpi: MPI, ranks: int, engine_argv: List[str], *, io: Optional[str] = None,
-            env: Optional[Dict[str, str]] = None, launcher: str = "mpirun",
-            is_root: Optional[bool] = None) -> List[str]:
+def command(mpi: MPI, ranks: int, engine_argv: list[str], *, io: str | None = None,
+            env: dict[str, str] | None = None, launcher: str = "mpirun",
+            is_root: bool | None = None) -> list[str]:
     """The launcher argv for one engine run. `env` is forwarded to every rank."""
     env = env or {}
     is_root = (os.geteuid() == 0) if is_root is None else is_root
@@ -143,7 +143,7 @@ def command(mpi: MPI, ranks: int, engine_argv: List[str], *, io: Optional[str] =
     return argv + engine_argv
 
 
-def launch_env(mpi: MPI, io: Optional[str], launcher: str, extra: Dict[str, str]) -> Dict[str, str]:
+def launch_env(mpi: MPI, io: str | None, launcher: str, extra: dict[str, str]) -> dict[str, str]:
     """The environment of the launcher process itself."""
     env = {k: v for k, v in os.environ.items() if k not in DISPLAY_VARS}  # displays: settings launch only
     env.update(extra)
@@ -159,17 +159,18 @@ class Progress:
 
     def __init__(self, plain: bool):
         self.plain = plain or not sys.stderr.isatty()
-        self.bar = None
-        self.task = None
+        self.bar: Any = None   # a rich Progress once the run starts on a terminal
+        self.task: Any = None
         self.steps = 0
 
-    def event(self, ev: Dict[str, Any]) -> None:
+    def event(self, ev: dict[str, Any]) -> None:
         kind = ev.get("event")
         if kind == "start":
             self.steps = int(ev.get("steps") or 0)
             if not self.plain:
                 from rich.console import Console
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+                from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+                from rich.progress import Progress as Bar
                 self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                TimeElapsedColumn(), console=Console(stderr=True), transient=True)
                 self.bar.start()
@@ -182,7 +183,8 @@ class Progress:
             if self.bar is not None:
                 self.bar.update(self.task, completed=ev.get("step", 0), description=text)
             else:
-                print(f"pario: [{ev.get('step', '?')}/{ev.get('steps', self.steps)}] {text}", file=sys.stderr, flush=True)
+                print(f"pario: [{ev.get('step', '?')}/{ev.get('steps', self.steps)}] {text}", file=sys.stderr,
+                      flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -195,16 +197,16 @@ class Progress:
 @dataclass
 class Outcome:
     returncode: int
-    watchdog: Optional[str] = None       # why the watchdog ended the run
-    events: List[Dict[str, Any]] = field(default_factory=list)
+    watchdog: str | None = None       # why the watchdog ended the run
+    events: list[dict[str, Any]] = field(default_factory=list)
 
 
 _STATES = ("open", "xfer", "sync", "close", "done")
 
 
-def stuck_ranks(status_dir: str, ranks: int, cases: List[Dict[str, Any]], verb: str = "stuck in") -> str:
+def stuck_ranks(status_dir: str, ranks: int, cases: list[dict[str, Any]], verb: str = "stuck in") -> str:
     """Name the ranks the others are waiting for, from the per-rank status files."""
-    where: Dict[int, Optional[tuple]] = {}
+    where: dict[int, tuple | None] = {}
     for r in range(ranks):
         try:
             with open(os.path.join(status_dir, f"rank.{r}"), encoding="utf-8") as fh:
@@ -220,9 +222,10 @@ def stuck_ranks(status_dir: str, ranks: int, cases: List[Dict[str, Any]], verb: 
         return "no rank wrote a status file (stuck before the first phase: MPI start-up or file open)"
     if missing:
         return f"rank{'s' if len(missing) > 1 else ''} {_ranges(missing)} never reported a phase"
-    low = min(w[0] for w in where.values())
-    lag = [r for r, w in where.items() if w[0] == low]
-    _, c, op, rep, state = where[lag[0]]
+    known = {r: w for r, w in where.items() if w is not None}
+    low = min(w[0] for w in known.values())
+    lag = [r for r, w in known.items() if w[0] == low]
+    _, c, op, rep, state = known[lag[0]]
     name = cases[c]["name"] if 0 <= c < len(cases) else f"case {c}"
     waiting = ranks - len(lag)
     tail = (f"; the other {waiting} wait{'s' if waiting == 1 else ''} for {'it' if len(lag) == 1 else 'them'}"
@@ -231,7 +234,7 @@ def stuck_ranks(status_dir: str, ranks: int, cases: List[Dict[str, Any]], verb: 
     return f"rank{'s' if len(lag) > 1 else ''} {_ranges(lag)} {verb} {name} {phase} (state {state}){tail}"
 
 
-def _ranges(ranks: List[int]) -> str:
+def _ranges(ranks: list[int]) -> str:
     out, start = [], None
     for i, r in enumerate(ranks):
         if start is None:
@@ -242,7 +245,7 @@ def _ranges(ranks: List[int]) -> str:
     return ",".join(out)
 
 
-def _session_pids(sid: int) -> List[int]:
+def _session_pids(sid: int) -> list[int]:
     """Processes of our launcher's session, so that ranks it forked are ended too."""
     pids = []
     for entry in os.listdir("/proc"):
@@ -276,8 +279,8 @@ def terminate(proc: subprocess.Popen, grace: float = 5.0) -> None:
             time.sleep(0.1)
 
 
-def run(argv: List[str], *, env: Dict[str, str], timeout: float, status_dir: Optional[str],
-        ranks: int, cases: List[Dict[str, Any]], progress: Progress, sink=None, stderr=None) -> Outcome:
+def run(argv: list[str], *, env: dict[str, str], timeout: float, status_dir: str | None,
+        ranks: int, cases: list[dict[str, Any]], progress: Progress, sink=None, stderr=None) -> Outcome:
     """Run the launcher; stdout progress lines drive `progress`, other output goes to stderr unless
     `sink.line(text)` takes it (the hint reports of settings.effective.OutputCollector). `stderr`:
     where the launcher's own stderr goes (a file object; default: ours)."""
@@ -286,7 +289,7 @@ def run(argv: List[str], *, env: Dict[str, str], timeout: float, status_dir: Opt
                                 start_new_session=True, text=True, bufsize=1, errors="replace")
     except OSError as exc:
         raise ParioError(f"cannot start {argv[0]}: {exc.strerror}; {INSTALL_MPI}", exit_code=3) from None
-    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    lines: queue.Queue[str | None] = queue.Queue()
 
     def reader():
         for line in proc.stdout:

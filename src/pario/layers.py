@@ -3,13 +3,13 @@ through each I/O library built into the engine, and what each layer costs agains
 the same bytes. Case planning and pure analysis; tables_layers.py renders."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from . import spec as specmod
 
 BASELINE = "mpiio-coll"
 # (name, backend, collective, lib): the rows of the suite, in the order the table shows them.
-ROWS: Tuple[Tuple[str, str, bool, Dict[str, str]], ...] = (
+ROWS: tuple[tuple[str, str, bool, dict[str, str]], ...] = (
     (BASELINE, "mpiio", True, {}),
     ("mpiio-indep", "mpiio", False, {}),
     ("hdf5-coll", "hdf5", True, {}),
@@ -25,23 +25,24 @@ ROWS: Tuple[Tuple[str, str, bool, Dict[str, str]], ...] = (
 INSTALL = {
     "hdf5": "apt-get install libhdf5-openmpi-dev hdf5-tools (or load your site's parallel HDF5 module), then rebuild",
     "pnetcdf": "apt-get install libpnetcdf-dev pnetcdf-bin (or load your site's PnetCDF module), then rebuild",
-    "netcdf4": "apt-get install libnetcdf-mpi-dev netcdf-bin (or load your site's parallel NetCDF module), then rebuild",
+    "netcdf4": "apt-get install libnetcdf-mpi-dev netcdf-bin (or load your site's parallel NetCDF module), "
+               "then rebuild",
     "adios2": "scripts/build-adios2.sh (or load your site's ADIOS2 module), then rebuild",
     "mpiio": "rebuild pario with an MPI that has MPI-IO",
 }
 
 
-def built(listing: Optional[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+def built(listing: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     return {b["name"]: b for b in (listing or {}).get("backends", []) if b.get("built")}
 
 
-def fsync_note(overrides: Dict[str, Any], listing: Optional[Dict[str, Any]]) -> List[str]:
+def fsync_note(overrides: dict[str, Any], listing: dict[str, Any] | None) -> list[str]:
     if overrides.get("fsync") and (listing is None or "adios2" in built(listing)):
         return ["-e: every layer syncs before close except adios2, which has no fsync"]
     return []
 
 
-def missing_notes(listing: Optional[Dict[str, Any]]) -> List[str]:
+def missing_notes(listing: dict[str, Any] | None) -> list[str]:
     """One sentence per library of the suite that this engine lacks, with how to get it."""
     have = built(listing)
     notes = []
@@ -51,8 +52,8 @@ def missing_notes(listing: Optional[Dict[str, Any]]) -> List[str]:
     return notes
 
 
-def suite_cases(block: int, ops: List[str], reps: int, listing: Optional[Dict[str, Any]],
-                overrides: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+def suite_cases(block: int, ops: list[str], reps: int, listing: dict[str, Any] | None,
+                overrides: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One shared file, segmented, 1 MiB transfers, one segment: the same bytes through every layer."""
     have = built(listing)
     base = {"strategy": "shared", "pattern": "segmented", "transfer": min(specmod.MIB, block), "block": block,
@@ -73,16 +74,16 @@ def suite_cases(block: int, ops: List[str], reps: int, listing: Optional[Dict[st
 
 # ---- analysis (pure) ------------------------------------------------------------------------
 
-def _median(row: Dict[str, Any], op: str) -> Optional[float]:
+def _median(row: dict[str, Any], op: str) -> float | None:
     stats = row.get(op) or {}
     return (stats.get("bw_mib") or {}).get("median")
 
 
-def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
+def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
 
 
-def _baseline(rows: List[Dict[str, Any]], row: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _baseline(rows: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any] | None:
     """The mpiio collective row that moved the same bytes, if the run has one."""
     for cand in rows:
         if cand["backend"] == "mpiio" and cand["collective"] and cand.get("bytes") == row.get("bytes") \
@@ -91,7 +92,7 @@ def _baseline(rows: List[Dict[str, Any]], row: Dict[str, Any]) -> Optional[Dict[
     return None
 
 
-def compare(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def compare(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per data row: write/read spreads, ratio of medians to mpiio collective on the same bytes,
     and for pnetcdf non-blocking rows the ratio to pnetcdf blocking collective."""
     out = []
@@ -115,7 +116,7 @@ def compare(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return out
 
 
-def is_layers_run(rows: List[Dict[str, Any]]) -> bool:
+def is_layers_run(rows: list[dict[str, Any]]) -> bool:
     """A run worth the layers table: a library layer and an mpiio collective baseline."""
     return any(r.get("lib") for r in rows) and any(r["backend"] == "mpiio" and r["collective"] for r in rows)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import fsinfo
 from .settings import Settings, dialects
@@ -19,7 +19,7 @@ from .settings.model import build
 _PLAIN = ("posix", "mpiio")
 
 
-def requested_layout(case: Dict[str, Any]) -> List[Dict[str, str]]:
+def requested_layout(case: dict[str, Any]) -> list[dict[str, str]]:
     if case.get("layout"):
         pairs = [(f"lustre.{i}.{k}" if len(case["layout"]) > 1 else f"lustre.{k}", str(v))
                  for i, comp in enumerate(case["layout"]) for k, v in comp.items()]
@@ -28,7 +28,7 @@ def requested_layout(case: Dict[str, Any]) -> List[Dict[str, str]]:
     return dialects.layout_of(Settings(hints={k: str(v) for k, v in hints.items()}))
 
 
-def file_count(case: Dict[str, Any], ranks: int) -> Optional[int]:
+def file_count(case: dict[str, Any], ranks: int) -> int | None:
     strategy = case.get("strategy")
     if strategy == "fpp":
         return ranks
@@ -39,15 +39,15 @@ def file_count(case: Dict[str, Any], ranks: int) -> Optional[int]:
     return None  # pernode: the number of hosts is known only inside the run
 
 
-def prepare(cases: List[Dict[str, Any]], directory: str, prefix: str, ranks: int,
-            fs_type: Optional[str]) -> Dict[int, Dict[str, Any]]:
+def prepare(cases: list[dict[str, Any]], directory: str, prefix: str, ranks: int,
+            fs_type: str | None) -> dict[int, dict[str, Any]]:
     """{case index: what was asked, done and measured} for the cases that ask for a layout."""
-    out: Dict[int, Dict[str, Any]] = {}
+    out: dict[int, dict[str, Any]] = {}
     for index, case in enumerate(cases):
         layout = requested_layout(case)
         if not layout:
             continue
-        rec: Dict[str, Any] = {"requested": layout, "applied": False}
+        rec: dict[str, Any] = {"requested": layout, "applied": False}
         out[index] = rec
         command = dialects.render_lfs(Settings(layout=layout), path="FILE").strip()
         rec["command"] = command
@@ -76,7 +76,7 @@ def prepare(cases: List[Dict[str, Any]], directory: str, prefix: str, ranks: int
     return out
 
 
-def _setstripe(command: str, paths: List[str]) -> Optional[str]:
+def _setstripe(command: str, paths: list[str]) -> str | None:
     argv = command.split()[:-1]
     for path in paths:
         try:
@@ -88,7 +88,7 @@ def _setstripe(command: str, paths: List[str]) -> Optional[str]:
     return None
 
 
-def compare(rec: Dict[str, Any]) -> List[str]:
+def compare(rec: dict[str, Any]) -> list[str]:
     """Requested layout fields that the created file does not have."""
     if not rec.get("applied") or len(rec["requested"]) != 1:
         return []

@@ -18,7 +18,7 @@ import glob
 import mmap
 import os
 import socket
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from . import spec as specmod
 from .errors import ParioError
@@ -46,12 +46,12 @@ class ReuseScratch(Scratch):
         return None
 
 
-def _option_flags(args, case_dests) -> List[str]:
+def _option_flags(args, case_dests) -> list[str]:
     allowed = {"hint", "hints_file", "reorder", "reorder_host"}
     return [d for d in case_dests if d not in allowed and getattr(args, d, None) is not None]
 
 
-def plan(args, store, case_dests) -> Tuple[List[Dict[str, Any]], int, ReuseScratch, str, Dict[str, Any]]:
+def plan(args, store, case_dests) -> tuple[list[dict[str, Any]], int, ReuseScratch, str, dict[str, Any]]:
     """(cases, ranks, scratch, note, env facts) of a run reading run `args.reuse`'s kept files."""
     given = _option_flags(args, case_dests)
     if given:
@@ -94,13 +94,14 @@ def plan(args, store, case_dests) -> Tuple[List[Dict[str, Any]], int, ReuseScrat
         resident[str(index)] = resident_fraction(paths)
     facts = {"run": args.reuse, "dir": scratch.dir, "prefix": scratch.prefix, "resident": resident,
              "host": socket.gethostname()}
-    share = max(resident.values()) if resident else None
+    shares = [v for v in resident.values() if v is not None]
+    share = max(shares) if shares else None
     note = (f"reading the files kept by run {args.reuse} in {scratch.dir}"
             + (f"; {share:.0%} of them in this host's page cache before the run" if share is not None else ""))
     return cases, ranks, scratch, note, facts
 
 
-def _reading_case(args, stored: Dict[str, Any], echoed: Dict[str, Any]) -> Dict[str, Any]:
+def _reading_case(args, stored: dict[str, Any], echoed: dict[str, Any]) -> dict[str, Any]:
     case = {k: v for k, v in stored.items() if k not in ("precreated",)}
     for key in ("buffer_max", "seed"):  # what the writer used decides what the reader expects
         if echoed.get(key) is not None:
@@ -120,12 +121,12 @@ def _reading_case(args, stored: Dict[str, Any], echoed: Dict[str, Any]) -> Dict[
     return case
 
 
-def _files(scratch: Scratch, index: int) -> List[str]:
+def _files(scratch: Scratch, index: int) -> list[str]:
     pattern = os.path.join(glob.escape(scratch.dir), f"{glob.escape(scratch.prefix)}.{index}.*")
     return sorted(p for p in glob.glob(pattern) if not os.path.islink(p))
 
 
-def resident_fraction(paths: List[str]) -> Optional[float]:
+def resident_fraction(paths: list[str]) -> float | None:
     """Share of the files' pages in this host's page cache (mincore), or None where it cannot be
     measured. ADIOS2 outputs are directories: their files count."""
     files = []
@@ -145,7 +146,7 @@ def resident_fraction(paths: List[str]) -> Optional[float]:
 
 
 @functools.lru_cache(maxsize=1)
-def _libc() -> Optional[ctypes.CDLL]:
+def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     if not name:
         return None
@@ -157,7 +158,7 @@ def _libc() -> Optional[ctypes.CDLL]:
     return libc
 
 
-def _mincore(path: str) -> Optional[Tuple[int, int]]:
+def _mincore(path: str) -> tuple[int, int] | None:
     """(resident pages, pages) of one file."""
     libc = _libc()
     if libc is None:

@@ -10,7 +10,7 @@ import re
 import secrets
 import shutil
 import subprocess
-from typing import Any, Dict, Optional
+from typing import Any
 
 from .errors import ParioError
 
@@ -25,7 +25,7 @@ def new_run_id() -> str:
 class Scratch:
     """DIR (from --dir, $PARIO_SCRATCH, else ./pario-scratch), and DIR/pario.<run_id>.* for this run."""
 
-    def __init__(self, directory: Optional[str] = None, run_id: Optional[str] = None):
+    def __init__(self, directory: str | None = None, run_id: str | None = None):
         chosen = directory or os.environ.get("PARIO_SCRATCH") or os.path.join(os.getcwd(), DEFAULT_NAME)
         self.dir = os.path.abspath(os.path.expanduser(chosen))
         self.run_id = run_id or new_run_id()
@@ -105,7 +105,7 @@ def _cache_key(directory: str) -> str:
     return f"{os.stat(directory).st_dev}:{os.path.realpath(directory)}"
 
 
-def _load_cache(path: str) -> Dict[str, Any]:
+def _load_cache(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -114,8 +114,8 @@ def _load_cache(path: str) -> Dict[str, Any]:
         return {}
 
 
-def device_ceiling(engine: Optional[str], directory: str, skip: bool = False,
-                   timeout: float = 120.0) -> Dict[str, Any]:
+def device_ceiling(engine: str | None, directory: str, skip: bool = False,
+                   timeout: float = 120.0) -> dict[str, Any]:
     """{'write_mib', 'read_mib', 'bytes', 'source'} or {'source': why there is none}.
     The probe's figure is cached per (device, real path): it costs seconds and rarely changes."""
     if skip:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import hints as hintlib
 from .errors import ParioError
@@ -20,7 +20,8 @@ _SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 
 # Keys of a case, shared by the flags and the [defaults]/[[case]] tables of a job file.
 CASE_KEYS = {
-    "name": "case name", "backend": "posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2", "strategy": "serial | fpp | shared | nfiles:K | per-node",
+    "name": "case name", "backend": "posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2",
+    "strategy": "serial | fpp | shared | nfiles:K | per-node",
     "aggregate": "group leaders gather and write", "pattern": "segmented | subarray | random",
     "transfer": "bytes per I/O call", "block": "bytes per rank per segment", "segments": "segments",
     "dims": "subarray local block, e.g. '64x64x64' (8-byte elements)", "ops": "[write, read, verify]",
@@ -77,7 +78,7 @@ def human(n: float) -> str:
     return f"{int(n)} B"
 
 
-def parse_dims(text: Any) -> List[int]:
+def parse_dims(text: Any) -> list[int]:
     if isinstance(text, (list, tuple)):
         parts = list(text)
     else:
@@ -122,7 +123,7 @@ def _int(value, key, where):
     return value
 
 
-def normalise(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
+def normalise(opts: dict[str, Any], where: str) -> dict[str, Any]:
     """Resolve aliases and reject unknown keys (with a did-you-mean)."""
     out = {}
     for key, value in opts.items():
@@ -134,7 +135,7 @@ def normalise(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
     return out
 
 
-def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, Any]:
+def build_case(opts: dict[str, Any], where: str = "command line") -> dict[str, Any]:
     """One engine case dict from normalised options. The private key '_where' says where the case
     came from so that validation messages can name it; it is dropped before the spec is written."""
     workload = str(opts.get("workload", "data")).lower()
@@ -149,7 +150,7 @@ def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, A
     backend = str(opts.get("backend", "posix")).lower()
     strategy, nfiles = parse_strategy(opts.get("strategy", "shared"))
     pattern = str(opts.get("pattern", "segmented")).lower()
-    case: Dict[str, Any] = {"name": "", "backend": backend, "strategy": strategy, "pattern": pattern}
+    case: dict[str, Any] = {"name": "", "backend": backend, "strategy": strategy, "pattern": pattern}
     if nfiles is not None:
         case["nfiles"] = nfiles
     case["aggregate"] = _bool(opts.get("aggregate", False), "aggregate", where)
@@ -201,7 +202,7 @@ def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, A
     if "buffer_max" in opts:
         case["buffer_max"] = parse_size(opts["buffer_max"], "buffer_max")
 
-    hints: Dict[str, str] = {}
+    hints: dict[str, str] = {}
     if opts.get("hints_file"):
         hints.update(hintlib.parse_hints_file(str(opts["hints_file"])))
     raw = opts.get("hints") or {}
@@ -220,7 +221,7 @@ def build_case(opts: Dict[str, Any], where: str = "command line") -> Dict[str, A
     return case
 
 
-def parse_lib(raw: Any, where: str) -> Dict[str, str]:
+def parse_lib(raw: Any, where: str) -> dict[str, str]:
     """Library settings from a TOML table or from --lib KEY=VALUE strings; values become strings
     (booleans as true/false) as the engine reads them."""
     if not raw:
@@ -234,7 +235,7 @@ def parse_lib(raw: Any, where: str) -> Dict[str, str]:
             if not sep or not key.strip() or not value.strip():
                 raise ParioError(f"{where}: --lib {item!r}: write KEY=VALUE, e.g. --lib alignment=1m")
             pairs.append((key.strip(), value.strip()))
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for key, value in pairs:
         if isinstance(value, (dict, list)):
             raise ParioError(f"{where}: lib setting '{key}' must be a string, number or boolean")
@@ -242,7 +243,7 @@ def parse_lib(raw: Any, where: str) -> Dict[str, str]:
     return out
 
 
-def build_metadata_case(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
+def build_metadata_case(opts: dict[str, Any], where: str) -> dict[str, Any]:
     """A metadata (mdtest-like) case: POSIX create/stat/open_close/read_small/remove of small files."""
     backend = str(opts.get("backend", "posix")).lower()
     if backend != "posix":
@@ -254,7 +255,7 @@ def build_metadata_case(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
         raise ParioError(f"{where}: '{bad[0]}' does not apply to the metadata workload (it has no transfers, "
                          "keeps nothing and takes no hints or lib settings); drop it, and choose phases with "
                          "--md-ops " + ",".join(MD_OPS))
-    case: Dict[str, Any] = {"name": "", "workload": "metadata", "backend": "posix"}
+    case: dict[str, Any] = {"name": "", "workload": "metadata", "backend": "posix"}
     ops = opts.get("ops", list(MD_OPS))
     if isinstance(ops, str):
         ops = [o for o in re.split(r"[,+ ]+", ops) if o]
@@ -278,7 +279,7 @@ def build_metadata_case(opts: Dict[str, Any], where: str) -> Dict[str, Any]:
     return case
 
 
-def metadata_label(case: Dict[str, Any]) -> str:
+def metadata_label(case: dict[str, Any]) -> str:
     parts = ["md", "shared" if case["shared_dir"] else "per-rank", f"{case['files_per_dir']}f"]
     if case["depth"]:
         parts.append(f"d{case['depth']}b{case['branching']}")
@@ -287,13 +288,13 @@ def metadata_label(case: Dict[str, Any]) -> str:
     return "-".join(parts)
 
 
-def md_files(case: Dict[str, Any], ranks: int) -> int:
+def md_files(case: dict[str, Any], ranks: int) -> int:
     """Files of one repetition of a metadata case, all ranks together."""
     leaves = case.get("branching", 1) ** case.get("depth", 0)
     return leaves * case["files_per_dir"] * (1 if case.get("shared_dir", True) else ranks)
 
 
-def case_label(case: Dict[str, Any]) -> str:
+def case_label(case: dict[str, Any]) -> str:
     strat = f"nfiles{case['nfiles']}" if case["strategy"] == "nfiles" else case["strategy"]
     parts = [strat + ("-agg" if case.get("aggregate") and strat != "serial" else ""), case["backend"]]
     if case.get("collective"):
@@ -309,8 +310,8 @@ def case_label(case: Dict[str, Any]) -> str:
     return "-".join(parts)
 
 
-def unique_names(cases: List[Dict[str, Any]]) -> None:
-    seen: Dict[str, int] = {}
+def unique_names(cases: list[dict[str, Any]]) -> None:
+    seen: dict[str, int] = {}
     for case in cases:
         n = seen.get(case["name"], 0)
         seen[case["name"]] = n + 1
@@ -337,13 +338,13 @@ def load_config(path: str):
     return defaults, [normalise(c, f"{path} case {i + 1}") for i, c in enumerate(cases)]
 
 
-def suite_cases(ranks: int, block: int, ops: List[str], reps: int, mpiio: bool,
-                overrides: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+def suite_cases(ranks: int, block: int, ops: list[str], reps: int, mpiio: bool,
+                overrides: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The default suite: the strategies a user chooses between, on the same data, 1 MiB transfers."""
     xfer = min(MIB, block)
-    base = {"transfer": xfer, "block": block, "ops": ops, "reps": reps}
+    base: dict[str, Any] = {"transfer": xfer, "block": block, "ops": ops, "reps": reps}
     base.update(overrides or {})
-    rows = [{"strategy": "fpp", "backend": "posix"}, {"strategy": "shared", "backend": "posix"}]
+    rows: list[dict[str, Any]] = [{"strategy": "fpp", "backend": "posix"}, {"strategy": "shared", "backend": "posix"}]
     if mpiio:
         rows += [{"strategy": "shared", "backend": "mpiio"},
                  {"strategy": "shared", "backend": "mpiio", "collective": True},
@@ -352,7 +353,7 @@ def suite_cases(ranks: int, block: int, ops: List[str], reps: int, mpiio: bool,
     return [build_case({**base, **row}, "default suite") for row in rows]
 
 
-def suite_block(ranks: int, nphases: int, time_budget: float, size: Optional[int], mem_avail: int,
+def suite_block(ranks: int, nphases: int, time_budget: float, size: int | None, mem_avail: int,
                 disk_free: int, rate_mib: float) -> int:
     """Bytes per rank per phase so that the suite fits the time budget, memory and disk.
     Every case's data set must fit in a quarter of free disk; serial holds it in rank 0's ring."""
@@ -369,13 +370,13 @@ def suite_block(ranks: int, nphases: int, time_budget: float, size: Optional[int
     return per_rank
 
 
-def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: List[Dict[str, Any]]):
+def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: list[dict[str, Any]]):
     return {"schema": "pario.spec/1", "run_id": run_id, "dir": directory, "prefix": prefix,
             "status_dir": status_dir,
             "cases": [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases]}
 
 
-def case_bytes(case: Dict[str, Any], ranks: int) -> int:
+def case_bytes(case: dict[str, Any], ranks: int) -> int:
     """Logical bytes moved by all ranks in one phase of a case (metadata: the files' data)."""
     if case.get("workload") == "metadata":
         return md_files(case, ranks) * case.get("file_size", 0)

@@ -14,7 +14,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import environment, fsinfo, launch
 from .errors import ParioError
@@ -24,10 +24,10 @@ CACHE_TTL_S = 3600.0
 ENV_KEYS = ("OMPI_MCA_", "ROMIO_", "MPICH_MPIIO_", "PARIO_MPIRUN", "PARIO_ENGINE", "PATH")
 
 
-def lustre_facts(path: str) -> Dict[str, Any]:
+def lustre_facts(path: str) -> dict[str, Any]:
     if not _which("lfs"):
         return {"available": False, "reason": "lfs not found on PATH (no Lustre client tools here)"}
-    out: Dict[str, Any] = {"available": True}
+    out: dict[str, Any] = {"available": True}
     text = fsinfo.run_tool(["lfs", "getstripe", "-d", path])
     entries = fsinfo.parse_getstripe(text) if text else []
     if entries:
@@ -38,7 +38,7 @@ def lustre_facts(path: str) -> Dict[str, Any]:
     return out
 
 
-def gpfs_facts(device: str) -> Dict[str, Any]:
+def gpfs_facts(device: str) -> dict[str, Any]:
     tool = _which("mmlsfs") or ("/usr/lpp/mmfs/bin/mmlsfs" if os.access("/usr/lpp/mmfs/bin/mmlsfs", os.X_OK)
                                 else None)
     if not tool:
@@ -50,14 +50,14 @@ def gpfs_facts(device: str) -> Dict[str, Any]:
     return {"available": True, "block_size": parsed.get("block_size"), "min_fragment": parsed.get("min_fragment")}
 
 
-def host_facts() -> Dict[str, Any]:
+def host_facts() -> dict[str, Any]:
     mem = environment.meminfo()
     return {"hostname": socket.gethostname(), "cpus_usable": environment.cpus(), "cpus": os.cpu_count(),
             "mem_total": mem["mem_total"], "mem_available": mem["mem_available"],
             "kernel": platform.release(), "os": _os_name()}
 
 
-def slurm_facts(environ=None) -> Optional[Dict[str, Any]]:
+def slurm_facts(environ=None) -> dict[str, Any] | None:
     environ = os.environ if environ is None else environ
     if not environ.get("SLURM_JOB_ID"):
         return None
@@ -68,7 +68,7 @@ def slurm_facts(environ=None) -> Optional[Dict[str, Any]]:
     return {v: environ[k] for k, v in names.items() if environ.get(k)}
 
 
-def libraries() -> Dict[str, Optional[str]]:
+def libraries() -> dict[str, str | None]:
     """Versions of the I/O libraries found on this machine (None: not found)."""
     def first(*argvs):
         for argv in argvs:
@@ -92,12 +92,12 @@ def libraries() -> Dict[str, Optional[str]]:
     return {"hdf5": h5, "pnetcdf": clean(pnc), "netcdf": clean(nc), "adios2": clean(ad)}
 
 
-def openmpi_io(io: Optional[str]) -> Dict[str, Any]:
+def openmpi_io(io: str | None) -> dict[str, Any]:
     """Open MPI's io components, the one in effect, and OMPIO's MCA parameter values."""
     text = fsinfo.run_tool(["ompi_info", "--parsable"]) or ""
     comps = sorted(set(re.findall(r"^mca:io:(\w+):version:", text, re.M)))
     chosen = io or os.environ.get("OMPI_MCA_io")
-    params: Dict[str, str] = {}
+    params: dict[str, str] = {}
     detail = fsinfo.run_tool(["ompi_info", "--param", "io", "ompio", "--level", "9", "--parsable"]) or ""
     for name, value in re.findall(r"^mca:io:ompio:param:(\w+):value:(.*)$", detail, re.M):
         params[name] = value.strip('"')
@@ -106,12 +106,12 @@ def openmpi_io(io: Optional[str]) -> Dict[str, Any]:
             "ompio_params": params}
 
 
-def mpi_facts(mpirun: Optional[str], io: Optional[str]) -> Dict[str, Any]:
+def mpi_facts(mpirun: str | None, io: str | None) -> dict[str, Any]:
     try:
         mpi = launch.detect(launch.find_mpirun(mpirun))
     except ParioError as exc:
         return {"available": False, "reason": str(exc)}
-    out: Dict[str, Any] = {"available": True, "launcher": mpi.path, "flavour": mpi.flavour, "version": mpi.version}
+    out: dict[str, Any] = {"available": True, "launcher": mpi.path, "flavour": mpi.flavour, "version": mpi.version}
     if mpi.flavour == "openmpi":
         out.update(openmpi_io(io))
         out["mpiio"] = "romio" if (out["io_component"] or "").startswith("romio") or \
@@ -121,7 +121,7 @@ def mpi_facts(mpirun: Optional[str], io: Optional[str]) -> Dict[str, Any]:
     return out
 
 
-def probe(engine: str, mpirun: Optional[str], path: str, io: Optional[str]) -> Dict[str, Any]:
+def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[str, Any]:
     """Run the engine once on a 1 MiB collective MPI-IO write in path (1 rank) and report the MPI
     library and the hints in effect for a new file there, by the best means this MPI offers."""
     mpi = launch.detect(launch.find_mpirun(mpirun))
@@ -166,10 +166,10 @@ def probe(engine: str, mpirun: Optional[str], path: str, io: Optional[str]) -> D
             "romio_driver": hints.get("romio_filesystem_type")}
 
 
-def collect(path: str, *, probe_mpi: bool = True, engine: Optional[str] = None, mpirun: Optional[str] = None,
-            io: Optional[str] = None, refresh: bool = False) -> Dict[str, Any]:
+def collect(path: str, *, probe_mpi: bool = True, engine: str | None = None, mpirun: str | None = None,
+            io: str | None = None, refresh: bool = False) -> dict[str, Any]:
     fs = fsinfo.describe(path)
-    doc: Dict[str, Any] = {"path": os.path.abspath(path), "fs": fs, "host": host_facts(), "slurm": slurm_facts()}
+    doc: dict[str, Any] = {"path": os.path.abspath(path), "fs": fs, "host": host_facts(), "slurm": slurm_facts()}
     if fs.get("type") == "lustre":
         doc["lustre"] = lustre_facts(fs["path"])
     elif fs.get("type") == "gpfs":
@@ -184,7 +184,7 @@ def collect(path: str, *, probe_mpi: bool = True, engine: Optional[str] = None, 
     doc.update(slow)
     mpi = doc["mpi"]
     if mpi.get("mpiio") == "ompio":
-        mpi["ompio_fs"] = {"lustre": "lustre", "gpfs": "gpfs"}.get(fs.get("type"), "ufs")
+        mpi["ompio_fs"] = {"lustre": "lustre", "gpfs": "gpfs"}.get(fs.get("type") or "", "ufs")
     for p in doc.get("probes") or []:
         if p.get("ok") and p.get("library"):
             mpi.setdefault("library", p["library"])
@@ -206,7 +206,7 @@ _OMPIO_INFO = {"cb_buffer_size": "io_ompio_bytes_per_agg", "cb_nodes": "io_ompio
                "io_ompio_max_aggregators_ratio": "io_ompio_max_aggregators_ratio"}
 
 
-def _probes(engine, mpirun, path, io, mpi) -> List[Dict[str, Any]]:
+def _probes(engine, mpirun, path, io, mpi) -> list[dict[str, Any]]:
     if not os.access(path, os.W_OK):
         return [{"ok": False, "reason": f"{path} is not writable: no probe file could be created"}]
     runs = [io]
@@ -222,7 +222,7 @@ def _probes(engine, mpirun, path, io, mpi) -> List[Dict[str, Any]]:
     return out
 
 
-def _backends(engine: Optional[str]) -> Optional[List[Dict[str, Any]]]:
+def _backends(engine: str | None) -> list[dict[str, Any]] | None:
     if not engine:
         return None
     text = fsinfo.run_tool([engine, "--list"], timeout=30)
@@ -232,7 +232,7 @@ def _backends(engine: Optional[str]) -> Optional[List[Dict[str, Any]]]:
         return None
 
 
-def _which(name: str) -> Optional[str]:
+def _which(name: str) -> str | None:
     import shutil
     return shutil.which(name)
 
@@ -261,7 +261,7 @@ def _cache_key(path, engine, mpirun, io, probe_mpi, fs) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
-def _cache_get(key: str) -> Optional[Dict[str, Any]]:
+def _cache_get(key: str) -> dict[str, Any] | None:
     try:
         with open(os.path.join(_cache_dir(), f"stack-{key}.json"), encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -270,7 +270,7 @@ def _cache_get(key: str) -> Optional[Dict[str, Any]]:
         return None
 
 
-def _cache_put(key: str, facts: Dict[str, Any]) -> None:
+def _cache_put(key: str, facts: dict[str, Any]) -> None:
     try:
         os.makedirs(_cache_dir(), exist_ok=True)
         tmp = os.path.join(_cache_dir(), f".stack-{key}.{os.getpid()}")

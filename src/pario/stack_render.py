@@ -2,7 +2,7 @@
 facts, then the hints in effect for a new file, with what each fact means for the user."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -21,7 +21,7 @@ def _size(n) -> str:
     return f"{n} B"
 
 
-def rows(doc: Dict[str, Any]) -> List[Tuple[str, str]]:
+def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
     fs, host, mpi = doc.get("fs") or {}, doc.get("host") or {}, doc.get("mpi") or {}
     out = [("path", doc.get("path", "?")),
            ("file system", f"{fs.get('type')} (statfs magic {fs.get('magic')}), mounted at {fs.get('mount_point')} "
@@ -75,7 +75,7 @@ def rows(doc: Dict[str, Any]) -> List[Tuple[str, str]]:
     return out
 
 
-def print_stack(console: Console, doc: Dict[str, Any]) -> None:
+def print_stack(console: Console, doc: dict[str, Any]) -> None:
     table = Table(title=escape(f"pario stack: {doc.get('path')}"), title_justify="left", box=box.SIMPLE_HEAD,
                   show_header=False, pad_edge=False)
     table.add_column("", style="bold", no_wrap=True)

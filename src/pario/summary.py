@@ -140,7 +140,8 @@ def _metadata(case: dict, spec: dict) -> dict:
         mine = [p for p in phases if p["op"] == op]
         if mine:
             per_op[op] = {"n": len(mine), "files_per_s": _spread([p["iops"] for p in mine if p.get("iops")]),
-                          "files": _median(p.get("ops") for p in mine), "time_s": _median(p.get("xfer_s") for p in mine)}
+                          "files": _median(p.get("ops") for p in mine),
+                          "time_s": _median(p.get("xfer_s") for p in mine)}
     counts = case.get("metadata") or {}
     return {**{k: spec.get(k) for k in ("files_per_dir", "file_size", "depth", "branching", "shared_dir")},
             **{k: counts.get(k) for k in ("files_per_rep", "dirs_per_rep", "created", "removed", "left_behind")},
@@ -152,7 +153,7 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
     env = env or {}
     mpi = result.get("mpi") or {}
     hosts = mpi.get("hosts") or []
-    rows = []
+    rows: list[dict] = []
     for case in result.get("cases", []):
         spec = case.get("spec") or {}
         phases = case.get("phases", [])
@@ -169,7 +170,8 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             "name": case["name"],
             "workload": "metadata" if metadata else "data",
             "backend": spec.get("backend", "posix" if metadata else "?"),
-            "strategy": ("md-shared" if spec.get("shared_dir", True) else "md-per-rank") if metadata else _strategy(spec),
+            "strategy": (("md-shared" if spec.get("shared_dir", True) else "md-per-rank") if metadata
+                         else _strategy(spec)),
             "pattern": "tree" if metadata else spec.get("pattern", "?"),
             "collective": bool(spec.get("collective")),
             "xfer": case.get("xfer", spec.get("xfer")),
@@ -213,7 +215,8 @@ def _pair(rows_a: list[dict], rows_b: list[dict]) -> list[tuple]:
     """Pairs of (a, b, how): by name, then by the same case shape (an IOR import and a pario
     run name their cases differently), then by strategy and backend alone when that is
     unambiguous on both sides (e.g. the same case at another transfer size)."""
-    pairs, left_a, left_b = [], list(rows_a), list(rows_b)
+    pairs: list[tuple[dict | None, dict | None, str]] = []
+    left_a, left_b = list(rows_a), list(rows_b)
     loose = lambda r: (r["backend"], r["strategy"])  # noqa: E731
     for how, key in (("name", lambda r: r["name"]), ("shape", _shape), ("strategy/backend", loose)):
         for a in list(left_a):
@@ -271,7 +274,8 @@ def headline(result: dict) -> str:
         return head
     if rows and all(r["workload"] == "metadata" for r in rows):
         md = rows[0]["metadata"]["phases"]
-        figures = [f"{op} {md[op]['files_per_s']['median']:.0f}" for op in MD_OPS if (md.get(op) or {}).get("files_per_s")]
+        figures = [f"{op} {md[op]['files_per_s']['median']:.0f}" for op in MD_OPS
+                   if (md.get(op) or {}).get("files_per_s")]
         return f"{head}: {rows[0]['name']} {', '.join(figures[:3])} files/s" if figures else head
     if len(rows) == 1:
         figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]

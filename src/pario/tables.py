@@ -73,7 +73,8 @@ def case_labels(rows: list[dict]) -> list[str]:
     labels = [f"{r['strategy']}/{r['backend']}" for r in rows]
     extras = (("pattern", lambda r: r["pattern"]),
               ("xfer", lambda r: f"t={_size(r['xfer'])}"),
-              ("collective", lambda r: ("coll" if r["collective"] else "indep") if r["backend"] in COLLECTIVE_BACKENDS else ""))
+              ("collective", lambda r: ("coll" if r["collective"] else "indep")
+               if r["backend"] in COLLECTIVE_BACKENDS else ""))
     for key, fmt in extras:
         if len({r[key] for r in rows}) > 1:
             labels = [f"{lab} {fmt(r)}".rstrip() for lab, r in zip(labels, rows)]
@@ -180,7 +181,7 @@ def footer_lines(rows: list[dict]) -> list[str]:
     present = sorted({f for r in rows for f in r["flags"]})
     for flag in present:
         lines.append(f"[bold]{flag}[/bold]: {FLAG_HELP[flag]}.")
-    period = {(r.get("verify") or {}).get("repeats_every") for r in rows} - {None}
+    period = [p for p in ((r.get("verify") or {}).get("repeats_every") for r in rows) if p is not None]
     if period:
         lines.append(f"verified: read back and checked word by word; each rank's data repeats every "
                      f"{_size(max(period))} (--buffer SIZE for more distinct data).")
@@ -313,10 +314,12 @@ def print_hints(console: Console, cases: list[dict]) -> None:
     for case in cases:
         hints = case.get("hints") or {}
         if hints.get("requested") or hints.get("effective"):
-            key = repr(sorted((hints.get("requested") or {}).items())) + repr(sorted((hints.get("effective") or {}).items()))
+            key = (repr(sorted((hints.get("requested") or {}).items()))
+                   + repr(sorted((hints.get("effective") or {}).items())))
             groups.setdefault(key, (hints, []))[1].append(case["name"])
     for hints, names in groups.values():
-        scope = names[0] if len(names) == 1 else f"{len(names)} cases ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+        more = ", ..." if len(names) > 3 else ""
+        scope = names[0] if len(names) == 1 else f"{len(names)} cases ({', '.join(names[:3])}{more})"
         rows_h = _hint_rows(hints)
         if not rows_h:
             effective = hints.get("effective") or {}
@@ -328,7 +331,7 @@ def print_hints(console: Console, cases: list[dict]) -> None:
             table.add_column(name, overflow="fold")
         for key, want, got, status in rows_h:
             style = None if status == "in effect" else ("yellow" if status.startswith("unverified") else "red")
-            table.add_row(Text(key), Text(want), Text(got), Text(status, style=style))
+            table.add_row(Text(key), Text(want), Text(got), Text(status, style=style or ""))
         console.print(table)
         if hints.get("get_info") and hints.get("source") != "MPI_File_get_info":
             echo = hints["get_info"] == hints.get("requested")

@@ -3,7 +3,8 @@ saying what is wrong and how to fix it."""
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
 
 from . import hints as hintlib
 from .errors import ParioError
@@ -42,7 +43,7 @@ def _with(cap: str) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _fail(case: Dict[str, Any], msg: str) -> None:
+def _fail(case: dict[str, Any], msg: str) -> NoReturn:
     where = case.get("_where", "command line")
     prefix = "" if where == "command line" else f"{where} ('{case.get('name', '?')}'): "
     raise ParioError(prefix + msg)
@@ -55,7 +56,7 @@ def _near(value: int, mult: int) -> int:
     return hi if lo == 0 or value - lo > hi - value else lo
 
 
-def check_case(case: Dict[str, Any], ranks: int, known: Iterable[str] = KNOWN_BACKENDS) -> None:
+def check_case(case: dict[str, Any], ranks: int, known: Iterable[str] = KNOWN_BACKENDS) -> None:
     if case.get("workload") == "metadata":
         return check_metadata(case, ranks)
     known = list(known)
@@ -105,7 +106,7 @@ def check_case(case: Dict[str, Any], ranks: int, known: Iterable[str] = KNOWN_BA
         check_lib(case, STATIC_LIB_KEYS.get(backend, ()))
 
 
-def check_metadata(case: Dict[str, Any], ranks: int) -> None:
+def check_metadata(case: dict[str, Any], ranks: int) -> None:
     """The limits the engine enforces, said with the flag that sets each."""
     if case.get("backend", "posix") != "posix":
         _fail(case, f"the metadata workload runs POSIX calls; drop -a {case['backend']}")
@@ -129,7 +130,7 @@ def check_metadata(case: Dict[str, Any], ranks: int) -> None:
         _fail(case, f"--file-size {format_size(case['file_size'])}: at most 1g (the workload is about small files)")
 
 
-def check_lib(case: Dict[str, Any], keys: Sequence[str]) -> None:
+def check_lib(case: dict[str, Any], keys: Sequence[str]) -> None:
     """Library settings: known keys (case-insensitive, rewritten to the library's spelling) and
     the values the engine would refuse, before anything is launched."""
     lib = case.get("lib") or {}
@@ -138,7 +139,7 @@ def check_lib(case: Dict[str, Any], keys: Sequence[str]) -> None:
         _fail(case, f"--lib settings apply to the library layers ({', '.join(LIBRARIES)}); "
                     f"the {backend} backend takes none: drop --lib or give -a hdf5|pnetcdf|netcdf4|adios2")
     canon = {k.lower(): k for k in keys}
-    fixed: Dict[str, str] = {}
+    fixed: dict[str, str] = {}
     for key, value in lib.items():
         name = canon.get(key.lower())
         if name is None:
@@ -155,7 +156,7 @@ def check_lib(case: Dict[str, Any], keys: Sequence[str]) -> None:
         _fail(case, "--lib nb_batch applies to the non-blocking modes; add --lib mode=iput or --lib mode=bput")
 
 
-def _lib_value(case: Dict[str, Any], backend: str, key: str, value: str) -> str:
+def _lib_value(case: dict[str, Any], backend: str, key: str, value: str) -> str:
     choices = LIB_CHOICES.get((backend, key))
     if choices:
         if value.lower() not in choices:
@@ -180,7 +181,7 @@ def _lib_value(case: Dict[str, Any], backend: str, key: str, value: str) -> str:
     return value
 
 
-def _check_caps(case: Dict[str, Any], caps) -> None:
+def _check_caps(case: dict[str, Any], caps) -> None:
     backend = case["backend"]
     if case.get("collective") and "collective" not in caps:
         why = ("ADIOS2 BP5 has no collective/independent choice: it aggregates by itself (--lib NumAggregators=N)"
@@ -203,12 +204,12 @@ def _check_caps(case: Dict[str, Any], caps) -> None:
         _fail(case, f"the {backend} backend stores no data, so there is nothing to verify; drop -W")
 
 
-def _hint_where(case: Dict[str, Any]) -> str:
+def _hint_where(case: dict[str, Any]) -> str:
     where = case.get("_where", "command line")
     return "--hint" if where == "command line" else f"{where} hints"
 
 
-def _check_segmented(case: Dict[str, Any]) -> None:
+def _check_segmented(case: dict[str, Any]) -> None:
     xfer, block, segs = case["xfer"], case["block"], case.get("segments", 1)
     if xfer % 8:
         _fail(case, f"transfer size {xfer} is not a multiple of 8 bytes (the data pattern is 8-byte words); "
@@ -227,7 +228,7 @@ def _check_segmented(case: Dict[str, Any]) -> None:
                             f"nearest valid {flag} {format_size(_near(value, ALIGN))}")
 
 
-def _check_subarray(case: Dict[str, Any]) -> None:
+def _check_subarray(case: dict[str, Any]) -> None:
     dims = case.get("ldims")
     if not dims:
         _fail(case, "--pattern subarray needs the local block: add --dims, e.g. --dims 64x64x64 (8-byte elements)")
@@ -247,7 +248,7 @@ def _check_subarray(case: Dict[str, Any]) -> None:
                         f"make the last dimension a multiple of 512 (e.g. {_near(dims[-1], 512)})")
 
 
-def check_backends(cases: List[Dict[str, Any]], listing: Optional[Dict[str, Any]]) -> None:
+def check_backends(cases: list[dict[str, Any]], listing: dict[str, Any] | None) -> None:
     """After the engine's --list: every backend asked for must be known and built."""
     if not listing:
         return
@@ -267,7 +268,7 @@ def check_backends(cases: List[Dict[str, Any]], listing: Optional[Dict[str, Any]
             check_lib(case, row.get("lib_keys") or ())
 
 
-def check_all(cases: List[Dict[str, Any]], ranks: int, known: Iterable[str] = KNOWN_BACKENDS) -> None:
+def check_all(cases: list[dict[str, Any]], ranks: int, known: Iterable[str] = KNOWN_BACKENDS) -> None:
     if not cases:
         raise ParioError("no cases to run")
     for case in cases:

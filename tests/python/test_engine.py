@@ -39,9 +39,9 @@ def test_null_backend_phases_and_reductions(tmp_path):
         assert len(p["ranks"]["open"]) == 3
         assert 0 <= p["first_done_s"] <= p["last_done_s"] == pytest.approx(p["open_to_close_s"])
         assert p["xfer_s"] <= p["open_to_close_s"] + 1e-9
-    lines = [json.loads(l[len("@pario "):]) for l in proc.stdout.splitlines()]
+    lines = [json.loads(ln[len("@pario "):]) for ln in proc.stdout.splitlines()]
     assert lines[0]["event"] == "start" and lines[0]["steps"] == 6
-    assert [l["step"] for l in lines if l["event"] == "phase"] == list(range(1, 7))
+    assert [ev["step"] for ev in lines if ev["event"] == "phase"] == list(range(1, 7))
     assert lines[-1] == {"event": "done", "status": "complete"}
 
 

@@ -78,7 +78,8 @@ def test_parse_pair():
 
 def test_hints_file(tmp_path):
     f = tmp_path / "romio.txt"
-    f.write_text("# tuned for Lustre\ncb_buffer_size 4194304\n\nromio_cb_write   enable  # always\ncb_config_list *:2\n")
+    f.write_text("# tuned for Lustre\ncb_buffer_size 4194304\n\n"
+                 "romio_cb_write   enable  # always\ncb_config_list *:2\n")
     assert hints.parse_hints_file(str(f)) == {"cb_buffer_size": "4194304", "romio_cb_write": "enable",
                                               "cb_config_list": "*:2"}
     f.write_text("cb_nodes 2\nromio_cb_write\n")

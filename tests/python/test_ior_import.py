@@ -91,7 +91,8 @@ def test_stonewalled_phase_counts_what_ior_moved():
     ("no json here", "holds no JSON object"),
     ('{"Version": "4.0.0", "tests": [', "is not valid JSON"),
     ('{"jobs": []}', "not IOR's summary"),
-    (json.dumps({"Version": "4.0.0", "tests": [{"TestID": 0, "Parameters": {}, "Results": []}]}), "no per-iteration results"),
+    (json.dumps({"Version": "4.0.0", "tests": [{"TestID": 0, "Parameters": {}, "Results": []}]}),
+     "no per-iteration results"),
 ])
 def test_bad_input_is_one_line(text, message):
     with pytest.raises(ParioError) as err:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from cli_support import assert_rejected, BUILT_LAYERS, ENGINE, HAVE_MPIRUN, ROOT, bench_json, ours, pario, write_job
+from cli_support import BUILT_LAYERS, ENGINE, HAVE_MPIRUN, ROOT, assert_rejected, bench_json, ours, pario, write_job
 from engine_support import tool
 
 pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
@@ -235,6 +235,7 @@ def test_layers_table_names_what_is_not_built(tmp_path):
     import sys
     sys.path.insert(0, str(ROOT / "src"))
     from rich.console import Console
+
     from pario import summary, tables_layers
     run, doc = bench_json(["--suite", "layers", "-n", "1", "--size", "256k", "-i", "1", "-w",
                            "--dir", str(tmp_path / "s")], tmp_path)

@@ -26,7 +26,8 @@ MODES = {
                 "aligned": {"collective": True, "lib": {"header_align": "4k", "var_align": "64k"}}},
     "netcdf4": {"ind": {}, "coll": {"collective": True},
                 "chunked": {"collective": True, "lib": {"chunk": "block", "fill": "fill"}}},
-    "adios2": {"ind": {}, "aggregated": {"lib": {"NumAggregators": 2, "AggregationType": "EveryoneWrites"}}},  # ADIOS2 has no collective/independent choice: BP5 aggregates by itself
+    # ADIOS2 has no collective/independent choice: BP5 aggregates by itself
+    "adios2": {"ind": {}, "aggregated": {"lib": {"NumAggregators": 2, "AggregationType": "EveryoneWrites"}}},
 }
 PATTERNS = {
     "seg": {"pattern": "segmented", "xfer": 4096, "block": 16384, "segments": 3},
@@ -138,7 +139,7 @@ def test_library_records(run):
 
 def expected_dims(r):
     if r["spec"]["pattern"] == "subarray":
-        return [l * g for l, g in zip(r["spec"]["ldims"], r["grid"])]
+        return [n * g for n, g in zip(r["spec"]["ldims"], r["grid"])]
     return [r["file_bytes"] // 8]
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cli_support import assert_rejected, ENGINE, HAVE_MPIRUN, ROOT, SRC, bench_json, ours, pario, write_job
+from cli_support import ENGINE, HAVE_MPIRUN, ROOT, SRC, assert_rejected, bench_json, ours, pario, write_job
 
 pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
 ALL = ["create", "stat", "open_close", "read_small", "remove"]

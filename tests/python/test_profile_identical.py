@@ -97,7 +97,8 @@ def test_identical_with_and_without(lib, inputs, tmp_path, name):
     assert prof.stderr == plain.stderr  # the profiler says nothing when nothing is wrong
     for o in outputs:
         assert _digest(tmp_path / "plain" / o) == _digest(tmp_path / "prof" / o)
-    assert sorted(p.name for p in (tmp_path / "plain").iterdir()) == sorted(p.name for p in (tmp_path / "prof").iterdir())
+    assert (sorted(p.name for p in (tmp_path / "plain").iterdir())
+            == sorted(p.name for p in (tmp_path / "prof").iterdir()))
     # and the I/O was seen: the main input was read in full
     view = files(logs)
     src = {"cp": "blob.bin", "dd": "blob.bin", "sort": "lines.txt", "sort-stdout": "lines.txt", "python": "script.py"}

@@ -5,7 +5,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -84,7 +83,8 @@ def test_threads_exact(lib, tmp_path):
         c = view[("posix", str(work / f"thread{t}.dat"))]["counters"]
         assert (c["POSIX_WRITES"], c["POSIX_BYTES_WRITTEN"], c["POSIX_CONSEC_WRITES"]) == (1000, 512000, 999)
     shared = view[("posix", str(work / "shared.dat"))]["counters"]
-    assert (shared["POSIX_WRITES"], shared["POSIX_BYTES_WRITTEN"], shared["POSIX_MAX_BYTE_WRITTEN"]) == (4000, 2048000, 2047999)
+    assert ((shared["POSIX_WRITES"], shared["POSIX_BYTES_WRITTEN"], shared["POSIX_MAX_BYTE_WRITTEN"])
+            == (4000, 2048000, 2047999))
 
 
 def test_fork_child_records_and_merge(lib, tmp_path):

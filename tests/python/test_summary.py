@@ -28,7 +28,8 @@ def test_medians_ranges_and_case_facts():
     assert w["open_close_share"] == pytest.approx(0.05)
     assert w["imbalance"] == pytest.approx(1.1)
     assert row["read"]["bw_mib"]["median"] == pytest.approx(2550.0)
-    assert (row["strategy"], row["backend"], row["pattern"], row["ranks"], row["files"]) == ("fpp", "posix", "segmented", 4, 4)
+    assert ((row["strategy"], row["backend"], row["pattern"], row["ranks"], row["files"])
+            == ("fpp", "posix", "segmented", 4, 4))
     assert row["bytes"] == 64 * MIB and row["xfer"] == MIB
     assert row["verify"] is None and row["flags"] == []
 

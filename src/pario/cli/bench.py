@@ -4,9 +4,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any, Dict, Optional
+from typing import Any
 
-from .. import environment, launch, layers, spec as specmod, validate
+from .. import environment, launch, layers, validate
+from .. import spec as specmod
 from ..engine import engine_path
 from ..errors import ParioError
 from ..scratch import Scratch, device_ceiling
@@ -134,9 +135,9 @@ def register(subparsers) -> None:
     p.set_defaults(run=run)
 
 
-def flag_options(args) -> Dict[str, Any]:
+def flag_options(args) -> dict[str, Any]:
     """The case keys the user gave on the command line (spec.CASE_KEYS names)."""
-    opts: Dict[str, Any] = {}
+    opts: dict[str, Any] = {}
     for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
                 "strategy", "aggregate", "pattern", "dims", "view", "odirect", "hints_file", "name",
                 "write", "read", "verify", "buffer_max"):
@@ -171,7 +172,7 @@ def flag_options(args) -> Dict[str, Any]:
     return opts
 
 
-def _merge(base: Dict[str, Any], over: Dict[str, Any]) -> Dict[str, Any]:
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     if any(k in over for k in ("write", "read", "verify")):
         out.pop("ops", None)  # -w/-r/-W on the command line replace the file's ops
@@ -185,7 +186,7 @@ def _merge(base: Dict[str, Any], over: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def plan(args, ranks: int, listing: Optional[dict], free_disk: int, rate_mib: float = 150.0):
+def plan(args, ranks: int, listing: dict | None, free_disk: int, rate_mib: float = 150.0):
     """The cases to run and a sentence about their sizes."""
     opts = flag_options(args)
     case_flags = [d for d in CASE_DESTS if getattr(args, d, None) is not None]
@@ -195,7 +196,8 @@ def plan(args, ranks: int, listing: Optional[dict], free_disk: int, rate_mib: fl
                  for i, row in enumerate(rows)]
         note = ""
     elif case_flags and args.suite:
-        raise ParioError("--suite runs its own cases; drop the case flags (-a, -t, ...) or use --config for a custom suite")
+        raise ParioError("--suite runs its own cases; drop the case flags (-a, -t, ...) "
+                         "or use --config for a custom suite")
     elif case_flags:
         cases = [specmod.build_case(opts)]
         note = ""
@@ -204,7 +206,8 @@ def plan(args, ranks: int, listing: Optional[dict], free_disk: int, rate_mib: fl
         cases, note = suite(args, ranks, listing, free_disk, opts, rate_mib)
     specmod.unique_names(cases)
     if not note:
-        note = "; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4]) + (" ..." if len(cases) > 4 else "")
+        note = ("; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4])
+                + (" ..." if len(cases) > 4 else ""))
     return cases, note
 
 
@@ -234,7 +237,8 @@ def layers_suite(args, ranks, listing, free_disk, opts, rate_mib):
     cases = layers.suite_cases(block, ops, reps, listing, run_opts)
     parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
              f"{specmod.human(block)} per rank per phase ({specmod.human(block * ranks)} over {ranks} ranks), "
-             f"{specmod.human(min(MIB, block))} transfers"] + layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
+             f"{specmod.human(min(MIB, block))} transfers"]
+    parts += layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
     return cases, "; ".join(parts)
 
 
@@ -254,7 +258,7 @@ def default_suite(args, ranks, listing, free_disk, opts, rate_mib):
     return cases, note
 
 
-def engine_listing(engine: Optional[str]) -> Optional[dict]:
+def engine_listing(engine: str | None) -> dict | None:
     """`pario-engine --list`, or None when it cannot say."""
     import subprocess
     if not engine:

@@ -26,7 +26,8 @@ def register(subparsers) -> None:
     p.add_argument("-n", "--ranks", type=int, help="launch with mpirun -n RANKS (MPI programs)")
     p.add_argument("-o", "--output", help="job log to write (for --env: the directory the processes write to)")
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
-    p.add_argument("--mem", type=float, metavar="MIB", help="memory bound per process for records and trace (default 64)")
+    p.add_argument("--mem", type=float, metavar="MIB",
+                   help="memory bound per process for records and trace (default 64)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")

@@ -87,7 +87,8 @@ def run(args) -> int:
         if as_json:
             _emit({"a": a["id"], "b": b["id"], "cases": cmp})
         else:
-            tables.print_compare(console, cmp, title=f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})")
+            title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
+            tables.print_compare(console, cmp, title=title)
         return 0
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import List
+from typing import Any
 
 from ..errors import ParioError
 
@@ -59,7 +59,8 @@ def _read(path: str) -> str:
 
 
 def render(args) -> int:
-    from ..settings import DIALECTS, from_pairs, merge, parse, render as render_one, sniff
+    from ..settings import DIALECTS, from_pairs, merge, parse, sniff
+    from ..settings import render as render_one
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
@@ -89,14 +90,14 @@ def render(args) -> int:
     return 0
 
 
-def findings(text: str, stack_view: dict) -> List[dict]:
+def findings(text: str, stack_view: dict) -> list[dict]:
     """Every problem of a settings text, one dict each: level, line (or None), message."""
     from ..settings import dialects, explain, sniff
     from ..settings.model import build, check_one
     dialect = sniff(text)
-    out: List[dict] = []
+    out: list[dict] = []
     if dialect == "romio":
-        seen = {}
+        seen: dict[str, int] = {}
         good = []
         for lineno, key, value in dialects.romio_pairs(text):
             if not key:
@@ -129,8 +130,8 @@ def findings(text: str, stack_view: dict) -> List[dict]:
 
 def check(args) -> int:
     from .. import fsinfo
-    from ..stack import mpi_facts
     from ..settings import view
+    from ..stack import mpi_facts
     text = _read(args.file)
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
@@ -156,8 +157,8 @@ def check(args) -> int:
 def keys(args) -> int:
     from .. import hints as hintlib
     from ..settings import knobs
-    rows = [{"key": h.name, "kind": h.kind, "default": h.default, "honoured_by": list(h.impls), "doc": h.doc}
-            for h in hintlib.CATALOGUE.values()]
+    rows: list[dict[str, Any]] = [{"key": h.name, "kind": h.kind, "default": h.default, "honoured_by": list(h.impls),
+                                   "doc": h.doc} for h in hintlib.CATALOGUE.values()]
     rows += [{"key": f"mca.{k.name}", "kind": k.kind, "default": k.default, "honoured_by": ["ompio"], "doc": k.doc}
              for k in knobs.MCA.values()]
     rows += [{"key": f"lustre.{k.name}", "kind": k.kind, "default": k.default, "honoured_by": ["lustre"],

@@ -40,6 +40,7 @@ def run(args) -> int:
         print(json.dumps(doc, indent=1))
         return 0
     from rich.console import Console
+
     from ..stack_render import print_stack
     print_stack(Console(), doc)
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 from ..errors import ParioError
 
@@ -15,7 +15,7 @@ FORMAT = "pario-profile"
 VERSION = 1
 
 
-def _load_json(path: Path) -> Dict[str, Any]:
+def _load_json(path: Path) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -33,19 +33,19 @@ def _load_json(path: Path) -> Dict[str, Any]:
     return doc
 
 
-def parts_in(directory: Path) -> List[Path]:
+def parts_in(directory: Path) -> list[Path]:
     """Finished per-process logs in a directory (unfinished *.tmp files are ignored)."""
     return sorted(p for p in directory.iterdir() if p.suffix == ".json" and p.is_file())
 
 
-def job_from_parts(parts: List[Dict[str, Any]], job: Dict[str, Any] | None = None) -> Dict[str, Any]:
+def job_from_parts(parts: list[dict[str, Any]], job: dict[str, Any] | None = None) -> dict[str, Any]:
     """One job document from process documents."""
     procs = sorted(parts, key=lambda d: (d["process"].get("rank", -1) if d["process"].get("rank", -1) >= 0 else 1 << 30,
                                          d["process"].get("start", 0), d["process"].get("pid", 0)))
     return {"format": FORMAT, "version": VERSION, "kind": "job", "job": dict(job or {}), "processes": procs}
 
 
-def load(path: str | os.PathLike) -> Dict[str, Any]:
+def load(path: str | os.PathLike) -> dict[str, Any]:
     """A job document from a merged log, one process part, or a directory of parts."""
     p = Path(path)
     if not p.exists():
@@ -65,14 +65,14 @@ def load(path: str | os.PathLike) -> Dict[str, Any]:
     return doc
 
 
-def counters(module: Dict[str, Any], record: Dict[str, Any]) -> Dict[str, Any]:
+def counters(module: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
     """Counter name -> value for one record, using the names stored in its module."""
     out = dict(zip(module["counters"], record["c"]))
     out.update(zip(module["fcounters"], record["fc"]))
     return out
 
 
-def counter_meta(module: Dict[str, Any]) -> Dict[str, Dict[str, str]]:
+def counter_meta(module: dict[str, Any]) -> dict[str, dict[str, str]]:
     """Counter name -> {"kind", "op"} for a module, from the log."""
     meta = {n: {"kind": k, "op": o} for n, k, o in zip(module["counters"], module["kinds"], module["ops"])}
     meta.update({n: {"kind": k, "op": o} for n, k, o in zip(module["fcounters"], module["fkinds"], module["fops"])})

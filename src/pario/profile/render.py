@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -37,15 +37,17 @@ def _pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
-def job_table(view: Dict[str, Any]) -> Table:
+def job_table(view: dict[str, Any]) -> Table:
     t = Table(title="Job", box=box.SIMPLE_HEAVY, show_header=False)
     t.add_column("", style="bold")
     t.add_column("")
     start = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(view["start"])) if view.get("start") else "-"
-    t.add_row("processes", f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else str(view["processes"]))
+    t.add_row("processes",
+              f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else str(view["processes"]))
     t.add_row("hosts", escape(", ".join(view["hosts"])))
     cmds = [" ".join(c) for c in view["commands"] if c]
-    t.add_row("command", escape(cmds[0] if cmds else "-") + (f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""))
+    others = f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
+    t.add_row("command", escape(cmds[0] if cmds else "-") + others)
     t.add_row("started", start)
     t.add_row("wall time", _secs(view.get("wall_time")))
     if view["partial"]:
@@ -62,7 +64,7 @@ def job_table(view: Dict[str, Any]) -> Table:
     return t
 
 
-def module_table(view: Dict[str, Any]) -> Table:
+def module_table(view: dict[str, Any]) -> Table:
     t = Table(title="I/O by interface", box=box.SIMPLE_HEAVY)
     for col in ("interface", "files", "shared", "reads", "writes", "read", "written", "< 1 MiB ops",
                 "read time", "write time", "meta time"):
@@ -76,11 +78,13 @@ def module_table(view: Dict[str, Any]) -> Table:
     return t
 
 
-def files_table(files: List[Dict[str, Any]], top: int) -> Table:
-    rank = sorted(files, key=lambda f: -(f["bytes_read"] + f["bytes_written"] + 1e9 * (f["read_time"] + f["write_time"] + f["meta_time"])))
+def files_table(files: list[dict[str, Any]], top: int) -> Table:
+    rank = sorted(files, key=lambda f: -(f["bytes_read"] + f["bytes_written"]
+                                         + 1e9 * (f["read_time"] + f["write_time"] + f["meta_time"])))
     shown = [f for f in rank if f["reads"] or f["writes"] or f["meta_time"]][:top]
     t = Table(title=f"Files (top {len(shown)} of {len(files)} by bytes and time)", box=box.SIMPLE_HEAVY)
-    for col in ("if", "file", "procs", "reads", "writes", "bytes", "common sizes", "seq", "unaligned", "align", "I/O time", "meta"):
+    for col in ("if", "file", "procs", "reads", "writes", "bytes", "common sizes", "seq", "unaligned", "align",
+                "I/O time", "meta"):
         t.add_column(col, justify="left" if col in ("if", "file", "common sizes") else "right", overflow="fold")
     for f in shown:
         c = f["counters"]
@@ -99,7 +103,7 @@ def files_table(files: List[Dict[str, Any]], top: int) -> Table:
     return t
 
 
-def spread_table(files: List[Dict[str, Any]]) -> Table | None:
+def spread_table(files: list[dict[str, Any]]) -> Table | None:
     shared = [f for f in files if f["nprocs"] > 1 and (f["reads"] or f["writes"])]
     if not shared:
         return None
@@ -117,7 +121,7 @@ def spread_table(files: List[Dict[str, Any]]) -> Table | None:
     return t
 
 
-def hints_table(files: List[Dict[str, Any]]) -> Table | None:
+def hints_table(files: list[dict[str, Any]]) -> Table | None:
     rows = [f for f in files if f["module"] == "mpiio"]
     if not rows:
         return None
@@ -131,7 +135,7 @@ def hints_table(files: List[Dict[str, Any]]) -> Table | None:
     return t
 
 
-def show(summary: Dict[str, Any], top: int = 20, console: Console | None = None) -> None:
+def show(summary: dict[str, Any], top: int = 20, console: Console | None = None) -> None:
     import sys
 
     con = console or Console(width=None if sys.stdout.isatty() else 160)

@@ -6,7 +6,6 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional
 
 from ..errors import ParioError
 from .logread import FORMAT, VERSION, _load_json, job_from_parts, parts_in
@@ -30,7 +29,7 @@ def preload_path() -> str:
     raise ParioError(NOT_BUILT, exit_code=3)
 
 
-def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: Optional[float]) -> Dict[str, str]:
+def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: float | None) -> dict[str, str]:
     """The variables the preload library reads (csrc/preload/core.c: read_settings)."""
     env = {"LD_PRELOAD": lib, "PARIO_PROFILE_DIR": parts_dir}
     if trace:
@@ -40,7 +39,7 @@ def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: Optional[float])
     return env
 
 
-def env_exports(env: Dict[str, str]) -> List[str]:
+def env_exports(env: dict[str, str]) -> list[str]:
     """Shell lines for a job script that starts its own launcher (srun keeps the environment)."""
     lines = []
     for key, val in env.items():
@@ -65,7 +64,7 @@ def make_parts_dir(output: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
 
 
-def mpirun_argv(ranks: int, env: Dict[str, str], app: List[str]) -> List[str]:
+def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     """mpirun with the profiler's variables exported to the ranks only (not to mpirun itself)."""
     from .. import launch  # shared launcher logic (flavour detection, root and oversubscribe flags)
 
@@ -73,7 +72,7 @@ def mpirun_argv(ranks: int, env: Dict[str, str], app: List[str]) -> List[str]:
     return launch.command(mpi, ranks, app, env=env)
 
 
-def merge(parts_dir: Path, output: Path, job: Dict) -> Dict:
+def merge(parts_dir: Path, output: Path, job: dict) -> dict:
     """Write one job log from the parts, atomically; return it."""
     files = parts_in(parts_dir)
     if not files:
@@ -99,7 +98,7 @@ def remove_parts(parts_dir: Path) -> None:
         pass  # something else was written there; leave it
 
 
-def default_output(app: List[str]) -> Path:
+def default_output(app: list[str]) -> Path:
     import time
 
     name = Path(app[0]).name if app else "job"

@@ -4,7 +4,7 @@ Records of one file from several processes are merged with the operation each co
 the log (sum, max, min ignoring unset, or the per-rank spread)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from .logread import counter_meta, counters
 
@@ -19,8 +19,8 @@ def _prefix(mod: str) -> str:
     return mod.upper()
 
 
-def _merge_top(tops: List[List[List[int]]], others: List[int], keep: int = 4) -> Tuple[List[List[int]], int]:
-    acc: Dict[int, int] = {}
+def _merge_top(tops: list[list[list[int]]], others: list[int], keep: int = 4) -> tuple[list[list[int]], int]:
+    acc: dict[int, int] = {}
     for top in tops:
         for val, cnt in top:
             acc[val] = acc.get(val, 0) + cnt
@@ -28,12 +28,12 @@ def _merge_top(tops: List[List[List[int]]], others: List[int], keep: int = 4) ->
     return [[v, c] for v, c in ranked[:keep]], sum(others) + sum(c for _, c in ranked[keep:])
 
 
-def _merge(mod: str, meta: Dict[str, Dict[str, str]], parts: List[Dict[str, Any]]) -> Dict[str, Any]:
+def _merge(mod: str, meta: dict[str, dict[str, str]], parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Merge counter dicts of one file (each from one process or one reduced group)."""
     if len(parts) == 1:
         return dict(parts[0])
     p = _prefix(mod)
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for name, m in meta.items():
         vals = [c.get(name, 0) or 0 for c in parts]
         if m["op"] == "sum":
@@ -61,15 +61,15 @@ def _merge(mod: str, meta: Dict[str, Dict[str, str]], parts: List[Dict[str, Any]
     return out
 
 
-def hist(mod: str, c: Dict[str, Any], rw: str) -> Dict[str, int]:
+def hist(mod: str, c: dict[str, Any], rw: str) -> dict[str, int]:
     """Size histogram (bucket name -> count) for READ or WRITE, in log order."""
     head = f"{_prefix(mod)}_SIZE_{rw}_"
     return {k[len(head):]: int(v) for k, v in c.items() if k.startswith(head)}
 
 
-def file_view(job: Dict[str, Any]) -> List[Dict[str, Any]]:
+def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per (module, file) of the job, merged over processes."""
-    groups: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
     for proc in job.get("processes", []):
         for mod, mdoc in proc.get("modules", {}).items():
             meta = counter_meta(mdoc)
@@ -94,7 +94,8 @@ def file_view(job: Dict[str, Any]) -> List[Dict[str, Any]]:
         reads = sum(hist(mod, c, "READ").values())
         writes = sum(hist(mod, c, "WRITE").values())
         row = {
-            "module": mod, "path": path, "nprocs": c.get(f"{p}_NPROCS", 1), "shared": g["reduced"] or len(g["parts"]) > 1,
+            "module": mod, "path": path, "nprocs": c.get(f"{p}_NPROCS", 1),
+            "shared": g["reduced"] or len(g["parts"]) > 1,
             "reads": reads, "writes": writes,
             "bytes_read": c.get(f"{p}_BYTES_READ", 0), "bytes_written": c.get(f"{p}_BYTES_WRITTEN", 0),
             "small_reads": sum(hist(mod, c, "READ").get(b, 0) for b in SMALL_BUCKETS),
@@ -116,7 +117,7 @@ def fs_name(magic) -> str | None:
     return FS_TYPES.get(int(magic), f"0x{int(magic):x}")
 
 
-def parse_hints(text: Optional[str]) -> Optional[Dict[str, str]]:
+def parse_hints(text: str | None) -> dict[str, str] | None:
     if text is None:
         return None
     out = {}
@@ -126,7 +127,7 @@ def parse_hints(text: Optional[str]) -> Optional[Dict[str, str]]:
     return out
 
 
-def job_view(job: Dict[str, Any], files: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
+def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Totals of the whole job, per module, plus what limits were hit."""
     files = file_view(job) if files is None else files
     procs = job.get("processes", [])
@@ -135,7 +136,7 @@ def job_view(job: Dict[str, Any], files: Optional[List[Dict[str, Any]]] = None) 
     ends = [p["end"] for p in pinfo if p.get("end")]
     limits = [p.get("limits", {}) for p in procs]
     ranks = {p.get("rank") for p in pinfo if (p.get("rank") if p.get("rank") is not None else -1) >= 0}
-    mods: Dict[str, Dict[str, Any]] = {}
+    mods: dict[str, dict[str, Any]] = {}
     for f in files:
         m = mods.setdefault(f["module"], {"files": 0, "shared_files": 0, "reads": 0, "writes": 0, "bytes_read": 0,
                                           "bytes_written": 0, "small_reads": 0, "small_writes": 0,
@@ -163,7 +164,7 @@ def job_view(job: Dict[str, Any], files: Optional[List[Dict[str, Any]]] = None) 
     }
 
 
-def summary(job: Dict[str, Any]) -> Dict[str, Any]:
+def summary(job: dict[str, Any]) -> dict[str, Any]:
     """What `pario profile show --json` prints: the job view and the file rows."""
     files = file_view(job)
     return {"job": job_view(job, files), "files": files}

@@ -1,4 +1,5 @@
-"""Each dialect a setting is spoken in (the library ones in lib_dialects.py), rendered from one Settings object and parsed back into one:
+"""Each dialect a setting is spoken in (the library ones in lib_dialects.py), rendered from one
+Settings object and parsed back into one:
 MPI_Info (the engine's JSON `hints`), a ROMIO_HINTS file, Open MPI `--mca` flags and OMPI_MCA_
 environment, Cray's MPICH_MPIIO_HINTS, an `lfs setstripe` command, ADIOS2 XML, HDF5 calls and
 PnetCDF's PNETCDF_HINTS. parse(render(s)) gives back what the dialect can carry of s.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import Callable, Dict, List, Tuple
+from typing import Callable
 
 from ..errors import ParioError
 from . import knobs
@@ -21,7 +22,7 @@ _LAYOUT_HINTS = {"stripe_count": "striping_factor", "stripe_size": "striping_uni
 
 # ---- cross-spellings ---------------------------------------------------------------------------
 
-def layout_of(settings: Settings) -> List[Dict[str, str]]:
+def layout_of(settings: Settings) -> list[dict[str, str]]:
     """The Lustre layout asked for: explicit, else the one the striping hints ask for."""
     if settings.layout:
         return settings.layout
@@ -30,7 +31,7 @@ def layout_of(settings: Settings) -> List[Dict[str, str]]:
     return [comp] if comp else []
 
 
-def hints_of(settings: Settings) -> Dict[str, str]:
+def hints_of(settings: Settings) -> dict[str, str]:
     """The MPI_Info hints, plus striping hints for a simple (one-component) layout."""
     out = dict(settings.hints)
     if len(settings.layout) == 1:
@@ -40,7 +41,7 @@ def hints_of(settings: Settings) -> Dict[str, str]:
     return out
 
 
-def mca_of(settings: Settings) -> Dict[str, str]:
+def mca_of(settings: Settings) -> dict[str, str]:
     out = {m: v for h, m in knobs.HINT_TO_MCA.items() if (v := hints_of(settings).get(h)) is not None}
     if hints_of(settings).get("collective_buffering") == "false":
         out["fcoll"] = "individual"
@@ -62,7 +63,7 @@ def render_info(s: Settings, **_) -> str:
     return json.dumps(dict(sorted(hints_of(s).items())), indent=1)
 
 
-def parse_info(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_info(text: str) -> tuple[Settings, list[Issue]]:
     try:
         doc = json.loads(text)
     except ValueError as exc:
@@ -80,7 +81,7 @@ def render_romio(s: Settings, **_) -> str:
     return "\n".join(lines) + "\n"
 
 
-def romio_pairs(text: str) -> List[Tuple[int, str, str]]:
+def romio_pairs(text: str) -> list[tuple[int, str, str]]:
     """(line number, key, value) of a ROMIO hints file; a malformed line gives key '' (value: the line)."""
     out = []
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -95,7 +96,7 @@ def romio_pairs(text: str) -> List[Tuple[int, str, str]]:
     return out
 
 
-def parse_romio(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_romio(text: str) -> tuple[Settings, list[Issue]]:
     pairs = romio_pairs(text)
     bad = [Issue("error", f"line {n}", f"line {n}: expected 'key value', got {v!r}") for n, k, v in pairs if not k]
     settings, issues = build((k, v) for _, k, v in pairs if k)
@@ -108,7 +109,7 @@ def render_ompi(s: Settings, **_) -> str:
     return " ".join(f"--mca {k} {shlex.quote(v)}" for k, v in sorted(mca_of(s).items()))
 
 
-def parse_ompi(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_ompi(text: str) -> tuple[Settings, list[Issue]]:
     words = shlex.split(text)
     pairs, issues, i = [], [], 0
     while i < len(words):
@@ -126,7 +127,7 @@ def render_ompi_env(s: Settings, **_) -> str:
     return "".join(f"export OMPI_MCA_{k}={shlex.quote(v)}\n" for k, v in sorted(mca_of(s).items()))
 
 
-def parse_ompi_env(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_ompi_env(text: str) -> tuple[Settings, list[Issue]]:
     pairs, issues = [], []
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip()
@@ -150,7 +151,7 @@ def render_cray(s: Settings, pattern: str = "*", **_) -> str:
     return f"export MPICH_MPIIO_HINTS={shlex.quote(':'.join([pattern] + parts))}\n" if parts else ""
 
 
-def _split_outside_hashes(text: str, sep: str) -> List[str]:
+def _split_outside_hashes(text: str, sep: str) -> list[str]:
     out, cur, inside = [], "", False
     for ch in text:
         if ch == "#":
@@ -164,13 +165,13 @@ def _split_outside_hashes(text: str, sep: str) -> List[str]:
     return out
 
 
-def cray_patterns(text: str) -> Dict[str, Dict[str, str]]:
+def cray_patterns(text: str) -> dict[str, dict[str, str]]:
     """{file pattern: {key: value}} of an MPICH_MPIIO_HINTS value (or an `export` line of it)."""
     text = text.strip()
     if "MPICH_MPIIO_HINTS=" in text:
         text = text.split("MPICH_MPIIO_HINTS=", 1)[1]
     text = (shlex.split(text) or [""])[0]
-    out: Dict[str, Dict[str, str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for group in _split_outside_hashes(text, ","):
         fields = _split_outside_hashes(group, ":")
         pattern = fields[0] or "*"  # ARCHER2's ':key=v' means every file
@@ -180,7 +181,7 @@ def cray_patterns(text: str) -> Dict[str, Dict[str, str]]:
     return out
 
 
-def parse_cray(text: str, pattern: str = "*") -> Tuple[Settings, List[Issue]]:
+def parse_cray(text: str, pattern: str = "*") -> tuple[Settings, list[Issue]]:
     groups = cray_patterns(text)
     pairs = [kv for p, kvs in groups.items() if p == pattern or pattern == "*" for kv in kvs.items()]
     return build(pairs)
@@ -212,12 +213,12 @@ def render_lfs(s: Settings, path: str = "DIR", **_) -> str:
     return shlex.join(argv + [path]) + "\n"
 
 
-def parse_lfs(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_lfs(text: str) -> tuple[Settings, list[Issue]]:
     words = shlex.split(text.strip())
     if words[:2] != ["lfs", "setstripe"]:
         raise ParioError("expected an `lfs setstripe ...` command")
     words = words[2:]
-    comps: List[Dict[str, str]] = [{}]
+    comps: list[dict[str, str]] = [{}]
     flags = {v: k for k, v in _LFS.items()}
     issues, i = [], 0
     while i < len(words):
@@ -247,7 +248,7 @@ def parse_lfs(text: str) -> Tuple[Settings, List[Issue]]:
 # The library dialects live in lib_dialects.py, which needs hints_of above.
 from .lib_dialects import parse_adios2, parse_hdf5, parse_pnetcdf, render_adios2, render_hdf5, render_pnetcdf  # noqa: E402
 
-DIALECTS: Dict[str, Tuple[Callable, Callable, str]] = {
+DIALECTS: dict[str, tuple[Callable, Callable, str]] = {
     "info": (render_info, parse_info, "MPI_Info as the engine's JSON `hints` object"),
     "romio": (render_romio, parse_romio, "a ROMIO_HINTS file (MPICH, Intel MPI, Open MPI romio321)"),
     "ompi": (render_ompi, parse_ompi, "Open MPI --mca flags (OMPIO reads these, not ROMIO hints)"),
@@ -268,7 +269,7 @@ def render(settings: Settings, dialect: str, **opts) -> str:
     return DIALECTS[dialect][0](settings, **opts)
 
 
-def parse(text: str, dialect: str) -> Tuple[Settings, List[Issue]]:
+def parse(text: str, dialect: str) -> tuple[Settings, list[Issue]]:
     if dialect not in DIALECTS:
         raise ParioError(f"unknown dialect '{dialect}'; choose one of {', '.join(DIALECTS)}")
     return DIALECTS[dialect][1](text)

@@ -11,7 +11,7 @@ The parsers read the engine's non-`@pario` stdout; `compare` is pure.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from .equivalence import explain
 from .model import Settings, build
@@ -32,9 +32,9 @@ _CRAY_HEAD = re.compile(r"MPIIO hints for (.+?):\s*$")
 _CRAY_LINE = re.compile(r"^(?:PE \d+:)?\s+(\w+)\s+= (.*?)\s*$")
 
 
-def parse_romio_print(lines: List[str]) -> Dict[str, str]:
+def parse_romio_print(lines: list[str]) -> dict[str, str]:
     """The first block of ROMIO_PRINT_HINTS lines (a repeated key starts the next open's block)."""
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for line in lines:
         m = _ROMIO_LINE.match(line.strip())
         if m:
@@ -44,9 +44,9 @@ def parse_romio_print(lines: List[str]) -> Dict[str, str]:
     return out
 
 
-def parse_ompio_verbose(lines: List[str]) -> Dict[str, Dict[str, str]]:
+def parse_ompio_verbose(lines: list[str]) -> dict[str, dict[str, str]]:
     """{file: {key: value}} of `--mca io_ompio_verbose_info_parsing 1` lines."""
-    out: Dict[str, Dict[str, str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for line in lines:
         m = _OMPIO_LINE.match(line.strip())
         if m:
@@ -54,11 +54,11 @@ def parse_ompio_verbose(lines: List[str]) -> Dict[str, Dict[str, str]]:
     return out
 
 
-def parse_cray_display(lines: List[str]) -> Dict[str, Dict[str, str]]:
+def parse_cray_display(lines: list[str]) -> dict[str, dict[str, str]]:
     """{file: {key: value}} of MPICH_MPIIO_HINTS_DISPLAY=1 output (format as in public dumps:
     a `PE 0: MPIIO hints for FILE:` line, then `  key = value` lines)."""
-    out: Dict[str, Dict[str, str]] = {}
-    current: Optional[str] = None
+    out: dict[str, dict[str, str]] = {}
+    current: str | None = None
     for line in lines:
         head = _CRAY_HEAD.search(line)
         if head:
@@ -84,10 +84,10 @@ class OutputCollector:
 
     def __init__(self, prefix: str):
         self.prefix = prefix
-        self.pending: List[str] = []
-        self.romio: Dict[int, List[str]] = {}
-        self.ompio: List[str] = []
-        self.cray: List[str] = []
+        self.pending: list[str] = []
+        self.romio: dict[int, list[str]] = {}
+        self.ompio: list[str] = []
+        self.cray: list[str] = []
         self._in_cray = False
 
     def line(self, text: str) -> bool:
@@ -106,15 +106,15 @@ class OutputCollector:
         self._in_cray = False
         return False
 
-    def event(self, ev: Dict[str, Any]) -> None:
+    def event(self, ev: dict[str, Any]) -> None:
         if ev.get("event") in ("settings", "phase") and isinstance(ev.get("case"), int):
             if self.pending:
                 self.romio.setdefault(ev["case"], self.pending)
             self.pending = []
 
-    def reports(self) -> Dict[int, Dict[str, Any]]:
+    def reports(self) -> dict[int, dict[str, Any]]:
         """{case index: {means: {key: value}}}."""
-        out: Dict[int, Dict[str, Any]] = {}
+        out: dict[int, dict[str, Any]] = {}
         for case, lines in self.romio.items():
             out.setdefault(case, {})[ROMIO_PRINT] = parse_romio_print(lines)
         for means, parsed in ((OMPIO_VERBOSE, parse_ompio_verbose(self.ompio)),
@@ -136,20 +136,20 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
-def _reported(key: str, effective: Dict[str, str]) -> Optional[str]:
+def _reported(key: str, effective: dict[str, str]) -> str | None:
     if key in effective:
         return effective[key]
     alias = {"romio_cb_fr_type": "romio_cb_fr_types"}.get(key)  # ROMIO prints the plural
     return effective.get(alias) if alias else None
 
 
-def compare(requested: Dict[str, str], effective: Dict[str, str], means: str,
-            stack: Dict[str, Any]) -> List[Dict[str, Any]]:
+def compare(requested: dict[str, str], effective: dict[str, str], means: str,
+            stack: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per requested hint: requested, effective, status (in effect | not applied |
     unverified), the reason when known (a rule of settings.equivalence with its source)."""
     settings, _ = build((str(k), str(v)) for k, v in requested.items())
     _, applied = explain(settings, stack)
-    reasons: Dict[str, List[str]] = {}
+    reasons: dict[str, list[str]] = {}
     for a in applied:
         if a.rule not in ("default", "alias"):
             reasons.setdefault(a.key, []).append(a.reason())
@@ -177,8 +177,8 @@ def compare(requested: Dict[str, str], effective: Dict[str, str], means: str,
     return rows
 
 
-def best(engine_hints: Dict[str, Any], reports: Dict[str, Dict[str, str]], flavour: str,
-         impl: Optional[str]) -> (str, Dict[str, str]):
+def best(engine_hints: dict[str, Any], reports: dict[str, dict[str, str]], flavour: str,
+         impl: str | None) -> tuple[str, dict[str, str]]:
     """(means, effective) from what the engine recorded and what was printed at open."""
     get_info = engine_hints.get("effective") or {}
     if flavour != "openmpi" and engine_hints.get("source", GET_INFO) == GET_INFO and get_info:
@@ -191,8 +191,8 @@ def best(engine_hints: Dict[str, Any], reports: Dict[str, Dict[str, str]], flavo
     return (GET_INFO_ECHO if flavour == "openmpi" else GET_INFO), dict(get_info)
 
 
-def annotate(result: Dict[str, Any], reports: Dict[int, Dict[str, Dict[str, str]]], flavour: str,
-             stack: Dict[str, Any]) -> None:
+def annotate(result: dict[str, Any], reports: dict[int, dict[str, dict[str, str]]], flavour: str,
+             stack: dict[str, Any]) -> None:
     """Rewrite each case's hints block with the best measured effective hints, the means, the
     engine's own MPI_File_get_info answer (kept as get_info) and the per-hint check."""
     for case in result.get("cases") or []:
@@ -209,7 +209,7 @@ def annotate(result: Dict[str, Any], reports: Dict[int, Dict[str, Dict[str, str]
                                  {**stack, **_file_group(spec, stack), "ops": spec.get("ops")})
 
 
-def _file_group(spec: Dict[str, Any], stack: Dict[str, Any]) -> Dict[str, Any]:
+def _file_group(spec: dict[str, Any], stack: dict[str, Any]) -> dict[str, Any]:
     """Ranks and hosts of the communicator a file is opened on: the world for a shared file, one
     rank for a file per process, a block of ranks for nfiles (cb_nodes is clipped to these)."""
     ranks, hosts = stack.get("ranks"), stack.get("hosts") or 1
@@ -223,5 +223,5 @@ def _file_group(spec: Dict[str, Any], stack: Dict[str, Any]) -> Dict[str, Any]:
     return {}
 
 
-def requested_settings(requested: Dict[str, str]) -> Settings:
+def requested_settings(requested: dict[str, str]) -> Settings:
     return build((str(k), str(v)) for k, v in requested.items())[0]

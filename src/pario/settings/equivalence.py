@@ -10,7 +10,7 @@ ranks, hosts, stripe_count (of a new file in the directory, Lustre), ops (the ca
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 from .. import hints as hintlib
 from . import knobs
@@ -21,8 +21,8 @@ from .model import Settings
 class Applied:
     rule: str
     key: str
-    before: Optional[str]
-    after: Optional[str]          # None: the setting has no effect on this stack
+    before: str | None
+    after: str | None          # None: the setting has no effect on this stack
     text: str
     source: str
 
@@ -38,7 +38,7 @@ OMPIO_ALIAS = {"stripe_size": "striping_unit", "stripe_width": "striping_factor"
 OMPIO_DEFAULTS = {"cb_buffer_size": "33554432", "collective_buffering": "true"}
 
 
-def view(stack: Optional[Dict[str, Any]] = None, **over) -> Dict[str, Any]:
+def view(stack: dict[str, Any] | None = None, **over) -> dict[str, Any]:
     """The facts the rules need, from a `pario stack` document (or a plain dict) plus overrides."""
     stack = stack or {}
     mpi, fs = stack.get("mpi") or {}, stack.get("fs") or {}
@@ -50,7 +50,7 @@ def view(stack: Optional[Dict[str, Any]] = None, **over) -> Dict[str, Any]:
     return out
 
 
-def _per_host(config: str) -> Optional[int]:
+def _per_host(config: str) -> int | None:
     """Aggregators per host of a `*:N` cb_config_list (None when it names hosts)."""
     config = config.strip()
     if config in ("*", "*:*"):
@@ -61,7 +61,7 @@ def _per_host(config: str) -> Optional[int]:
     return None
 
 
-def explain(settings: Settings, stack: Dict[str, Any]) -> Tuple[Settings, List[Applied]]:
+def explain(settings: Settings, stack: dict[str, Any]) -> tuple[Settings, list[Applied]]:
     """(the canonical settings, the rules that changed them)."""
     out, applied = settings.copy(), []
     impl, fs = stack.get("impl"), (stack.get("fs") or "").lower()
@@ -126,7 +126,7 @@ def _romio_only(key: str) -> bool:
     return bool(row and hintlib.OMPIO not in row.impls)
 
 
-def _romio_rules(h: Dict[str, str], stack: Dict[str, Any], drop) -> None:
+def _romio_rules(h: dict[str, str], stack: dict[str, Any], drop) -> None:
     ranks, hosts, fs = stack.get("ranks"), stack.get("hosts") or 1, (stack.get("fs") or "").lower()
     if fs != "gpfs":  # the GPFS driver has other defaults (romio_cb_read/write enable, ind_wr 4 MiB)
         for key in sorted(h):
@@ -170,6 +170,6 @@ def _romio_rules(h: Dict[str, str], stack: Dict[str, Any], drop) -> None:
                      "ad_lustre_aggregate.c:ADIOI_LUSTRE_Get_striping_info", after=str(eff))
 
 
-def canonical(settings: Settings, stack: Dict[str, Any]) -> Settings:
+def canonical(settings: Settings, stack: dict[str, Any]) -> Settings:
     """What the stack will do with `settings`, as settings: equal results mean equal configurations."""
     return explain(settings, stack)[0]

@@ -8,18 +8,17 @@ Source: /work/shared/reference/anchors-tuning.md (b) OMPIO MCA parameters, (d) `
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
 
 
 @dataclass(frozen=True)
 class Knob:
     name: str
     kind: str                     # int | bytes | choice | str | bool | float
-    default: Optional[str] = None
-    choices: Tuple[str, ...] = ()
+    default: str | None = None
+    choices: tuple[str, ...] = ()
     doc: str = ""
-    lo: Optional[float] = None
-    hi: Optional[float] = None
+    lo: float | None = None
+    hi: float | None = None
 
 
 def _k(name, kind, default=None, choices=(), doc="", lo=None, hi=None):
@@ -29,7 +28,7 @@ def _k(name, kind, default=None, choices=(), doc="", lo=None, hi=None):
 
 
 # (b) Open MPI MCA parameters of the MPI-IO stack (`--mca NAME V` or OMPI_MCA_NAME=V).
-MCA: Dict[str, Knob] = {k.name: k for k in [
+MCA: dict[str, Knob] = {k.name: k for k in [
     _k("io", "choice", None, ("ompio", "romio321", "romio341", "^ompio"), "MPI-IO component"),
     _k("io_ompio_bytes_per_agg", "bytes", "33554432", doc="collective buffer per aggregator", lo=1),
     _k("io_ompio_num_aggregators", "int", "-1", doc="aggregators; -1 automatic", lo=-1),
@@ -69,7 +68,7 @@ HINT_TO_MCA = {
 }
 
 # (d) Lustre layout of one component (`lfs setstripe`); a layout is one or more components.
-LAYOUT: Dict[str, Knob] = {k.name: k for k in [
+LAYOUT: dict[str, Knob] = {k.name: k for k in [
     _k("stripe_count", "int", "0", doc="-c: stripes; 0 FS default, -1 all OSTs", lo=-1),
     _k("overstripe_count", "int", None, doc="-C: stripes, more than one per OST allowed; -1..-32 per OST",
        lo=-32),
@@ -82,7 +81,7 @@ LAYOUT: Dict[str, Knob] = {k.name: k for k in [
 ]}
 
 # (e) library knobs, keyed as the engine's `lib` object takes them.
-LIB: Dict[str, Dict[str, Knob]] = {
+LIB: dict[str, dict[str, Knob]] = {
     "hdf5": {k.name: k for k in [
         _k("alignment", "bytes", "1", doc="H5Pset_alignment alignment (use the stripe size)", lo=1),
         _k("align_threshold", "bytes", "1", doc="H5Pset_alignment threshold", lo=1),

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 import shlex
 import xml.etree.ElementTree as ET
-from typing import List, Tuple
 
 from ..errors import ParioError
 from . import knobs
 from .dialects import hints_of
 from .model import Issue, Settings, build
+
 
 def render_adios2(s: Settings, **_) -> str:
     root = ET.Element("adios-config")
@@ -22,7 +22,7 @@ def render_adios2(s: Settings, **_) -> str:
     return ET.tostring(root, encoding="unicode") + "\n"
 
 
-def parse_adios2(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_adios2(text: str) -> tuple[Settings, list[Issue]]:
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -66,8 +66,8 @@ def render_hdf5(s: Settings, **_) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def parse_hdf5(text: str) -> Tuple[Settings, List[Issue]]:
-    pairs: List[Tuple[str, str]] = []
+def parse_hdf5(text: str) -> tuple[Settings, list[Issue]]:
+    pairs: list[tuple[str, str]] = []
     m = re.search(r"H5Pset_fapl_mpio\([^)]*\);\s*/\* MPI_Info: (.*?) \*/", text)
     if m:
         pairs += [tuple(kv.split("=", 1)) for kv in m.group(1).split(", ") if "=" in kv]
@@ -107,7 +107,7 @@ def render_pnetcdf(s: Settings, **_) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def parse_pnetcdf(text: str) -> Tuple[Settings, List[Issue]]:
+def parse_pnetcdf(text: str) -> tuple[Settings, list[Issue]]:
     back = {v: k for k, v in knobs.PNETCDF_INFO.items()}
     pairs = [(f"pnetcdf.{m.group(1)}", m.group(2)) for m in re.finditer(r"# pario pnetcdf\.(\w+)=(\S+)", text)]
     m = re.search(r"PNETCDF_HINTS=(\S+)", text)

@@ -11,8 +11,8 @@ Keys, as `--set KEY=VALUE` takes them:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import hints as hintlib
 from ..errors import ParioError
@@ -22,7 +22,7 @@ _SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-def parse_bytes(text: str) -> Optional[int]:
+def parse_bytes(text: str) -> int | None:
     """'4m', '4MiB', '4194304', '0x400000' -> bytes; None if not a size."""
     m = _SIZE.match(str(text))
     if m:
@@ -43,7 +43,7 @@ class Issue:
         return f"{where}{': ' if where else ''}{self.level}: {self.message}"
 
 
-def normalize(kind: str, value: str, choices=(), lo=None, hi=None) -> Tuple[Optional[str], Optional[str]]:
+def normalize(kind: str, value: str, choices=(), lo=None, hi=None) -> tuple[str | None, str | None]:
     """(normalized value, None) or (None, what is wrong with it)."""
     value = str(value).strip()
     if kind in ("int", "bytes"):
@@ -59,10 +59,10 @@ def normalize(kind: str, value: str, choices=(), lo=None, hi=None) -> Tuple[Opti
         return str(number), None
     if kind == "float":
         try:
-            number = float(value)
+            real = float(value)
         except ValueError:
             return None, "needs a number"
-        if (lo is not None and number < lo) or (hi is not None and number > hi):
+        if (lo is not None and real < lo) or (hi is not None and real > hi):
             return None, f"is out of range (at least {lo})"
         return value, None
     if kind == "bool":
@@ -84,7 +84,7 @@ def normalize(kind: str, value: str, choices=(), lo=None, hi=None) -> Tuple[Opti
     return value, None
 
 
-def _int(text: str) -> Optional[int]:
+def _int(text: str) -> int | None:
     try:
         return int(text, 0)
     except ValueError:
@@ -93,16 +93,16 @@ def _int(text: str) -> Optional[int]:
 
 @dataclass
 class Settings:
-    hints: Dict[str, str] = field(default_factory=dict)
-    mca: Dict[str, str] = field(default_factory=dict)
-    layout: List[Dict[str, str]] = field(default_factory=list)   # Lustre components, in order
-    lib: Dict[str, Dict[str, str]] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)
+    mca: dict[str, str] = field(default_factory=dict)
+    layout: list[dict[str, str]] = field(default_factory=list)   # Lustre components, in order
+    lib: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def empty(self) -> bool:
         return not (self.hints or self.mca or self.layout or any(self.lib.values()))
 
-    def to_dict(self) -> Dict:
-        out: Dict = {}
+    def to_dict(self) -> dict:
+        out: dict = {}
         if self.hints:
             out["hints"] = dict(sorted(self.hints.items()))
         if self.mca:
@@ -115,12 +115,12 @@ class Settings:
         return out
 
     @classmethod
-    def from_dict(cls, doc: Dict) -> "Settings":
+    def from_dict(cls, doc: dict) -> Settings:
         return cls(dict(doc.get("hints") or {}), dict(doc.get("mca") or {}),
                    [dict(c) for c in doc.get("layout") or []],
                    {k: dict(v) for k, v in (doc.get("lib") or {}).items()})
 
-    def pairs(self) -> List[Tuple[str, str]]:
+    def pairs(self) -> list[tuple[str, str]]:
         """Every setting as a `--set` KEY=VALUE pair (parse(pairs()) == self)."""
         out = sorted(self.hints.items()) + [(f"mca.{k}", v) for k, v in sorted(self.mca.items())]
         for i, comp in enumerate(self.layout):
@@ -130,11 +130,11 @@ class Settings:
             out += [(f"{lib}.{k}", v) for k, v in sorted(values.items())]
         return out
 
-    def copy(self) -> "Settings":
+    def copy(self) -> Settings:
         return Settings.from_dict(self.to_dict())
 
 
-def classify(key: str) -> Tuple[str, Optional[str], str, Optional[int]]:
+def classify(key: str) -> tuple[str, str | None, str, int | None]:
     """(section, library or None, name, layout component) of a `--set` key."""
     head, _, rest = key.partition(".")
     if rest and head == "mca":
@@ -151,11 +151,11 @@ def classify(key: str) -> Tuple[str, Optional[str], str, Optional[int]]:
     return "hints", None, key, None
 
 
-def _known(section: str, lib: Optional[str]) -> Dict:
+def _known(section: str, lib: str | None) -> dict:
     return {"mca": knobs.MCA, "layout": knobs.LAYOUT}.get(section) or knobs.LIB.get(lib or "", {})
 
 
-def check_one(key: str, value: str) -> Tuple[Optional[Tuple], Optional[Issue]]:
+def check_one(key: str, value: str) -> tuple[tuple | None, Issue | None]:
     """((section, lib, name, component, normalized value), None) or (None, the error)."""
     section, lib, name, comp = classify(key)
     if section == "hints":
@@ -173,9 +173,9 @@ def check_one(key: str, value: str) -> Tuple[Optional[Tuple], Optional[Issue]]:
             extra = extra.replace("(did you mean ", f"(did you mean {prefix}") if extra else ""
             return None, Issue("error", key, f"unknown setting '{key}'{extra}; `pario settings keys` lists them")
         norm, why = normalize(knob.kind, value, knob.choices, knob.lo, knob.hi)
-        if why is None and section == "layout" and name == "stripe_size" and int(norm) % 65536:
+        if norm is not None and section == "layout" and name == "stripe_size" and int(norm) % 65536:
             why = "must be a multiple of 64 KiB (lfs setstripe -S)"
-        if why is None and section == "layout" and name == "extent_end":
+        if why is None and norm is not None and section == "layout" and name == "extent_end":
             end = "-1" if norm.lower() in ("eof", "-1") else parse_bytes(norm)
             norm, why = (str(end), None) if end is not None else (None, "must be a size (e.g. 64m) or eof")
     if why:
@@ -183,13 +183,14 @@ def check_one(key: str, value: str) -> Tuple[Optional[Tuple], Optional[Issue]]:
     return (section, lib, name, comp, norm), None
 
 
-def build(pairs: Iterable[Tuple[str, str]]) -> Tuple[Settings, List[Issue]]:
+def build(pairs: Iterable[tuple[str, str]]) -> tuple[Settings, list[Issue]]:
     """Settings from KEY=VALUE pairs, and the errors of the pairs left out."""
     settings, issues = Settings(), []
     for key, value in pairs:
         ok, issue = check_one(key.strip(), value)
-        if issue:
-            issues.append(issue)
+        if ok is None:
+            if issue:
+                issues.append(issue)
             continue
         section, lib, name, comp, norm = ok
         if section == "hints":
@@ -206,7 +207,7 @@ def build(pairs: Iterable[Tuple[str, str]]) -> Tuple[Settings, List[Issue]]:
     return settings, issues
 
 
-def layout_issues(layout: List[Dict[str, str]]) -> List[Issue]:
+def layout_issues(layout: list[dict[str, str]]) -> list[Issue]:
     out = []
     for i, comp in enumerate(layout):
         if not comp:
@@ -221,7 +222,7 @@ def layout_issues(layout: List[Dict[str, str]]) -> List[Issue]:
     return out
 
 
-def parse_pair(text: str) -> Tuple[str, str]:
+def parse_pair(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip() or not value.strip():
         raise ParioError(f"--set {text!r}: write it as KEY=VALUE, e.g. --set romio_cb_write=enable "
