@@ -24,7 +24,7 @@ def find_engine():
     if env:
         return env
     try:  # the engine installed with the package (make setup)
-        from pario.engine import engine_path
+        from pario.platform.engine import engine_path
         return engine_path()
     except Exception:
         pass

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = ROOT / "tests" / "preload"
 sys.path.insert(0, str(ROOT / "src"))
 
-from pario.profile import load  # noqa: E402
-from pario.profile.views import file_view  # noqa: E402
+from pario.analysis.profile import load  # noqa: E402
+from pario.analysis.profile.views import file_view  # noqa: E402
 
 _built: dict = {}
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.e2e, pytest.mark.mpi]
+
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 
@@ -22,7 +24,7 @@ def find_engine():
         return str(dev)
     sys.path.insert(0, str(SRC))
     try:
-        from pario.engine import engine_path
+        from pario.platform.engine import engine_path
         return engine_path()
     except Exception:
         return None

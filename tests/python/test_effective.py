@@ -95,6 +95,8 @@ def _checks(doc):
     return case["hints"], {r["key"]: r for r in case["hints"]["check"]}, case
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.parametrize("io", ["ompio", "romio321"])
 def test_bench_open_mpi_components(io, tmp_path):
     if not (OPENMPI["engine"] and OPENMPI["mpirun"]):
@@ -119,6 +121,8 @@ def test_bench_open_mpi_components(io, tmp_path):
     assert hints["get_info"] == hints["requested"]  # Open MPI's echo, kept for the record
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.parametrize("flavour", [f for f in FLAVOURS if f.id == "mpich"])
 def test_bench_mpich(flavour, tmp_path):
     if "mpiio" not in backends(flavour):
@@ -141,6 +145,8 @@ exec "%s" "$@"
 """
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.parametrize("io", ["ompio", "romio321"])
 def test_timed_run_never_prints_settings(io, tmp_path):
     """The settings are read in a launch of their own (`pario-engine --settings`); the timed run
@@ -167,15 +173,16 @@ def test_timed_run_never_prints_settings(io, tmp_path):
 
 
 def test_settings_launch_only_where_it_tells_something():
-    from pario import launch
-    ompi = launch.MPI(path="mpirun", flavour="openmpi", version="4.1.4")
-    mpich = launch.MPI(path="mpiexec", flavour="mpich", version="4.0")
+    from pario.platform.mpi import MPI
+    from pario.run import forward
+    ompi = MPI(path="mpirun", flavour="openmpi", version="4.1.4")
+    mpich = MPI(path="mpiexec", flavour="mpich", version="4.0")
     mpiio, posix = {"backend": "mpiio"}, {"backend": "posix", "hints": {"cb_nodes": "1"}}
-    assert launch.settings_env(ompi, "romio321", [mpiio]) == {"ROMIO_PRINT_HINTS": "1"}
-    assert launch.settings_env(ompi, "romio321", [posix]) == {}
-    assert launch.settings_env(ompi, "ompio", [mpiio]) == {}  # ompio reports only keys it was given
-    assert launch.settings_env(ompi, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {
+    assert forward.settings_env(ompi, "romio321", [mpiio]) == {"ROMIO_PRINT_HINTS": "1"}
+    assert forward.settings_env(ompi, "romio321", [posix]) == {}
+    assert forward.settings_env(ompi, "ompio", [mpiio]) == {}  # ompio reports only keys it was given
+    assert forward.settings_env(ompi, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {
         "OMPI_MCA_io_ompio_verbose_info_parsing": "1"}
-    assert launch.settings_env(mpich, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {}  # get_info is complete
-    assert launch.timed_env({"ROMIO_PRINT_HINTS": "1", "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}) == {
+    assert forward.settings_env(mpich, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {}  # get_info is complete
+    assert forward.timed_env({"ROMIO_PRINT_HINTS": "1", "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}) == {
         "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}

@@ -9,8 +9,8 @@ import pytest
 from engine_support import ENGINE, ROOT, mpirun
 from engine_support import run_engine as _run
 
-pytestmark = pytest.mark.skipif(not ENGINE or not shutil.which("mpirun"),
-                                reason="pario-engine or mpirun not found (run make setup)")
+pytestmark = [pytest.mark.mpi, pytest.mark.skipif(not ENGINE or not shutil.which("mpirun"),
+                                reason="pario-engine or mpirun not found (run make setup)")]
 
 
 def run_engine(tmp_path, cases, n=2, env=None, timeout=120):

@@ -9,6 +9,8 @@ import pytest
 
 from mpi_flavours import FLAVOURS, SRC, backends, bench
 
+pytestmark = [pytest.mark.e2e, pytest.mark.mpi]
+
 CASES = {"posix-fpp": ["-a", "posix", "-F"], "posix-shared": ["-a", "posix"],
          "mpiio-indep": ["-a", "mpiio"], "mpiio-coll": ["-a", "mpiio", "-c"],
          "hdf5-coll": ["-a", "hdf5", "-c"]}

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from pario import hints
-from pario.errors import ParioError
+from pario.model.errors import ParioError
+from pario.settings import hints
 
 ANCHORS = Path("/work/shared/reference/anchors-tuning.md")
 

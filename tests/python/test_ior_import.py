@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pario import ior_import, summary
-from pario.errors import ParioError
+from pario.analysis import summary
+from pario.model.errors import ParioError
+from pario.store import ior_import
 
 DATA = Path(__file__).parent / "data"
 MIB = 1 << 20

@@ -6,12 +6,14 @@ import time
 
 import pytest
 
-from pario import launch
-from pario.errors import ParioError
+from pario.model.errors import ParioError
+from pario.platform import mpi as mpis
+from pario.report.terminal.progress import Progress
+from pario.run import forward, launchers, watchdog
 
-OMPI = launch.MPI("/usr/bin/mpirun", "openmpi", "mpirun (Open MPI) 4.1.4")
-MPICH = launch.MPI("/usr/bin/mpiexec.hydra", "mpich", "HYDRA build details:")
-INTEL = launch.MPI("/opt/intel/mpirun", "intel", "Intel(R) MPI Library for Linux* OS, Version 2021.9")
+OMPI = mpis.MPI("/usr/bin/mpirun", "openmpi", "mpirun (Open MPI) 4.1.4")
+MPICH = mpis.MPI("/usr/bin/mpiexec.hydra", "mpich", "HYDRA build details:")
+INTEL = mpis.MPI("/opt/intel/mpirun", "intel", "Intel(R) MPI Library for Linux* OS, Version 2021.9")
 ENGINE = ["/x/pario-engine", "s.json", "r.json"]
 
 
@@ -22,34 +24,34 @@ ENGINE = ["/x/pario-engine", "s.json", "r.json"]
     ("Intel(R) MPI Library for Linux* OS, Version 2021.10 Build 20230619", "intel"),
     ("something else", "unknown")])
 def test_flavour_of(text, flavour):
-    assert launch.flavour_of(text) == flavour
+    assert mpis.flavour_of(text) == flavour
 
 
 def test_openmpi_command():
-    argv = launch.command(OMPI, 4, ENGINE, io="romio321", env={"PARIO_FAULT": "die:1"}, is_root=True)
+    argv = launchers.command(OMPI, 4, ENGINE, io="romio321", env={"PARIO_FAULT": "die:1"}, is_root=True)
     assert argv == ["/usr/bin/mpirun", "-n", "4", "--oversubscribe", "--allow-run-as-root", "--mca", "io",
                     "romio321", "-x", "PARIO_FAULT=die:1", *ENGINE]
-    assert "--allow-run-as-root" not in launch.command(OMPI, 2, ENGINE, is_root=False)
+    assert "--allow-run-as-root" not in launchers.command(OMPI, 2, ENGINE, is_root=False)
 
 
 def test_mpich_and_intel_commands():
     for mpi in (MPICH, INTEL):
-        argv = launch.command(mpi, 3, ENGINE, env={"ROMIO_PRINT_HINTS": "1"}, is_root=True)
+        argv = launchers.command(mpi, 3, ENGINE, env={"ROMIO_PRINT_HINTS": "1"}, is_root=True)
         assert argv == [mpi.path, "-n", "3", "-genv", "ROMIO_PRINT_HINTS", "1", *ENGINE]
         with pytest.raises(ParioError, match="Open MPI io component"):
-            launch.command(mpi, 3, ENGINE, io="ompio")
+            launchers.command(mpi, 3, ENGINE, io="ompio")
 
 
 def test_srun_command_and_env():
-    assert launch.command(OMPI, 8, ENGINE, launcher="srun") == ["srun", "-n", "8", "--mpi=pmix", *ENGINE]
-    assert launch.command(MPICH, 8, ENGINE, launcher="srun")[3] == "--mpi=pmi2"
-    assert launch.launch_env(OMPI, "ompio", "srun", {})["OMPI_MCA_io"] == "ompio"
+    assert launchers.command(OMPI, 8, ENGINE, launcher="srun") == ["srun", "-n", "8", "--mpi=pmix", *ENGINE]
+    assert launchers.command(MPICH, 8, ENGINE, launcher="srun")[3] == "--mpi=pmi2"
+    assert launchers.launch_env(OMPI, "ompio", "srun", {})["OMPI_MCA_io"] == "ompio"
     with pytest.raises(ParioError, match="choose one of"):
-        launch.command(OMPI, 2, ENGINE, io="romio999")
+        launchers.command(OMPI, 2, ENGINE, io="romio999")
 
 
 def test_forwarded_env():
-    env = launch.forwarded_env({"PARIO_FAULT": "hang:0", "ROMIO_HINTS": "/h", "HOME": "/root"})
+    env = forward.forwarded_env({"PARIO_FAULT": "hang:0", "ROMIO_HINTS": "/h", "HOME": "/root"})
     assert env == {"PARIO_FAULT": "hang:0", "ROMIO_HINTS": "/h"}
 
 
@@ -57,18 +59,18 @@ def test_no_mpi_is_exit_3(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("PARIO_MPIRUN", raising=False)
     with pytest.raises(ParioError) as err:
-        launch.find_mpirun()
+        mpis.find_mpirun()
     assert err.value.exit_code == 3 and "apt-get install openmpi-bin" in str(err.value)
     with pytest.raises(ParioError, match="not found"):
-        launch.find_mpirun("/no/such/mpirun")
+        mpis.find_mpirun("/no/such/mpirun")
 
 
 def test_detect_real_mpirun():
     found = shutil.which("mpirun")
     if not found:
         pytest.skip("no mpirun on PATH")
-    mpi = launch.detect(found)
-    assert mpi.flavour in ("openmpi", "mpich", "intel") and mpi.version
+    found_mpi = mpis.detect(found)
+    assert found_mpi.flavour in ("openmpi", "mpich", "intel") and found_mpi.version
 
 
 # A stand-in launcher: forks two "ranks" that write status files like the engine; rank 1 hangs in
@@ -109,8 +111,8 @@ def test_watchdog_names_the_stuck_rank_and_ends_everything(tmp_path, capsys):
     script = tmp_path / "fake.py"
     script.write_text(FAKE)
     start = time.monotonic()
-    out = launch.run([sys.executable, str(script), str(tmp_path)], env=dict(os.environ), timeout=1.5,
-                     status_dir=str(tmp_path), ranks=2, cases=CASES, progress=launch.Progress(plain=True))
+    out = watchdog.run([sys.executable, str(script), str(tmp_path)], env=dict(os.environ), timeout=1.5,
+                     status_dir=str(tmp_path), ranks=2, cases=CASES, observer=Progress(plain=True))
     assert time.monotonic() - start < 15
     assert out.watchdog and "rank 1 stuck in fpp-posix write rep 0 (state xfer)" in out.watchdog
     assert "the other 1 waits" in out.watchdog
@@ -123,16 +125,17 @@ def test_watchdog_names_the_stuck_rank_and_ends_everything(tmp_path, capsys):
 
 def test_stuck_ranks_from_status_files(tmp_path):
     cases = [{"name": "a", "ops": ["write", "read"]}, {"name": "b", "ops": ["write"]}]
-    assert "no rank wrote" in launch.stuck_ranks(str(tmp_path), 4, cases)
+    assert "no rank wrote" in watchdog.stuck_ranks(str(tmp_path), 4, cases)
     for r, line in enumerate(["1 write 0 done", "0 read 2 close", "0 read 2 close", "1 write 0 open"]):
         (tmp_path / f"rank.{r}").write_text(line + "\n")
-    assert launch.stuck_ranks(str(tmp_path), 4, cases).startswith("ranks 1-2 stuck in a read rep 2 (state close)")
+    assert watchdog.stuck_ranks(str(tmp_path), 4, cases).startswith("ranks 1-2 stuck in a read rep 2 (state close)")
     (tmp_path / "rank.0").write_text("0 write -1 xfer\n")
-    assert "rank 0 stuck in a write (the untimed write" in launch.stuck_ranks(str(tmp_path), 4, cases)
+    assert "rank 0 stuck in a write (the untimed write" in watchdog.stuck_ranks(str(tmp_path), 4, cases)
     (tmp_path / "rank.3").unlink()
-    assert launch.stuck_ranks(str(tmp_path), 4, cases) == "rank 3 never reported a phase"
+    assert watchdog.stuck_ranks(str(tmp_path), 4, cases) == "rank 3 never reported a phase"
 
 
+@pytest.mark.mpi
 @pytest.mark.skipif(not shutil.which("mpirun"), reason="no mpirun on PATH")
 def test_watchdog_under_real_mpirun(tmp_path):
     """The same through mpirun: the stuck rank is named and no rank process outlives the run."""
@@ -145,10 +148,10 @@ open(os.path.join(sd, "pid.%d" % rank), "w").write(str(os.getpid()))
 open(os.path.join(sd, "rank.%d" % rank), "w").write("0 write 0 %s\n" % ("xfer" if rank == 1 else "done"))
 time.sleep(1000)
 ''')
-    mpi = launch.detect(shutil.which("mpirun"))
-    argv = launch.command(mpi, 2, [sys.executable, str(engine), str(tmp_path)])
-    out = launch.run(argv, env=dict(os.environ), timeout=3, status_dir=str(tmp_path), ranks=2, cases=CASES,
-                     progress=launch.Progress(plain=True))
+    mpi = mpis.detect(shutil.which("mpirun"))
+    argv = launchers.command(mpi, 2, [sys.executable, str(engine), str(tmp_path)])
+    out = watchdog.run(argv, env=dict(os.environ), timeout=3, status_dir=str(tmp_path), ranks=2, cases=CASES,
+                     observer=Progress(plain=True))
     assert out.watchdog and "rank 1 stuck in fpp-posix write" in out.watchdog
     for rank in (0, 1):
         pid = int((tmp_path / f"pid.{rank}").read_text())

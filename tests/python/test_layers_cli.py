@@ -36,6 +36,8 @@ def matrix():
     return cases
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @needs_layers
 @pytest.mark.parametrize("ranks", [1, 2, 4])
 def test_every_layer_mode_through_a_job_file(tmp_path, ranks):
@@ -68,6 +70,8 @@ def test_every_layer_mode_through_a_job_file(tmp_path, ranks):
     assert not ours(scratch), "a run left files behind"
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @needs_layers
 def test_suite_layers_prints_each_built_layer_with_its_ratio(tmp_path):
     scratch = tmp_path / "scratch"
@@ -94,6 +98,8 @@ def test_suite_layers_prints_each_built_layer_with_its_ratio(tmp_path):
     assert not ours(scratch)
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @needs_layers
 def test_suite_layers_json_has_ratios_on_the_same_bytes(tmp_path):
     run, doc = bench_json(["--suite", "layers", "-n", "2", "--size", "1m", "-i", "3", "-w", "-r",
@@ -123,6 +129,8 @@ FORMAT_TOOLS = {"hdf5": ("h5dump", ["-H"]), "pnetcdf": ("ncmpidump", ["-h"]), "n
                 "adios2": ("bpls", ["-l"])}
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @needs_layers
 def test_kept_files_are_valid_files_of_their_format(tmp_path):
     cases = [{"name": f"keep-{be}", "backend": be, "transfer": "4k", "block": "8k", "segments": 2, "keep": True}
@@ -150,6 +158,8 @@ def test_kept_files_are_valid_files_of_their_format(tmp_path):
             shutil.rmtree(p) if p.is_dir() else p.unlink()
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.skipif(set(BUILT_LAYERS) != {"hdf5", "pnetcdf", "netcdf4", "adios2"}, reason="needs all four layers")
 def test_example_layers_job_at_reduced_size(tmp_path):
     scratch = tmp_path / "scratch"
@@ -188,11 +198,14 @@ REJECT = [
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("args,match", REJECT, ids=[" ".join(a) for a, _ in REJECT])
 def test_bad_layer_input_is_one_line(tmp_path, args, match):
     assert_rejected(args, match, tmp_path)
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 def test_lib_keys_are_matched_without_case_and_sent_in_the_librarys_spelling(tmp_path):
     if "adios2" not in BUILT_LAYERS:
         pytest.skip("adios2 not built")
@@ -202,6 +215,8 @@ def test_lib_keys_are_matched_without_case_and_sent_in_the_librarys_spelling(tmp
     assert doc["result"]["cases"][0]["lib"]["requested"] == {"NumAggregators": "1"}
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.skipif("adios2" not in BUILT_LAYERS, reason="adios2 not built")
 def test_a_dying_rank_leaves_no_bp5_directory(tmp_path):
     # ADIOS2's BP5 output is a directory that rank 0 creates at open: it survives the engine's death
@@ -218,7 +233,7 @@ def test_a_dying_rank_leaves_no_bp5_directory(tmp_path):
 def test_a_library_not_built_is_left_out_with_how_to_get_it():
     import sys
     sys.path.insert(0, str(ROOT / "src"))
-    from pario import layers
+    from pario.plan import layers
     listing = {"backends": [{"name": "mpiio", "built": True}, {"name": "hdf5", "built": True, "version": "1"},
                             {"name": "adios2", "built": False, "missing": "ADIOS2 not found"}]}
     names = [c["name"] for c in layers.suite_cases(1 << 20, ["write", "read"], 3, listing)]
@@ -229,6 +244,8 @@ def test_a_library_not_built_is_left_out_with_how_to_get_it():
     assert not any(n.startswith("hdf5") for n in notes)
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @needs_layers
 def test_layers_table_names_what_is_not_built(tmp_path):
     """Rendered from a real run with one library taken out, as on a machine without it."""
@@ -236,7 +253,8 @@ def test_layers_table_names_what_is_not_built(tmp_path):
     sys.path.insert(0, str(ROOT / "src"))
     from rich.console import Console
 
-    from pario import summary, tables_layers
+    from pario.analysis import summary
+    from pario.report.terminal import layers as tables_layers
     run, doc = bench_json(["--suite", "layers", "-n", "1", "--size", "256k", "-i", "1", "-w",
                            "--dir", str(tmp_path / "s")], tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -251,6 +269,8 @@ def test_layers_table_names_what_is_not_built(tmp_path):
     assert "mpiio-coll" in text and "baseline" in text
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.skipif("pnetcdf" not in BUILT_LAYERS, reason="pnetcdf not built")
 def test_pnetcdf_iput_when_the_data_ring_wraps_twice(tmp_path):
     # 8 calls of 1 MiB over a 4 MiB data ring: every slot is posted twice before wait_all

@@ -12,7 +12,8 @@ import pytest
 
 from engine_support import ENGINE, HAVE_MPIRUN, LAYERS, layer_built, run_engine, tool, why_not_built
 
-pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
+pytestmark = [pytest.mark.mpi,
+              pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")]
 
 MODES = {
     "hdf5": {"ind": {}, "coll": {"collective": True},

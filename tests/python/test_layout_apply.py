@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pario import layout_apply
+from pario.platform import layout as layout_apply
 
 DATA = Path(__file__).parent / "data" / "stack"
 CASE = {"name": "c", "backend": "posix", "strategy": "fpp", "pattern": "segmented", "xfer": 65536,
@@ -71,6 +71,7 @@ def test_on_lustre_files_are_created_with_the_layout(tmp_path, fake_lfs):
 ENGINE = os.environ.get("PARIO_ENGINE")
 
 
+@pytest.mark.mpi
 @pytest.mark.skipif(not (ENGINE and shutil.which("mpirun")), reason="needs PARIO_ENGINE and mpirun")
 @pytest.mark.parametrize("backend", ["posix", "mpiio"])
 def test_engine_opens_keep_the_precreated_file(tmp_path, backend):

@@ -28,6 +28,8 @@ CASES = [
 ]
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.parametrize("ranks", [1, 2, 4])
 def test_counts_are_exact_and_nothing_is_left(tmp_path, ranks):
     job = write_job(tmp_path / "md.toml", CASES, {"workload": "metadata", "reps": 2, "ops": ALL})
@@ -57,6 +59,8 @@ def test_counts_are_exact_and_nothing_is_left(tmp_path, ranks):
     assert not ours(scratch), "the metadata workload left something behind"
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 def test_flags_table_and_results_show(tmp_path):
     scratch = tmp_path / "scratch"
     run = pario(["--metadata", "--files-per-dir", "40", "--file-size", "2k", "--depth", "1", "--branching", "2",
@@ -77,6 +81,8 @@ def test_flags_table_and_results_show(tmp_path):
     assert "files/s" in listing.stdout
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 def test_examples_at_reduced_size(tmp_path):
     scratch = tmp_path / "scratch"
     # flags win over the job file: the ARCHER tree at 3 x 12 files of 300 KiB instead of 20 x 1800
@@ -95,6 +101,8 @@ def test_examples_at_reduced_size(tmp_path):
     assert not ours(scratch)
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 def test_the_lrz_example_as_written(tmp_path):
     """Its sizes are small enough to run as they are: 500 to 5000 empty files in one directory."""
     run, doc = bench_json(["--config", str(ROOT / "examples" / "metadata-lrz-dir-size.toml"), "-n", "2", "-i", "1",
@@ -123,6 +131,7 @@ REJECT = [
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("args,match", REJECT, ids=[" ".join(a) for a, _ in REJECT])
 def test_bad_metadata_input_is_one_line(tmp_path, args, match):
     assert_rejected(args, match, tmp_path)
@@ -130,7 +139,7 @@ def test_bad_metadata_input_is_one_line(tmp_path, args, match):
 
 def test_cleanup_removes_only_this_runs_directories(tmp_path):
     sys.path.insert(0, str(SRC))
-    from pario.scratch import Scratch
+    from pario.platform.scratch import Scratch
     s = Scratch(str(tmp_path), run_id="R1")
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -151,6 +160,8 @@ def test_cleanup_removes_only_this_runs_directories(tmp_path):
     assert (outside / "precious").read_text() == "x"
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 def test_interrupted_metadata_run_removes_its_tree(tmp_path):
     """Ctrl-C while the tree exists: the run's DIR/PREFIX.0.md goes, the user's files stay."""
     scratch = tmp_path / "scratch"

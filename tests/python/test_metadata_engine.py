@@ -5,7 +5,8 @@ import pytest
 
 from engine_support import ENGINE, HAVE_MPIRUN, run_engine
 
-pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
+pytestmark = [pytest.mark.mpi,
+              pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")]
 
 ALL = ["create", "stat", "open_close", "read_small", "remove"]
 

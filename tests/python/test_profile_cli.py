@@ -10,6 +10,8 @@ import pytest
 
 from profile_support import ROOT, compile_c, preload_lib
 
+pytestmark = [pytest.mark.e2e]
+
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
@@ -69,6 +71,7 @@ def test_profile_python_script(lib, tmp_path):
     assert row["bytes_written"] == 10000
 
 
+@pytest.mark.mpi
 @pytest.mark.skipif(not (os.path.exists("/usr/bin/mpicc") or __import__("shutil").which("mpicc")), reason="no MPI")
 def test_profile_mpi_through_mpirun(lib, tmp_path):
     exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")

@@ -10,8 +10,8 @@ import pytest
 
 from profile_support import compile_c, files, parts, preload_lib
 
-pytestmark = pytest.mark.skipif(not (shutil.which("mpicc") and shutil.which("mpirun")),
-                                reason="no MPI (mpicc/mpirun) on PATH")
+pytestmark = [pytest.mark.mpi, pytest.mark.skipif(not (shutil.which("mpicc") and shutil.which("mpirun")),
+                                reason="no MPI (mpicc/mpirun) on PATH")]
 
 
 @pytest.fixture(scope="module")

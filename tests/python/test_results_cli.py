@@ -4,9 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from pario.analysis.summary import headline
 from pario.cli import main
 from pario.store import Store
 from result_factory import case, result
+
+pytestmark = [pytest.mark.e2e]
 
 DATA = Path(__file__).parent / "data"
 
@@ -18,8 +21,9 @@ def db(tmp_path, monkeypatch):
 
 
 def _add(db, *cases, kind="bench", command="pario bench", env=None):
+    doc = result(*cases)
     return Store(db).add_run(kind=kind, command=command, spec={"cases": [c["name"] for c in cases]},
-                             env=env or {}, result=result(*cases), status="complete")
+                             env=env or {}, result=doc, status="complete", headline=headline(doc))
 
 
 def _json(capsys, argv):

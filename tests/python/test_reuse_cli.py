@@ -6,9 +6,10 @@ import os
 import pytest
 
 from cli_support import ENGINE, HAVE_MPIRUN, bench_json, pario
-from pario import reuse
+from pario.platform import pagecache
 
-pytestmark = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")
+pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
+              pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")]
 
 WRITE = ["-n", "2", "-t", "64k", "-b", "1m", "-s", "2", "-w", "-k", "-i", "1"]
 
@@ -58,7 +59,7 @@ def test_reuse_reads_and_verifies_the_kept_files_and_leaves_them(extra, tmp_path
 def test_reuse_after_eviction_reads_cold(tmp_path):
     run_id, files = _kept(tmp_path, "-a", "posix", "-F")
     _evict(files)
-    if reuse.resident_fraction([str(f) for f in files]) > 0.05:
+    if pagecache.resident_fraction([str(f) for f in files]) > 0.05:
         pytest.skip("this file system keeps its pages resident (tmpfs?): nothing to evict")
     run, doc = bench_json(["--reuse", str(run_id), "-r", "-i", "1"], tmp_path)
     assert run.returncode == 0, run.stderr

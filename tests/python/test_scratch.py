@@ -3,8 +3,9 @@ import os
 
 import pytest
 
-from pario import scratch as scr
-from pario.errors import ParioError
+from pario.model.errors import ParioError
+from pario.platform import ceiling
+from pario.platform import scratch as scr
 
 
 def test_cleanup_removes_only_this_runs_files(tmp_path):
@@ -67,15 +68,15 @@ def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
     engine.write_text(f"#!/bin/sh\necho probe >> {calls}\n"
                       "echo '{\"write_mib\": 321.5, \"read_mib\": 700.0, \"bytes\": 67108864}'\n")
     engine.chmod(0o755)
-    first = scr.device_ceiling(str(engine), str(tmp_path))
-    again = scr.device_ceiling(str(engine), str(tmp_path))
+    first = ceiling.device_ceiling(str(engine), str(tmp_path))
+    again = ceiling.device_ceiling(str(engine), str(tmp_path))
     assert first["write_mib"] == again["write_mib"] == 321.5
     assert (first["source"], again["source"]) == ("probe", "cached probe")
     assert calls.read_text().count("probe") == 1
-    assert scr.device_ceiling(str(engine), str(tmp_path), skip=True) == {"source": "skipped (--no-probe)"}
+    assert ceiling.device_ceiling(str(engine), str(tmp_path), skip=True) == {"source": "skipped (--no-probe)"}
     other = tmp_path / "other"
     other.mkdir()
-    scr.device_ceiling(str(engine), str(other))
+    ceiling.device_ceiling(str(engine), str(other))
     assert calls.read_text().count("probe") == 2
 
 
@@ -84,6 +85,6 @@ def test_failed_probe_records_no_ceiling(tmp_path, monkeypatch):
     engine = tmp_path / "engine"
     engine.write_text("#!/bin/sh\necho 'O_DIRECT: Invalid argument' >&2\nexit 1\n")
     engine.chmod(0o755)
-    got = scr.device_ceiling(str(engine), str(tmp_path))
+    got = ceiling.device_ceiling(str(engine), str(tmp_path))
     assert "write_mib" not in got and got["source"].startswith("none")
-    assert scr.device_ceiling(None, str(tmp_path))["source"] == "none: engine not built"
+    assert ceiling.device_ceiling(None, str(tmp_path))["source"] == "none: engine not built"

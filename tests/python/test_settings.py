@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pario.errors import ParioError
+from pario.model.errors import ParioError
 from pario.settings import DIALECTS, canonical, explain, from_pairs, parse, render, sniff, view
 from pario.settings.model import build
 
@@ -121,6 +121,7 @@ def _pario(args, tmp_path):
                           timeout=120, cwd=tmp_path)
 
 
+@pytest.mark.e2e
 def test_settings_check_good_and_bad(tmp_path):
     good = tmp_path / "good.hints"
     good.write_text("# tuned for 2 OSTs\ncb_buffer_size 4194304\ncb_nodes 2\n")
@@ -144,6 +145,7 @@ def test_settings_check_good_and_bad(tmp_path):
     assert doc["ok"] == (strict.returncode == 0)
 
 
+@pytest.mark.e2e
 def test_settings_render_cli(tmp_path):
     out = _pario(["settings", "render", "--dialect", "lfs", "--set", "lustre.stripe_count=8",
                   "--set", "lustre.stripe_size=4m", "--path", "/scratch/run"], tmp_path)

@@ -4,10 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from pario import spec
 from pario.cli import build_parser
-from pario.cli.bench import plan
-from pario.errors import ParioError
+from pario.cli.bench import request_of
+from pario.model import units
+from pario.model.errors import ParioError
+from pario.plan import cases as spec
+from pario.plan import suites
+from pario.plan.bench import plan
+from pario.run.bench import engine_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,13 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("text,value", [("4k", 4096), ("1m", 1 << 20), ("256m", 256 << 20), ("2g", 2 << 30),
                                         ("512", 512), ("1K", 1024), ("4KiB", 4096), ("3mb", 3 << 20), (8, 8)])
 def test_parse_size(text, value):
-    assert spec.parse_size(text) == value
+    assert units.parse_size(text) == value
 
 
 @pytest.mark.parametrize("text", ["", "1x", "k", "-4k", "0", "1.5m", True])
 def test_parse_size_rejects(text):
     with pytest.raises(ParioError) as err:
-        spec.parse_size(text, "-t")
+        units.parse_size(text, "-t")
     assert err.value.exit_code == 2 and "-t" in str(err.value)
 
 
@@ -38,7 +42,7 @@ def test_dims_and_strategy():
 
 def cases_of(argv, ranks=4, listing=None):
     args = build_parser().parse_args(["bench", *argv])
-    return plan(args, ranks, listing, free_disk=100 << 30)[0]
+    return plan(request_of(args), ranks, listing, free_disk=100 << 30)[0]
 
 
 def test_ior_flags_map_to_one_case():
@@ -117,7 +121,7 @@ def test_config_errors(tmp_path):
 
 
 def test_example_job_file_is_valid():
-    from pario import validate
+    from pario.plan import validate
     cases = cases_of(["--config", str(ROOT / "examples" / "job.toml")])
     assert len(cases) == 7
     validate.check_all(cases, ranks=4)
@@ -138,12 +142,12 @@ def test_default_suite_sizes():
 
 def test_suite_block_limits():
     # the time budget bounds the size, and so do memory and disk
-    big = spec.suite_block(2, 54, 60, None, mem_avail=64 << 30, disk_free=1 << 40, rate_mib=150)
+    big = suites.suite_block(2, 54, 60, None, mem_avail=64 << 30, disk_free=1 << 40, rate_mib=150)
     assert big * 2 <= 60 * 150 * (1 << 20) / 54
-    small = spec.suite_block(2, 54, 60, None, mem_avail=64 << 30, disk_free=64 << 20, rate_mib=150)
+    small = suites.suite_block(2, 54, 60, None, mem_avail=64 << 30, disk_free=64 << 20, rate_mib=150)
     assert small * 2 <= 16 << 20
     with pytest.raises(ParioError, match="not enough room"):
-        spec.suite_block(2, 54, 60, None, mem_avail=64 << 30, disk_free=64 << 10, rate_mib=150)
+        suites.suite_block(2, 54, 60, None, mem_avail=64 << 30, disk_free=64 << 10, rate_mib=150)
 
 
 def test_engine_spec_matches_schema():
@@ -151,6 +155,6 @@ def test_engine_spec_matches_schema():
     schema = json.loads((ROOT / "schemas" / "spec.schema.json").read_text())
     cases = cases_of(["--config", str(ROOT / "examples" / "job.toml")]) + cases_of(["-F", "-z", "-t", "4k"])
     spec.unique_names(cases)
-    doc = spec.engine_spec("r1", "/tmp", "pario.r1", "/tmp/st", cases)
+    doc = engine_spec("r1", "/tmp", "pario.r1", "/tmp/st", cases)
     jsonschema.validate(doc, schema)
     assert all(not k.startswith("_") for c in doc["cases"] for k in c)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pario import fsinfo, stack
+from pario.platform import fsinfo, stack
 
 DATA = Path(__file__).parent / "data" / "stack"
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -90,6 +90,7 @@ def _pario(args, tmp_path, **env):
                           timeout=300, cwd=tmp_path)
 
 
+@pytest.mark.e2e
 def test_pario_stack_json_without_probe(tmp_path):
     out = _pario(["stack", str(tmp_path), "--json", "--no-probe"], tmp_path)
     assert out.returncode == 0, out.stderr
@@ -99,6 +100,7 @@ def test_pario_stack_json_without_probe(tmp_path):
     assert "probes" not in doc
 
 
+@pytest.mark.e2e
 def test_pario_stack_missing_path(tmp_path):
     out = _pario(["stack", str(tmp_path / "nope")], tmp_path)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "does not exist" in out.stderr
@@ -107,6 +109,8 @@ def test_pario_stack_missing_path(tmp_path):
 ENGINE = os.environ.get("PARIO_ENGINE")
 
 
+@pytest.mark.e2e
+@pytest.mark.mpi
 @pytest.mark.skipif(not (ENGINE and shutil.which("ompi_info")), reason="needs PARIO_ENGINE and Open MPI")
 def test_pario_stack_probes_open_mpi(tmp_path):
     out = _pario(["stack", str(tmp_path), "--json"], tmp_path)

@@ -4,7 +4,8 @@ import sqlite3
 
 import pytest
 
-from pario.errors import ParioError
+from pario.analysis.summary import headline
+from pario.model.errors import ParioError
 from pario.store import SCHEMA_VERSION, Store
 from result_factory import case, result
 
@@ -19,7 +20,8 @@ def test_round_trip_and_listing(tmp_path):
     env = {"hostname": "node01", "ceiling": {"write_mib": 500.0}}
     first = store.add_run(kind="bench", command="pario bench -n 4", spec=spec, env=env,
                           result=_doc(), status="complete")
-    second = store.add_run(kind="ior", command="ior -a POSIX", spec={}, env={}, result=_doc(), status="partial")
+    second = store.add_run(kind="ior", command="ior -a POSIX", spec={}, env={}, result=_doc(), status="partial",
+                           headline=headline(_doc()))
     assert second > first
     run = store.get_run(first)
     assert run["id"] == first and run["kind"] == "bench" and run["status"] == "complete"

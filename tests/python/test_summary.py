@@ -4,7 +4,9 @@ import io
 import pytest
 from rich.console import Console
 
-from pario import summary, tables
+from pario.analysis import compare, summary
+from pario.report.terminal import hints as hint_tables
+from pario.report.terminal import runs, tables
 from result_factory import MIB, case, result, validate
 
 GIB = 1 << 30
@@ -109,7 +111,7 @@ def test_compare_ratio_and_noise():
     b = _rows(case("fpp", 0, write=[200.0, 210.0, 220.0], read=[505.0, 515.0, 525.0]),
               case("shared", 1, strategy="shared", write=[58.0, 59.0]),
               case("new", 2, strategy="nfiles", nfiles=2, write=[1.0]), case("new2", 3, write=[1.0], xfer=8))
-    cmp = {(c["name_a"], c["name_b"]): c for c in summary.compare(a, b)}
+    cmp = {(c["name_a"], c["name_b"]): c for c in compare.compare(a, b)}
     fpp = cmp[("fpp", "fpp")]
     assert fpp["write"]["ratio"] == pytest.approx(210.0 / 110.0)
     assert fpp["write"]["overlap"] is False and fpp["write"]["verdict"] == "B faster"
@@ -124,7 +126,7 @@ def test_compare_matches_differently_named_cases_by_shape():
     a = _rows(case("ior0-mpiio-shared", 0, backend="mpiio", strategy="shared", collective=True, write=[100.0]))
     b = _rows(case("shared-mpiio-coll", 0, backend="mpiio", strategy="shared", collective=True, write=[90.0, 95.0]),
               case("fpp-posix", 1, write=[100.0, 100.0]))
-    out = summary.compare(a, b)
+    out = compare.compare(a, b)
     assert out[0]["matched_by"] == "shape" and out[0]["name_b"] == "shared-mpiio-coll"
     assert out[0]["write"]["overlap"] is None and "one sample" in out[0]["write"]["verdict"]
 
@@ -163,11 +165,11 @@ def test_run_view_marks_hints_that_did_not_take_effect():
            "command": "pario bench -a mpiio --hint romio_cb_write=enable", "spec": {},
            "env": {"io_component": "romio321", "dir": "/scratch/x", "ceiling": {"write_mib": 700.0, "read_mib": 900.0}},
            "result": doc}
-    text = _render(tables.print_run, run)
+    text = _render(runs.print_run, run)
     assert "romio321" in text and "/scratch/x" in text and "Open MPI v4.1.4" in text
     assert "write 700 MiB/s" in text
     assert "not applied (absent after open)" in text and "not applied (is 1)" in text
-    assert tables.not_applied(hints) == ["cb_nodes", "striping_factor"]
+    assert hint_tables.not_applied(hints) == ["cb_nodes", "striping_factor"]
 
 
 def test_headline_and_empty_runs():
@@ -184,13 +186,13 @@ def test_headline_and_empty_runs():
 def test_compare_loose_match_only_when_unambiguous():
     a = _rows(case("big", 0, write=[100.0, 110.0]))
     b = _rows(case("small", 0, write=[10.0, 11.0], xfer=4096, nbytes=4 * MIB))
-    (entry,) = summary.compare(a, b)
+    (entry,) = compare.compare(a, b)
     assert entry["matched_by"] == "strategy/backend" and entry["write"]["ratio"] == pytest.approx(10.5 / 105.0)
     b2 = _rows(case("small", 0, write=[10.0], xfer=4096, nbytes=4 * MIB),
                case("smaller", 1, write=[1.0], xfer=512, nbytes=MIB))
-    assert sorted(e["matched_by"] for e in summary.compare(a, b2)) == ["only in A", "only in B", "only in B"]
+    assert sorted(e["matched_by"] for e in compare.compare(a, b2)) == ["only in A", "only in B", "only in B"]
     mpiio = _rows(case("m", 0, backend="mpiio", write=[1.0]))
-    assert sorted(e["matched_by"] for e in summary.compare(a, mpiio)) == ["only in A", "only in B"]
+    assert sorted(e["matched_by"] for e in compare.compare(a, mpiio)) == ["only in A", "only in B"]
 
 
 def test_narrow_terminal_keeps_every_figure():

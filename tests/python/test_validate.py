@@ -1,8 +1,9 @@
 """Every impossible or inconsistent case is rejected with one line saying what and how to fix it."""
 import pytest
 
-from pario import spec, validate
-from pario.errors import ParioError
+from pario.model.errors import ParioError
+from pario.plan import cases as spec
+from pario.plan import validate
 
 
 def case(**opts):

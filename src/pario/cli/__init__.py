@@ -4,8 +4,8 @@ import argparse
 import importlib
 import sys
 
-from .. import __version__
-from ..errors import ParioError
+from pario import __version__
+from pario.model.errors import ParioError
 
 # Subcommand modules, in the order `pario --help` lists them.
 COMMANDS = ["bench", "results", "profile", "stack", "settings"]

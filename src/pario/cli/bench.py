@@ -1,18 +1,35 @@
-"""`pario bench`: run I/O strategies on this machine's file system and MPI, store and show the figures."""
+"""`pario bench`: run I/O strategies on this machine's file system and MPI, store and show the figures.
+
+The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> store -> analysis
+(summary rows) -> report (tables or JSON)."""
 from __future__ import annotations
 
 import argparse
-import json
-import os
+import shlex
+import sys
 from typing import Any
 
-from .. import environment, launch, layers, validate
-from .. import spec as specmod
-from ..engine import engine_path
-from ..errors import ParioError
-from ..scratch import Scratch, device_ceiling
+from rich.console import Console
 
-MIB = specmod.MIB
+from pario.analysis.summary import headline, summarize
+from pario.model.case import Case
+from pario.model.errors import ParioError
+from pario.model.requests import BenchRequest
+from pario.model.result import RunRecord
+from pario.plan import reuse, validate
+from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
+from pario.platform import host
+from pario.platform.ceiling import device_ceiling
+from pario.platform.engine import engine_listing, engine_path
+from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.scratch import Scratch
+from pario.report import json as json_report
+from pario.report.terminal.backends import print_backends
+from pario.report.terminal.bench import show
+from pario.report.terminal.progress import Progress
+from pario.run import launchers
+from pario.run.bench import RunRequest, execute
+from pario.store import Store
 
 EPILOG = """\
 IOR flag -> pario (same meaning unless noted):
@@ -56,13 +73,6 @@ Precedence: built-in defaults < [defaults] < [[case]] < flags given on the comma
 Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
 2 bad input, 3 engine or MPI missing."""
-
-# Flags that describe the case (rather than the run); any of them means "one case, not the suite".
-CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
-              "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name",
-              "lib", "metadata", "files_per_dir", "file_size", "depth", "branching", "per_rank_dirs", "md_ops")
-# Flags that also apply to every case of the default suite or of a job file.
-RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "fsync", "keep", "seed", "buffer_max")
 
 
 def register(subparsers) -> None:
@@ -135,143 +145,35 @@ def register(subparsers) -> None:
     p.set_defaults(run=run)
 
 
-def flag_options(args) -> dict[str, Any]:
-    """The case keys the user gave on the command line (spec.CASE_KEYS names)."""
-    opts: dict[str, Any] = {}
-    for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
-                "strategy", "aggregate", "pattern", "dims", "view", "odirect", "hints_file", "name",
-                "write", "read", "verify", "buffer_max"):
-        value = getattr(args, key, None)
-        if value is not None:
-            opts[key] = value
-    if args.check_read:
-        opts["read"] = True
-    if args.fpp:
-        if args.strategy and specmod.parse_strategy(args.strategy)[0] != "fpp":
-            raise ParioError(f"-F (file per process) contradicts --strategy {args.strategy}; give one of them")
-        opts["strategy"] = "fpp"
-    if args.random:
-        if args.pattern and args.pattern != "random":
-            raise ParioError(f"-z (random offsets) contradicts --pattern {args.pattern}; give one of them")
-        opts["pattern"] = "random"
-    if args.reorder is not None:
-        opts["reorder"] = args.reorder
-    elif args.reorder_host:
-        opts["reorder"] = "host"
-    if args.hint:
-        opts["hints"] = list(args.hint)
-    if args.lib:
-        opts["lib"] = list(args.lib)
-    if args.metadata:
-        opts["workload"] = "metadata"
-    for key in ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs"):
-        if getattr(args, key, None) is not None:
-            opts[key] = getattr(args, key)
-    if args.md_ops:
-        opts["ops"] = args.md_ops
-    return opts
+def request_of(args: argparse.Namespace) -> BenchRequest:
+    return BenchRequest.from_namespace(args)
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    if any(k in over for k in ("write", "read", "verify")):
-        out.pop("ops", None)  # -w/-r/-W on the command line replace the file's ops
-    if "hints" in over and isinstance(out.get("hints"), dict):
-        merged = dict(out["hints"])
-        merged.update(dict(specmod.hintlib.parse_pair(h) for h in over["hints"]))
-        over = {**over, "hints": merged}
-    if "lib" in over and isinstance(out.get("lib"), dict):  # settings add up: [defaults] < [[case]] < --lib
-        over = {**over, "lib": {**specmod.parse_lib(out["lib"], "lib"), **specmod.parse_lib(over["lib"], "--lib")}}
-    out.update(over)
-    return out
-
-
-def plan(args, ranks: int, listing: dict | None, free_disk: int, rate_mib: float = 150.0):
-    """The cases to run and a sentence about their sizes."""
-    opts = flag_options(args)
-    case_flags = [d for d in CASE_DESTS if getattr(args, d, None) is not None]
-    if args.config:
-        defaults, rows = specmod.load_config(args.config)
-        cases = [specmod.build_case(_merge(_merge(defaults, row), opts), f"{args.config} case {i + 1}")
-                 for i, row in enumerate(rows)]
-        note = ""
-    elif case_flags and args.suite:
-        raise ParioError("--suite runs its own cases; drop the case flags (-a, -t, ...) "
-                         "or use --config for a custom suite")
-    elif case_flags:
-        cases = [specmod.build_case(opts)]
-        note = ""
-    else:
-        suite = layers_suite if args.suite == "layers" else default_suite
-        cases, note = suite(args, ranks, listing, free_disk, opts, rate_mib)
-    specmod.unique_names(cases)
-    if not note:
-        note = ("; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4])
-                + (" ..." if len(cases) > 4 else ""))
-    return cases, note
-
-
-def _amount(case, ranks) -> str:
-    if case.get("workload") == "metadata":
-        return f"{specmod.md_files(case, ranks)} files"
-    return specmod.human(specmod.case_bytes(case, ranks))
-
-
-def _suite_run_opts(opts):
-    """(ops, reps, other run flags) of a suite from -w/-r/-W, -i and the other run flags."""
-    run_opts = {k: v for k, v in opts.items() if k in RUN_DESTS or k in ("write", "read", "verify")}
-    chosen = {o for o in specmod.OPS if run_opts.pop(o, None)}
-    ops = [o for o in specmod.OPS if o in chosen] if chosen else ["write", "read", "verify"]
-    return ops, run_opts.pop("reps", 3), run_opts
-
-
-def layers_suite(args, ranks, listing, free_disk, opts, rate_mib):
-    ops, reps, run_opts = _suite_run_opts(opts)
-    if listing is not None and "mpiio" not in layers.built(listing):
-        raise ParioError("--suite layers compares each library with raw MPI-IO, and this engine has no mpiio "
-                         "backend; rebuild pario with an MPI that has MPI-IO")
-    nphases = len(layers.suite_cases(MIB, ops, reps, listing)) * reps * len(ops)
-    size = specmod.parse_size(args.size, "--size") if args.size else None
-    block = specmod.suite_block(ranks, nphases, args.time, size, environment.meminfo()["mem_available"],
-                                free_disk, rate_mib)
-    cases = layers.suite_cases(block, ops, reps, listing, run_opts)
-    parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
-             f"{specmod.human(block)} per rank per phase ({specmod.human(block * ranks)} over {ranks} ranks), "
-             f"{specmod.human(min(MIB, block))} transfers"]
-    parts += layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
-    return cases, "; ".join(parts)
-
-
-def default_suite(args, ranks, listing, free_disk, opts, rate_mib):
-    built = {b["name"] for b in (listing or {}).get("backends", []) if b.get("built")}
-    mpiio = "mpiio" in built if listing else True
-    ops, reps, run_opts = _suite_run_opts(opts)
-    ncases = 6 if mpiio else 3
-    nphases = ncases * reps * len(ops)
-    mem = environment.meminfo()["mem_available"]
-    size = specmod.parse_size(args.size, "--size") if args.size else None
-    block = specmod.suite_block(ranks, nphases, args.time, size, mem, free_disk, rate_mib)
-    cases = specmod.suite_cases(ranks, block, ops, reps, mpiio, run_opts)
-    note = (f"default suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, "
-            f"{specmod.human(block)} per rank per phase ({specmod.human(block * ranks)} over {ranks} ranks), "
-            f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built"))
-    return cases, note
-
-
-def engine_listing(engine: str | None) -> dict | None:
-    """`pario-engine --list`, or None when it cannot say."""
-    import subprocess
-    if not engine:
-        return None
+def run(args: argparse.Namespace) -> int:
+    request = request_of(args)
+    if request.drop_caches:
+        raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
+                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
+                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
+    if request.list_backends:
+        return list_backends(request)
+    if request.timeout is not None and request.timeout <= 0:
+        raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
+    if request.reuse is not None:
+        return _reuse(request)
+    ranks = request.ranks if request.ranks is not None else host.cpus()
+    if ranks < 1:
+        raise ParioError(f"-n {ranks}: ranks must be at least 1")
+    scratch = Scratch(request.dir)
+    suite = not request.config and not request.given(CASE_DESTS)
     try:
-        out = subprocess.run([engine, "--list"], capture_output=True, text=True, timeout=30)
-        doc = json.loads(out.stdout) if out.returncode == 0 else None
-        return doc if isinstance(doc, dict) and "backends" in doc else None
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return None
+        return _plan_and_execute(request, ranks, scratch, suite)
+    except BaseException:
+        scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
+        raise
 
 
-def list_backends(args) -> int:
+def list_backends(request: BenchRequest) -> int:
     try:
         engine = engine_path()
         listing = engine_listing(engine) or {"backends": []}
@@ -281,108 +183,80 @@ def list_backends(args) -> int:
     if reason:
         listing = {"backends": [{"name": n, "built": False, "caps": [], "missing": reason}
                                 for n in validate.KNOWN_BACKENDS]}
-    if args.json:
-        print(json.dumps(listing, indent=1))
+    if request.json:
+        json_report.emit(listing)
         return 0
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title="pario backends", title_justify="left")
-    for col in ("backend", "built", "version", "capabilities / how to get it", "--lib settings"):
-        table.add_column(col, overflow="fold")
-    for b in listing["backends"]:
-        table.add_row(b["name"], "yes" if b.get("built") else "no", b.get("version") or "",
-                      ", ".join(b.get("caps", [])) if b.get("built") else (b.get("missing") or ""),
-                      ", ".join(b.get("lib_keys") or []))
-    Console().print(table)
+    print_backends(Console(), listing)
     return 0
 
 
-def default_timeout(cases, ranks) -> float:
-    """Generous: 10 minutes plus time for the largest phase at 4 MiB/s."""
-    biggest = max((specmod.case_bytes(c, ranks) for c in cases), default=0)
-    return 600.0 + biggest / (4 << 20)
-
-
-def check_room(cases, ranks, directory) -> None:
-    """Refuse a run that cannot fit: files of kept cases stay, the others go after each case."""
-    free = environment.disk_free(_nearest_existing(directory))
-    sizes = [specmod.case_bytes(c, ranks) for c in cases]
-    need = sum(b for b, c in zip(sizes, cases) if c.get("keep")) + max(
-        [b for b, c in zip(sizes, cases) if not c.get("keep")] or [0])
-    if free and need > free:
-        raise ParioError(f"the run needs {specmod.human(need)} in {directory} but only {specmod.human(free)} "
-                         "is free; lower -b/-s/--size or give another --dir")
-
-
-def _nearest_existing(path: str) -> str:
-    path = os.path.abspath(path)
-    while not os.path.isdir(path) and os.path.dirname(path) != path:
-        path = os.path.dirname(path)
-    return path
-
-
-def run(args) -> int:
-    if args.drop_caches:
-        raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
-                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
-                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
-    if args.list:
-        return list_backends(args)
-    if args.timeout is not None and args.timeout <= 0:
-        raise ParioError(f"--timeout {args.timeout:g}: give a positive number of seconds")
-    if args.reuse is not None:
-        return _reuse(args)
-    ranks = args.ranks if args.ranks is not None else environment.cpus()
-    if ranks < 1:
-        raise ParioError(f"-n {ranks}: ranks must be at least 1")
-    scratch = Scratch(args.dir)
-    suite = not args.config and not any(getattr(args, d, None) is not None for d in CASE_DESTS)
-    try:
-        return _plan_and_execute(args, ranks, scratch, suite)
-    except BaseException:
-        scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
-        raise
-
-
-def _reuse(args) -> int:
-    """--reuse RUN: the stored run's cases, read from its kept files (reuse.py)."""
-    from .. import reuse
-    from ..bench_run import execute
-    from ..store import Store
-    store = Store(args.db)
-    cases, ranks, scratch, note, facts = reuse.plan(args, store, CASE_DESTS)
+def _reuse(request: BenchRequest) -> int:
+    """--reuse RUN: the stored run's cases, read from its kept files (plan/reuse.py)."""
+    store = Store(request.db)
+    assert request.reuse is not None
+    cases, ranks, scratch, note, facts = reuse.plan(request, store.get_run(request.reuse), CASE_DESTS)
     validate.check_all(cases, ranks)
     engine = engine_path()
-    mpi = _checked_launch(args, cases, ranks, engine, None)
-    return execute(args, cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
-                   timeout=args.timeout or default_timeout(cases, ranks), store=store, facts={"reuse": facts})
+    mpi = _checked_launch(request, cases, ranks, engine, None)
+    return _execute(request, store, RunRequest(
+        cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
+        launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
+        timeout=request.timeout or default_timeout(cases, ranks)))
 
 
-def _checked_launch(args, cases, ranks, engine, listing) -> launch.MPI:
+def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
+                    listing: dict[str, Any] | None) -> MPI:
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
-    mpi = launch.detect(launch.find_mpirun(args.mpirun))
-    launch.command(mpi, ranks, [], io=args.io, launcher=args.launcher)  # rejects --io on a non-Open MPI early
-    launch.check_launcher(args.launcher)
+    mpi = detect(find_mpirun(request.mpirun))
+    launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    launchers.check_launcher(request.launcher)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
 
-def _plan_and_execute(args, ranks, scratch, suite) -> int:
-    from ..bench_run import execute  # the launch-store-show sequence, kept apart to keep files short
+def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool) -> int:
     listing = ceiling = None
     if suite:
         # The suite's sizes follow the device: probe it first (an engine is needed for that anyway).
         engine = engine_path()
         listing = engine_listing(engine)
         scratch.prepare()
-        ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
+        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
     rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
-    cases, note = plan(args, ranks, listing, environment.disk_free(_nearest_existing(scratch.dir)), rate)
+    cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
-    mpi = _checked_launch(args, cases, ranks, engine, listing)
-    from ..store import Store
-    store = Store(args.db)  # opened before the launch: a bad --db must not cost a run
-    return execute(args, cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
-                   timeout=args.timeout or default_timeout(cases, ranks), ceiling=ceiling, store=store)
+    mpi = _checked_launch(request, cases, ranks, engine, listing)
+    store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
+    return _execute(request, store, RunRequest(
+        cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
+        launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+        timeout=request.timeout or default_timeout(cases, ranks)))
+
+
+def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
+    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
+    record = execute(run_request, Progress(plain=request.json))
+    run_id = store_run(store, record)
+    rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    if request.json:
+        json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
+    else:
+        show(Console(), record, rows, run_id)
+    if record.message:
+        print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
+    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    if bad and not record.message:
+        print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+    return 0 if record.complete and not bad else 1
+
+
+def store_run(store: Store, record: RunRecord) -> int | None:
+    try:
+        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
+                             env=record.env, result=record.result, status=record.status,
+                             headline=headline(record.result))
+    except ParioError as exc:
+        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
+        return None

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import ParioError
+from pario.model.errors import ParioError
 
 HELP = __doc__.split("\n", 2)[2]
 
@@ -53,7 +53,7 @@ def run(args) -> int:
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     if args.mem is not None and args.mem < 1:
         raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
-    from ..profile import run as prun
+    from pario.profile import run as prun
 
     if args.env:
         return print_env(args, prun)
@@ -123,14 +123,14 @@ def profile(args, cmd, prun) -> int:
 
 
 def show(log: str, as_json: bool, top: int) -> int:
-    from ..profile import load, summary
+    from pario.analysis.profile import load, summary
 
     result = summary(load(log))
     if as_json:
         json.dump(result, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
-    from ..profile.render import show as render
+    from pario.report.terminal.profile import show as render
 
     render(result, top=top)
     return 0

@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
+from typing import Any
 
 from rich.console import Console
 
-from .. import ior_import, summary, tables, tables_layers
-from ..errors import ParioError
-from ..store import Store
+from pario.analysis import compare, summary
+from pario.model.errors import ParioError
+from pario.report import json as json_report
+from pario.report.terminal import layers
+from pario.report.terminal import runs as run_tables
+from pario.store import Store, ior_import
 
 
 def _common() -> argparse.ArgumentParser:
@@ -53,9 +55,8 @@ def _run_id(text: str, store: Store) -> int:
         raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
 
 
-def _emit(doc) -> None:
-    json.dump(doc, sys.stdout, indent=2, sort_keys=False)
-    sys.stdout.write("\n")
+def _emit(doc: Any) -> None:
+    json_report.emit(doc, indent=2)
 
 
 def run(args) -> int:
@@ -70,7 +71,7 @@ def run(args) -> int:
         if as_json:
             _emit({"db": store.path, "runs": runs})
         else:
-            tables.print_runs(console, runs)
+            run_tables.print_runs(console, runs)
         return 0
     if action == "show":
         one = store.get_run(_run_id(args.id, store))
@@ -78,17 +79,17 @@ def run(args) -> int:
         if as_json:
             _emit({**one, "summary": rows})
         else:
-            tables_layers.print_run(console, one, rows)
+            layers.print_run(console, one, rows)
         return 0
     if action == "compare":
         a = store.get_run(_run_id(args.a, store))
         b = store.get_run(_run_id(args.b, store))
-        cmp = summary.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
+        cmp = compare.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
         if as_json:
             _emit({"a": a["id"], "b": b["id"], "cases": cmp})
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
-            tables.print_compare(console, cmp, title=title)
+            run_tables.print_compare(console, cmp, title=title)
         return 0
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
@@ -107,7 +108,7 @@ def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int
                            spec={"ior": {"tests": [{k: t.get(k) for k in ("Parameters", "Options")}
                                                   for t in doc.get("tests", [])]}},
                            env=ior_import.env_of(doc, os.path.abspath(path)),
-                           result=result, status=result["status"])
+                           result=result, status=result["status"], headline=summary.headline(result))
     names = [c["name"] for c in result["cases"]]
     if as_json:
         _emit({"id": run_id, "kind": "ior", "cases": names})

@@ -2,12 +2,14 @@
 the catalogue and the detected stack, and list the known keys."""
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any
 
-from ..errors import ParioError
+from rich.console import Console
+
+from pario.model.errors import ParioError
+from pario.report import json as json_report
+from pario.settings.check import findings
 
 
 def register(subparsers) -> None:
@@ -59,8 +61,8 @@ def _read(path: str) -> str:
 
 
 def render(args) -> int:
-    from ..settings import DIALECTS, from_pairs, merge, parse, sniff
-    from ..settings import render as render_one
+    from pario.settings import DIALECTS, from_pairs, merge, parse, sniff
+    from pario.settings import render as render_one
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
@@ -75,7 +77,7 @@ def render(args) -> int:
     dialects = [args.dialect] if args.dialect else list(DIALECTS)
     out = {d: render_one(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
     if args.json:
-        print(json.dumps({"settings": settings.to_dict(), "rendered": out}, indent=1))
+        json_report.emit({"settings": settings.to_dict(), "rendered": out})
         return 0
     if args.dialect:
         text = out[args.dialect]
@@ -90,48 +92,10 @@ def render(args) -> int:
     return 0
 
 
-def findings(text: str, stack_view: dict) -> list[dict]:
-    """Every problem of a settings text, one dict each: level, line (or None), message."""
-    from ..settings import dialects, explain, sniff
-    from ..settings.model import build, check_one
-    dialect = sniff(text)
-    out: list[dict] = []
-    if dialect == "romio":
-        seen: dict[str, int] = {}
-        good = []
-        for lineno, key, value in dialects.romio_pairs(text):
-            if not key:
-                out.append({"level": "error", "line": lineno, "message": f"expected 'key value', got {value!r}"})
-                continue
-            _, issue = check_one(key, value)
-            if issue:
-                out.append({"level": "error", "line": lineno, "message": issue.message})
-                continue
-            if key in seen:
-                out.append({"level": "warning", "line": lineno,
-                            "message": f"{key} is also set on line {seen[key]}; ROMIO keeps one of them"})
-            seen[key] = lineno
-            good.append((key, value))
-        settings, more = build(good)
-        out += [{"level": i.level, "line": None, "message": i.message} for i in more]
-    else:
-        settings, issues = dialects.parse(text, dialect)
-        out += [{"level": i.level, "line": None, "message": i.message} for i in issues]
-        seen = {}
-    _, applied = explain(settings, stack_view)
-    for a in applied:
-        level = "note" if a.rule in ("default", "alias", "mca-equals-hint", "cb_nodes-range",
-                                     "cb_config_list-clip", "lustre-stripe-clip", "lustre-write-buffer") else "warning"
-        out.append({"level": level, "line": seen.get(a.key) if isinstance(seen, dict) else None,
-                    "message": f"{a.key}: {a.text}" + (f" (becomes {a.after})" if a.after is not None else "")
-                               + f" [{a.source}]"})
-    return out
-
-
 def check(args) -> int:
-    from .. import fsinfo
-    from ..settings import view
-    from ..stack import mpi_facts
+    from pario.platform import fsinfo
+    from pario.platform.stack import mpi_facts
+    from pario.settings import view
     text = _read(args.file)
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
@@ -142,7 +106,7 @@ def check(args) -> int:
     failing = ("error", "warning") if args.strict else ("error",)
     bad = sum(1 for f in found if f["level"] in failing)
     if args.json:
-        print(json.dumps({"file": args.file, "stack": stack_view, "findings": found, "ok": not bad}, indent=1))
+        json_report.emit({"file": args.file, "stack": stack_view, "findings": found, "ok": not bad})
     else:
         for f in found:
             where = f"{args.file}:{f['line']}" if f.get("line") else args.file
@@ -155,27 +119,10 @@ def check(args) -> int:
 
 
 def keys(args) -> int:
-    from .. import hints as hintlib
-    from ..settings import knobs
-    rows: list[dict[str, Any]] = [{"key": h.name, "kind": h.kind, "default": h.default, "honoured_by": list(h.impls),
-                                   "doc": h.doc} for h in hintlib.CATALOGUE.values()]
-    rows += [{"key": f"mca.{k.name}", "kind": k.kind, "default": k.default, "honoured_by": ["ompio"], "doc": k.doc}
-             for k in knobs.MCA.values()]
-    rows += [{"key": f"lustre.{k.name}", "kind": k.kind, "default": k.default, "honoured_by": ["lustre"],
-              "doc": k.doc} for k in knobs.LAYOUT.values()]
-    rows += [{"key": f"{lib}.{k.name}", "kind": k.kind, "default": k.default, "honoured_by": [lib], "doc": k.doc}
-             for lib, table in knobs.LIB.items() for k in table.values()]
+    from pario.report.terminal.settings import print_keys
+    from pario.settings.keys import rows
     if args.json:
-        print(json.dumps(rows, indent=1))
+        json_report.emit(rows())
         return 0
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-    table = Table(title="pario settings keys", title_justify="left")
-    for col in ("key", "type", "default", "honoured by", "meaning"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        table.add_row(*(Text(str(x)) for x in (r["key"], r["kind"], r["default"] or "-",
-                                                ",".join(r["honoured_by"]), r["doc"])))
-    Console().print(table)
+    print_keys(Console(), rows())
     return 0

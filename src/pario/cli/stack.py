@@ -1,12 +1,12 @@
 """`pario stack [PATH]`: what the I/O stack under PATH really is, as a table or one JSON document."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from ..engine import engine_path
-from ..errors import ParioError
+from pario.model.errors import ParioError
+from pario.platform.engine import engine_path
+from pario.report import json as json_report
 
 
 def register(subparsers) -> None:
@@ -24,7 +24,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from .. import stack
+    from pario.platform import stack
+    from pario.run.probe import probes
     if not os.path.exists(args.path):
         raise ParioError(f"{args.path} does not exist; give an existing directory (where your job writes)")
     path = args.path if os.path.isdir(args.path) else os.path.dirname(os.path.abspath(args.path))
@@ -34,13 +35,13 @@ def run(args) -> int:
             engine = engine_path()
         except ParioError as exc:
             print(f"pario: {exc} (no MPI probe)", file=sys.stderr)
-    doc = stack.collect(path, probe_mpi=not args.no_probe, engine=engine, mpirun=args.mpirun, io=args.io,
+    doc = stack.collect(path, probe=None if args.no_probe else probes, engine=engine, mpirun=args.mpirun, io=args.io,
                         refresh=args.refresh)
     if args.json:
-        print(json.dumps(doc, indent=1))
+        json_report.emit(doc)
         return 0
     from rich.console import Console
 
-    from ..stack_render import print_stack
+    from pario.report.terminal.stack import print_stack
     print_stack(Console(), doc)
     return 0

@@ -1,5 +1,2 @@
-"""pario profile: reading the logs of libpario-preload.so and analysing them (pure functions)."""
-from .logread import load
-from .views import file_view, job_view, summary
-
-__all__ = ["load", "file_view", "job_view", "summary"]
+"""pario profile: running an unmodified program under libpario-preload.so (run.py). Reading
+and analysing the logs is pario.analysis.profile; showing them, pario.report.terminal.profile."""

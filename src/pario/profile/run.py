@@ -7,8 +7,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import ParioError
-from .logread import FORMAT, VERSION, _load_json, job_from_parts, parts_in
+from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, job_from_parts, parts_in
+from pario.model.errors import ParioError
+from pario.platform.mpi import detect, find_mpirun
+from pario.run.launchers import command
 
 LIB = "libpario-preload.so"
 NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
@@ -66,10 +68,9 @@ def make_parts_dir(output: Path) -> Path:
 
 def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     """mpirun with the profiler's variables exported to the ranks only (not to mpirun itself)."""
-    from .. import launch  # shared launcher logic (flavour detection, root and oversubscribe flags)
-
-    mpi = launch.detect(launch.find_mpirun())
-    return launch.command(mpi, ranks, app, env=env)
+    # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags)
+    mpi = detect(find_mpirun())
+    return command(mpi, ranks, app, env=env)
 
 
 def merge(parts_dir: Path, output: Path, job: dict) -> dict:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .equivalence import explain
-from .model import Settings, build
+from pario.settings.equivalence import explain
+from pario.settings.model import Settings, build
 
 ROMIO_PRINT = "ROMIO_PRINT_HINTS"
 OMPIO_VERBOSE = "io_ompio_verbose_info_parsing"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import hints as hintlib
-from . import knobs
-from .model import Settings
+from pario.settings import hints as hintlib
+from pario.settings import knobs
+from pario.settings.model import Settings
 
 
 @dataclass(frozen=True)

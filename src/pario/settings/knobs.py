@@ -1,34 +1,24 @@
 """The settings that are not MPI_Info hints, kept as data: Open MPI MCA parameters, the Lustre
 layout, and the library knobs of the layers the engine runs (HDF5, PnetCDF, NetCDF-4, ADIOS2).
 
-Source: /work/shared/reference/anchors-tuning.md (b) OMPIO MCA parameters, (d) `lfs setstripe`,
+Source: the reference notes on tuning (anchors-tuning.md): (b) OMPIO MCA parameters, (d) `lfs setstripe`,
 (e) library knobs; the library keys are the ones the engine's `lib` object takes
 (schemas/spec.schema.json), so that a rendered engine case runs as is.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
+
+from pario.settings.catalogue import Setting, knob
+
+_k = knob  # one row per setting: settings.catalogue.Setting, the shape of the MPI-IO hints too
 
 
-@dataclass(frozen=True)
-class Knob:
-    name: str
-    kind: str                     # int | bytes | choice | str | bool | float
-    default: str | None = None
-    choices: tuple[str, ...] = ()
-    doc: str = ""
-    lo: float | None = None
-    hi: float | None = None
 
-
-def _k(name, kind, default=None, choices=(), doc="", lo=None, hi=None):
-    if lo is None and kind == "bytes":
-        lo = 0
-    return Knob(name, kind, default, tuple(choices), doc, lo, hi)
 
 
 # (b) Open MPI MCA parameters of the MPI-IO stack (`--mca NAME V` or OMPI_MCA_NAME=V).
-MCA: dict[str, Knob] = {k.name: k for k in [
+MCA: dict[str, Setting] = {k.name: k for k in [
     _k("io", "choice", None, ("ompio", "romio321", "romio341", "^ompio"), "MPI-IO component"),
     _k("io_ompio_bytes_per_agg", "bytes", "33554432", doc="collective buffer per aggregator", lo=1),
     _k("io_ompio_num_aggregators", "int", "-1", doc="aggregators; -1 automatic", lo=-1),
@@ -68,7 +58,7 @@ HINT_TO_MCA = {
 }
 
 # (d) Lustre layout of one component (`lfs setstripe`); a layout is one or more components.
-LAYOUT: dict[str, Knob] = {k.name: k for k in [
+LAYOUT: dict[str, Setting] = {k.name: k for k in [
     _k("stripe_count", "int", "0", doc="-c: stripes; 0 FS default, -1 all OSTs", lo=-1),
     _k("overstripe_count", "int", None, doc="-C: stripes, more than one per OST allowed; -1..-32 per OST",
        lo=-32),
@@ -81,7 +71,7 @@ LAYOUT: dict[str, Knob] = {k.name: k for k in [
 ]}
 
 # (e) library knobs, keyed as the engine's `lib` object takes them.
-LIB: dict[str, dict[str, Knob]] = {
+LIB: dict[str, dict[str, Setting]] = {
     "hdf5": {k.name: k for k in [
         _k("alignment", "bytes", "1", doc="H5Pset_alignment alignment (use the stripe size)", lo=1),
         _k("align_threshold", "bytes", "1", doc="H5Pset_alignment threshold", lo=1),
@@ -143,3 +133,16 @@ PNETCDF_INFO = {"header_align": "nc_header_align_size", "var_align": "nc_var_ali
 
 TRUE = ("true", "on", "yes", "1", "enable")
 FALSE = ("false", "off", "no", "0", "disable")
+
+
+LIBRARIES = tuple(LIB)  # the library layers that take settings: hdf5, pnetcdf, netcdf4, adios2
+
+
+def library_options(backend: str, listing_row: dict[str, Any] | None = None) -> dict[str, Setting]:
+    """The settings a backend takes, by name: the engine's own option table when its `--list` row
+    has one ("options"), else the table above. Validation, `pario settings` and a tuner's search
+    space all read this."""
+    rows = (listing_row or {}).get("options")
+    if rows:
+        return {s.name: s for s in (Setting.from_listing(r) for r in rows)}
+    return dict(LIB.get(backend, {}))

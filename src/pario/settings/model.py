@@ -2,7 +2,7 @@
 library knobs. Every dialect (settings.dialects) renders from it and parses back into it.
 
 Keys, as `--set KEY=VALUE` takes them:
-  NAME                  an MPI-IO hint (ROMIO, OMPIO info key or Cray MPICH; pario.hints has them all)
+  NAME                  an MPI-IO hint (ROMIO, OMPIO info key or Cray MPICH; pario.settings.hints has them all)
   mca.NAME              an Open MPI MCA parameter (io_ompio_*, fcoll, fs_lustre_*, fbtl_posix_*)
   lustre.KEY            the Lustre layout (stripe_count, stripe_size, stripe_index, pool, ...);
   lustre.N.KEY          component N (0, 1, ...) of a composite (PFL) layout, with extent_end
@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .. import hints as hintlib
-from ..errors import ParioError
-from . import knobs
+from pario.model.errors import ParioError
+from pario.settings import hints as hintlib
+from pario.settings import knobs
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}

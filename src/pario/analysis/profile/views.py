@@ -1,0 +1,165 @@
+"""Pure analysis of a profile job document: per-file and per-job views (no printing, no files).
+
+Records of one file from several processes are merged with the operation each counter carries in
+the log (sum, max, min ignoring unset, or the per-rank spread)."""
+from __future__ import annotations
+
+from typing import Any
+
+from pario.analysis.profile.logread import counter_meta, counters
+from pario.model.filesystems import MAGIC
+
+SMALL_BUCKETS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")  # all strictly below 1 MiB
+def _prefix(mod: str) -> str:
+    return mod.upper()
+
+
+def _merge_top(tops: list[list[list[int]]], others: list[int], keep: int = 4) -> tuple[list[list[int]], int]:
+    acc: dict[int, int] = {}
+    for top in tops:
+        for val, cnt in top:
+            acc[val] = acc.get(val, 0) + cnt
+    ranked = sorted(acc.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [[v, c] for v, c in ranked[:keep]], sum(others) + sum(c for _, c in ranked[keep:])
+
+
+def _merge(mod: str, meta: dict[str, dict[str, str]], parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Merge counter dicts of one file (each from one process or one reduced group)."""
+    if len(parts) == 1:
+        return dict(parts[0])
+    p = _prefix(mod)
+    out: dict[str, Any] = {}
+    for name, m in meta.items():
+        vals = [c.get(name, 0) or 0 for c in parts]
+        if m["op"] == "sum":
+            out[name] = sum(vals)
+        elif m["op"] == "max":
+            out[name] = max(vals)
+        elif m["op"] == "min":
+            set_vals = [v for v in vals if v]
+            out[name] = min(set_vals) if set_vals else 0
+    fast = min(parts, key=lambda c: c.get(f"{p}_F_FASTEST_RANK_TIME", 0))
+    slow = max(parts, key=lambda c: c.get(f"{p}_F_SLOWEST_RANK_TIME", 0))
+    out[f"{p}_NPROCS"] = sum(c.get(f"{p}_NPROCS", 1) for c in parts)
+    for side, src in (("FASTEST", fast), ("SLOWEST", slow)):
+        out[f"{p}_{side}_RANK"] = src.get(f"{p}_{side}_RANK")
+        out[f"{p}_{side}_RANK_BYTES"] = src.get(f"{p}_{side}_RANK_BYTES")
+        out[f"{p}_F_{side}_RANK_TIME"] = src.get(f"{p}_F_{side}_RANK_TIME")
+    if all(c.get(f"{p}_NPROCS", 1) == 1 for c in parts):
+        for what, key in (("TIME", f"{p}_F_FASTEST_RANK_TIME"), ("BYTES", f"{p}_FASTEST_RANK_BYTES")):
+            xs = [float(c.get(key) or 0) for c in parts]
+            mean = sum(xs) / len(xs)
+            out[f"{p}_F_VARIANCE_RANK_{what}"] = sum((x - mean) ** 2 for x in xs) / len(xs)
+    else:  # variances of already-reduced groups cannot be combined without their means
+        out[f"{p}_F_VARIANCE_RANK_TIME"] = None
+        out[f"{p}_F_VARIANCE_RANK_BYTES"] = None
+    return out
+
+
+def hist(mod: str, c: dict[str, Any], rw: str) -> dict[str, int]:
+    """Size histogram (bucket name -> count) for READ or WRITE, in log order."""
+    head = f"{_prefix(mod)}_SIZE_{rw}_"
+    return {k[len(head):]: int(v) for k, v in c.items() if k.startswith(head)}
+
+
+def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (module, file) of the job, merged over processes."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for proc in job.get("processes", []):
+        for mod, mdoc in proc.get("modules", {}).items():
+            meta = counter_meta(mdoc)
+            for rec in mdoc.get("records", []):
+                g = groups.setdefault((mod, rec["path"]), {"meta": meta, "parts": [], "sizes": [], "strides": [],
+                                                          "others": [0, 0], "reduced": False,
+                                                          "hints": None})
+                g["parts"].append(counters(mdoc, rec))
+                g["sizes"].append(rec.get("sizes", []))
+                g["strides"].append(rec.get("strides", []))
+                g["others"][0] += rec.get("sizes_other", 0)
+                g["others"][1] += rec.get("strides_other", 0)
+                g["reduced"] = g["reduced"] or rec.get("rank") == -1
+                if rec.get("hints") and g["hints"] is None:
+                    g["hints"] = rec["hints"]
+    rows = []
+    for (mod, path), g in sorted(groups.items()):
+        c = _merge(mod, g["meta"], g["parts"])
+        p = _prefix(mod)
+        sizes, sizes_other = _merge_top(g["sizes"], [g["others"][0]])
+        strides, strides_other = _merge_top(g["strides"], [g["others"][1]])
+        reads = sum(hist(mod, c, "READ").values())
+        writes = sum(hist(mod, c, "WRITE").values())
+        row = {
+            "module": mod, "path": path, "nprocs": c.get(f"{p}_NPROCS", 1),
+            "shared": g["reduced"] or len(g["parts"]) > 1,
+            "reads": reads, "writes": writes,
+            "bytes_read": c.get(f"{p}_BYTES_READ", 0), "bytes_written": c.get(f"{p}_BYTES_WRITTEN", 0),
+            "small_reads": sum(hist(mod, c, "READ").get(b, 0) for b in SMALL_BUCKETS),
+            "small_writes": sum(hist(mod, c, "WRITE").get(b, 0) for b in SMALL_BUCKETS),
+            "read_time": c.get(f"{p}_F_READ_TIME", 0.0), "write_time": c.get(f"{p}_F_WRITE_TIME", 0.0),
+            "meta_time": c.get(f"{p}_F_META_TIME", 0.0),
+            "common_sizes": sizes, "common_sizes_other": sizes_other,
+            "common_strides": strides, "common_strides_other": strides_other,
+            "hints": parse_hints(g["hints"]), "counters": c,
+            "fs": fs_name(c.get("POSIX_FS_TYPE")) if mod == "posix" else None,
+        }
+        rows.append(row)
+    return rows
+
+
+def fs_name(magic) -> str | None:
+    if not magic:
+        return None
+    return MAGIC.get(int(magic), f"0x{int(magic):x}")
+
+
+def parse_hints(text: str | None) -> dict[str, str] | None:
+    if text is None:
+        return None
+    out = {}
+    for item in filter(None, text.split(";")):
+        key, _, val = item.partition("=")
+        out[key] = val
+    return out
+
+
+def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Totals of the whole job, per module, plus what limits were hit."""
+    files = file_view(job) if files is None else files
+    procs = job.get("processes", [])
+    pinfo = [p.get("process", {}) for p in procs]
+    starts = [p["start"] for p in pinfo if p.get("start")]
+    ends = [p["end"] for p in pinfo if p.get("end")]
+    limits = [p.get("limits", {}) for p in procs]
+    ranks = {p.get("rank") for p in pinfo if (p.get("rank") if p.get("rank") is not None else -1) >= 0}
+    mods: dict[str, dict[str, Any]] = {}
+    for f in files:
+        m = mods.setdefault(f["module"], {"files": 0, "shared_files": 0, "reads": 0, "writes": 0, "bytes_read": 0,
+                                          "bytes_written": 0, "small_reads": 0, "small_writes": 0,
+                                          "read_time": 0.0, "write_time": 0.0, "meta_time": 0.0})
+        m["files"] += 1
+        m["shared_files"] += int(bool(f["shared"]))
+        for k in ("reads", "writes", "bytes_read", "bytes_written", "small_reads", "small_writes",
+                  "read_time", "write_time", "meta_time"):
+            m[k] += f[k] or 0
+    return {
+        "processes": len(procs),
+        "ranks": len(ranks),
+        "hosts": sorted({p.get("host", "?") for p in pinfo}),
+        "commands": [p.get("cmdline", []) for p in pinfo],
+        "start": min(starts) if starts else None,
+        "end": max(ends) if ends else None,
+        "wall_time": (max(ends) - min(starts)) if starts and ends else None,
+        "partial": any(p.get("partial") for p in pinfo),
+        "partial_processes": [p.get("pid") for p in pinfo if p.get("partial")],
+        "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
+        "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),
+        "trace_dropped": sum(int(lim.get("trace_dropped", 0)) for lim in limits),
+        "modules": mods,
+        "job": job.get("job", {}),
+    }
+
+
+def summary(job: dict[str, Any]) -> dict[str, Any]:
+    """What `pario profile show --json` prints: the job view and the file rows."""
+    files = file_view(job)
+    return {"job": job_view(job, files), "files": files}

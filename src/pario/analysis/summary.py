@@ -1,0 +1,233 @@
+"""What a result document says, as plain rows: medians and ranges over repetitions, the
+fastest strategy, cache suspicions (how two runs compare: compare.py). Pure: no printing, no files.
+
+Input is an engine result document (schemas/result.schema.json) and the environment dict
+the front end stored beside it. Keys read from env, all optional:
+  ceiling: {"write_mib": float, "read_mib": float}   O_DIRECT device ceiling of the directory
+  mem_total: int                                    bytes of RAM on a node
+  caches_dropped: bool (or dropped_caches)          caches were dropped before reads
+  reuse: {"resident": {case index: fraction}}      --reuse: share of the kept files in page cache
+"""
+from __future__ import annotations
+
+import statistics
+
+from pario.analysis import layers
+from pario.model.case import MD_OPS, RATE_OPS
+
+OPS = RATE_OPS  # the operations with a bandwidth: write and read
+COLD_RESIDENT = 0.05  # --reuse: files with less of themselves in page cache are read cold
+
+
+# What each flag means, for footers and --json readers.
+FLAG_HELP = {
+    "cache?": "a rate above the device ceiling measured with O_DIRECT: probably page cache, not the device",
+    "warm": "data set under twice RAM and reads not cold: reads may come from page cache "
+            "(use --odirect, a bigger --size, or drop caches)",
+    "partial": "fewer phases than repetitions x operations: the run ended early",
+    "verify-errors": "read-back found data that differs from what was written",
+}
+
+
+def _spread(samples: list[float]) -> dict | None:
+    if not samples:
+        return None
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples),
+            "n": len(samples), "samples": list(samples)}
+
+
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _op_stats(phases: list[dict]) -> dict | None:
+    if not phases:
+        return None
+    imbalance = [p["last_done_s"] / p["first_done_s"] for p in phases
+                 if p.get("first_done_s") and p.get("last_done_s") is not None]
+    return {
+        "n": len(phases),
+        "bw_mib": _spread([p["bw_mib"] for p in phases]),
+        "xfer_bw_mib": _spread([p["xfer_bw_mib"] for p in phases if p.get("xfer_bw_mib") is not None]),
+        "iops": _median(p.get("iops") for p in phases),
+        "open_close_share": _median(p.get("open_close_share") for p in phases),
+        "imbalance": _median(imbalance),
+        "time_s": _median(p.get("open_to_close_s") for p in phases),
+        "flags": [],
+    }
+
+
+def _strategy(spec: dict) -> str:
+    strategy = spec.get("strategy", "?")
+    if strategy == "nfiles" and spec.get("nfiles"):
+        strategy = f"nfiles:{spec['nfiles']}"
+    if spec.get("aggregate") and strategy != "serial":
+        strategy += "+agg"
+    return strategy
+
+
+def _reads_cold(case: dict, spec: dict, env: dict, hosts: list) -> bool:
+    if spec.get("odirect") or env.get("caches_dropped") or env.get("dropped_caches"):
+        return True
+    # --reuse after a cache drop: cold files, but a second repetition reads what the first cached
+    resident = ((env.get("reuse") or {}).get("resident") or {}).get(str(case.get("index")))
+    if resident is not None and resident < COLD_RESIDENT and (spec.get("reps") or 1) == 1:
+        return True
+    # Reading another rank's data only misses the page cache when that rank sat on another
+    # host: with ranks placed by blocks, a shift of at least one host's worth does that.
+    shift = case.get("reorder_shift", spec.get("reorder", 0)) or 0
+    if len(hosts) > 1 and shift:
+        per_host = min((h.get("ranks") or 1) for h in hosts)
+        return shift == -1 or abs(shift) >= per_host
+    return False
+
+
+def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, hosts: list) -> tuple[list, list]:
+    """Case flags and cache details; each op's own flags go into stats[op]["flags"]."""
+    flags = []
+    ceiling = env.get("ceiling") or {}
+    details = []
+    for op in OPS:
+        limit = ceiling.get(f"{op}_mib")
+        if stats.get(op) and limit:
+            above = [s for s in stats[op]["bw_mib"]["samples"] if s > limit]
+            if above:
+                details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s")
+                stats[op]["flags"].append("cache?")
+    if details:
+        flags.append("cache?")
+    mem = env.get("mem_total")
+    reads = stats.get("read") or verify
+    if reads and mem and case.get("total_bytes", 0) < 2 * mem and not _reads_cold(case, spec, env, hosts):
+        flags.append("warm")
+        if stats.get("read"):
+            stats["read"]["flags"].append("warm")
+    ops = spec.get("ops")
+    if ops and spec.get("reps") and len(case.get("phases", [])) < spec["reps"] * len(ops):
+        flags.append("partial")
+    if verify and verify["errors"]:
+        flags.append("verify-errors")
+    return flags, details
+
+
+def _verify(case: dict, spec: dict, phases: list[dict]) -> dict | None:
+    checks = [p for p in phases if p["op"] == "verify" or p.get("verify")]
+    if not checks:
+        return None
+    return {"phases": len(checks),
+            "errors": sum((p.get("verify") or {}).get("errors", 0) for p in checks),
+            "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
+            "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
+                                 if (p.get("verify") or {}).get("first_error")), None),
+            # the data repeats every ring (buffer_max bytes, at least one call) per rank:
+            # misplacement by a multiple goes unseen
+            "repeats_every": None if case.get("verify_exact", True) else _ring(spec, case)}
+
+
+def _ring(spec: dict, case: dict) -> int | None:
+    buffer, call = spec.get("buffer_max"), case.get("xfer")
+    if not buffer or not call:
+        return buffer
+    return max(1, buffer // call) * call
+
+
+def _metadata(case: dict, spec: dict) -> dict:
+    """Files per second of each metadata phase over the repetitions, and the exact counts."""
+    phases = case.get("phases", [])
+    per_op = {}
+    for op in MD_OPS:
+        mine = [p for p in phases if p["op"] == op]
+        if mine:
+            per_op[op] = {"n": len(mine), "files_per_s": _spread([p["iops"] for p in mine if p.get("iops")]),
+                          "files": _median(p.get("ops") for p in mine),
+                          "time_s": _median(p.get("xfer_s") for p in mine)}
+    counts = case.get("metadata") or {}
+    return {**{k: spec.get(k) for k in ("files_per_dir", "file_size", "depth", "branching", "shared_dir")},
+            **{k: counts.get(k) for k in ("files_per_rep", "dirs_per_rep", "created", "removed", "left_behind")},
+            "phases": per_op}
+
+
+def summarize(result: dict, env: dict | None = None) -> list[dict]:
+    """One row per case of a result document."""
+    env = env or {}
+    mpi = result.get("mpi") or {}
+    hosts = mpi.get("hosts") or []
+    rows: list[dict] = []
+    for case in result.get("cases", []):
+        spec = case.get("spec") or {}
+        phases = case.get("phases", [])
+        metadata = spec.get("workload") == "metadata" or "metadata" in case
+        stats = {op: None if metadata else _op_stats([p for p in phases if p["op"] == op]) for op in OPS}
+        verify = _verify(case, spec, phases)
+        if metadata:
+            flags, cache_details = _flags(case, spec, {}, verify, {}, hosts)  # no device or cache judgement
+            flags = [f for f in flags if f != "warm"]
+        else:
+            flags, cache_details = _flags(case, spec, stats, verify, env, hosts)
+        row = {
+            "index": case.get("index", len(rows)),
+            "name": case["name"],
+            "workload": "metadata" if metadata else "data",
+            "backend": spec.get("backend", "posix" if metadata else "?"),
+            "strategy": (("md-shared" if spec.get("shared_dir", True) else "md-per-rank") if metadata
+                         else _strategy(spec)),
+            "pattern": "tree" if metadata else spec.get("pattern", "?"),
+            "collective": bool(spec.get("collective")),
+            "xfer": case.get("xfer", spec.get("xfer")),
+            "ranks": mpi.get("ranks"),
+            "files": case.get("files"),
+            "bytes": case.get("total_bytes"),
+            "write": stats["write"],
+            "read": stats["read"],
+            "verify": verify,
+            "flags": flags,
+            "cache_details": cache_details,
+        }
+        if metadata:
+            row["metadata"] = _metadata(case, spec)
+        if case.get("lib"):
+            row["lib"] = {k: case["lib"].get(k) for k in ("name", "version", "requested", "effective", "source")}
+        rows.append(row)
+    if layers.is_layers_run(rows):  # each layer's cost against raw MPI-IO, for --json readers too
+        for entry in layers.compare(rows):
+            row = next(r for r in rows if r["name"] == entry["name"])
+            row["vs_mpiio"] = {"baseline": entry["baseline"], "write": entry["write_ratio"],
+                               "read": entry["read_ratio"]}
+            if entry.get("vs_blocking"):
+                row["vs_blocking"] = entry["vs_blocking"]
+    return rows
+
+
+def fastest(rows: list[dict], op: str = "write") -> dict | None:
+    """The row with the highest median open-to-close rate for op, or None."""
+    candidates = [r for r in rows if r.get(op)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda r: r[op]["bw_mib"]["median"])
+
+
+def strategy_label(row: dict) -> str:
+    return f"{row['strategy']}/{row['backend']}"
+
+
+def headline(result: dict) -> str:
+    """A one-line description of a result for run listings."""
+    cases = result.get("cases") or []
+    ranks = (result.get("mpi") or {}).get("ranks")
+    head = f"{len(cases)} case{'s' if len(cases) != 1 else ''}" + (f", {ranks} ranks" if ranks else "")
+    try:
+        rows = summarize(result)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return head
+    if rows and all(r["workload"] == "metadata" for r in rows):
+        md = rows[0]["metadata"]["phases"]
+        figures = [f"{op} {md[op]['files_per_s']['median']:.0f}" for op in MD_OPS
+                   if (md.get(op) or {}).get("files_per_s")]
+        return f"{head}: {rows[0]['name']} {', '.join(figures[:3])} files/s" if figures else head
+    if len(rows) == 1:
+        figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]
+        return f"{head}: {strategy_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head
+    best = [(op, fastest(rows, op)) for op in OPS]
+    figures = [f"{op} {strategy_label(b)} {b[op]['bw_mib']['median']:.0f}" for op, b in best if b]
+    return f"{head}; best {', '.join(figures)} MiB/s" if figures else head

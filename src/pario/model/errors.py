@@ -1,0 +1,19 @@
+"""The one error type a user sees: a clear line and an exit code, never a traceback."""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class ParioError(Exception):
+    """A user-facing error. The message is one line saying what is wrong and how to fix it."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """' (did you mean X?)' when one of choices is close to name, else ''."""
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""

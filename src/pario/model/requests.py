@@ -1,0 +1,78 @@
+"""What a user asks of a command, as typed records: the command line is one way to make them,
+a tuner or a job generator another (they never need argparse)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+_FLAG = {"list_backends": "list"}  # request fields whose flag has another name
+
+
+@dataclass
+class BenchRequest:
+    """`pario bench`: None means "not given" (a default, the job file or the suite decides)."""
+    # one case (IOR flags)
+    backend: str | None = None
+    collective: bool | None = None
+    transfer: str | None = None
+    block: str | None = None
+    segments: int | None = None
+    write: bool | None = None
+    read: bool | None = None
+    verify: bool | None = None
+    check_read: bool | None = None
+    reps: int | None = None
+    fpp: bool | None = None
+    fsync: bool | None = None
+    keep: bool | None = None
+    reorder_host: bool | None = None
+    reorder: int | None = None
+    random: bool | None = None
+    seed: int | None = None
+    strategy: str | None = None
+    aggregate: bool | None = None
+    pattern: str | None = None
+    dims: str | None = None
+    view: bool | None = None
+    odirect: bool | None = None
+    hint: list[str] | None = None
+    hints_file: str | None = None
+    lib: list[str] | None = None
+    name: str | None = None
+    buffer_max: str | None = None
+    # metadata workload
+    metadata: bool | None = None
+    files_per_dir: int | None = None
+    file_size: str | None = None
+    depth: int | None = None
+    branching: int | None = None
+    per_rank_dirs: bool | None = None
+    md_ops: str | None = None
+    # the run
+    ranks: int | None = None
+    dir: str | None = None
+    config: str | None = None
+    reuse: int | None = None
+    suite: str | None = None
+    size: str | None = None
+    time: float = 60.0
+    io: str | None = None
+    mpirun: str | None = None
+    launcher: str = "mpirun"
+    timeout: float | None = None
+    no_probe: bool = False
+    drop_caches: bool = False
+    db: str | None = None
+    json: bool = False
+    list_backends: bool = False    # --list
+    extra: dict = field(default_factory=dict)   # what a caller wants stored with the run's environment
+
+    @classmethod
+    def from_namespace(cls, ns: Any) -> BenchRequest:
+        """From an object with these attributes (argparse's Namespace); missing ones keep defaults."""
+        known = {f.name: _FLAG.get(f.name, f.name) for f in fields(cls)}
+        return cls(**{name: getattr(ns, flag) for name, flag in known.items() if hasattr(ns, flag)})
+
+    def given(self, names: tuple[str, ...]) -> list[str]:
+        """The names among `names` that the request sets."""
+        return [n for n in names if getattr(self, n, None) is not None]

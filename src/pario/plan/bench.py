@@ -1,0 +1,121 @@
+"""`pario bench`'s plan: the cases to run from a BenchRequest (its case flags, a job file, or a
+suite), a sentence about their sizes, and the run's limits (watchdog time, room on disk)."""
+from __future__ import annotations
+
+from typing import Any
+
+from pario.model.case import Case, case_bytes, md_files
+from pario.model.errors import ParioError
+from pario.model.requests import BenchRequest
+from pario.model.units import human
+from pario.plan.cases import build_case, parse_lib, parse_strategy, unique_names
+from pario.plan.jobfile import load_config
+from pario.plan.suites import default_suite, layers_suite
+from pario.platform import host
+from pario.settings.hints import parse_pair
+
+# Flags that describe the case (rather than the run); any of them means "one case, not the suite".
+CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
+              "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name",
+              "lib", "metadata", "files_per_dir", "file_size", "depth", "branching", "per_rank_dirs", "md_ops")
+
+
+def flag_options(request: BenchRequest) -> dict[str, Any]:
+    """The case keys the user gave on the command line (spec.CASE_KEYS names)."""
+    opts: dict[str, Any] = {}
+    for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
+                "strategy", "aggregate", "pattern", "dims", "view", "odirect", "hints_file", "name",
+                "write", "read", "verify", "buffer_max"):
+        value = getattr(request, key, None)
+        if value is not None:
+            opts[key] = value
+    if request.check_read:
+        opts["read"] = True
+    if request.fpp:
+        if request.strategy and parse_strategy(request.strategy)[0] != "fpp":
+            raise ParioError(f"-F (file per process) contradicts --strategy {request.strategy}; give one of them")
+        opts["strategy"] = "fpp"
+    if request.random:
+        if request.pattern and request.pattern != "random":
+            raise ParioError(f"-z (random offsets) contradicts --pattern {request.pattern}; give one of them")
+        opts["pattern"] = "random"
+    if request.reorder is not None:
+        opts["reorder"] = request.reorder
+    elif request.reorder_host:
+        opts["reorder"] = "host"
+    if request.hint:
+        opts["hints"] = list(request.hint)
+    if request.lib:
+        opts["lib"] = list(request.lib)
+    if request.metadata:
+        opts["workload"] = "metadata"
+    for key in ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs"):
+        if getattr(request, key, None) is not None:
+            opts[key] = getattr(request, key)
+    if request.md_ops:
+        opts["ops"] = request.md_ops
+    return opts
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    if any(k in over for k in ("write", "read", "verify")):
+        out.pop("ops", None)  # -w/-r/-W on the command line replace the file's ops
+    if "hints" in over and isinstance(out.get("hints"), dict):
+        merged = dict(out["hints"])
+        merged.update(dict(parse_pair(h) for h in over["hints"]))
+        over = {**over, "hints": merged}
+    if "lib" in over and isinstance(out.get("lib"), dict):  # settings add up: [defaults] < [[case]] < --lib
+        over = {**over, "lib": {**parse_lib(out["lib"], "lib"), **parse_lib(over["lib"], "--lib")}}
+    out.update(over)
+    return out
+
+
+def plan(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int,
+         rate_mib: float = 150.0) -> tuple[list[Case], str]:
+    """The cases to run and a sentence about their sizes."""
+    opts = flag_options(request)
+    case_flags = request.given(CASE_DESTS)
+    if request.config:
+        defaults, rows = load_config(request.config)
+        cases = [build_case(_merge(_merge(defaults, row), opts), f"{request.config} case {i + 1}")
+                 for i, row in enumerate(rows)]
+        note = ""
+    elif case_flags and request.suite:
+        raise ParioError("--suite runs its own cases; drop the case flags (-a, -t, ...) "
+                         "or use --config for a custom suite")
+    elif case_flags:
+        cases = [build_case(opts)]
+        note = ""
+    else:
+        suite = layers_suite if request.suite == "layers" else default_suite
+        cases, note = suite(request, ranks, listing, free_disk, opts, rate_mib)
+    unique_names(cases)
+    if not note:
+        note = ("; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4])
+                + (" ..." if len(cases) > 4 else ""))
+    return cases, note
+
+
+def _amount(case: Case, ranks: int) -> str:
+    if case.get("workload") == "metadata":
+        return f"{md_files(case, ranks)} files"
+    return human(case_bytes(case, ranks))
+
+
+
+def default_timeout(cases: list[Case], ranks: int) -> float:
+    """Generous: 10 minutes plus time for the largest phase at 4 MiB/s."""
+    biggest = max((case_bytes(c, ranks) for c in cases), default=0)
+    return 600.0 + biggest / (4 << 20)
+
+
+def check_room(cases: list[Case], ranks: int, directory: str) -> None:
+    """Refuse a run that cannot fit: files of kept cases stay, the others go after each case."""
+    free = host.disk_free(host.nearest_existing(directory))
+    sizes = [case_bytes(c, ranks) for c in cases]
+    need = sum(b for b, c in zip(sizes, cases) if c.get("keep")) + max(
+        [b for b, c in zip(sizes, cases) if not c.get("keep")] or [0])
+    if free and need > free:
+        raise ParioError(f"the run needs {human(need)} in {directory} but only {human(free)} "
+                         "is free; lower -b/-s/--size or give another --dir")

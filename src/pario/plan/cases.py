@@ -1,0 +1,274 @@
+"""One engine case (schemas/spec.schema.json) from the keys that flags and job files share: the
+keys, their aliases, and the case they make (data or metadata workload) with its label.
+Sizes are powers of 1024, like IOR ("4k", "1m", "2g")."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pario.model.case import MD_OPS, OPS, Case
+from pario.model.errors import ParioError, did_you_mean
+from pario.model.units import MIB, exact, parse_size
+from pario.settings import hints as hintlib
+
+# Keys of a case, shared by the flags and the [defaults]/[[case]] tables of a job file.
+CASE_KEYS = {
+    "name": "case name", "backend": "posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2",
+    "strategy": "serial | fpp | shared | nfiles:K | per-node",
+    "aggregate": "group leaders gather and write", "pattern": "segmented | subarray | random",
+    "transfer": "bytes per I/O call", "block": "bytes per rank per segment", "segments": "segments",
+    "dims": "subarray local block, e.g. '64x64x64' (8-byte elements)", "ops": "[write, read, verify]",
+    "write": "bool", "read": "bool", "verify": "bool", "reps": "repetitions",
+    "collective": "bool", "view": "bool", "fsync": "bool", "odirect": "bool", "keep": "bool",
+    "reorder": "rank shift of reads, or 'host'", "seed": "data seed", "hints": "table of MPI-IO hints",
+    "hints_file": "ROMIO hints file", "buffer_max": "bytes of distinct data per rank",
+    "lib": "table of library settings (hdf5, pnetcdf, netcdf4, adios2)",
+    "workload": "data | metadata", "files_per_dir": "metadata: files per leaf directory",
+    "file_size": "metadata: bytes per file", "depth": "metadata: directory levels",
+    "branching": "metadata: subdirectories per directory", "per_rank_dirs": "metadata: one tree per rank",
+}
+# Keys that only the metadata workload takes, and the data-only keys it must not be given.
+MD_KEYS = ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs")
+DATA_ONLY = ("strategy", "aggregate", "pattern", "transfer", "block", "segments", "dims", "collective", "view",
+             "fsync", "odirect", "keep", "reorder", "hints", "hints_file", "buffer_max", "lib")
+_ALIASES = {"api": "backend", "xfer": "transfer", "iterations": "reps", "repetitions": "reps",
+            "transfer_size": "transfer", "block_size": "block"}
+DEFAULT_FILES_PER_DIR = 1000
+DEFAULT_TRANSFER = MIB
+DEFAULT_BLOCK = 16 * MIB
+DEFAULT_REPS = 3
+
+
+def parse_dims(text: Any) -> list[int]:
+    if isinstance(text, (list, tuple)):
+        parts = list(text)
+    else:
+        parts = str(text).lower().replace(" ", "").split("x")
+    try:
+        dims = [int(p) for p in parts]
+    except (TypeError, ValueError):
+        raise ParioError(f"--dims {text!r}: write the local block as NxNxN elements, e.g. 64x64x64") from None
+    if not dims or len(dims) > 8 or any(d < 1 for d in dims):
+        raise ParioError(f"--dims {text!r}: 1 to 8 positive dimensions, e.g. 64x64x64")
+    return dims
+
+
+def parse_strategy(text: str):
+    """'nfiles:4' -> ('nfiles', 4); 'per-node' -> ('pernode', None)."""
+    s = str(text).strip().lower()
+    if s in ("per-node", "pernode", "node"):
+        return "pernode", None
+    if s.startswith("nfiles"):
+        _, _, k = s.partition(":")
+        if not k.strip().isdigit():
+            raise ParioError(f"--strategy {text}: write nfiles:K with K files, e.g. nfiles:2")
+        return "nfiles", int(k)
+    if s in ("serial", "fpp", "shared"):
+        return s, None
+    raise ParioError(f"--strategy {text}: unknown; choose serial, fpp, shared, nfiles:K or per-node"
+                     + did_you_mean(s, ["serial", "fpp", "shared", "nfiles", "per-node"]))
+
+
+def _bool(value, key, where):
+    if isinstance(value, bool):
+        return value
+    raise ParioError(f"{where}: '{key}' must be true or false, got {value!r}")
+
+
+def _int(value, key, where):
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            return int(str(value), 0)
+        except ValueError:
+            raise ParioError(f"{where}: '{key}' must be an integer, got {value!r}") from None
+    return value
+
+
+def normalise(opts: dict[str, Any], where: str) -> Case:
+    """Resolve aliases and reject unknown keys (with a did-you-mean)."""
+    out = {}
+    for key, value in opts.items():
+        key = _ALIASES.get(key, key).replace("-", "_")
+        if key not in CASE_KEYS:
+            raise ParioError(f"{where}: unknown key '{key}'{did_you_mean(key, CASE_KEYS)}; "
+                             f"known keys: {', '.join(CASE_KEYS)}")
+        out[key] = value
+    return out
+
+
+def build_case(opts: dict[str, Any], where: str = "command line") -> Case:
+    """One engine case dict from normalised options. The private key '_where' says where the case
+    came from so that validation messages can name it; it is dropped before the spec is written."""
+    workload = str(opts.get("workload", "data")).lower()
+    if workload == "metadata":
+        return build_metadata_case(opts, where)
+    if workload != "data":
+        raise ParioError(f"{where}: workload '{workload}' is unknown; choose data or metadata")
+    given = [k for k in MD_KEYS if k in opts]
+    if given:
+        raise ParioError(f"{where}: '{given[0]}' applies to the metadata workload only; add --metadata "
+                         "(workload = \"metadata\" in a job file) or drop it")
+    backend = str(opts.get("backend", "posix")).lower()
+    strategy, nfiles = parse_strategy(opts.get("strategy", "shared"))
+    pattern = str(opts.get("pattern", "segmented")).lower()
+    case: dict[str, Any] = {"name": "", "backend": backend, "strategy": strategy, "pattern": pattern}
+    if nfiles is not None:
+        case["nfiles"] = nfiles
+    case["aggregate"] = _bool(opts.get("aggregate", False), "aggregate", where)
+
+    if "ops" in opts:
+        ops = opts["ops"]
+        if isinstance(ops, str):
+            ops = [o for o in re.split(r"[,+ ]+", ops) if o]
+        bad = [o for o in ops if o not in OPS]
+        if bad:
+            raise ParioError(f"{where}: unknown op '{bad[0]}'; ops are write, read, verify")
+    else:
+        chosen = {o for o in OPS if _bool(opts.get(o, False), o, where)}
+        ops = [o for o in OPS if o in chosen] if chosen else ["write", "read"]
+    case["ops"] = [o for o in OPS if o in ops]
+    case["reps"] = _int(opts.get("reps", DEFAULT_REPS), "reps", where)
+
+    if pattern == "subarray":
+        if "dims" in opts:
+            case["ldims"] = parse_dims(opts["dims"])
+            local = 8
+            for d in case["ldims"]:
+                local *= d
+            # through a view, one call per MiB when it divides the block, else one call for all
+            case["xfer"] = (parse_size(opts["transfer"], "transfer") if "transfer" in opts
+                            else MIB if local % MIB == 0 else local)
+        elif "transfer" in opts:
+            case["xfer"] = parse_size(opts["transfer"], "transfer")
+    else:
+        if "dims" in opts:
+            raise ParioError(f"{where}: --dims applies to --pattern subarray only")
+        block = parse_size(opts["block"], "block") if "block" in opts else None
+        xfer = parse_size(opts["transfer"], "transfer") if "transfer" in opts else None
+        if xfer is None:
+            xfer = min(DEFAULT_TRANSFER, block) if block else DEFAULT_TRANSFER
+        if block is None:
+            block = max(DEFAULT_BLOCK - DEFAULT_BLOCK % xfer, xfer)
+        case["xfer"], case["block"] = xfer, block
+        case["segments"] = _int(opts.get("segments", 1), "segments", where)
+
+    for key in ("collective", "view", "fsync", "odirect", "keep"):
+        case[key] = _bool(opts.get(key, False), key, where)
+    if "view" not in opts and pattern == "subarray" and case["collective"]:
+        case["view"] = True  # subarray collective is the benchio/BTIO case: through a view
+    reorder = opts.get("reorder", 0)
+    case["reorder"] = -1 if str(reorder).lower() == "host" else _int(reorder, "reorder", where)
+    if "seed" in opts:
+        case["seed"] = _int(opts["seed"], "seed", where)
+    if "buffer_max" in opts:
+        case["buffer_max"] = parse_size(opts["buffer_max"], "buffer_max")
+
+    hints: dict[str, str] = {}
+    if opts.get("hints_file"):
+        hints.update(hintlib.parse_hints_file(str(opts["hints_file"])))
+    raw = opts.get("hints") or {}
+    if isinstance(raw, dict):
+        items = [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in raw.items()]
+    else:
+        items = [hintlib.parse_pair(str(p)) for p in raw]
+    hints.update(items)  # like ROMIO: hints given explicitly win over the file's
+    if hints:
+        case["hints"] = hints
+    lib = parse_lib(opts.get("lib"), where)
+    if lib:
+        case["lib"] = lib
+    case["name"] = str(opts["name"]) if opts.get("name") else case_label(case)
+    case["_where"] = where
+    return case
+
+
+def parse_lib(raw: Any, where: str) -> dict[str, str]:
+    """Library settings from a TOML table or from --lib KEY=VALUE strings; values become strings
+    (booleans as true/false) as the engine reads them."""
+    if not raw:
+        return {}
+    if isinstance(raw, dict):
+        pairs = list(raw.items())
+    else:
+        pairs = []
+        for item in raw:
+            key, sep, value = str(item).partition("=")
+            if not sep or not key.strip() or not value.strip():
+                raise ParioError(f"{where}: --lib {item!r}: write KEY=VALUE, e.g. --lib alignment=1m")
+            pairs.append((key.strip(), value.strip()))
+    out: dict[str, str] = {}
+    for key, value in pairs:
+        if isinstance(value, (dict, list)):
+            raise ParioError(f"{where}: lib setting '{key}' must be a string, number or boolean")
+        out[str(key)] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
+def build_metadata_case(opts: dict[str, Any], where: str) -> Case:
+    """A metadata (mdtest-like) case: POSIX create/stat/open_close/read_small/remove of small files."""
+    backend = str(opts.get("backend", "posix")).lower()
+    if backend != "posix":
+        raise ParioError(f"{where}: the metadata workload runs POSIX calls; drop -a {backend} (or give -a posix)")
+    bad = [k for k in DATA_ONLY if opts.get(k) not in (None, False, {}, [])]
+    if any(opts.get(o) for o in OPS):
+        bad.insert(0, "-w/-r/-W")
+    if bad:
+        raise ParioError(f"{where}: '{bad[0]}' does not apply to the metadata workload (it has no transfers, "
+                         "keeps nothing and takes no hints or lib settings); drop it, and choose phases with "
+                         "--md-ops " + ",".join(MD_OPS))
+    case: dict[str, Any] = {"name": "", "workload": "metadata", "backend": "posix"}
+    ops = opts.get("ops", list(MD_OPS))
+    if isinstance(ops, str):
+        ops = [o for o in re.split(r"[,+ ]+", ops) if o]
+    unknown = [o for o in ops if o not in MD_OPS]
+    if unknown or not ops:
+        raise ParioError(f"{where}: metadata op '{unknown[0] if unknown else ''}' is unknown"
+                         f"{did_you_mean(unknown[0], MD_OPS) if unknown else ''}; "
+                         f"choose from {', '.join(MD_OPS)}")
+    case["ops"] = [o for o in MD_OPS if o in ops]  # the engine runs them in this order
+    case["reps"] = _int(opts.get("reps", DEFAULT_REPS), "reps", where)
+    case["files_per_dir"] = _int(opts.get("files_per_dir", DEFAULT_FILES_PER_DIR), "files_per_dir", where)
+    size = opts.get("file_size", 0)
+    case["file_size"] = 0 if size in (0, "0") else parse_size(size, "file_size")
+    case["depth"] = _int(opts.get("depth", 0), "depth", where)
+    case["branching"] = _int(opts.get("branching", 1), "branching", where)
+    case["shared_dir"] = not _bool(opts.get("per_rank_dirs", False), "per_rank_dirs", where)
+    if "seed" in opts:
+        case["seed"] = _int(opts["seed"], "seed", where)
+    case["name"] = str(opts["name"]) if opts.get("name") else metadata_label(case)
+    case["_where"] = where
+    return case
+
+
+def metadata_label(case: Case) -> str:
+    parts = ["md", "shared" if case["shared_dir"] else "per-rank", f"{case['files_per_dir']}f"]
+    if case["depth"]:
+        parts.append(f"d{case['depth']}b{case['branching']}")
+    if case["file_size"]:
+        parts.append(exact(case["file_size"]))
+    return "-".join(parts)
+
+
+def case_label(case: Case) -> str:
+    strat = f"nfiles{case['nfiles']}" if case["strategy"] == "nfiles" else case["strategy"]
+    parts = [strat + ("-agg" if case.get("aggregate") and strat != "serial" else ""), case["backend"]]
+    if case.get("collective"):
+        parts.append("coll")
+    if case.get("view"):
+        parts.append("view")
+    if (case.get("lib") or {}).get("mode"):
+        parts.append(case["lib"]["mode"])  # pnetcdf iput/bput: the layer's own way of moving data
+    if case["pattern"] != "segmented":
+        parts.append(case["pattern"])
+    elif case.get("segments", 1) > 1:
+        parts.append(f"s{case['segments']}")
+    return "-".join(parts)
+
+
+def unique_names(cases: list[Case]) -> None:
+    seen: dict[str, int] = {}
+    for case in cases:
+        n = seen.get(case["name"], 0)
+        seen[case["name"]] = n + 1
+        if n:
+            case["name"] = f"{case['name']}#{n + 1}"

@@ -1,0 +1,93 @@
+"""The suites `pario bench` runs without case flags: the default one (the strategies a user chooses
+between) and --suite layers (each I/O library against raw MPI-IO), sized from a time budget,
+free memory and free disk."""
+from __future__ import annotations
+
+from typing import Any
+
+from pario.model.case import OPS, Case
+from pario.model.errors import ParioError
+from pario.model.requests import BenchRequest
+from pario.model.units import GIB, KIB, MIB, human, parse_size
+from pario.plan import layers
+from pario.plan.cases import build_case
+from pario.platform import host
+
+# Flags that also apply to every case of the default suite or of a job file.
+RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "fsync", "keep", "seed", "buffer_max")
+
+
+def default_cases(ranks: int, block: int, ops: list[str], reps: int, mpiio: bool,
+                overrides: dict[str, Any] | None = None) -> list[Case]:
+    """The default suite: the strategies a user chooses between, on the same data, 1 MiB transfers."""
+    xfer = min(MIB, block)
+    base: dict[str, Any] = {"transfer": xfer, "block": block, "ops": ops, "reps": reps}
+    base.update(overrides or {})
+    rows: list[dict[str, Any]] = [{"strategy": "fpp", "backend": "posix"}, {"strategy": "shared", "backend": "posix"}]
+    if mpiio:
+        rows += [{"strategy": "shared", "backend": "mpiio"},
+                 {"strategy": "shared", "backend": "mpiio", "collective": True},
+                 {"strategy": "per-node", "backend": "mpiio", "collective": True}]
+    rows.append({"strategy": "serial", "backend": "posix"})
+    return [build_case({**base, **row}, "default suite") for row in rows]
+
+
+def suite_block(ranks: int, nphases: int, time_budget: float, size: int | None, mem_avail: int,
+                disk_free: int, rate_mib: float) -> int:
+    """Bytes per rank per phase so that the suite fits the time budget, memory and disk.
+    Every case's data set must fit in a quarter of free disk; serial holds it in rank 0's ring."""
+    if size is None:
+        size = int(time_budget * rate_mib * MIB / max(nphases, 1))
+        size = min(size, GIB, mem_avail // 4 if mem_avail else GIB)
+    if disk_free:
+        size = min(size, disk_free // 4)
+    per_rank = size // max(ranks, 1)
+    per_rank -= per_rank % MIB if per_rank >= 4 * MIB else per_rank % (64 * KIB)
+    if per_rank < 64 * KIB:
+        raise ParioError(f"not enough room for the suite: {human(size)} per phase over {ranks} ranks; "
+                         "free disk space in the scratch directory or give --size")
+    return per_rank
+
+
+def _suite_run_opts(opts: dict[str, Any]) -> tuple[list[str], int, dict[str, Any]]:
+    """(ops, reps, other run flags) of a suite from -w/-r/-W, -i and the other run flags."""
+    run_opts = {k: v for k, v in opts.items() if k in RUN_DESTS or k in ("write", "read", "verify")}
+    chosen = {o for o in OPS if run_opts.pop(o, None)}
+    ops = [o for o in OPS if o in chosen] if chosen else ["write", "read", "verify"]
+    return ops, run_opts.pop("reps", 3), run_opts
+
+
+def layers_suite(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int, opts: dict[str, Any],
+                 rate_mib: float) -> tuple[list[Case], str]:
+    ops, reps, run_opts = _suite_run_opts(opts)
+    if listing is not None and "mpiio" not in layers.built(listing):
+        raise ParioError("--suite layers compares each library with raw MPI-IO, and this engine has no mpiio "
+                         "backend; rebuild pario with an MPI that has MPI-IO")
+    nphases = len(layers.suite_cases(MIB, ops, reps, listing)) * reps * len(ops)
+    size = parse_size(request.size, "--size") if request.size else None
+    block = suite_block(ranks, nphases, request.time, size, host.meminfo()["mem_available"],
+                                free_disk, rate_mib)
+    cases = layers.suite_cases(block, ops, reps, listing, run_opts)
+    parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
+             f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
+             f"{human(min(MIB, block))} transfers"]
+    parts += layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
+    return cases, "; ".join(parts)
+
+
+def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int, opts: dict[str, Any],
+                  rate_mib: float) -> tuple[list[Case], str]:
+    built = {b["name"] for b in (listing or {}).get("backends", []) if b.get("built")}
+    mpiio = "mpiio" in built if listing else True
+    ops, reps, run_opts = _suite_run_opts(opts)
+    ncases = 6 if mpiio else 3
+    nphases = ncases * reps * len(ops)
+    mem = host.meminfo()["mem_available"]
+    size = parse_size(request.size, "--size") if request.size else None
+    block = suite_block(ranks, nphases, request.time, size, mem, free_disk, rate_mib)
+    cases = default_cases(ranks, block, ops, reps, mpiio, run_opts)
+    note = (f"default suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, "
+            f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
+            f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built"))
+    return cases, note
+

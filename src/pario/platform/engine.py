@@ -1,0 +1,42 @@
+"""Where the native engine is, and a clear word when it is not built."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from pario.model.errors import ParioError
+
+_HOW = ("install an MPI (Debian: apt-get install openmpi-bin libopenmpi-dev, or load your "
+        "site's MPI module) and reinstall pario (make setup)")
+
+
+def engine_path() -> str:
+    """Path of pario-engine: $PARIO_ENGINE, else the one installed inside this package."""
+    env = os.environ.get("PARIO_ENGINE")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise ParioError(f"PARIO_ENGINE={env} is not an executable file; unset it or point it at pario-engine")
+        return env
+    here = Path(__file__).resolve().parent / "bin" / "pario-engine"
+    if here.is_file():
+        return str(here)
+    found = shutil.which("pario-engine")
+    if found:
+        return found
+    raise ParioError(f"the pario engine is not built (no MPI was found at build time): {_HOW}", exit_code=3)
+
+
+def engine_listing(engine: str | None) -> dict[str, Any] | None:
+    """`pario-engine --list` (its backends, their capabilities and settings), or None when it cannot say."""
+    if not engine:
+        return None
+    try:
+        out = subprocess.run([engine, "--list"], capture_output=True, text=True, timeout=30)
+        doc = json.loads(out.stdout) if out.returncode == 0 else None
+        return doc if isinstance(doc, dict) and "backends" in doc else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None

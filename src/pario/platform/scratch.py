@@ -1,0 +1,91 @@
+"""The scratch directory of a run: where it is, a prefix unique to the run, removal of only the
+files this run made (the device ceiling of the directory is platform/ceiling.py)."""
+from __future__ import annotations
+
+import datetime
+import glob
+import os
+import re
+import secrets
+import shutil
+
+from pario.model.errors import ParioError
+
+DEFAULT_NAME = "pario-scratch"
+
+
+def new_run_id() -> str:
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    return f"{stamp}-{secrets.token_hex(3)}"
+
+
+class Scratch:
+    """DIR (from --dir, $PARIO_SCRATCH, else ./pario-scratch), and DIR/pario.<run_id>.* for this run."""
+
+    def __init__(self, directory: str | None = None, run_id: str | None = None):
+        chosen = directory or os.environ.get("PARIO_SCRATCH") or os.path.join(os.getcwd(), DEFAULT_NAME)
+        self.dir = os.path.abspath(os.path.expanduser(chosen))
+        self.run_id = run_id or new_run_id()
+        self.prefix = f"pario.{self.run_id}"
+        self.created = False
+
+    def prepare(self) -> None:
+        """Create the directory if missing (remembering that we did) and prove it is writable."""
+        if os.path.exists(self.dir) and not os.path.isdir(self.dir):
+            raise ParioError(f"scratch {self.dir} exists and is not a directory; give another with --dir")
+        if not os.path.isdir(self.dir):
+            try:
+                os.makedirs(self.dir)
+                self.created = True
+            except OSError as exc:
+                raise ParioError(f"cannot create scratch directory {self.dir}: {exc.strerror}; "
+                                 "give a writable one with --dir or $PARIO_SCRATCH") from None
+        probe = os.path.join(self.dir, f"{self.prefix}.writable")
+        try:
+            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            self.remove_dir_if_ours()
+            raise ParioError(f"scratch directory {self.dir} is not writable ({exc.strerror}); "
+                             "give a writable one with --dir or $PARIO_SCRATCH") from None
+
+    def leftovers(self):
+        return sorted(glob.glob(os.path.join(glob.escape(self.dir), glob.escape(self.prefix) + ".*")))
+
+    def cleanup(self) -> int:
+        """Remove DIR/pario.<run_id>.* regular files, and the run's own directories: ADIOS2 BP5
+        outputs DIR/PREFIX.CASE.FILE/ and metadata trees DIR/PREFIX.CASE.md/ (without following
+        symlinks); then DIR itself if we made it and it is now empty. Returns the number of
+        entries removed. Never touches anything else."""
+        removed = 0
+        own_dir = re.compile(re.escape(self.prefix) + r"\.\d+\.(\d+|md)")
+        for path in self.leftovers():
+            try:
+                if os.path.islink(path):
+                    continue  # pario makes no symlinks: not ours
+                if os.path.isfile(path):
+                    os.unlink(path)
+                    removed += 1
+                elif os.path.isdir(path) and own_dir.fullmatch(os.path.basename(path)):
+                    shutil.rmtree(path)  # unlinks symlinks inside, never descends through them
+                    removed += 1
+            except OSError:
+                pass  # best effort: an entry that cannot be removed is reported by leftovers()
+        self.remove_dir_if_ours()
+        return removed
+
+    def remove_dir_if_ours(self) -> None:
+        if self.created:
+            try:
+                os.rmdir(self.dir)  # only succeeds when empty: user files are never touched
+                self.created = False
+            except OSError:
+                pass
+
+    def free_bytes(self) -> int:
+        try:
+            st = os.statvfs(self.dir)
+            return st.f_bavail * st.f_frsize
+        except OSError:
+            return 0

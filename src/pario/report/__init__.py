@@ -1,0 +1,1 @@
+"""Rendering: terminal tables and the progress display (terminal/), JSON documents (json.py)."""

@@ -1,0 +1,25 @@
+"""JSON on stdout: the documents of --json, each one object."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from pario.analysis.summary import fastest
+from pario.model.case import RATE_OPS
+from pario.model.result import RunRecord, SummaryRow
+
+
+def emit(doc: Any, indent: int = 1, default: Any = None) -> None:
+    """One JSON document on stdout, ending with a newline."""
+    json.dump(doc, sys.stdout, indent=indent, default=default)
+    sys.stdout.write("\n")
+
+
+def bench_document(record: RunRecord, rows: list[SummaryRow], run_id: int | None) -> dict[str, Any]:
+    """What `pario bench --json` prints: the stored run's id, the verdict, the fastest cases, the
+    summary rows and the engine's result document."""
+    best = {op: (fastest(rows, op) or {}).get("name") for op in RATE_OPS}
+    return {"run": run_id, "engine_run_id": record.result.get("run_id"), "status": record.status,
+            "error": record.message, "sizes": record.note, "dir": record.directory, "fastest": best,
+            "summary": rows, "result": record.result}

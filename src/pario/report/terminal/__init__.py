@@ -1,0 +1,1 @@
+"""Every table pario prints, and the progress display of a run."""

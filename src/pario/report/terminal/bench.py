@@ -1,0 +1,45 @@
+"""What `pario bench` prints after a run: the tables of its cases (tables.py, layers.py), where
+verify found bad data, the settings in effect, what was kept, the device ceiling, the stored id."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from pario.model.result import RunRecord, SummaryRow
+from pario.report.terminal.hints import print_hints
+from pario.report.terminal.layers import print_bench
+
+
+def verify_lines(rows: list[SummaryRow]) -> list[str]:
+    """Where each case's read-back first differed from what was written."""
+    out = []
+    for r in rows:
+        v = r.get("verify") or {}
+        first = v.get("first_error") or {}
+        if v.get("errors"):
+            where = (f"; first on rank {first.get('rank')}, file {first.get('file')}, offset {first.get('offset')}: "
+                     f"expected {first.get('expected')}, got {first.get('got')}") if first else ""
+            out.append(f"{r['name']}: verify found {v['errors']} bad 8-byte word(s){where}.")
+    return out
+
+
+def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: int | None) -> None:
+    result, env, status = record.result, record.env, record.status
+    if rows:
+        mpi = result.get("mpi") or {}
+        title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {env.get('hostname')}, "
+                 f"{record.directory} ({env.get('fs_type') or 'fs ?'})")
+        print_bench(console, rows, result, title=title)  # data table, then layers and metadata tables
+        for line in verify_lines(rows):
+            console.print(line, highlight=False)
+        print_hints(console, result.get("cases") or [])  # requested vs effective settings, with the means used
+        kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
+        if kept and status == "complete":
+            console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")
+    ceiling = env.get("ceiling") or {}
+    if ceiling.get("write_mib"):
+        console.print(f"Device ceiling (O_DIRECT probe, {ceiling.get('source')}): write "
+                      f"{ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
+    else:
+        console.print(f"No device ceiling: {ceiling.get('source', 'not measured')}.")
+    if run_id is not None:
+        console.print(f"Stored as run {run_id} ({status}): pario results show {run_id}")

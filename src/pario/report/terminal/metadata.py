@@ -1,0 +1,44 @@
+"""The metadata workload in the terminal: files per second of each phase (median [min-max] over
+repetitions) and the exact counts."""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from pario.model.units import human
+from pario.report.terminal.cells import iops, new_table, spread
+
+
+def print_metadata(console: Console, rows: list[dict], title: str | None = None) -> None:
+    """Files per second of each phase (median [min-max] over repetitions) and the exact counts."""
+    table = new_table(title or "metadata workload: files per second of each phase")
+    table.add_column("case", overflow="fold")
+    table.add_column("phase", no_wrap=True)
+    table.add_column(escape("files/s\nmedian [min-max]"), justify="right", no_wrap=True)
+    table.add_column("files", justify="right", no_wrap=True)
+    table.add_column("notes", overflow="fold")
+    for row in rows:
+        md = row["metadata"]
+        tree = (f"{'shared tree' if md.get('shared_dir', True) else 'tree per rank'}, {md.get('files_per_dir')} "
+                f"files/dir" + (f", depth {md['depth']} x {md.get('branching')}" if md.get("depth") else "")
+                + (f", {human(md['file_size'])} each" if md.get("file_size") else ", empty files"))
+        case_notes = [tree, f"created {md.get('created', '?')}, removed {md.get('removed', '?')}"]
+        if md.get("left_behind"):
+            case_notes.append(f"{md['left_behind']} left behind")
+        case_notes += [f for f in row["flags"] if f != "verify-errors"]
+        for i, (op, ph) in enumerate(md["phases"].items()):
+            notes = list(case_notes) if i == 0 else []
+            v = row.get("verify")
+            if op == "read_small" and v:
+                notes.append(f"verified {human(v['checked_bytes'])}" if not v["errors"]
+                             else f"{v['errors']} words differ")
+            files = ph.get("files")
+            table.add_row(*(Text(c) for c in (
+                row["name"] if i == 0 else "", op, spread(ph.get("files_per_s"), iops),
+                "-" if files is None else f"{files:.0f}", "; ".join(notes))))
+    console.print(table)
+    first = rows[0]["metadata"]
+    console.print(f"files/s: files handled by all ranks / time from the first rank's start to the last rank's end "
+                  f"of the phase ({first.get('files_per_rep')} files in {first.get('dirs_per_rep')} directories "
+                  "per repetition" + (" in the first case)." if len(rows) > 1 else ")."))

@@ -1,0 +1,160 @@
+"""One `pario bench` run once its cases are planned and validated: write the spec, launch the
+engine, judge the outcome, clean up this run's files. A typed request in, a RunRecord out; what
+happens on the way goes to a RunObserver (nothing here prints), storing and showing are the
+caller's (cli/bench.py), so a tuner can run trials the same way."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from pario.model.case import Case
+from pario.model.events import RunObserver
+from pario.model.result import ResultDoc, RunRecord, SpecDoc
+from pario.platform import environment, layout
+from pario.platform.ceiling import device_ceiling
+from pario.platform.mpi import MPI, in_slurm
+from pario.platform.scratch import Scratch
+from pario.run import forward, launchers, watchdog
+from pario.run.settings_launch import measured, read_settings
+from pario.settings import effective
+
+
+@dataclass
+class RunRequest:
+    """Everything one engine run needs, decided before it starts."""
+    cases: list[Case]
+    ranks: int
+    engine: str
+    mpi: MPI
+    scratch: Scratch
+    timeout: float                      # watchdog: seconds without progress
+    note: str = ""                      # the sentence about the cases' sizes
+    io: str | None = None               # Open MPI io component
+    launcher: str = "mpirun"
+    ceiling: dict[str, Any] | None = None   # the device ceiling if already measured
+    no_probe: bool = False              # do not measure the device ceiling
+    facts: dict[str, Any] = field(default_factory=dict)   # more of what the caller knows, kept in env
+
+
+def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: list[Case]) -> SpecDoc:
+    """The spec document the engine reads (schemas/spec.schema.json); pario's own '_' keys stay out."""
+    return {"schema": "pario.spec/1", "run_id": run_id, "dir": directory, "prefix": prefix,
+            "status_dir": status_dir,
+            "cases": [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases]}
+
+
+def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
+    """Run the cases once; the scratch files of the run are removed unless kept (-k) and complete."""
+    scratch = request.scratch
+    scratch.prepare()
+    tmp = tempfile.mkdtemp(prefix="pario-")  # private: spec, result and status files of this run
+    try:
+        return _execute(request, observer, tmp)
+    except BaseException:
+        scratch.cleanup()
+        raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
+    scratch, mpi, cases, ranks = req.scratch, req.mpi, req.cases, req.ranks
+    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(req.engine, scratch.dir, skip=req.no_probe)
+    status_dir = os.path.join(tmp, "status")
+    os.mkdir(status_dir)
+    spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
+    spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
+    forwarded = forward.timed_env()
+    argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
+                             launcher=req.launcher)
+    env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
+                              ceiling=ceiling, ranks=ranks, engine=req.engine)
+    env.update(req.facts)
+    layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
+    for index, rec in layouts.items():
+        if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
+            spec["cases"][index]["precreated"] = True
+    with open(spec_path, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh, indent=1)
+    collector = effective.OutputCollector(scratch.prefix)
+    env["timeout_s"] = req.timeout
+    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")
+    observer.note(req.note)
+    if in_slurm() and req.launcher == "mpirun":
+        observer.note(f"inside Slurm job {in_slurm()}: mpirun places the ranks in its allocation "
+                      "(or use --launcher srun)")
+    read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
+                  cases=cases, collector=collector, forwarded=forwarded, observer=observer)
+    try:
+        outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, forwarded),
+                               timeout=req.timeout, status_dir=status_dir, ranks=ranks, cases=cases,
+                               observer=observer, sink=collector)
+    except KeyboardInterrupt:
+        removed = scratch.cleanup()
+        observer.note(f"interrupted: ended the run and removed its {removed} file(s) in {scratch.dir}")
+        raise
+    result = load_result(result_path, scratch.run_id)
+    measured(result, collector, layouts, env, mpi, ranks)
+    status, message = judge(outcome, result, status_dir, ranks, cases)
+    result["status"] = status
+    if message and not result.get("error"):
+        result["error"] = {"code": "watchdog" if outcome.watchdog else "launcher", "message": message}
+    if status == "complete":
+        remove_unkept(scratch, cases)
+    else:
+        scratch.cleanup()
+    left = scratch.leftovers()
+    if left and status != "complete":
+        observer.note(f"could not remove {len(left)} file(s) of this run, e.g. {left[0]}")
+    return RunRecord(spec=spec, env=env, result=result, status=status, message=message, directory=scratch.dir,
+                     prefix=scratch.prefix, note=req.note)
+
+
+def load_result(path: str, run_id: str) -> ResultDoc:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        if isinstance(doc, dict) and "cases" in doc:
+            return doc
+    except (OSError, ValueError):
+        pass
+    # The engine never wrote a document: it did not start, or died before its first phase.
+    return {"schema": "pario.result/1", "status": "failed", "run_id": run_id, "engine": {}, "mpi": {},
+            "cases": [], "error": None}
+
+
+def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ranks: int,
+          cases: list[Case]) -> tuple[str, str | None]:
+    """(status, one-line reason) from the launcher's exit and what the engine wrote."""
+    measured = any(c.get("phases") for c in result.get("cases", []))
+    engine_status = result.get("status")
+    err = result.get("error") or {}
+    if outcome.watchdog:
+        return ("partial" if measured else "failed"), outcome.watchdog
+    if outcome.returncode == 0 and engine_status == "complete":
+        return "complete", None
+    status = "partial" if measured else "failed"
+    if err.get("message"):
+        code = f" ({err['code']})" if err.get("code") else ""
+        rank = f" on rank {err['rank']}" if isinstance(err.get("rank"), int) else ""
+        return status, f"the engine stopped{rank}{code}: {err['message']}"
+    where = watchdog.stuck_ranks(status_dir, ranks, cases, verb="last seen in")
+    return status, (f"the launcher exited with code {outcome.returncode} before the run completed "
+                    f"(a rank died?); last known: {where}")
+
+
+def remove_unkept(scratch: Scratch, cases: list[Case]) -> None:
+    """After a complete run: the files of cases without keep (the engine removes them already; this
+    only catches what it left), then the directory if pario made it and nothing is kept."""
+    for index, case in enumerate(cases):
+        if not case.get("keep"):
+            pattern = os.path.join(glob.escape(scratch.dir), f"{glob.escape(scratch.prefix)}.{index}.*")
+            for path in glob.glob(pattern):
+                if os.path.isfile(path) and not os.path.islink(path):
+                    os.unlink(path)
+    scratch.remove_dir_if_ours()

@@ -1,0 +1,168 @@
+"""Known MPI-IO hint names, kept as data: type, default and which implementations honour each.
+
+Source: the project's reference notes on tuning (anchors-tuning.md): (a) ROMIO, (b) Open MPI
+OMPIO info keys, (c) Cray MPICH. Kept as data so that validation, help and rendering read the
+same rows; the other settings (MCA, layout, library knobs) are in settings/knobs.py.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pario.model.errors import ParioError
+from pario.model.errors import did_you_mean as _close
+from pario.settings.catalogue import Setting, hint
+
+ROMIO = "romio"      # MPICH, Intel MPI, Open MPI's romio321/romio341 component
+OMPIO = "ompio"      # Open MPI's own MPI-IO component
+CRAY = "cray"        # HPE Cray MPICH (ROMIO-derived, plus its own keys)
+
+ENABLE = ("enable", "disable", "automatic")
+BOOL = ("true", "false")
+
+
+_h = hint  # one row per hint: settings.catalogue.Setting, the shape of every other setting too
+
+_RC = (ROMIO, CRAY)
+_ALL = (ROMIO, OMPIO, CRAY)
+
+# (a) ROMIO
+_ROMIO = [
+    _h("cb_buffer_size", "bytes", _ALL, "16777216", doc="two-phase buffer per aggregator", lo=1),
+    _h("cb_nodes", "int", _ALL, doc="number of aggregators (open time only)", lo=1),
+    _h("cb_config_list", "str", _RC, "*:1", doc="aggregator hosts, host:n,... (leftmost wins)"),
+    _h("romio_cb_read", "choice", _RC, "automatic", ENABLE, "two-phase for collective reads"),
+    _h("romio_cb_write", "choice", _RC, "automatic", ENABLE, "two-phase for collective writes"),
+    _h("romio_no_indep_rw", "choice", _RC, "false", BOOL, "no independent I/O: deferred open"),
+    _h("ind_rd_buffer_size", "bytes", _RC, "4194304", doc="data-sieving read buffer"),
+    _h("ind_wr_buffer_size", "bytes", _RC, "524288", doc="data-sieving write buffer"),
+    _h("romio_ds_read", "choice", _RC, "automatic", ENABLE, "data sieving, independent reads"),
+    _h("romio_ds_write", "choice", _RC, "automatic", ENABLE, "data sieving, independent writes"),
+    _h("romio_cb_pfr", "choice", _RC, "disable", ("enable", "disable"), "persistent file realms"),
+    _h("romio_cb_fr_type", "int", _RC, "0", doc="file-realm assignment (0 AAR, -1 FSZ, -2 user)"),
+    _h("romio_cb_fr_types", "int", _RC, "0", doc="as printed by ROMIO", alias_of="romio_cb_fr_type"),
+    _h("romio_cb_fr_alignment", "bytes", _RC, "1", doc="file realm alignment"),
+    _h("romio_cb_ds_threshold", "int", _RC, "0", doc="size/extent % threshold for DS in collective", lo=0, hi=100),
+    _h("romio_cb_alltoall", "choice", _RC, "automatic", ENABLE, "alltoall vs p2p exchange"),
+    _h("romio_min_fdomain_size", "bytes", _RC, "0", doc="minimum file-domain size"),
+    _h("striping_unit", "bytes", _ALL, "0", doc="stripe size at create (Lustre)"),
+    _h("striping_factor", "int", _ALL, doc="stripe count at create (Lustre; -1 all OSTs)", lo=-1),
+    _h("start_iodevice", "int", _RC, doc="first OST index at create (Lustre)", lo=-1),
+    _h("romio_synchronized_flush", "choice", _RC, "disable", ("enable", "disable"),
+       "collective flush in MPI_File_sync"),
+    _h("romio_visibility_immediate", "choice", _RC, "true", BOOL, "POSIX visibility assumption"),
+    _h("romio_lustre_co_ratio", "int", _RC, "1", doc="aggregators per OST, collective writes", lo=1),
+    _h("romio_lustre_coll_threshold", "bytes", _RC, "0", doc="above it, non-interleaved write goes independent"),
+    _h("romio_lustre_ds_in_coll", "choice", _RC, "enable", ("enable", "disable"), "RMW for holes in collective"),
+    _h("direct_read", "choice", _RC, "false", BOOL, "O_DIRECT reads (Lustre, XFS)"),
+    _h("direct_write", "choice", _RC, "false", BOOL, "O_DIRECT writes (Lustre, XFS)"),
+    _h("romio_lustre_cb_lock_ahead_write", "int", _RC, "0", doc="Lustre lockahead for writes"),
+    _h("romio_lustre_cb_lock_ahead_read", "int", _RC, "0", doc="Lustre lockahead for reads"),
+    _h("romio_lustre_cb_lock_ahead_num_extents", "int", _RC, "500", doc="extents per lockahead request"),
+    _h("romio_lustre_cb_lock_ahead_flags", "int", _RC, "0", doc="ladvise flags"),
+    _h("romio_daos_obj_class", "str", (ROMIO,), doc="DAOS object class"),
+    _h("romio_daos_chunk_size", "bytes", (ROMIO,), doc="DAOS chunk size"),
+    _h("panfs_concurrent_write", "str", (ROMIO,), doc="PanFS"),
+    _h("romio_pvfs2_distribution_name", "str", (ROMIO,), doc="PVFS2"),
+    _h("romio_pvfs2_debugmask", "str", (ROMIO,), doc="PVFS2"),
+    _h("romio_filesystem_type", "output", _RC, doc="which ADIO driver ran (report only)"),
+    _h("romio_aggregator_list", "output", _RC, doc="which ranks aggregate (report only)"),
+]
+_ROMIO += [_h(f"panfs_layout_{k}", "str", (ROMIO,), doc="PanFS layout at create") for k in
+           ("type", "stripe_unit", "parity_stripe_width", "parity_stripe_depth", "total_num_comps",
+            "visit_policy")]
+
+# (b) Open MPI OMPIO info keys (cb_buffer_size, cb_nodes, striping_* are shared with ROMIO above)
+_OMPIO = [
+    _h("collective_buffering", "choice", (OMPIO,), "true", BOOL, "false forces fcoll/individual"),
+    _h("stripe_size", "bytes", (OMPIO,), doc="alias of striping_unit", alias_of="striping_unit"),
+    _h("stripe_width", "int", (OMPIO,), doc="alias of striping_factor", alias_of="striping_factor"),
+    _h("OMPIO_SHAREDFP_RELAXED_ORDERING", "str", (OMPIO,), doc="raises priority of sharedfp/individual"),
+] + [_h(k, "str", (OMPIO,), doc="GPFS: passed to gpfs_fcntl at open") for k in
+     ("gpfsAccessRange", "gpfsFreeRange", "gpfsClearFileCache", "gpfsCancelHints",
+      "gpfsSetReplication", "gpfsByteRange", "gpfsRestripeData")]
+
+# (c) Cray MPICH
+_CRAY = [
+    _h("cray_cb_write_lock_mode", "int", (CRAY,), "0", doc="0 extent locks, 1 group lock, 2 lockahead", lo=0, hi=2),
+    _h("cray_cb_nodes_multiplier", "int", (CRAY,), "1", doc="aggregators per OST", lo=1),
+    _h("cb_align", "int", (CRAY,), "2", doc="Cray collective buffering alignment"),
+    _h("direct_io", "choice", (CRAY,), "false", BOOL, "O_DIRECT"),
+    _h("aggregator_placement_stride", "int", (CRAY,), "-1", doc="aggregator placement"),
+    _h("abort_on_rw_error", "choice", (CRAY,), "disable", ("enable", "disable"), "abort on I/O error"),
+]
+
+# Families whose members are too many to list: a hint starting with one of these is known.
+PREFIXES = {
+    "romio_pvfs2_dtype_": (ROMIO,), "romio_pvfs2_listio_": (ROMIO,), "romio_pvfs2_posix_": (ROMIO,),
+    "sioxAccessRange": (OMPIO,),
+}
+
+CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY}
+
+
+def lookup(name: str) -> Setting | None:
+    """The catalogue row for name, or a row synthesised for a known family, or None."""
+    if name in CATALOGUE:
+        return CATALOGUE[name]
+    for prefix, impls in PREFIXES.items():
+        if name.startswith(prefix):
+            return hint(name, "str", impls)
+    return None
+
+
+def did_you_mean(name: str, choices: Iterable[str] | None = None) -> str:
+    """' (did you mean X?)' or '': among the known hints unless choices are given."""
+    return _close(name, CATALOGUE if choices is None else choices)
+
+
+def check(name: str, value: str, where: str = "--hint") -> None:
+    """Reject an unknown hint name or a value of the wrong kind, naming where it came from."""
+    hint = lookup(name)
+    if hint is None:
+        raise ParioError(f"{where}: unknown MPI-IO hint '{name}'{did_you_mean(name)}; "
+                         "`pario bench --help` names where the known hints come from")
+    if hint.kind == "output":
+        raise ParioError(f"{where}: '{name}' is reported by ROMIO, not set; remove it")
+    if hint.kind in ("int", "bytes"):
+        try:
+            number = int(value, 0)
+        except ValueError:
+            raise ParioError(f"{where}: hint {name}={value!r} needs an integer"
+                             + (" (bytes)" if hint.kind == "bytes" else "")) from None
+        if (hint.lo is not None and number < hint.lo) or (hint.hi is not None and number > hint.hi):
+            span = (f"from {hint.lo} to {hint.hi}" if hint.hi is not None else f"at least {hint.lo}")
+            raise ParioError(f"{where}: hint {name}={value} is out of range; give a value {span}")
+    elif hint.kind == "choice" and value.lower() not in hint.choices:
+        raise ParioError(f"{where}: hint {name}={value!r} must be one of {', '.join(hint.choices)}")
+
+
+def parse_pair(text: str) -> tuple[str, str]:
+    """'key=value' from --hint."""
+    key, sep, value = text.partition("=")
+    key, value = key.strip(), value.strip()
+    if not sep or not key or not value:
+        raise ParioError(f"--hint {text!r}: write it as NAME=VALUE, e.g. --hint romio_cb_write=enable")
+    return key, value
+
+
+def parse_hints_file(path: str) -> dict[str, str]:
+    """A ROMIO-format hints file: one `key value` per line, `#` starts a comment.
+    Names are checked here so that an error says file:line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ParioError(f"hints file {path}: cannot read it ({reason}); give a readable ROMIO hints file") from None
+    out: dict[str, str] = {}
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split(None, 1)
+        if len(parts) != 2 or "=" in parts[0]:
+            raise ParioError(f"{path}:{lineno}: expected 'key value' (ROMIO hints format), got {raw.strip()!r}")
+        key, value = parts[0], parts[1].strip()
+        check(key, value, where=f"{path}:{lineno}")
+        out[key] = value
+    return out

@@ -1,0 +1,203 @@
+"""The results store: every run's spec, environment and result in one SQLite file.
+
+This is the only module that speaks SQL. Several jobs of an allocation may finish at the
+same moment and write to the same file, so writes take the write lock up front
+(BEGIN IMMEDIATE), wait for it (busy_timeout) and retry on "database is locked";
+WAL mode lets readers go on while a writer commits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pario.model.errors import ParioError
+
+# Each entry brings the schema from version i to i + 1; never edit one that has shipped,
+# append a new one instead.
+MIGRATIONS = [
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        created TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        command TEXT NOT NULL,
+        status TEXT NOT NULL,
+        headline TEXT NOT NULL DEFAULT '',
+        spec TEXT NOT NULL,
+        env TEXT NOT NULL,
+        result TEXT NOT NULL
+    );
+    CREATE INDEX runs_created ON runs(created);
+    CREATE INDEX runs_kind ON runs(kind);
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_BUSY_MS = 30000          # how long SQLite itself waits for a lock
+_RETRY_FOR_S = 120.0      # how long we keep retrying after that (many jobs ending together)
+
+
+def default_path() -> str:
+    """$PARIO_DB, else pario.db in the user's data directory."""
+    env = os.environ.get("PARIO_DB")
+    if env:
+        return env
+    import platformdirs
+    return str(Path(platformdirs.user_data_dir("pario")) / "pario.db")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _locked(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class Store:
+    """Runs kept in SQLite. Every method opens and closes its own connection, so a Store
+    can be kept around and used from forked processes."""
+
+    def __init__(self, path: str | None = None):
+        self.path = os.path.abspath(os.path.expanduser(path or default_path()))
+        parent = os.path.dirname(self.path)
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as exc:
+            raise ParioError(f"cannot create the results directory {parent} ({exc.strerror}); "
+                             "pass --db PATH or set PARIO_DB to a writable place") from None
+        if os.path.isdir(self.path):
+            raise ParioError(f"results database {self.path} is a directory; "
+                             "pass --db with a file name, e.g. --db runs.db")
+        writable = os.access(self.path, os.W_OK) if os.path.exists(self.path) else os.access(parent, os.W_OK)
+        # WAL needs to create -wal and -shm files beside the database.
+        if not writable or not os.access(parent, os.W_OK):
+            raise ParioError(f"results database {self.path} is not writable; "
+                             "pass --db PATH or set PARIO_DB to a writable place")
+        if self._read(self._version) != SCHEMA_VERSION:
+            self._write(self._migrate)  # re-reads the version under the write lock
+
+    # -- connection and retries -------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            con = sqlite3.connect(self.path, timeout=_BUSY_MS / 1000, isolation_level=None)
+            con.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+            # WAL cannot work on some network file systems; SQLite then keeps its rollback
+            # journal, which is slower but just as safe, so the answer is not checked.
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            return con
+        except sqlite3.DatabaseError as exc:
+            if _locked(exc):
+                raise
+            raise ParioError(f"cannot open results database {self.path}: {exc}; "
+                             "pass --db to use another file") from None
+
+    def _retry(self, fn, write: bool):
+        deadline = time.monotonic() + _RETRY_FOR_S
+        delay = 0.01
+        while True:
+            con = None
+            try:
+                con = self._connect()
+                if write:
+                    con.execute("BEGIN IMMEDIATE")
+                    try:
+                        out = fn(con)
+                        con.execute("COMMIT")
+                    except BaseException:
+                        if con.in_transaction:
+                            con.execute("ROLLBACK")
+                        raise
+                    return out
+                return fn(con)
+            except sqlite3.OperationalError as exc:
+                if not _locked(exc) or time.monotonic() > deadline:
+                    raise ParioError(f"results database {self.path}: {exc}; "
+                                     "retry, or pass --db to use another file") from None
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.5)
+            except sqlite3.DatabaseError as exc:
+                raise ParioError(f"results database {self.path} is unusable ({exc}); "
+                                 "pass --db to use another file") from None
+            finally:
+                if con is not None:
+                    con.close()
+
+    def _write(self, fn):
+        return self._retry(fn, write=True)
+
+    def _read(self, fn):
+        return self._retry(fn, write=False)
+
+    @staticmethod
+    def _version(con: sqlite3.Connection) -> int:
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone():
+            return 0
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _migrate(self, con: sqlite3.Connection) -> None:
+        con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        version = self._version(con)
+        if version > SCHEMA_VERSION:
+            raise ParioError(f"results database {self.path} was written by a newer pario "
+                             f"(schema {version}, this one knows {SCHEMA_VERSION}); upgrade pario "
+                             "or pass --db to use another file")
+        for step in MIGRATIONS[version:]:
+            for statement in step.split(";"):
+                if statement.strip():
+                    con.execute(statement)
+        if version != SCHEMA_VERSION:
+            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),))
+
+    # -- the API ------------------------------------------------------------------------
+
+    def add_run(self, *, kind: str, command: str, spec: dict, env: dict, result: dict,
+                status: str, headline: str = "") -> int:
+        """Store one run; returns its id. `headline`: the one line `pario results` lists it with
+        (the caller's analysis makes it: storage does not judge results)."""
+        row = (_now(), kind, command, status, headline,
+               json.dumps(spec, sort_keys=True), json.dumps(env, sort_keys=True),
+               json.dumps(result))
+
+        def insert(con):
+            cur = con.execute("INSERT INTO runs(created, kind, command, status, headline, spec, env, result) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+            return int(cur.lastrowid)
+        return self._write(insert)
+
+    def get_run(self, run_id: int) -> dict:
+        """One run with its spec, env and result decoded."""
+        def select(con):
+            return con.execute("SELECT id, created, kind, command, status, spec, env, result "
+                               "FROM runs WHERE id = ?", (int(run_id),)).fetchone()
+        row = self._read(select)
+        if row is None:
+            raise ParioError(f"no run {run_id} in {self.path}; `pario results` lists them")
+        keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
+        run = dict(zip(keys, row))
+        for key in ("spec", "env", "result"):
+            run[key] = json.loads(run[key])
+        return run
+
+    def list_runs(self, limit: int = 50) -> list[dict]:
+        """The newest runs first, without their documents."""
+        def select(con):
+            return con.execute("SELECT id, created, kind, command, status, headline FROM runs "
+                               "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
+        keys = ("id", "created", "kind", "command", "status", "headline")
+        return [dict(zip(keys, row)) for row in self._read(select)]
+
+    def latest_id(self) -> int | None:
+        """The id of the newest run, or None when the store is empty."""
+        row = self._read(lambda con: con.execute("SELECT MAX(id) FROM runs").fetchone())
+        return row[0] if row else None
