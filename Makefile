@@ -8,8 +8,8 @@ WITH_VENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 # The engine the venv's pario runs; the end-to-end tests use it (and fail if it was not built).
 define ENGINE_OF_VENV
 import sys
-from pario.engine import engine_path
-from pario.errors import ParioError
+from pario.platform.engine import engine_path
+from pario.model.errors import ParioError
 try:
     print(engine_path())
 except ParioError as exc:

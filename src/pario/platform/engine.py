@@ -21,7 +21,7 @@ def engine_path() -> str:
         if not os.access(env, os.X_OK):
             raise ParioError(f"PARIO_ENGINE={env} is not an executable file; unset it or point it at pario-engine")
         return env
-    here = Path(__file__).resolve().parent / "bin" / "pario-engine"
+    here = Path(__file__).resolve().parents[1] / "bin" / "pario-engine"  # pario/bin, installed with the package
     if here.is_file():
         return str(here)
     found = shutil.which("pario-engine")
