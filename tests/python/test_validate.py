@@ -108,3 +108,25 @@ def test_capabilities_from_the_engine():
     validate.check_backends([case(backend="null", ops=["write", "read"])], listing)
     with pytest.raises(ParioError, match="nothing to verify"):
         validate.check_backends([case(backend="null", ops=["write", "verify"])], listing)
+
+
+def test_library_options_from_the_engine_listing_win_over_the_table():
+    """When the engine's --list describes a backend's options ({"name", "type", "min", "max",
+    "choices", "default", "help"}), validation reads them instead of settings.knobs."""
+    row = {"name": "hdf5", "built": True, "caps": ["collective", "shared", "view", "hints"],
+           "options": [{"name": "chunk_opt", "type": "choice", "choices": ["default", "one"], "default": "default",
+                        "help": "H5Pset_dxpl_mpio_chunk_opt"},
+                       {"name": "coll_metadata", "type": "bool", "default": True, "help": "collective metadata"}]}
+    listing = {"backends": [row]}
+    ok = case(backend="hdf5", lib={"chunk_opt": "ONE", "coll_metadata": "false"})
+    validate.check_backends([ok], listing)
+    assert ok["lib"] == {"chunk_opt": "one", "coll_metadata": "false"}
+    with pytest.raises(ParioError, match="chunk_opt is one of default, one"):
+        validate.check_backends([case(backend="hdf5", lib={"chunk_opt": "multi"})], listing)  # the table has multi
+    with pytest.raises(ParioError, match="hdf5 takes: chunk_opt, coll_metadata"):
+        validate.check_backends([case(backend="hdf5", lib={"alignment": "1m"})], listing)
+    # an engine that only names its keys keeps the table's description of each
+    names_only = {"backends": [{**{k: v for k, v in row.items() if k != "options"},
+                                "lib_keys": ["chunk_opt", "alignment"]}]}
+    with pytest.raises(ParioError, match="chunk_opt is one of default, one, multi"):
+        validate.check_backends([case(backend="hdf5", lib={"chunk_opt": "two"})], names_only)
