@@ -2,7 +2,7 @@
 a tuner or a job generator another (they never need argparse)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 _FLAG = {"list_backends": "list"}  # request fields whose flag has another name
@@ -65,7 +65,6 @@ class BenchRequest:
     db: str | None = None
     json: bool = False
     list_backends: bool = False    # --list
-    extra: dict = field(default_factory=dict)   # what a caller wants stored with the run's environment
 
     @classmethod
     def from_namespace(cls, ns: Any) -> BenchRequest:

@@ -3,7 +3,7 @@ document of schemas/result.schema.json, stored as is), wrapped in a typed record
 front end judged about it."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # The engine's result document (schemas/result.schema.json) and the run's environment facts:
@@ -27,7 +27,6 @@ class RunRecord:
     directory: str = ""          # the scratch directory and the run's file prefix in it
     prefix: str = ""
     note: str = ""               # the sentence about the cases' sizes
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
