@@ -6,7 +6,7 @@
 #include "engine/engine.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/log.h"
+#include "common/log.h"
 
 int pario_world_init(pario_world *w) {
   memset(w, 0, sizeof *w);

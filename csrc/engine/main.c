@@ -6,10 +6,10 @@
 
 #include "engine/engine.h"
 #include "pario/errors.h"
-#include "util/clock.h"
-#include "util/json_read.h"
-#include "util/json_write.h"
-#include "util/log.h"
+#include "common/clock.h"
+#include "common/json_read.h"
+#include "common/json_write.h"
+#include "common/log.h"
 
 static pario_result res;
 static const char *result_path;

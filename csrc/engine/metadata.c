@@ -20,7 +20,7 @@
 #include "engine/casectx.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/log.h"
+#include "common/log.h"
 
 typedef struct {
   const pario_case *cs;

@@ -11,8 +11,8 @@
 #include "engine/casectx.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/json_write.h"
-#include "util/log.h"
+#include "common/json_write.h"
+#include "common/log.h"
 
 #define opname(op) pario_op_name(op)
 #define POISON 0xA5

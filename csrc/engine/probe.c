@@ -12,7 +12,7 @@
 
 #include "engine/engine.h"
 #include "pario/errors.h"
-#include "util/clock.h"
+#include "common/clock.h"
 
 static int say_no(const char *why) {
   printf("{\"odirect\":false,\"reason\":\"%s\"}\n", why);

@@ -5,7 +5,7 @@
 
 #include "engine/engine.h"
 #include "pario/errors.h"
-#include "util/json_write.h"
+#include "common/json_write.h"
 
 static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode"};
 static const char *const patterns[] = {"segmented", "subarray", "random"};

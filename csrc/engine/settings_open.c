@@ -8,7 +8,7 @@
 
 #include "engine/casectx.h"
 #include "pario/errors.h"
-#include "util/log.h"
+#include "common/log.h"
 
 static int open_close(const pario_ctx *c) {
   if (!pario_ctx_io_rank(c)) return 0;

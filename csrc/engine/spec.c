@@ -9,7 +9,7 @@
 #include "engine/engine.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/json_read.h"
+#include "common/json_read.h"
 
 static int bad(const char *cname, const char *what) {
   return pario_err(PARIO_E_SPEC, "case %s: %s", cname ? cname : "?", what);

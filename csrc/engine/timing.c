@@ -6,7 +6,7 @@
 
 #include "engine/engine.h"
 #include "pario/errors.h"
-#include "util/clock.h"
+#include "common/clock.h"
 
 static double offset = 0, origin = 0;
 

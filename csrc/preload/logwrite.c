@@ -2,7 +2,7 @@
  * written atomically (tmp file, fsync, rename) with raw system calls into an mmap'd buffer, so
  * it runs from a signal handler and never re-enters the wrappers or malloc.
  *
- * pario_util's JSON writer allocates with malloc and is not signal-safe, hence this small one. */
+ * csrc/common's JSON writer allocates with malloc and is not signal-safe, hence this small one. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-#include "util/json_read.h"
+#include "common/json_read.h"
 
 #include <errno.h>
 #include <stdio.h>

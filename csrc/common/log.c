@@ -1,4 +1,4 @@
-#include "util/log.h"
+#include "common/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "util/clock.h"
+#include "common/clock.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "util/json_write.h"
+#include "common/json_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
