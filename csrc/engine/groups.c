@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/groups.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
 #include "common/log.h"

@@ -4,20 +4,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
-#include "pario/errors.h"
 #include "common/clock.h"
 #include "common/json_read.h"
 #include "common/json_write.h"
 #include "common/log.h"
+#include "engine/groups.h"
+#include "engine/metadata.h"
+#include "engine/phases.h"
+#include "engine/probe.h"
+#include "engine/reduce.h"
+#include "engine/result.h"
+#include "engine/settings_open.h"
+#include "engine/spec.h"
+#include "engine/status.h"
+#include "engine/timing.h"
+#include "pario/backend.h"
+#include "pario/errors.h"
 
 static pario_result res;
 static const char *result_path;
 
-void pario_checkpoint(void) {
+/* Rewrite the result document now (rank 0): at the start, after every phase, at the end. */
+static void checkpoint(void) {
   if (result_path && res.world && res.world->rank == 0 && pario_result_save(&res, result_path))
     pario_log(PARIO_LOG_ERROR, "%s", pario_err_msg());
 }
+
+static void phase_done(void *arg) { checkpoint(); }
 
 static int list_backends(void) {
   static const char *const capnames[] = {"collective", "shared", "view", "odirect", "nonblocking", "hints", "nodata"};
@@ -131,7 +144,7 @@ int main(int argc, char **argv) {
   if (rc) {
     fail(rc);
     res.status = "failed";
-    pario_checkpoint();
+    checkpoint();
     if (rank == 0) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
     MPI_Finalize();
     return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : 1;
@@ -139,39 +152,37 @@ int main(int argc, char **argv) {
   res.run = &run;
   pario_clock_sync(MPI_COMM_WORLD, &res.clock_offset_max);
   pario_status_open(run.status_dir, rank);
-  int steps = 0, step = 0;
-  for (int k = 0; k < run.ncases; k++) steps += run.cases[k].reps * run.cases[k].nops;
+  pario_hooks hooks = {.phase_done = phase_done};
+  for (int k = 0; k < run.ncases; k++) hooks.steps += run.cases[k].reps * run.cases[k].nops;
   res.cases = calloc((size_t)run.ncases, sizeof *res.cases);
   if (rank == 0) {
     char line[128];
-    snprintf(line, sizeof line, "{\"event\":\"start\",\"ncases\":%d,\"steps\":%d,\"ranks\":%d}", run.ncases, steps, world.nranks);
+    snprintf(line, sizeof line, "{\"event\":\"start\",\"ncases\":%d,\"steps\":%d,\"ranks\":%d}", run.ncases, hooks.steps, world.nranks);
     pario_progress(line);
   }
-  pario_checkpoint(); /* a run that dies before its first phase still leaves a document */
+  checkpoint(); /* a run that dies before its first phase still leaves a document */
   for (int k = 0; k < run.ncases && !rc; k++) {
     res.cases[k].index = k;
     res.ncases = k + 1;
-    rc = pario_case_run(&run, k, &world, &res.cases[k], &step, steps);
+    rc = run.cases[k].workload == PARIO_WL_METADATA ? pario_md_run(&run, k, &world, &res.cases[k], &hooks)
+                                                    : pario_data_run(&run, k, &world, &res.cases[k], &hooks);
     if (rc) {
       fail(rc);
       res.err_case = k;
     }
-    pario_checkpoint();
+    checkpoint();
   }
   int any = 0;
   for (int k = 0; k < res.ncases; k++) any |= res.cases[k].nphases > 0;
   res.status = !rc ? "complete" : any ? "partial" : "failed";
-  pario_checkpoint();
+  checkpoint();
   if (rank == 0) {
     char line[64];
     snprintf(line, sizeof line, "{\"event\":\"done\",\"status\":\"%s\"}", res.status);
     pario_progress(line);
     if (rc) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
   }
-  for (int k = 0; k < res.ncases; k++) {
-    for (int p = 0; p < res.cases[k].nphases; p++) pario_phase_rec_free(&res.cases[k].phases[p]);
-    free(res.cases[k].phases);
-  }
+  for (int k = 0; k < res.ncases; k++) pario_case_rec_free(&res.cases[k]);
   free(res.cases);
   pario_spec_free(&run);
   pario_world_free(&world);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
+#include "engine/probe.h"
 #include "pario/errors.h"
 #include "common/clock.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/result.h"
 #include "pario/errors.h"
 #include "common/json_write.h"
 
@@ -240,13 +240,4 @@ int pario_result_save(const pario_result *res, const char *path) {
   int rc = pario_jw_save(&j, path);
   pario_jw_free(&j);
   return rc;
-}
-
-void pario_phase_rec_free(pario_phase_rec *p) {
-  free(p->r_open);
-  free(p->r_xfer);
-  free(p->r_sync);
-  free(p->r_close);
-  free(p->r_done);
-  free(p->r_bytes);
 }

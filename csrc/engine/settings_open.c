@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine/casectx.h"
-#include "pario/errors.h"
 #include "common/log.h"
+#include "engine/casectx.h"
+#include "engine/reduce.h"
+#include "engine/settings_open.h"
+#include "engine/status.h"
+#include "pario/errors.h"
 
 static int open_close(const pario_ctx *c) {
   if (!pario_ctx_io_rank(c)) return 0;

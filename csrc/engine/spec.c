@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/spec.h"
+#include "pario/backend.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
 #include "common/json_read.h"

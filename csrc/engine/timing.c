@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "engine/engine.h"
+#include "engine/timing.h"
 #include "pario/errors.h"
 #include "common/clock.h"
 
