@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_weak.h"
-#include "preload.h"
+#include "intercept/mpi_weak.h"
+#include "profile/profile.h"
 
 WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size) WEAK(PMPI_Alltoall) WEAK(PMPI_Alltoallv)
 

@@ -3,8 +3,8 @@
  * Wrappers (wrap_*.c) only find the real symbol, time the call and hand what happened to the
  * records (records.c) through the pario_rec_* functions below; they never touch counters.
  * The same library will host write coalescing later, which sits between wrapper and real call. */
-#ifndef PARIO_PRELOAD_H
-#define PARIO_PRELOAD_H
+#ifndef PARIO_PROFILE_H
+#define PARIO_PROFILE_H
 
 #include <pthread.h>
 #include <sched.h>

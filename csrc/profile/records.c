@@ -15,8 +15,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "preload.h"
-#include "record_io.h"
+#include "profile/profile.h"
+#include "profile/record_io.h"
 
 struct pario_stats pario_stats;
 

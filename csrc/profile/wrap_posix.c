@@ -16,8 +16,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "preload.h"
-#include "record_io.h"
+#include "profile/profile.h"
+#include "profile/record_io.h"
 
 /* ---- what a wrapper reports ---- */
 /* The offset of an O_APPEND write is where the file ended: ask the kernel (rare, kept out of line). */

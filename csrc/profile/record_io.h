@@ -3,7 +3,7 @@
 #ifndef PARIO_RECORD_IO_H
 #define PARIO_RECORD_IO_H
 
-#include "preload.h"
+#include "profile/profile.h"
 
 #pragma GCC visibility push(hidden)
 

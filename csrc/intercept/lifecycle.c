@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preload.h"
+#include "profile/profile.h"
 
 atomic_int pario_active;
 __thread int pario_guard __attribute__((tls_model("initial-exec")));

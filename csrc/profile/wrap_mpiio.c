@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mpi_weak.h"
-#include "preload.h"
+#include "intercept/mpi_weak.h"
+#include "profile/profile.h"
 
 WEAK(PMPI_Init) WEAK(PMPI_Init_thread) WEAK(PMPI_Finalize) WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size)
 WEAK(PMPI_Type_size) WEAK(PMPI_File_open) WEAK(PMPI_File_close) WEAK(PMPI_File_get_info)

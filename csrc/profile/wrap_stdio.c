@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "preload.h"
-#include "record_io.h"
+#include "profile/profile.h"
+#include "profile/record_io.h"
 
 #undef putc
 #undef getc

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preload.h"
+#include "profile/profile.h"
 
 #ifndef PARIO_VERSION
 #define PARIO_VERSION "0.0.0"

@@ -1,7 +1,7 @@
 /* Names, kinds and merge operations of every counter, generated from include/pario/counters.h. */
 #include <stddef.h>
 
-#include "preload.h"
+#include "profile/profile.h"
 
 #define STR_I(name, kind, op) #name,
 #define KIND_I(name, kind, op) #kind,

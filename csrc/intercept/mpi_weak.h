@@ -1,7 +1,7 @@
 /* MPI symbols are weak references: the library loads into programs without MPI (cp, python),
  * and the MPI wrappers run only where the program itself links an MPI. */
-#ifndef PARIO_PRELOAD_MPI_WEAK_H
-#define PARIO_PRELOAD_MPI_WEAK_H
+#ifndef PARIO_INTERCEPT_MPI_WEAK_H
+#define PARIO_INTERCEPT_MPI_WEAK_H
 #include <mpi.h>
 
 #define DO_PRAGMA(x) _Pragma(#x)
