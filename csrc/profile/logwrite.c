@@ -1,9 +1,9 @@
 /* The per-process log (schemas/profile-log.schema.json): one JSON document per process image,
- * written atomically (tmp file, fsync, rename) with raw system calls into an mmap'd buffer, so
- * it runs from a signal handler and never re-enters the wrappers or malloc.
+ * written atomically (tmp file, fsync, rename) with raw system calls into a buffer mapped with
+ * the real mmap (resolved at start by pario_records_init), so it runs from a signal handler and
+ * never re-enters the wrappers or malloc.
  *
  * csrc/common's JSON writer allocates with malloc and is not signal-safe, hence this small one. */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -31,7 +31,7 @@ static void put(struct out *o, const char *s, size_t n) {
     size_t cap = o->cap ? o->cap : 1 << 16;
     while (o->len + n + 1 > cap) cap *= 2;
     void *p = o->p ? mremap(o->p, o->cap, cap, MREMAP_MAYMOVE)
-                   : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                   : PARIO_REAL(mmap)(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) { o->fail = 1; return; }
     o->p = p;
     o->cap = cap;
@@ -208,7 +208,7 @@ int pario_log_write(const char *reason, int partial, int from_signal) {
   putf(&o, "\"settings\":{\"mem_bound\":%llu,\"trace\":%s,\"mem_align\":%d,\"exclude\":",
        (unsigned long long)pario_cfg.mem_bound, pario_cfg.trace ? "true" : "false", pario_cfg.mem_align);
   put_str(&o, pario_cfg.exclude);
-  /* which clock timed the calls: the TSC (calibrated) or CLOCK_MONOTONIC (see core.c) */
+  /* which clock timed the calls: the TSC (calibrated) or CLOCK_MONOTONIC (see intercept/clock.h) */
   putf(&o, ",\"clock\":\"%s\"", pario_use_tsc ? "tsc" : "monotonic");
   putf(&o, "},\"limits\":{\"dropped_records\":%lld,\"trace_kept\":%lld,\"trace_dropped\":%lld,\"trace_capacity\":%lld},",
        (long long)atomic_load(&pario_stats.dropped_records), (long long)atomic_load(&pario_stats.trace_kept),

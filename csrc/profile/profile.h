@@ -1,8 +1,8 @@
-/* Internal contract of libpario-preload.so.
+/* Internal contract of the profiler, one module of libpario-preload.so (intercept.h).
  *
- * Wrappers (wrap_*.c) only find the real symbol, time the call and hand what happened to the
- * records (records.c) through the pario_rec_* functions below; they never touch counters.
- * The same library will host write coalescing later, which sits between wrapper and real call. */
+ * Wrappers (wrap_*.c) call the next layer (PARIO_NEXT: the real symbol, or a module such as the
+ * buffer that took the call over), time the call and hand what happened to the records
+ * (records.c) through the pario_rec_* functions below; they never touch counters. */
 #ifndef PARIO_PROFILE_H
 #define PARIO_PROFILE_H
 
@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "intercept/intercept.h"
 #include "pario/counters.h"
 
 /* glibc >= 2.32: non-zero while the process has never had a second thread. Weak, so the library
@@ -22,43 +23,16 @@ extern char __libc_single_threaded __attribute__((weak));
 
 /* Everything declared from here on is internal to the library: hidden symbols are called and
  * read directly, not through the PLT/GOT, which matters on the per-call path. Only the wrappers
- * (declared by the system headers, defined in wrap_*.c and core.c) are exported. */
+ * (declared by the system headers, defined in wrap_*.c and intercept/) are exported. */
 #pragma GCC visibility push(hidden)
 
-#define PARIO_LIKELY(x) __builtin_expect(!!(x), 1)
-#define PARIO_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* ---- state shared by every wrapper (core.c) ---- */
+/* ---- the profiler's state and settings (settings.c) ---- */
 extern atomic_int pario_active;  /* 1 while recording; checked before any lock */
-extern __thread int pario_guard __attribute__((tls_model("initial-exec")));
 
-/* Find the next definition of name; on failure say so once on stderr and return NULL. */
-void *pario_real(const char *name);
-#define PARIO_REAL(fn) (real_##fn ? (void *)real_##fn : (void *)(real_##fn = pario_real(#fn)))
-
-/* A wrapper records only when active and not already inside the profiler (the profiler's own
+/* A wrapper records only when active and not already inside the library (the profiler's own
  * I/O, or libc calling back into a wrapped symbol). */
 #define PARIO_ENTER() (atomic_load_explicit(&pario_active, memory_order_relaxed) && !pario_guard && (pario_guard = 1))
 #define PARIO_LEAVE() (pario_guard = 0)
-
-/* Clock: raw ticks on the hot path, converted to seconds at write time. On x86-64 with an
- * invariant TSC (/proc/cpuinfo: constant_tsc and nonstop_tsc) a tick is one TSC count, calibrated
- * against CLOCK_MONOTONIC; otherwise a tick is one nanosecond of CLOCK_MONOTONIC. */
-extern int pario_use_tsc;
-int64_t pario_ticks_slow(void);
-static inline int64_t pario_ticks(void) {
-#if defined(__x86_64__)
-  if (PARIO_LIKELY(pario_use_tsc)) {
-    unsigned lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return (int64_t)(((uint64_t)hi << 32) | lo);
-  }
-#endif
-  return pario_ticks_slow();
-}
-double pario_tick_seconds(void);       /* seconds per tick, as of the last calibration */
-void pario_calibrate(void);            /* measure ticks against CLOCK_MONOTONIC since start */
-double pario_ticks_to_epoch(double t); /* tick count -> epoch seconds */
 
 struct pario_settings {
   char dir[1024];        /* where per-process logs go */
@@ -69,6 +43,8 @@ struct pario_settings {
   char exclude[2048];    /* ':'-separated path prefixes not recorded */
 };
 extern struct pario_settings pario_cfg;
+/* Read the PARIO_PROFILE_* environment (csrc/profile/README.md); 0, or -1 when profiling is off. */
+int pario_settings_read(void);
 
 /* ---- records (records.c) ---- */
 #define PARIO_TOPN 16 /* distinct sizes/strides tracked exactly per record */
@@ -185,18 +161,9 @@ extern struct pario_stats pario_stats;
 struct pario_tevent { uint64_t id; int64_t off, size, t0, t1; uint32_t tid; uint8_t module, op; };
 struct pario_tevent *pario_trace_events(int64_t *n);
 
-/* ---- process identity and log writing (core.c, logwrite.c) ---- */
-struct pario_proc {
-  int rank, nprocs;            /* -1 / 0 outside MPI */
-  pid_t pid, ppid_fork;        /* ppid_fork: parent pid if this process is a fork child */
-  char host[256];
-  double start_epoch;
-  int mpi_finalized;
-};
-extern struct pario_proc pario_proc;
+/* ---- the log (logwrite.c) ---- */
 /* Write this process's log atomically; reason: "exit", "finalize", "signal", "exec". */
 int pario_log_write(const char *reason, int partial, int from_signal);
-void pario_shutdown(const char *reason, int partial);
 
 #pragma GCC visibility pop
 #endif

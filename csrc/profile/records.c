@@ -3,7 +3,6 @@
  * Records live in one fixed arena (the memory bound); a file that does not fit is folded into
  * one "<other files>" record per module, so totals stay exact and the log says how many files
  * were folded. Each record has its own lock: threads working on different files never meet. */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -89,11 +88,15 @@ static void bucket_tables(void) {
 }
 
 int pario_records_init(void) {
+  /* the real mmap: this library's own memory is not the program's I/O (and resolving it here,
+     at start, lets the log writer use it from a signal handler) */
+  __typeof__(mmap) *real_mmap = PARIO_REAL(mmap);
+  if (!real_mmap) return -1;
   bucket_tables();
   size_t bound = pario_cfg.mem_bound;
   size_t rec_share = pario_cfg.trace ? bound / 4 : bound;
   /* NORESERVE: pages cost memory only once touched, so the bound is a ceiling, not a charge. */
-  arena = mmap(NULL, bound, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  arena = real_mmap(NULL, bound, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (arena == MAP_FAILED) { arena = NULL; return -1; }
   arena_next = arena;
   arena_end = arena + rec_share;
@@ -106,7 +109,7 @@ int pario_records_init(void) {
   int cap = 65536;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)cap) cap = (int)rl.rlim_cur;
   if (cap < 1024) cap = 1024;
-  struct pario_fd *tab = mmap(NULL, sizeof(struct pario_fd) * (size_t)cap, PROT_READ | PROT_WRITE,
+  struct pario_fd *tab = real_mmap(NULL, sizeof(struct pario_fd) * (size_t)cap, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (tab != MAP_FAILED) { pario_fdtab = tab; pario_fdcap = cap; } /* table first, then its size */
   return 0;

@@ -5,7 +5,6 @@
  * key goes to an owner rank (hash of the key), which counts how many ranks hold it; keys held by
  * two or more ranks are shared, their records are sent to the owner and reduced there. Every
  * step is one MPI_Alltoall(v), so no rank holds more than its share of the records. */
-#define _GNU_SOURCE
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "intercept/mpi_weak.h"
 #include "profile/profile.h"
+#include "profile/reduce_mpi.h"
 
 WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size) WEAK(PMPI_Alltoall) WEAK(PMPI_Alltoallv)
 

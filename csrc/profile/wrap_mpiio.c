@@ -1,10 +1,10 @@
-/* MPI-IO wrappers through PMPI, plus MPI_Init (rank) and MPI_Finalize (reduce, write the log).
+/* MPI-IO wrappers through PMPI (MPI_Init and MPI_Finalize are the interposition layer's:
+ * intercept/lifecycle_mpi.c).
  *
  * libmpi is not linked: every MPI symbol used here is a weak reference, so this library loads
  * in serial programs too, and these wrappers only ever run inside MPI programs.
  * Unlike the POSIX wrappers, the guard is not held across the PMPI call: the POSIX I/O that
  * MPI-IO does underneath is recorded as well, in the POSIX records of the same file. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -14,7 +14,6 @@
 #include "intercept/mpi_weak.h"
 #include "profile/profile.h"
 
-WEAK(PMPI_Init) WEAK(PMPI_Init_thread) WEAK(PMPI_Finalize) WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size)
 WEAK(PMPI_Type_size) WEAK(PMPI_File_open) WEAK(PMPI_File_close) WEAK(PMPI_File_get_info)
 WEAK(PMPI_Info_get_nkeys) WEAK(PMPI_Info_get_nthkey) WEAK(PMPI_Info_get) WEAK(PMPI_Info_free)
 WEAK(PMPI_File_set_view) WEAK(PMPI_File_set_info) WEAK(PMPI_File_sync)
@@ -31,8 +30,6 @@ WEAK(PMPI_T_cvar_read) WEAK(PMPI_T_cvar_handle_free) WEAK(PMPI_T_finalize)
 #ifdef OPEN_MPI
 WEAK(ompi_mpi_char)
 #endif
-
-void pario_mpi_reduce(void);
 
 /* ---- MPI_File -> record ---- */
 #define NFH 1024
@@ -160,33 +157,6 @@ static void mio(MPI_File fh, int kind, int idx, int count, MPI_Datatype dt, cons
   r->i[idx]++;
   pario_unlock(&r->lock);
   pario_rec_io(r, kind, -1, (int64_t)count * tsz, buf, t0, t1, 0);
-}
-
-/* ---- init / finalize ---- */
-static void learn_rank(void) {
-  PMPI_Comm_rank(MPI_COMM_WORLD, &pario_proc.rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &pario_proc.nprocs);
-}
-int MPI_Init(int *argc, char ***argv) {
-  int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) learn_rank();
-  return rc;
-}
-int MPI_Init_thread(int *argc, char ***argv, int req, int *prov) {
-  int rc = PMPI_Init_thread(argc, argv, req, prov);
-  if (rc == MPI_SUCCESS) learn_rank();
-  return rc;
-}
-int MPI_Finalize(void) {
-  if (atomic_load(&pario_active)) {
-    pario_guard = 1;
-    pario_calibrate(); /* the reduction converts ticks to seconds */
-    pario_mpi_reduce();
-    pario_proc.mpi_finalized = 1;
-    pario_guard = 0;
-    pario_log_write("finalize", 0, 0);
-  }
-  return PMPI_Finalize();
 }
 
 /* ---- open / close / view / info / sync ---- */

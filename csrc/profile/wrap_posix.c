@@ -2,7 +2,6 @@
  *
  * glibc 2.33+ exports plain stat/fstat/lstat/fstatat symbols (no more __xstat), and
  * _FORTIFY_SOURCE builds call __read_chk/__open_2: all are wrapped here. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -103,12 +102,11 @@ static int needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFIL
 /* ---- open ---- */
 #define OPEN_WRAP(fn, params, args, pathv, flagsv)                                       \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
     mode_t mode = 0;                                                                     \
     if (needs_mode(flagsv)) { va_list ap; va_start(ap, flagsv); mode = (mode_t)va_arg(ap, int); va_end(ap); } \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (ret >= 0) after_open(ret, pathv, flagsv, t0, t1);                                \
     DONE();                                                                              \
   }
@@ -119,10 +117,9 @@ OPEN_WRAP(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path,
 
 #define OPEN2_WRAP(fn, params, args, pathv, flagsv)                                      \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (ret >= 0) after_open(ret, pathv, flagsv, t0, t1);                                \
     DONE();                                                                              \
   }
@@ -133,15 +130,14 @@ OPEN2_WRAP(creat, (const char *path, mode_t mode), (path, mode), path, O_CREAT |
 OPEN2_WRAP(creat64, (const char *path, mode_t mode), (path, mode), path, O_CREAT | O_WRONLY | O_TRUNC)
 
 int close(int fd) {
-  static int (*real_close)(int);
-  if (!PARIO_REAL(close)) ENOSYS_RET(-1);
+  if (!PARIO_NEXT(close)) ENOSYS_RET(-1);
   if (!PARIO_ENTER()) {
     pario_fd_closed(fd); /* keep the table right even for the profiler's own closes */
-    return real_close(fd);
+    return pario_next.close(fd);
   }
   struct pario_fd *e = pario_fd(fd);
   struct pario_rec *r = e && e->posix != PARIO_UNTRACKED ? e->posix : NULL;
-  TIMED(real_close(fd));
+  TIMED(pario_next.close(fd));
   if (ret == 0) {
     if (r) pario_rec_close(r, PARIO_POSIX_CLOSES, t0, t1);
     pario_fd_closed(fd);
@@ -152,10 +148,9 @@ int close(int fd) {
 /* ---- data ---- */
 #define DATA_WRAP(fn, kind, vec, offx, bufx, params, args)                               \
   ssize_t fn params {                                                                    \
-    static ssize_t (*real_##fn) params;                                                  \
-    if (PARIO_UNLIKELY(!PARIO_REAL(fn))) ENOSYS_RET(-1);                                 \
-    if (PARIO_UNLIKELY(!PARIO_ENTER())) return real_##fn args;                           \
-    TIMED_DATA(real_##fn args);                                                          \
+    if (PARIO_UNLIKELY(!PARIO_NEXT(fn))) ENOSYS_RET(-1);                                 \
+    if (PARIO_UNLIKELY(!PARIO_ENTER())) return pario_next.fn args;                       \
+    TIMED_DATA(pario_next.fn args);                                                      \
     if (PARIO_LIKELY(ret >= 0)) after_rw(fd, kind, offx, ret, bufx, t0, t1, vec);        \
     PARIO_LEAVE();                                                                       \
     return ret;                                                                          \
@@ -180,10 +175,9 @@ DATA_WRAP(pwritev64, PARIO_WRITE, 1, off, IOV0, (int fd, const struct iovec *iov
 /* ---- seek, sync, truncate ---- */
 #define SEEK_WRAP(fn, T)                                                                 \
   T fn(int fd, T off, int whence) {                                                      \
-    static T (*real_##fn)(int, T, int);                                                  \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn(fd, off, whence);                               \
-    TIMED(real_##fn(fd, off, whence));                                                   \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn(fd, off, whence);                           \
+    TIMED(pario_next.fn(fd, off, whence));                                               \
     if (ret >= 0 && pario_fd_posix(fd)) {                                                \
       pario_fd(fd)->pos = ret;                                                           \
       meta_fd(fd, PARIO_POSIX_SEEKS, t0, t1, PARIO_T_SEEK);                              \
@@ -195,10 +189,9 @@ SEEK_WRAP(lseek64, off64_t)
 
 #define FD_META_WRAP(fn, idx, op, params, args)                                          \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (ret == 0) meta_fd(fd, idx, t0, t1, op);                                          \
     DONE();                                                                              \
   }
@@ -210,12 +203,11 @@ FD_META_WRAP(fstat, PARIO_POSIX_STATS, PARIO_T_STAT, (int fd, struct stat *st), 
 FD_META_WRAP(fstat64, PARIO_POSIX_STATS, PARIO_T_STAT, (int fd, struct stat64 *st), (fd, st))
 
 /* ---- path metadata ---- */
-#define PATH_META_WRAP(fn, idx, op, params, args, dirv, pathv)                            \
+#define PATH_META_WRAP(fn, idx, op, params, args, dirv, pathv)                           \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (ret == 0) meta_path(dirv, pathv, idx, t0, t1, op);                               \
     DONE();                                                                              \
   }
@@ -235,10 +227,9 @@ static void stat_at(int d, const char *p, int fl, int64_t t0, int64_t t1) {
 }
 #define STATAT_WRAP(fn, params, args)                                                    \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (ret == 0) stat_at(d, p, fl, t0, t1);                                             \
     DONE();                                                                              \
   }
@@ -251,26 +242,23 @@ static void after_rename(int od, const char *op, int nd, const char *np, int64_t
   meta_path(nd, np, PARIO_POSIX_RENAMES_TARGET, t0, t1, PARIO_T_OTHER);
 }
 int rename(const char *a, const char *b) {
-  static int (*real_rename)(const char *, const char *);
-  if (!PARIO_REAL(rename)) ENOSYS_RET(-1);
-  if (!PARIO_ENTER()) return real_rename(a, b);
-  TIMED(real_rename(a, b));
+  if (!PARIO_NEXT(rename)) ENOSYS_RET(-1);
+  if (!PARIO_ENTER()) return pario_next.rename(a, b);
+  TIMED(pario_next.rename(a, b));
   if (ret == 0) after_rename(AT_FDCWD, a, AT_FDCWD, b, t0, t1);
   DONE();
 }
 int renameat(int ad, const char *a, int bd, const char *b) {
-  static int (*real_renameat)(int, const char *, int, const char *);
-  if (!PARIO_REAL(renameat)) ENOSYS_RET(-1);
-  if (!PARIO_ENTER()) return real_renameat(ad, a, bd, b);
-  TIMED(real_renameat(ad, a, bd, b));
+  if (!PARIO_NEXT(renameat)) ENOSYS_RET(-1);
+  if (!PARIO_ENTER()) return pario_next.renameat(ad, a, bd, b);
+  TIMED(pario_next.renameat(ad, a, bd, b));
   if (ret == 0) after_rename(ad, a, bd, b, t0, t1);
   DONE();
 }
 int renameat2(int ad, const char *a, int bd, const char *b, unsigned fl) {
-  static int (*real_renameat2)(int, const char *, int, const char *, unsigned);
-  if (!PARIO_REAL(renameat2)) ENOSYS_RET(-1);
-  if (!PARIO_ENTER()) return real_renameat2(ad, a, bd, b, fl);
-  TIMED(real_renameat2(ad, a, bd, b, fl));
+  if (!PARIO_NEXT(renameat2)) ENOSYS_RET(-1);
+  if (!PARIO_ENTER()) return pario_next.renameat2(ad, a, bd, b, fl);
+  TIMED(pario_next.renameat2(ad, a, bd, b, fl));
   if (ret == 0) after_rename(ad, a, bd, b, t0, t1);
   DONE();
 }
@@ -278,10 +266,9 @@ int renameat2(int ad, const char *a, int bd, const char *b, unsigned fl) {
 /* ---- mmap (counted), dup, cwd ---- */
 #define MMAP_WRAP(fn, T)                                                                 \
   void *fn(void *addr, size_t len, int prot, int flags, int fd, T off) {                 \
-    static void *(*real_##fn)(void *, size_t, int, int, int, T);                         \
-    if (!PARIO_REAL(fn)) { errno = ENOSYS; return MAP_FAILED; }                          \
-    if (fd < 0 || !PARIO_ENTER()) return real_##fn(addr, len, prot, flags, fd, off);     \
-    TIMED(real_##fn(addr, len, prot, flags, fd, off));                                   \
+    if (!PARIO_NEXT(fn)) { errno = ENOSYS; return MAP_FAILED; }                          \
+    if (fd < 0 || !PARIO_ENTER()) return pario_next.fn(addr, len, prot, flags, fd, off); \
+    TIMED(pario_next.fn(addr, len, prot, flags, fd, off));                               \
     if (ret != MAP_FAILED) meta_fd(fd, PARIO_POSIX_MMAPS, t0, t1, PARIO_T_OTHER);        \
     DONE();                                                                              \
   }
@@ -299,9 +286,8 @@ static void after_dup(int oldfd, int newfd) {
   }
 }
 int dup(int fd) {
-  static int (*real_dup)(int);
-  if (!PARIO_REAL(dup)) ENOSYS_RET(-1);
-  int r = real_dup(fd);
+  if (!PARIO_NEXT(dup)) ENOSYS_RET(-1);
+  int r = pario_next.dup(fd);
   if (r >= 0) {
     int e = errno;
     if (PARIO_ENTER()) { after_dup(fd, r); PARIO_LEAVE(); } else pario_fd_closed(r);
@@ -311,9 +297,8 @@ int dup(int fd) {
 }
 #define DUP2_WRAP(fn, params, args)                                                      \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    int r = real_##fn args;                                                              \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    int r = pario_next.fn args;                                                          \
     if (r >= 0 && a != b) {                                                              \
       int e = errno;                                                                     \
       if (PARIO_ENTER()) { after_dup(a, b); PARIO_LEAVE(); } else pario_fd_closed(b);    \
@@ -325,16 +310,14 @@ DUP2_WRAP(dup2, (int a, int b), (a, b))
 DUP2_WRAP(dup3, (int a, int b, int fl), (a, b, fl))
 
 int chdir(const char *p) {
-  static int (*real_chdir)(const char *);
-  if (!PARIO_REAL(chdir)) ENOSYS_RET(-1);
-  int r = real_chdir(p);
+  if (!PARIO_NEXT(chdir)) ENOSYS_RET(-1);
+  int r = pario_next.chdir(p);
   pario_cwd_changed();
   return r;
 }
 int fchdir(int fd) {
-  static int (*real_fchdir)(int);
-  if (!PARIO_REAL(fchdir)) ENOSYS_RET(-1);
-  int r = real_fchdir(fd);
+  if (!PARIO_NEXT(fchdir)) ENOSYS_RET(-1);
+  int r = pario_next.fchdir(fd);
   pario_cwd_changed();
   return r;
 }
@@ -347,21 +330,19 @@ static void after_copy(int in, const void *inoff, int64_t in_before, int out, co
   after_rw(out, PARIO_WRITE, outoff ? out_before : -1, n, NULL, t0, t1, 0);
 }
 ssize_t copy_file_range(int in, off64_t *inoff, int out, off64_t *outoff, size_t len, unsigned fl) {
-  static ssize_t (*real_copy_file_range)(int, off64_t *, int, off64_t *, size_t, unsigned);
-  if (!PARIO_REAL(copy_file_range)) ENOSYS_RET(-1);
-  if (!PARIO_ENTER()) return real_copy_file_range(in, inoff, out, outoff, len, fl);
+  if (!PARIO_NEXT(copy_file_range)) ENOSYS_RET(-1);
+  if (!PARIO_ENTER()) return pario_next.copy_file_range(in, inoff, out, outoff, len, fl);
   int64_t ib = inoff ? *inoff : -1, ob = outoff ? *outoff : -1;
-  TIMED(real_copy_file_range(in, inoff, out, outoff, len, fl));
+  TIMED(pario_next.copy_file_range(in, inoff, out, outoff, len, fl));
   if (ret > 0) after_copy(in, inoff, ib, out, outoff, ob, ret, t0, t1);
   DONE();
 }
 #define SENDFILE_WRAP(fn, T)                                                             \
   ssize_t fn(int out, int in, T *off, size_t count) {                                    \
-    static ssize_t (*real_##fn)(int, int, T *, size_t);                                  \
-    if (!PARIO_REAL(fn)) ENOSYS_RET(-1);                                                 \
-    if (!PARIO_ENTER()) return real_##fn(out, in, off, count);                           \
+    if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
+    if (!PARIO_ENTER()) return pario_next.fn(out, in, off, count);                       \
     int64_t ib = off ? *off : -1;                                                        \
-    TIMED(real_##fn(out, in, off, count));                                               \
+    TIMED(pario_next.fn(out, in, off, count));                                           \
     if (ret > 0) after_copy(in, off, ib, out, NULL, -1, ret, t0, t1);                    \
     DONE();                                                                              \
   }
@@ -371,9 +352,8 @@ SENDFILE_WRAP(sendfile64, off64_t)
 /* close_range closes without close(): forget those descriptors so a later unrelated fd with the
  * same number is not charged to the old file. */
 int close_range(unsigned first, unsigned last, int flags) {
-  static int (*real_close_range)(unsigned, unsigned, int);
-  if (!PARIO_REAL(close_range)) ENOSYS_RET(-1);
-  int r = real_close_range(first, last, flags);
+  if (!PARIO_NEXT(close_range)) ENOSYS_RET(-1);
+  int r = pario_next.close_range(first, last, flags);
   if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
     for (unsigned fd = first; fd <= last && pario_fd((int)fd); fd++) pario_fd_closed((int)fd);
   return r;

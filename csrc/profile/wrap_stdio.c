@@ -2,7 +2,6 @@
  * Fortified (_chk) and unlocked forms are wrapped too, because coreutils and -O2
  * -D_FORTIFY_SOURCE builds call those symbols instead of the plain ones.
  * fscanf-style reads are counted as operations; how many bytes they consumed is not known. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -89,10 +88,9 @@ static void after_fopen(FILE *fp, const char *path, const char *mode, int fdopen
 
 #define FOPEN_WRAP(fn)                                                                   \
   FILE *fn(const char *path, const char *mode) {                                         \
-    static FILE *(*real_##fn)(const char *, const char *);                               \
-    if (!PARIO_REAL(fn)) NOREAL(NULL);                                                   \
-    if (!PARIO_ENTER()) return real_##fn(path, mode);                                    \
-    TIMED(real_##fn(path, mode));                                                        \
+    if (!PARIO_NEXT(fn)) NOREAL(NULL);                                                   \
+    if (!PARIO_ENTER()) return pario_next.fn(path, mode);                                \
+    TIMED(pario_next.fn(path, mode));                                                    \
     if (ret) after_fopen(ret, path, mode, 0, t0, t1);                                    \
     DONE();                                                                              \
   }
@@ -100,25 +98,23 @@ FOPEN_WRAP(fopen)
 FOPEN_WRAP(fopen64)
 
 FILE *fdopen(int fd, const char *mode) {
-  static FILE *(*real_fdopen)(int, const char *);
-  if (!PARIO_REAL(fdopen)) NOREAL(NULL);
-  if (!PARIO_ENTER()) return real_fdopen(fd, mode);
-  TIMED(real_fdopen(fd, mode));
+  if (!PARIO_NEXT(fdopen)) NOREAL(NULL);
+  if (!PARIO_ENTER()) return pario_next.fdopen(fd, mode);
+  TIMED(pario_next.fdopen(fd, mode));
   if (ret) after_fopen(ret, NULL, mode, 1, t0, t1);
   DONE();
 }
 
 int fclose(FILE *fp) {
-  static int (*real_fclose)(FILE *);
-  if (!PARIO_REAL(fclose)) NOREAL(EOF);
+  if (!PARIO_NEXT(fclose)) NOREAL(EOF);
   int fd = fp ? fileno(fp) : -1;
   if (!PARIO_ENTER()) {
     pario_fd_closed(fd);
-    return real_fclose(fp);
+    return pario_next.fclose(fp);
   }
   struct pario_fd *e = NULL;
   struct pario_rec *r = srec(fp, &e);
-  TIMED(real_fclose(fp));
+  TIMED(pario_next.fclose(fp));
   if (r) pario_rec_close(r, PARIO_STDIO_CLOSES, t0, t1);
   pario_fd_closed(fd); /* the stream closed its fd from inside libc, unseen by close() */
   DONE();
@@ -127,11 +123,10 @@ int fclose(FILE *fp) {
 /* ---- data: bytes = what the call reports as transferred ---- */
 #define SIZED_WRAP(fn, kind, params, args, bufv, bytesx)                                 \
   size_t fn params {                                                                     \
-    static size_t (*real_##fn) params;                                                   \
-    if (PARIO_UNLIKELY(!PARIO_REAL(fn))) NOREAL(0);                                      \
-    if (PARIO_UNLIKELY(!PARIO_ENTER())) return real_##fn args;                           \
+    if (PARIO_UNLIKELY(!PARIO_NEXT(fn))) NOREAL(0);                                      \
+    if (PARIO_UNLIKELY(!PARIO_ENTER())) return pario_next.fn args;                       \
     int64_t t0 = pario_ticks();                                                          \
-    size_t ret = real_##fn args;                                                         \
+    size_t ret = pario_next.fn args;                                                     \
     int64_t t1 = pario_ticks();                                                          \
     sio(fp, kind, (int64_t)(bytesx), bufv, t0, t1);                                      \
     PARIO_LEAVE();                                                                       \
@@ -145,10 +140,9 @@ SIZED_WRAP(fwrite_unlocked, PARIO_WRITE, (const void *p, size_t s, size_t n, FIL
 
 #define INT_WRAP(fn, kind, params, args, bufv, okx, bytesx)                              \
   int fn params {                                                                        \
-    static int (*real_##fn) params;                                                      \
-    if (!PARIO_REAL(fn)) NOREAL(EOF);                                                    \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) NOREAL(EOF);                                                    \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (okx) sio(fp, kind, (int64_t)(bytesx), bufv, t0, t1);                             \
     DONE();                                                                              \
   }
@@ -161,10 +155,9 @@ INT_WRAP(getc, PARIO_READ, (FILE *fp), (fp), NULL, ret != EOF, 1)
 
 #define GETS_WRAP(fn, params, args)                                                      \
   char *fn params {                                                                      \
-    static char *(*real_##fn) params;                                                    \
-    if (!PARIO_REAL(fn)) NOREAL(NULL);                                                   \
-    if (!PARIO_ENTER()) return real_##fn args;                                           \
-    TIMED(real_##fn args);                                                               \
+    if (!PARIO_NEXT(fn)) NOREAL(NULL);                                                   \
+    if (!PARIO_ENTER()) return pario_next.fn args;                                       \
+    TIMED(pario_next.fn args);                                                           \
     if (ret) sio(fp, PARIO_READ, (int64_t)strlen(ret), s, t0, t1);                       \
     DONE();                                                                              \
   }
@@ -173,13 +166,10 @@ GETS_WRAP(fgets_unlocked, (char *s, int n, FILE *fp), (s, n, fp))
 GETS_WRAP(__fgets_chk, (char *s, size_t sz, int n, FILE *fp), (s, sz, n, fp))
 
 /* ---- formatted: the variadic forms forward to the real v-forms ---- */
-static int (*real_vfprintf)(FILE *, const char *, va_list);
-static int (*real___vfprintf_chk)(FILE *, int, const char *, va_list);
-
 int vfprintf(FILE *fp, const char *fmt, va_list ap) {
-  if (!PARIO_REAL(vfprintf)) NOREAL(-1);
-  if (!PARIO_ENTER()) return real_vfprintf(fp, fmt, ap);
-  TIMED(real_vfprintf(fp, fmt, ap));
+  if (!PARIO_NEXT(vfprintf)) NOREAL(-1);
+  if (!PARIO_ENTER()) return pario_next.vfprintf(fp, fmt, ap);
+  TIMED(pario_next.vfprintf(fp, fmt, ap));
   if (ret >= 0) sio(fp, PARIO_WRITE, ret, NULL, t0, t1);
   DONE();
 }
@@ -191,9 +181,9 @@ int fprintf(FILE *fp, const char *fmt, ...) {
   return r;
 }
 int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap) {
-  if (!PARIO_REAL(__vfprintf_chk)) NOREAL(-1);
-  if (!PARIO_ENTER()) return real___vfprintf_chk(fp, flag, fmt, ap);
-  TIMED(real___vfprintf_chk(fp, flag, fmt, ap));
+  if (!PARIO_NEXT(__vfprintf_chk)) NOREAL(-1);
+  if (!PARIO_ENTER()) return pario_next.__vfprintf_chk(fp, flag, fmt, ap);
+  TIMED(pario_next.__vfprintf_chk(fp, flag, fmt, ap));
   if (ret >= 0) sio(fp, PARIO_WRITE, ret, NULL, t0, t1);
   DONE();
 }
@@ -223,23 +213,21 @@ int __printf_chk(int flag, const char *fmt, ...) {
   return r;
 }
 int puts(const char *s) {
-  static int (*real_puts)(const char *);
-  if (!PARIO_REAL(puts)) NOREAL(EOF);
-  if (!PARIO_ENTER()) return real_puts(s);
-  TIMED(real_puts(s));
+  if (!PARIO_NEXT(puts)) NOREAL(EOF);
+  if (!PARIO_ENTER()) return pario_next.puts(s);
+  TIMED(pario_next.puts(s));
   if (ret >= 0) sio(stdout, PARIO_WRITE, (int64_t)strlen(s) + 1, s, t0, t1);
   DONE();
 }
 
 /* stdio.h renames fscanf to __isoc99_fscanf in C99 mode; asm labels give the plain symbols
  * (still used by old binaries) their own definitions. */
-#define SCAN_WRAP(cv, cf, vsym, fsym)                                                    \
-  static int (*real_##cv)(FILE *, const char *, va_list);                                \
+#define SCAN_WRAP(cv, cf, tab, vsym, fsym)                                               \
   int cv(FILE *fp, const char *fmt, va_list ap) __asm__(vsym);                           \
   int cv(FILE *fp, const char *fmt, va_list ap) {                                        \
-    if (!real_##cv && !(real_##cv = pario_real(vsym))) NOREAL(EOF);                     \
-    if (!PARIO_ENTER()) return real_##cv(fp, fmt, ap);                                   \
-    TIMED(real_##cv(fp, fmt, ap));                                                       \
+    if (!PARIO_NEXT(tab)) NOREAL(EOF);                                                   \
+    if (!PARIO_ENTER()) return pario_next.tab(fp, fmt, ap);                              \
+    TIMED(pario_next.tab(fp, fmt, ap));                                                  \
     if (ret != EOF) sio(fp, PARIO_READ, 0, NULL, t0, t1);                                \
     DONE();                                                                              \
   }                                                                                      \
@@ -251,23 +239,21 @@ int puts(const char *s) {
     va_end(ap);                                                                          \
     return r;                                                                            \
   }
-SCAN_WRAP(wrap_vfscanf, wrap_fscanf, "vfscanf", "fscanf")
-SCAN_WRAP(wrap_isoc99_vfscanf, wrap_isoc99_fscanf, "__isoc99_vfscanf", "__isoc99_fscanf")
+SCAN_WRAP(wrap_vfscanf, wrap_fscanf, vfscanf, "vfscanf", "fscanf")
+SCAN_WRAP(wrap_isoc99_vfscanf, wrap_isoc99_fscanf, __isoc99_vfscanf, "__isoc99_vfscanf", "__isoc99_fscanf")
 
 /* ---- position and flushing ---- */
 static void after_seek(FILE *fp, int64_t t0, int64_t t1) {
-  static off64_t (*real_ftello64)(FILE *);
   struct pario_fd *e = NULL;
   if (!srec(fp, &e)) return;
-  if (PARIO_REAL(ftello64)) e->spos = (int64_t)real_ftello64(fp);
+  if (PARIO_NEXT(ftello64)) e->spos = (int64_t)pario_next.ftello64(fp);
   smeta(fp, PARIO_STDIO_SEEKS, t0, t1, PARIO_T_SEEK);
 }
 #define SEEK_WRAP(fn, T)                                                                 \
   int fn(FILE *fp, T off, int whence) {                                                  \
-    static int (*real_##fn)(FILE *, T, int);                                             \
-    if (!PARIO_REAL(fn)) NOREAL(-1);                                                     \
-    if (!PARIO_ENTER()) return real_##fn(fp, off, whence);                               \
-    TIMED(real_##fn(fp, off, whence));                                                   \
+    if (!PARIO_NEXT(fn)) NOREAL(-1);                                                     \
+    if (!PARIO_ENTER()) return pario_next.fn(fp, off, whence);                           \
+    TIMED(pario_next.fn(fp, off, whence));                                               \
     if (ret == 0) after_seek(fp, t0, t1);                                                \
     DONE();                                                                              \
   }
@@ -277,10 +263,9 @@ SEEK_WRAP(fseeko64, off64_t)
 
 #define FLUSH_WRAP(fn)                                                                   \
   int fn(FILE *fp) {                                                                     \
-    static int (*real_##fn)(FILE *);                                                     \
-    if (!PARIO_REAL(fn)) NOREAL(EOF);                                                    \
-    if (!fp || !PARIO_ENTER()) return real_##fn(fp);                                     \
-    TIMED(real_##fn(fp));                                                                \
+    if (!PARIO_NEXT(fn)) NOREAL(EOF);                                                    \
+    if (!fp || !PARIO_ENTER()) return pario_next.fn(fp);                                 \
+    TIMED(pario_next.fn(fp));                                                            \
     if (ret == 0) smeta(fp, PARIO_STDIO_FLUSHES, t0, t1, PARIO_T_SYNC);                  \
     DONE();                                                                              \
   }

@@ -31,7 +31,7 @@ def preload_path() -> str:
 
 
 def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: Optional[float]) -> Dict[str, str]:
-    """The variables the preload library reads (csrc/intercept/lifecycle.c: read_settings)."""
+    """The variables the preload library reads (csrc/profile/settings.c)."""
     env = {"LD_PRELOAD": lib, "PARIO_PROFILE_DIR": parts_dir}
     if trace:
         env["PARIO_PROFILE_TRACE"] = "1"
