@@ -5,7 +5,7 @@
 
 #define STR_I(name, kind, op) #name,
 #define KIND_I(name, kind, op) #kind,
-#define OP_I(name, kind, op) PARIO_OP_##op,
+#define OP_I(name, kind, op) PARIO_MERGE_##op,
 #define NONE(name, kind, op)
 
 #define TABLES(ID, lname, LIST)                                                         \

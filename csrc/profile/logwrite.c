@@ -170,7 +170,7 @@ static void mkdirs(const char *dir) {
   syscall(SYS_mkdirat, AT_FDCWD, p, 0755);
 }
 
-int pario_log_write(const char *reason, int partial, int from_signal) {
+int pario_profile_write(const char *reason, int partial, int from_signal) {
   int touched = 0;
   pario_records_each(any_touched, &touched);
   /* A fork child or a shell that only execs did nothing worth a file. */
@@ -180,7 +180,7 @@ int pario_log_write(const char *reason, int partial, int from_signal) {
   clock_gettime(CLOCK_REALTIME, &now);
   double end = (double)now.tv_sec + now.tv_nsec * 1e-9;
   putf(&o, "{\"format\":\"%s\",\"version\":%d,\"kind\":\"process\",\"pario_version\":\"%s\",\"process\":{",
-       PARIO_LOG_FORMAT, PARIO_LOG_VERSION, PARIO_VERSION);
+       PARIO_PROFILE_FORMAT, PARIO_PROFILE_VERSION, PARIO_VERSION);
   puts_(&o, "\"host\":");
   put_str(&o, pario_proc.host);
   putf(&o, ",\"pid\":%d,\"rank\":%d,\"nprocs\":%d,\"fork_parent\":", (int)pario_proc.pid, pario_proc.rank, pario_proc.nprocs);

@@ -26,7 +26,7 @@ static void stop(const char *reason, int partial, int from_signal) {
   was_active = atomic_exchange(&pario_active, 0);
   if (!was_active) return;
   pario_calibrate();
-  pario_log_write(reason, partial, from_signal);
+  pario_profile_write(reason, partial, from_signal);
 }
 
 static void resume(void) {
@@ -43,7 +43,7 @@ static void mpi_finalize(void) {
   pario_mpi_reduce();
   pario_guard = 0;
 #endif
-  pario_log_write("finalize", 0, 0);
+  pario_profile_write("finalize", 0, 0);
 }
 
 static const struct pario_intercept_module profiler = {

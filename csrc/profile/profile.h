@@ -90,7 +90,7 @@ struct pario_rec {
 };
 
 /* Kinds of data operation the records understand. */
-enum pario_io { PARIO_READ = 0, PARIO_WRITE = 1 };
+enum pario_kind { PARIO_KIND_READ = 0, PARIO_KIND_WRITE = 1 };
 /* Metadata operations: counter index per module is resolved by the caller. */
 
 struct pario_fd {
@@ -120,7 +120,7 @@ void pario_fd_dup(int oldfd, int newfd);
 /* Absolute, lexically normalized path into out (size PATH_MAX). */
 void pario_abspath(const char *path, char *out, size_t outsz);
 void pario_cwd_changed(void);
-void pario_layout(struct pario_rec *r, int fd); /* block/stripe size of the file behind fd */
+void pario_rec_layout(struct pario_rec *r, int fd); /* block/stripe size of the file behind fd */
 
 /* Data access: off < 0 means "unknown offset" (no pattern counters). */
 void pario_rec_io(struct pario_rec *r, int kind, int64_t off, int64_t size, const void *buf,
@@ -163,7 +163,7 @@ struct pario_tevent *pario_trace_events(int64_t *n);
 
 /* ---- the log (logwrite.c) ---- */
 /* Write this process's log atomically; reason: "exit", "finalize", "signal", "exec". */
-int pario_log_write(const char *reason, int partial, int from_signal);
+int pario_profile_write(const char *reason, int partial, int from_signal);
 
 #pragma GCC visibility pop
 #endif

@@ -229,7 +229,7 @@ static int fd_path(int fd, char *out, size_t outsz) {
 
 /* ---- layout: alignment against the file's real block or stripe size ---- */
 #define LUSTRE_SUPER_MAGIC 0x0BD00BD0
-void pario_layout(struct pario_rec *r, int fd) {
+void pario_rec_layout(struct pario_rec *r, int fd) {
   if (!r || r->module != PARIO_MOD_POSIX || r->i[PARIO_POSIX_FILE_ALIGNMENT]) return;
   struct statfs sf;
   if (syscall(SYS_fstatfs, fd, &sf) != 0) return;
@@ -268,7 +268,7 @@ struct pario_rec *pario_fd_posix(int fd) {
   /* An fd we did not see opened (inherited, dup'd by fcntl, opened inside libc): name it once. */
   char path[PATH_MAX];
   if (fd_path(fd, path, sizeof path) == 0 && (r = pario_rec_get(path, PARIO_MOD_POSIX))) {
-    pario_layout(r, fd);
+    pario_rec_layout(r, fd);
     int fl = (int)syscall(SYS_fcntl, fd, F_GETFL);
     e->append = fl >= 0 && (fl & O_APPEND);
     e->pos = cur_offset(fd);
@@ -284,7 +284,7 @@ void pario_fd_opened(int fd, const char *path, int flags) {
   char canon[PATH_MAX];
   if (fd_path(fd, canon, sizeof canon) != 0) pario_abspath(path, canon, sizeof canon);
   struct pario_rec *r = pario_rec_get(canon, PARIO_MOD_POSIX);
-  if (r) pario_layout(r, fd);
+  if (r) pario_rec_layout(r, fd);
   if (!e) return;
   e->stdio = NULL;
   e->posix = r ? r : PARIO_UNTRACKED;
@@ -309,9 +309,9 @@ void pario_rec_io(struct pario_rec *r, int kind, int64_t off, int64_t size, cons
                   int64_t t0, int64_t t1, int vector) {
 #define CASE(M, K) case 2 * (M) + (K): pario_rec_io_inline(r, M, K, off, size, buf, t0, t1, vector); break;
   switch (2 * r->module + (kind != 0)) {
-    CASE(PARIO_MOD_POSIX, PARIO_READ) CASE(PARIO_MOD_POSIX, PARIO_WRITE)
-    CASE(PARIO_MOD_STDIO, PARIO_READ) CASE(PARIO_MOD_STDIO, PARIO_WRITE)
-    CASE(PARIO_MOD_MPIIO, PARIO_READ) CASE(PARIO_MOD_MPIIO, PARIO_WRITE)
+    CASE(PARIO_MOD_POSIX, PARIO_KIND_READ) CASE(PARIO_MOD_POSIX, PARIO_KIND_WRITE)
+    CASE(PARIO_MOD_STDIO, PARIO_KIND_READ) CASE(PARIO_MOD_STDIO, PARIO_KIND_WRITE)
+    CASE(PARIO_MOD_MPIIO, PARIO_KIND_READ) CASE(PARIO_MOD_MPIIO, PARIO_KIND_WRITE)
   }
 #undef CASE
 }

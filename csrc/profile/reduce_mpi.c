@@ -80,18 +80,18 @@ static void reduce_group(struct pario_rec **s, int n, struct pario_rec *out) {
     for (int k = 0; k < pario_num_i(m); k++) {
       int64_t a = out->i[k], b = s[g]->i[k];
       switch (pario_counter_op(m, 0, k)) {
-        case PARIO_OP_sum: out->i[k] = a + b; break;
-        case PARIO_OP_max: out->i[k] = a > b ? a : b; break;
-        case PARIO_OP_min: out->i[k] = !a ? b : (!b ? a : (a < b ? a : b)); break;
+        case PARIO_MERGE_sum: out->i[k] = a + b; break;
+        case PARIO_MERGE_max: out->i[k] = a > b ? a : b; break;
+        case PARIO_MERGE_min: out->i[k] = !a ? b : (!b ? a : (a < b ? a : b)); break;
         default: break;
       }
     }
     for (int k = 0; k < pario_num_f(m); k++) {
       double a = out->f[k], b = s[g]->f[k];
       switch (pario_counter_op(m, 1, k)) {
-        case PARIO_OP_sum: out->f[k] = a + b; break;
-        case PARIO_OP_max: out->f[k] = a > b ? a : b; break;
-        case PARIO_OP_min: out->f[k] = !a ? b : (!b ? a : (a < b ? a : b)); break;
+        case PARIO_MERGE_sum: out->f[k] = a + b; break;
+        case PARIO_MERGE_max: out->f[k] = a > b ? a : b; break;
+        case PARIO_MERGE_min: out->f[k] = !a ? b : (!b ? a : (a < b ? a : b)); break;
         default: break;
       }
     }

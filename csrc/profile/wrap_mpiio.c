@@ -232,8 +232,8 @@ META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, (MPI_File fh), (fh))
     if (ret == MPI_SUCCESS) { pario_guard = 1; mio(fh, kind, idx, count, dt, buf, t0, t1); pario_guard = 0; } \
     return ret;                                                                          \
   }
-#define RD PARIO_READ
-#define WR PARIO_WRITE
+#define RD PARIO_KIND_READ
+#define WR PARIO_KIND_WRITE
 #define RP (MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 #define WP (MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
 #define RPA (MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Status *st)

@@ -46,7 +46,7 @@ static inline __attribute__((always_inline)) void after_rw(int fd, const int kin
   if (PARIO_UNLIKELY(r == PARIO_UNTRACKED)) return;
   if (PARIO_UNLIKELY(!r) && !(r = name_fd(fd))) return;
   if (off < 0) {
-    if (PARIO_UNLIKELY(e->append) && kind == PARIO_WRITE) {
+    if (PARIO_UNLIKELY(e->append) && kind == PARIO_KIND_WRITE) {
       off = append_offset(fd, e, size);
     } else {
       off = e->pos;
@@ -155,22 +155,22 @@ int close(int fd) {
     PARIO_LEAVE();                                                                       \
     return ret;                                                                          \
   }
-DATA_WRAP(read, PARIO_READ, 0, -1, buf, (int fd, void *buf, size_t n), (fd, buf, n))
-DATA_WRAP(write, PARIO_WRITE, 0, -1, buf, (int fd, const void *buf, size_t n), (fd, buf, n))
-DATA_WRAP(__read_chk, PARIO_READ, 0, -1, buf, (int fd, void *buf, size_t n, size_t bl), (fd, buf, n, bl))
-DATA_WRAP(pread, PARIO_READ, 0, off, buf, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
-DATA_WRAP(pread64, PARIO_READ, 0, off, buf, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off))
-DATA_WRAP(__pread_chk, PARIO_READ, 0, off, buf, (int fd, void *buf, size_t n, off_t off, size_t bl), (fd, buf, n, off, bl))
-DATA_WRAP(__pread64_chk, PARIO_READ, 0, off, buf, (int fd, void *buf, size_t n, off64_t off, size_t bl), (fd, buf, n, off, bl))
-DATA_WRAP(pwrite, PARIO_WRITE, 0, off, buf, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
-DATA_WRAP(pwrite64, PARIO_WRITE, 0, off, buf, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off))
+DATA_WRAP(read, PARIO_KIND_READ, 0, -1, buf, (int fd, void *buf, size_t n), (fd, buf, n))
+DATA_WRAP(write, PARIO_KIND_WRITE, 0, -1, buf, (int fd, const void *buf, size_t n), (fd, buf, n))
+DATA_WRAP(__read_chk, PARIO_KIND_READ, 0, -1, buf, (int fd, void *buf, size_t n, size_t bl), (fd, buf, n, bl))
+DATA_WRAP(pread, PARIO_KIND_READ, 0, off, buf, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+DATA_WRAP(pread64, PARIO_KIND_READ, 0, off, buf, (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off))
+DATA_WRAP(__pread_chk, PARIO_KIND_READ, 0, off, buf, (int fd, void *buf, size_t n, off_t off, size_t bl), (fd, buf, n, off, bl))
+DATA_WRAP(__pread64_chk, PARIO_KIND_READ, 0, off, buf, (int fd, void *buf, size_t n, off64_t off, size_t bl), (fd, buf, n, off, bl))
+DATA_WRAP(pwrite, PARIO_KIND_WRITE, 0, off, buf, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off))
+DATA_WRAP(pwrite64, PARIO_KIND_WRITE, 0, off, buf, (int fd, const void *buf, size_t n, off64_t off), (fd, buf, n, off))
 #define IOV0 (cnt > 0 ? iov[0].iov_base : NULL)
-DATA_WRAP(readv, PARIO_READ, 1, -1, IOV0, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
-DATA_WRAP(writev, PARIO_WRITE, 1, -1, IOV0, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
-DATA_WRAP(preadv, PARIO_READ, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
-DATA_WRAP(preadv64, PARIO_READ, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
-DATA_WRAP(pwritev, PARIO_WRITE, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
-DATA_WRAP(pwritev64, PARIO_WRITE, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+DATA_WRAP(readv, PARIO_KIND_READ, 1, -1, IOV0, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+DATA_WRAP(writev, PARIO_KIND_WRITE, 1, -1, IOV0, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+DATA_WRAP(preadv, PARIO_KIND_READ, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
+DATA_WRAP(preadv64, PARIO_KIND_READ, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+DATA_WRAP(pwritev, PARIO_KIND_WRITE, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
+DATA_WRAP(pwritev64, PARIO_KIND_WRITE, 1, off, IOV0, (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
 
 /* ---- seek, sync, truncate ---- */
 #define SEEK_WRAP(fn, T)                                                                 \
@@ -326,8 +326,8 @@ int fchdir(int fd) {
  * destination, each charged the call's time ---- */
 static void after_copy(int in, const void *inoff, int64_t in_before, int out, const void *outoff,
                        int64_t out_before, int64_t n, int64_t t0, int64_t t1) {
-  after_rw(in, PARIO_READ, inoff ? in_before : -1, n, NULL, t0, t1, 0);
-  after_rw(out, PARIO_WRITE, outoff ? out_before : -1, n, NULL, t0, t1, 0);
+  after_rw(in, PARIO_KIND_READ, inoff ? in_before : -1, n, NULL, t0, t1, 0);
+  after_rw(out, PARIO_KIND_WRITE, outoff ? out_before : -1, n, NULL, t0, t1, 0);
 }
 ssize_t copy_file_range(int in, off64_t *inoff, int out, off64_t *outoff, size_t len, unsigned fl) {
   if (!PARIO_NEXT(copy_file_range)) ENOSYS_RET(-1);

@@ -132,11 +132,11 @@ int fclose(FILE *fp) {
     PARIO_LEAVE();                                                                       \
     return ret;                                                                          \
   }
-SIZED_WRAP(fread, PARIO_READ, (void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
-SIZED_WRAP(fread_unlocked, PARIO_READ, (void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
-SIZED_WRAP(__fread_chk, PARIO_READ, (void *p, size_t pl, size_t s, size_t n, FILE *fp), (p, pl, s, n, fp), p, ret * s)
-SIZED_WRAP(fwrite, PARIO_WRITE, (const void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
-SIZED_WRAP(fwrite_unlocked, PARIO_WRITE, (const void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
+SIZED_WRAP(fread, PARIO_KIND_READ, (void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
+SIZED_WRAP(fread_unlocked, PARIO_KIND_READ, (void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
+SIZED_WRAP(__fread_chk, PARIO_KIND_READ, (void *p, size_t pl, size_t s, size_t n, FILE *fp), (p, pl, s, n, fp), p, ret * s)
+SIZED_WRAP(fwrite, PARIO_KIND_WRITE, (const void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
+SIZED_WRAP(fwrite_unlocked, PARIO_KIND_WRITE, (const void *p, size_t s, size_t n, FILE *fp), (p, s, n, fp), p, ret * s)
 
 #define INT_WRAP(fn, kind, params, args, bufv, okx, bytesx)                              \
   int fn params {                                                                        \
@@ -146,19 +146,19 @@ SIZED_WRAP(fwrite_unlocked, PARIO_WRITE, (const void *p, size_t s, size_t n, FIL
     if (okx) sio(fp, kind, (int64_t)(bytesx), bufv, t0, t1);                             \
     DONE();                                                                              \
   }
-INT_WRAP(fputs, PARIO_WRITE, (const char *s, FILE *fp), (s, fp), s, ret >= 0, strlen(s))
-INT_WRAP(fputs_unlocked, PARIO_WRITE, (const char *s, FILE *fp), (s, fp), s, ret >= 0, strlen(s))
-INT_WRAP(fputc, PARIO_WRITE, (int c, FILE *fp), (c, fp), NULL, ret != EOF, 1)
-INT_WRAP(putc, PARIO_WRITE, (int c, FILE *fp), (c, fp), NULL, ret != EOF, 1)
-INT_WRAP(fgetc, PARIO_READ, (FILE *fp), (fp), NULL, ret != EOF, 1)
-INT_WRAP(getc, PARIO_READ, (FILE *fp), (fp), NULL, ret != EOF, 1)
+INT_WRAP(fputs, PARIO_KIND_WRITE, (const char *s, FILE *fp), (s, fp), s, ret >= 0, strlen(s))
+INT_WRAP(fputs_unlocked, PARIO_KIND_WRITE, (const char *s, FILE *fp), (s, fp), s, ret >= 0, strlen(s))
+INT_WRAP(fputc, PARIO_KIND_WRITE, (int c, FILE *fp), (c, fp), NULL, ret != EOF, 1)
+INT_WRAP(putc, PARIO_KIND_WRITE, (int c, FILE *fp), (c, fp), NULL, ret != EOF, 1)
+INT_WRAP(fgetc, PARIO_KIND_READ, (FILE *fp), (fp), NULL, ret != EOF, 1)
+INT_WRAP(getc, PARIO_KIND_READ, (FILE *fp), (fp), NULL, ret != EOF, 1)
 
 #define GETS_WRAP(fn, params, args)                                                      \
   char *fn params {                                                                      \
     if (!PARIO_NEXT(fn)) NOREAL(NULL);                                                   \
     if (!PARIO_ENTER()) return pario_next.fn args;                                       \
     TIMED(pario_next.fn args);                                                           \
-    if (ret) sio(fp, PARIO_READ, (int64_t)strlen(ret), s, t0, t1);                       \
+    if (ret) sio(fp, PARIO_KIND_READ, (int64_t)strlen(ret), s, t0, t1);                       \
     DONE();                                                                              \
   }
 GETS_WRAP(fgets, (char *s, int n, FILE *fp), (s, n, fp))
@@ -170,7 +170,7 @@ int vfprintf(FILE *fp, const char *fmt, va_list ap) {
   if (!PARIO_NEXT(vfprintf)) NOREAL(-1);
   if (!PARIO_ENTER()) return pario_next.vfprintf(fp, fmt, ap);
   TIMED(pario_next.vfprintf(fp, fmt, ap));
-  if (ret >= 0) sio(fp, PARIO_WRITE, ret, NULL, t0, t1);
+  if (ret >= 0) sio(fp, PARIO_KIND_WRITE, ret, NULL, t0, t1);
   DONE();
 }
 int fprintf(FILE *fp, const char *fmt, ...) {
@@ -184,7 +184,7 @@ int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap) {
   if (!PARIO_NEXT(__vfprintf_chk)) NOREAL(-1);
   if (!PARIO_ENTER()) return pario_next.__vfprintf_chk(fp, flag, fmt, ap);
   TIMED(pario_next.__vfprintf_chk(fp, flag, fmt, ap));
-  if (ret >= 0) sio(fp, PARIO_WRITE, ret, NULL, t0, t1);
+  if (ret >= 0) sio(fp, PARIO_KIND_WRITE, ret, NULL, t0, t1);
   DONE();
 }
 int __fprintf_chk(FILE *fp, int flag, const char *fmt, ...) {
@@ -216,7 +216,7 @@ int puts(const char *s) {
   if (!PARIO_NEXT(puts)) NOREAL(EOF);
   if (!PARIO_ENTER()) return pario_next.puts(s);
   TIMED(pario_next.puts(s));
-  if (ret >= 0) sio(stdout, PARIO_WRITE, (int64_t)strlen(s) + 1, s, t0, t1);
+  if (ret >= 0) sio(stdout, PARIO_KIND_WRITE, (int64_t)strlen(s) + 1, s, t0, t1);
   DONE();
 }
 
@@ -228,7 +228,7 @@ int puts(const char *s) {
     if (!PARIO_NEXT(tab)) NOREAL(EOF);                                                   \
     if (!PARIO_ENTER()) return pario_next.tab(fp, fmt, ap);                              \
     TIMED(pario_next.tab(fp, fmt, ap));                                                  \
-    if (ret != EOF) sio(fp, PARIO_READ, 0, NULL, t0, t1);                                \
+    if (ret != EOF) sio(fp, PARIO_KIND_READ, 0, NULL, t0, t1);                                \
     DONE();                                                                              \
   }                                                                                      \
   int cf(FILE *fp, const char *fmt, ...) __asm__(fsym);                                  \

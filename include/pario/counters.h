@@ -16,8 +16,8 @@
 #ifndef PARIO_COUNTERS_H
 #define PARIO_COUNTERS_H
 
-#define PARIO_LOG_FORMAT "pario-profile"
-#define PARIO_LOG_VERSION 1
+#define PARIO_PROFILE_FORMAT "pario-profile"
+#define PARIO_PROFILE_VERSION 1
 
 /* Bucket upper bounds (exclusive) shared by every histogram; the last bucket is open. */
 #define PARIO_SIZE_BUCKETS(X)                                                    \
@@ -118,7 +118,7 @@ enum pario_module {
 #define PARIO_MAX_F 24
 
 /* Reduction operations, as numbers the merge code switches on. */
-enum pario_op { PARIO_OP_sum, PARIO_OP_max, PARIO_OP_min, PARIO_OP_rank };
+enum pario_merge { PARIO_MERGE_sum, PARIO_MERGE_max, PARIO_MERGE_min, PARIO_MERGE_rank };
 
 /* Histogram counters of every module are laid out in the same order as PARIO_SIZE_BUCKETS,
  * read then write: index of the first bucket per module. */
