@@ -31,13 +31,13 @@ static const char *const keys[] = {
     "ReroutingThresholdFactor", NULL};
 
 typedef struct {
+  pario_file pub;
   adios2_adios *adios;
   adios2_io *io;
   adios2_engine *eng;
   adios2_variable *var;
   pario_layout lay;
-  const char *path;
-  int writing, in_step;
+  int in_step;
 } a2file;
 
 static int a2_fail(const char *what, const char *path) {
@@ -50,11 +50,10 @@ static int adios2_check(const pario_case *cs) {
   return 0;
 }
 
-static int adios2_open_(const pario_open_args *a, void **fh) {
+static int adios2_open_(const pario_file *a, pario_file **fh) {
   a2file *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
-  f->path = a->path;
-  f->writing = a->dir == PARIO_WRITE;
+  f->pub = *a;
   pario_layout_init(&f->lay, a->cs, a->geom);
   int rc = 0;
   if (!(f->adios = adios2_init_mpi(a->comm)) || !(f->io = adios2_declare_io(f->adios, "pario"))) {
@@ -67,7 +66,7 @@ static int adios2_open_(const pario_open_args *a, void **fh) {
       rc = pario_err(PARIO_E_SPEC, "adios2: parameter %s=%s was refused", a->cs->lib_key[k], a->cs->lib_val[k]);
       goto out;
     }
-  if (f->writing) {
+  if (a->dir == PARIO_WRITE) {
     size_t shape[PARIO_MAX_DIMS], zero[PARIO_MAX_DIMS] = {0}, one[PARIO_MAX_DIMS];
     for (int d = 0; d < f->lay.nd; d++) shape[d] = (size_t)f->lay.gdims[d], one[d] = 1;
     f->var = adios2_define_variable(f->io, "data", adios2_type_uint64_t, (size_t)f->lay.nd, shape, zero, one,
@@ -103,19 +102,19 @@ out:
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
-static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  a2file *f = fh;
+static int adios2_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  a2file *f = (a2file *)fh;
   pario_box box[PARIO_MAX_BOXES];
   int nb = pario_layout_boxes(&f->lay, offset, len, box);
   uint64_t *p = buf;
   for (int k = 0; k < nb; k++) {
     size_t st[PARIO_MAX_DIMS], ct[PARIO_MAX_DIMS];
     for (int d = 0; d < f->lay.nd; d++) st[d] = (size_t)box[k].start[d], ct[d] = (size_t)box[k].count[d];
-    if (adios2_set_selection(f->var, (size_t)f->lay.nd, st, ct)) return a2_fail("adios2_set_selection", f->path);
+    if (adios2_set_selection(f->var, (size_t)f->lay.nd, st, ct)) return a2_fail("adios2_set_selection", f->pub.path);
     /* sync: BP5 copies the data now (the engine reuses its buffers) or reads it now (verify) */
     adios2_error e = dir == PARIO_WRITE ? adios2_put(f->eng, f->var, p, adios2_mode_sync)
                                         : adios2_get(f->eng, f->var, p, adios2_mode_sync);
@@ -123,7 +122,7 @@ static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_
       char w[96];
       snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "adios2_put" : "adios2_get",
                (unsigned long long)(offset / PARIO_ELEM));
-      return a2_fail(w, f->path);
+      return a2_fail(w, f->pub.path);
     }
     p += pario_box_elems(&box[k], f->lay.nd);
   }
@@ -131,24 +130,24 @@ static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_
 }
 
 /* End of the transfer loop: BP5 writes the step (aggregation and all) here. */
-static int adios2_flush_(void *fh) {
-  a2file *f = fh;
-  if (!f->writing || !f->in_step) return 0;
+static int adios2_flush_(pario_file *fh) {
+  a2file *f = (a2file *)fh;
+  if (f->pub.dir != PARIO_WRITE || !f->in_step) return 0;
   f->in_step = 0;
-  return adios2_end_step(f->eng) ? a2_fail("adios2_end_step", f->path) : 0;
+  return adios2_end_step(f->eng) ? a2_fail("adios2_end_step", f->pub.path) : 0;
 }
 
-static int adios2_close_(void *fh) {
-  a2file *f = fh;
-  int rc = adios2_flush_(f);
-  if (adios2_close(f->eng) && !rc) rc = a2_fail("adios2_close", f->path);
-  if (adios2_finalize(f->adios) && !rc) rc = a2_fail("adios2_finalize for", f->path);
+static int adios2_close_(pario_file *fh) {
+  a2file *f = (a2file *)fh;
+  int rc = adios2_flush_(fh);
+  if (adios2_close(f->eng) && !rc) rc = a2_fail("adios2_close", f->pub.path);
+  if (adios2_finalize(f->adios) && !rc) rc = a2_fail("adios2_finalize for", f->pub.path);
   free(f);
   return rc;
 }
 
-static int adios2_lib_info(void *fh, pario_info *out) {
-  a2file *f = fh;
+static int adios2_lib_info(pario_file *fh, pario_info *out) {
+  a2file *f = (a2file *)fh;
   out->n = 0;
   out->source = "adios2_engine_get_type, adios2_get_parameter";
   size_t n = 255;

@@ -16,10 +16,10 @@
 static const char *const keys[] = {"chunk", "fill", "alignment", "align_threshold", NULL};
 
 typedef struct {
+  pario_file pub;
   int ncid, varid;
-  const char *path;
   pario_layout lay;
-  int collective, chunked, fill;
+  int chunked, fill;
 } n4file;
 
 static int n4_fail(int err, const char *what, const char *path) {
@@ -70,15 +70,14 @@ static int define(n4file *f, const pario_case *cs) {
   /* NOFILL: every element is written by the benchmark; a fill pass would write it twice */
   if (!err) err = nc_def_var_fill(f->ncid, f->varid, f->fill ? NC_FILL : NC_NOFILL, NULL);
   if (!err) err = nc_enddef(f->ncid);
-  return err ? n4_fail(err, "define the variable of", f->path) : 0;
+  return err ? n4_fail(err, "define the variable of", f->pub.path) : 0;
 }
 
-static int netcdf4_open(const pario_open_args *a, void **fh) {
+static int netcdf4_open(const pario_file *a, pario_file **fh) {
   n4file *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
-  f->path = a->path;
+  f->pub = *a;
   f->ncid = -1;
-  f->collective = a->cs->collective;
   pario_layout_init(&f->lay, a->cs, a->geom);
   MPI_Info info = pario_hints_info(a->cs);
   const char *v = pario_case_lib(a->cs, "alignment");
@@ -99,21 +98,21 @@ static int netcdf4_open(const pario_open_args *a, void **fh) {
   }
   if (al) nc_set_alignment(0, 0);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-  if (!rc && (err = nc_var_par_access(f->ncid, f->varid, f->collective ? NC_COLLECTIVE : NC_INDEPENDENT)))
+  if (!rc && (err = nc_var_par_access(f->ncid, f->varid, f->pub.collective ? NC_COLLECTIVE : NC_INDEPENDENT)))
     rc = n4_fail(err, "nc_var_par_access", a->path);
   if (rc) {
     if (f->ncid >= 0) nc_close(f->ncid);
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
 /* A call of several boxes (a view over a k-D block) is several calls: every member has the
  * same number of boxes per call, so collective calls still match across ranks. */
-static int netcdf4_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  n4file *f = fh;
+static int netcdf4_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  n4file *f = (n4file *)fh;
   pario_box box[PARIO_MAX_BOXES];
   int nb = pario_layout_boxes(&f->lay, offset, len, box);
   unsigned long long *p = buf;
@@ -126,29 +125,29 @@ static int netcdf4_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64
       char w[96];
       snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "nc_put_vara" : "nc_get_vara",
                (unsigned long long)(offset / PARIO_ELEM));
-      return n4_fail(err, w, f->path);
+      return n4_fail(err, w, f->pub.path);
     }
     p += pario_box_elems(&box[k], f->lay.nd);
   }
   return 0;
 }
 
-static int netcdf4_sync(void *fh) {
-  n4file *f = fh;
+static int netcdf4_sync(pario_file *fh) {
+  n4file *f = (n4file *)fh;
   int err = nc_sync(f->ncid);
-  return err ? n4_fail(err, "nc_sync", f->path) : 0;
+  return err ? n4_fail(err, "nc_sync", f->pub.path) : 0;
 }
 
-static int netcdf4_close(void *fh) {
-  n4file *f = fh;
+static int netcdf4_close(pario_file *fh) {
+  n4file *f = (n4file *)fh;
   int err = nc_close(f->ncid);
-  int rc = err ? n4_fail(err, "nc_close", f->path) : 0;
+  int rc = err ? n4_fail(err, "nc_close", f->pub.path) : 0;
   free(f);
   return rc;
 }
 
-static int netcdf4_lib_info(void *fh, pario_info *out) {
-  n4file *f = fh;
+static int netcdf4_lib_info(pario_file *fh, pario_info *out) {
+  n4file *f = (n4file *)fh;
   int storage = 0, nofill = 0;
   size_t c[PARIO_MAX_DIMS];
   out->source = "nc_inq_var_chunking, nc_inq_var_fill";
@@ -159,7 +158,7 @@ static int netcdf4_lib_info(void *fh, pario_info *out) {
   snprintf(out->key[1], 256, "fill");
   snprintf(out->val[1], 256, "%s", nofill ? "nofill" : "fill");
   snprintf(out->key[2], 256, "par_access");
-  snprintf(out->val[2], 256, "%s", f->collective ? "collective" : "independent");
+  snprintf(out->val[2], 256, "%s", f->pub.collective ? "collective" : "independent");
   out->n = 3;
   if (storage == NC_CHUNKED) {
     int n = 0;
@@ -181,7 +180,7 @@ static const char *netcdf4_version(void) {
 const pario_backend pario_backend_netcdf4 = {
     .abi = PARIO_BACKEND_ABI,
     .name = "netcdf4",
-    .caps = PARIO_CAP_SHARED | PARIO_CAP_COLLECTIVE | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
     .open = netcdf4_open,
     .xfer = netcdf4_xfer,
     .xfer_all = netcdf4_xfer,

@@ -33,7 +33,7 @@ void pario_ctx_free(pario_ctx *c);
 static inline int pario_ctx_io_rank(const pario_ctx *c) { return !c->g.aggregate || c->g.member == 0; }
 /* Open this rank's file for writing (own region) or reading (the reorder's region), on the
  * group's communicator, or alone when the group's leader aggregates. */
-int pario_ctx_open(const pario_ctx *c, pario_dir dir, void **fh);
+int pario_ctx_open(const pario_ctx *c, pario_dir dir, pario_file **fh);
 /* Remove the case's file (its layer's way: ADIOS2 outputs are directories); 0 or -1. */
 int pario_ctx_remove(const pario_ctx *c);
 

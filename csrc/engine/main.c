@@ -44,7 +44,7 @@ static int list_backends(void) {
     pario_jw_bool(&j, "built", !(*b)->missing);
     pario_jw_arr(&j, "caps");
     for (int k = 0; k < 7; k++)
-      if ((*b)->caps & (1u << k)) pario_jw_str(&j, NULL, capnames[k]);
+      if (pario_backend_caps(*b) & (1u << k)) pario_jw_str(&j, NULL, capnames[k]);
     pario_jw_arr_end(&j);
     if ((*b)->missing) pario_jw_str(&j, "missing", (*b)->missing);
     if (!(*b)->missing && (*b)->version) pario_jw_str(&j, "version", (*b)->version());

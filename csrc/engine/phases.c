@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/dispatch.h"
 #include "common/log.h"
 #include "engine/casectx.h"
 #include "engine/phases.h"
@@ -23,7 +24,7 @@
 typedef pario_outcome outcome;
 
 /* Non-blocking layers: complete what xfer started (inside the timed loop). */
-static int flush(const pario_ctx *c, void *fh) { return c->be->flush && fh ? c->be->flush(fh) : 0; }
+static int flush(pario_file *fh) { return fh ? pario_file_flush(fh) : 0; }
 
 static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const unsigned char *buf, uint64_t off,
                         outcome *o) {
@@ -39,7 +40,7 @@ static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const un
 }
 
 /* Leader-does-all: gather (write) or scatter (read, verify) one call per member per step. */
-static int loop_aggregate(pario_ctx *c, void *fh, pario_op op, outcome *o) {
+static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   int rc = 0, lead = c->g.member == 0;
   pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
   for (uint64_t i = 0; i < c->n; i++) {
@@ -49,23 +50,23 @@ static int loop_aggregate(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     if (lead && !rc) {
       if (op == PARIO_OP_VERIFY) memset(c->gbuf, POISON, c->call * (uint64_t)c->g.nmembers);
       for (int m = 0; m < c->g.nmembers && !rc; m++) {
-        rc = c->be->xfer(fh, dir, c->gbuf + (uint64_t)m * c->call, c->call, c->aoff[(uint64_t)m * c->n + i]);
+        rc = fh->be->xfer(fh, dir, c->gbuf + (uint64_t)m * c->call, c->call, c->aoff[(uint64_t)m * c->n + i]);
         o->ops++;
         o->bytes += c->call;
       }
-      if (op != PARIO_OP_WRITE && !rc) rc = flush(c, fh);
+      if (op != PARIO_OP_WRITE && !rc) rc = flush(fh);
     }
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
   }
-  if (lead && op == PARIO_OP_WRITE && !rc) rc = flush(c, fh);
+  if (lead && op == PARIO_OP_WRITE && !rc) rc = flush(fh);
   return rc;
 }
 
-static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
+static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   int rc = 0;
-  int (*xfer)(void *, pario_dir, void *, uint64_t, uint64_t) = c->cs->collective ? c->be->xfer_all : c->be->xfer;
+  pario_xfer_fn xfer = pario_file_xfer_fn(fh);
   const uint64_t *off = op == PARIO_OP_WRITE ? c->off : c->roff;
   pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
   uint64_t i, n = c->n, call = c->call, slots = c->slots;
@@ -73,13 +74,13 @@ static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     for (i = 0; i < n; i++) {
       memset(c->scratch, POISON, call);
       int r = xfer(fh, dir, c->scratch, call, off[i]);
-      int rf = flush(c, fh); /* even after an error: a collective flush needs every member */
+      int rf = flush(fh); /* even after an error: a collective flush needs every member */
       if (!r) r = rf;
       if (r && !rc) rc = r;
-      if (rc && !c->cs->collective) break;
+      if (rc && !fh->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
     }
-  } else if (c->cs->collective) {
+  } else if (fh->collective) {
     /* keep calling after an error: the other members are inside the same collective */
     for (i = 0; i < n; i++) {
       int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
@@ -89,7 +90,7 @@ static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     for (i = 0; i < n && !rc; i++) rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
   }
   if (op != PARIO_OP_VERIFY) {
-    int r = flush(c, fh); /* collective layers: every member flushes, even after an error */
+    int r = flush(fh); /* collective layers: every member flushes, even after an error */
     if (r && !rc) rc = r;
   }
   o->ops += i;
@@ -129,7 +130,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   }
   MPI_Barrier(MPI_COMM_WORLD);
   pario_status(c->ci, opname(op), rep, "open");
-  void *fh = NULL;
+  pario_file *fh = NULL;
   o->t[0] = pario_t();
   if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
@@ -140,19 +141,19 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   else if (!o->rc) rc = loop_direct(c, fh, op, o);
   o->t[2] = pario_t();
   if (!o->rc) o->rc = rc;
-  if (io && fh && op == PARIO_OP_WRITE && cs->fsync && c->be->sync) {
+  if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
-    rc = c->be->sync(fh);
+    rc = pario_file_sync(fh);
     if (!o->rc) o->rc = rc;
   }
   o->t[3] = pario_t();
   pario_status(c->ci, opname(op), rep, "close");
   /* after the transfers, so that layers can report what they did (HDF5's actual I/O mode);
      microseconds, once per case, counted as close */
-  if (rec && fh && !o->rc && c->be->info) rec->have_effective = !c->be->info(fh, &rec->effective);
-  if (rec && fh && !o->rc && c->be->lib_info) rec->have_lib_effective = !c->be->lib_info(fh, &rec->lib_effective);
+  if (rec && fh && !o->rc) rec->have_effective = !pario_file_info(fh, &rec->effective);
+  if (rec && fh && !o->rc) rec->have_lib_effective = !pario_file_lib_info(fh, &rec->lib_effective);
   if (io && fh) {
-    rc = c->be->close(fh);
+    rc = pario_file_close(fh);
     if (!o->rc) o->rc = rc;
   }
   o->t[4] = pario_t();

@@ -88,18 +88,19 @@ static int check_case(pario_case *c) {
   }
   uint64_t call = c->view ? p->xfer : pario_pattern_call_bytes(p);
   if (call > INT_MAX) return bad(c->name, "a transfer must be under 2 GiB");
-  if (c->collective && !be->xfer_all) return bad(c->name, "collective needs a backend with collective calls");
-  if (c->view && !(be->caps & PARIO_CAP_VIEW)) return bad(c->name, "view needs a backend with file views");
+  unsigned caps = pario_backend_caps(be);
+  if (c->collective && !(caps & PARIO_CAP_COLLECTIVE)) return bad(c->name, "collective needs a backend with collective calls");
+  if (c->view && !(caps & PARIO_CAP_VIEW)) return bad(c->name, "view needs a backend with file views");
   if (c->view && p->kind == PARIO_RANDOM) return bad(c->name, "view does not apply to the random pattern");
-  if (c->odirect && !(be->caps & PARIO_CAP_ODIRECT)) return bad(c->name, "odirect is not supported by this backend");
+  if (c->odirect && !(caps & PARIO_CAP_ODIRECT)) return bad(c->name, "odirect is not supported by this backend");
   if (c->odirect && call % 4096) return bad(c->name, "odirect needs transfers that are multiples of 4096 bytes");
   if (c->odirect && p->kind != PARIO_SUBARRAY && p->block % 4096)
     return bad(c->name, "odirect needs blocks that are multiples of 4096 bytes");
   if (c->aggregate && (c->collective || c->view)) return bad(c->name, "aggregate has one writer per file: no collective or view");
-  if (c->nhints && !(be->caps & PARIO_CAP_HINTS)) return bad(c->name, "hints apply to MPI-IO backends only");
+  if (c->nhints && !(caps & PARIO_CAP_HINTS)) return bad(c->name, "hints apply to MPI-IO backends only");
   for (int k = 0; k < c->nops && c->reuse; k++)
     if (c->ops[k] == PARIO_OP_WRITE) return bad(c->name, "reuse reads existing files: no write");
-  if (be->caps & PARIO_CAP_NODATA)
+  if (caps & PARIO_CAP_NODATA)
     for (int k = 0; k < c->nops; k++)
       if (c->ops[k] == PARIO_OP_VERIFY) return bad(c->name, "the null backend stores nothing to verify");
   for (int k = 0; k < c->nops; k++)
