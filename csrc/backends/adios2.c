@@ -21,14 +21,41 @@
 #include "pario/backend.h"
 #include "pario/errors.h"
 
-/* BP5 parameters (ADIOS2 docs, engines/bp5.rst); ADIOS2 ignores their case. */
-static const char *const keys[] = {
-    "NumAggregators", "AggregatorRatio", "NumSubFiles", "AggregationType", "StripeSize", "MaxShmSize",
-    "BufferVType", "BufferChunkSize", "MinDeferredSize", "InitialBufferSize", "GrowthFactor", "AsyncOpen",
-    "AsyncWrite", "StatsLevel", "DirectIO", "DirectIOAlignOffset", "DirectIOAlignBuffer",
-    "UseSelectiveMetadataAggregation", "OneLevelGatherRanksLimit", "Threads", "OpenTimeoutSecs",
-    "BurstBufferPath", "BurstBufferDrain", "NodeLocal", "Profile", "EnableWriterRerouting",
-    "ReroutingThresholdFactor", NULL};
+/* BP5 parameters (ADIOS2 docs, engines/bp5.rst, whose defaults these are); ADIOS2 ignores their
+ * case and checks their values at open (sizes take its units, "128MB"; booleans On/Off too). */
+static const char *const agg_types[] = {"TwoLevelShm", "EveryoneWrites", "EveryoneWritesSerial", "DataSizeBased", NULL};
+static const char *const buffer_types[] = {"chunk", "malloc", NULL};
+#define BP5(n, t, ...) {.name = n, .type = PARIO_OPT_##t, .flags = PARIO_OPT_LIBRARY_CHECKS, __VA_ARGS__}
+static const pario_option options[] = {
+    BP5("NumAggregators", INT, PARIO_OPT_MIN(1), .help = "processes that write to storage (default: one per node)"),
+    BP5("AggregatorRatio", INT, PARIO_OPT_MIN(1), .help = "every Nth process aggregates (instead of NumAggregators)"),
+    BP5("NumSubFiles", INT, PARIO_OPT_MIN(1), .help = "data files in the output directory (default: NumAggregators)"),
+    BP5("AggregationType", CHOICE, .choices = agg_types, .dflt = "TwoLevelShm", .help = "how data reaches the aggregators"),
+    BP5("StripeSize", SIZE, .dflt = "4096", .help = "each process's data starts at a multiple of it in the subfiles"),
+    BP5("MaxShmSize", SIZE, .dflt = "4294762496", .help = "TwoLevelShm shared memory per aggregator (>= 2x a step's write + 1 KB)"),
+    BP5("BufferVType", CHOICE, .choices = buffer_types, .dflt = "chunk", .help = "buffer as a list of chunks or one malloc'd block"),
+    BP5("BufferChunkSize", SIZE, .dflt = "134217728", .help = "chunk buffer: bytes per chunk (worth raising toward 2 GiB)"),
+    BP5("MinDeferredSize", SIZE, .dflt = "4194304", .help = "chunk buffer: smaller deferred puts are copied"),
+    BP5("InitialBufferSize", SIZE, PARIO_OPT_MIN(16384), .dflt = "16384", .help = "malloc buffer: initial size"),
+    BP5("GrowthFactor", FLOAT, PARIO_OPT_MIN(1), .dflt = "1.05", .help = "malloc buffer: growth factor"),
+    BP5("AsyncOpen", BOOL, .dflt = "true", .help = "open the subfiles asynchronously"),
+    BP5("AsyncWrite", BOOL, .dflt = "false", .help = "write the data asynchronously after EndStep"),
+    BP5("StatsLevel", INT, PARIO_OPT_MIN(0), PARIO_OPT_MAX(1), .dflt = "1", .help = "min/max of every block in the metadata"),
+    BP5("DirectIO", BOOL, .dflt = "false", .help = "O_DIRECT with the POSIX transport (not on parallel file systems)"),
+    BP5("DirectIOAlignOffset", SIZE, .dflt = "512", .help = "O_DIRECT file offset alignment"),
+    BP5("DirectIOAlignBuffer", SIZE, .help = "O_DIRECT memory alignment (default: DirectIOAlignOffset)"),
+    BP5("UseSelectiveMetadataAggregation", BOOL, .dflt = "true", .help = "multi-phase metadata aggregation"),
+    BP5("OneLevelGatherRanksLimit", INT, PARIO_OPT_MIN(1), .dflt = "6000", .help = "above it, metadata is gathered in two stages"),
+    BP5("Threads", INT, PARIO_OPT_MIN(0), .dflt = "0", .help = "reader threads per process (0: the engine chooses, at most 16)"),
+    BP5("OpenTimeoutSecs", FLOAT, PARIO_OPT_MIN(0), .dflt = "0", .help = "a reader waits this long for the file to appear"),
+    BP5("BurstBufferPath", STRING, .help = "node-local burst buffer directory (BP4; BP5 does not support it)"),
+    BP5("BurstBufferDrain", BOOL, .help = "drain the burst buffer to the file system (BP4)"),
+    BP5("NodeLocal", BOOL, .dflt = "false", .help = "the file system is node-local"),
+    BP5("Profile", BOOL, .dflt = "true", .help = "write profiling.json beside the data"),
+    BP5("EnableWriterRerouting", BOOL, .dflt = "false", .help = "DataSizeBased: reroute writers to chains that finished"),
+    BP5("ReroutingThresholdFactor", FLOAT, PARIO_OPT_MIN(0), .dflt = "0.3", .help = "rerouting stops when a subfile grew by this fraction"),
+    {0}};
+#undef BP5
 
 typedef struct {
   pario_file pub;
@@ -157,14 +184,14 @@ static int adios2_lib_info(pario_file *fh, pario_info *out) {
     snprintf(out->key[out->n], 256, "engine");
     snprintf(out->val[out->n++], 256, "%s", type);
   }
-  for (const char *const *k = keys; *k && out->n < PARIO_MAX_HINTS; k++) {
+  for (const pario_option *o = options; o->name && out->n < PARIO_MAX_HINTS; o++) {
     char v[256];
     size_t len = 0;
     /* what the IO object holds: the parameters ADIOS2 accepted */
-    if (adios2_get_parameter(NULL, &len, f->io, *k) || len == 0 || len > 255) continue;
-    if (adios2_get_parameter(v, &len, f->io, *k)) continue;
+    if (adios2_get_parameter(NULL, &len, f->io, o->name) || len == 0 || len > 255) continue;
+    if (adios2_get_parameter(v, &len, f->io, o->name)) continue;
     v[len] = 0;
-    snprintf(out->key[out->n], 256, "%s", *k);
+    snprintf(out->key[out->n], 256, "%s", o->name);
     snprintf(out->val[out->n++], 256, "%s", v);
   }
   return 0;
@@ -202,7 +229,7 @@ const pario_backend pario_backend_adios2 = {
     .flush = adios2_flush_,
     .lib_info = adios2_lib_info,
     .version = adios2_version_,
-    .lib_keys = keys,
+    .options = options,
     .check = adios2_check,
     .remove = adios2_remove,
 };

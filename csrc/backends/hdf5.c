@@ -17,8 +17,29 @@
 #error "pario's hdf5 backend needs a parallel HDF5 (Debian: libhdf5-openmpi-dev)"
 #endif
 
-static const char *const keys[] = {"alignment", "align_threshold", "chunk", "coll_metadata", "chunk_opt",
-                                   "meta_block_size", "sieve_buf_size", "libver", NULL};
+/* The "lib" settings. Defaults are HDF5's (a fresh file access property list, HDF5 1.10.8),
+ * except coll_metadata and chunk, which are pario's. */
+static const char *const chunk_words[] = {"none", "block", NULL};
+static const char *const chunk_opts[] = {"default", "one", "multi", NULL};
+static const char *const libvers[] = {"earliest", "latest", NULL};
+static const pario_option options[] = {
+    {.name = "alignment", .type = PARIO_OPT_SIZE, PARIO_OPT_MIN(1), .dflt = "1",
+     .help = "H5Pset_alignment: objects of at least align_threshold bytes start at a multiple of it (the stripe size)"},
+    {.name = "align_threshold", .type = PARIO_OPT_SIZE, .dflt = "1",
+     .help = "H5Pset_alignment threshold: smaller objects are not aligned (needs alignment)"},
+    {.name = "chunk", .type = PARIO_OPT_DIMS, .choices = chunk_words, .dflt = "none",
+     .help = "dataset storage: none (contiguous), block (a rank's block, or one transfer), or chunk dims in elements"},
+    {.name = "coll_metadata", .type = PARIO_OPT_BOOL, .dflt = "true",
+     .help = "H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write: metadata I/O as collectives"},
+    {.name = "chunk_opt", .type = PARIO_OPT_CHOICE, .choices = chunk_opts, .dflt = "default",
+     .help = "H5Pset_dxpl_mpio_chunk_opt: collective chunked I/O as one linked transfer or chunk by chunk"},
+    {.name = "meta_block_size", .type = PARIO_OPT_SIZE, .dflt = "2048",
+     .help = "H5Pset_meta_block_size: file metadata is allocated in blocks of this size"},
+    {.name = "sieve_buf_size", .type = PARIO_OPT_SIZE, .dflt = "65536",
+     .help = "H5Pset_sieve_buf_size: the data sieving buffer of contiguous datasets"},
+    {.name = "libver", .type = PARIO_OPT_CHOICE, .choices = libvers, .dflt = "earliest",
+     .help = "H5Pset_libver_bounds low bound: latest allows the newer, more compact file structures"},
+    {0}};
 
 typedef struct {
   pario_file pub;
@@ -45,32 +66,8 @@ static int h5_fail(const char *what, const char *path) {
   return pario_err(PARIO_E_IO, "%s %s: %s", what, path, msg);
 }
 
-static int truthy(const char *v) { return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on")); }
-
+/* What the option table cannot say: settings that depend on each other. */
 static int hdf5_check(const pario_case *cs) {
-  uint64_t x, chunk[PARIO_MAX_DIMS];
-  const char *v;
-  for (const char *const *k = keys; *k; k++) {
-    if (!(v = pario_case_lib(cs, *k))) continue;
-    if (!strcmp(*k, "chunk")) {
-      pario_layout l = {.nd = cs->pat.kind == PARIO_SUBARRAY ? cs->pat.ndims : 1};
-      for (int d = 0; d < l.nd; d++) l.gdims[d] = UINT64_MAX;
-      if (strcmp(v, "none") && pario_layout_chunk(&l, v, chunk))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 chunk must be none, block or %d comma-separated element counts",
-                         cs->name, l.nd);
-    } else if (!strcmp(*k, "coll_metadata")) {
-      if (strcmp(v, "true") && strcmp(v, "false"))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 coll_metadata must be true or false", cs->name);
-    } else if (!strcmp(*k, "chunk_opt")) {
-      if (strcmp(v, "default") && strcmp(v, "one") && strcmp(v, "multi"))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 chunk_opt must be default, one or multi", cs->name);
-    } else if (!strcmp(*k, "libver")) {
-      if (strcmp(v, "earliest") && strcmp(v, "latest"))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 libver must be earliest or latest", cs->name);
-    } else if (pario_parse_size(v, &x)) {
-      return pario_err(PARIO_E_SPEC, "case %s: hdf5 %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name, *k);
-    }
-  }
   if (pario_case_lib(cs, "align_threshold") && !pario_case_lib(cs, "alignment"))
     return pario_err(PARIO_E_SPEC, "case %s: hdf5 align_threshold needs alignment", cs->name);
   return 0;
@@ -83,7 +80,7 @@ static hid_t make_fapl(const pario_file *a) {
   H5Pset_fapl_mpio(fapl, a->comm, info); /* HDF5 duplicates comm and info */
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   const char *v = pario_case_lib(cs, "coll_metadata");
-  if (!v || truthy(v)) { /* default on: the setting the HDF5 group recommends at scale */
+  if (!v || !strcmp(v, "true")) { /* default on: the setting the HDF5 group recommends at scale */
     H5Pset_all_coll_metadata_ops(fapl, 1);
     H5Pset_coll_metadata_write(fapl, 1);
   }
@@ -283,6 +280,6 @@ const pario_backend pario_backend_hdf5 = {
     .info = hdf5_info,
     .lib_info = hdf5_lib_info,
     .version = hdf5_version,
-    .lib_keys = keys,
+    .options = options,
     .check = hdf5_check,
 };

@@ -13,7 +13,19 @@
 #include "pario/backend.h"
 #include "pario/errors.h"
 
-static const char *const keys[] = {"chunk", "fill", "alignment", "align_threshold", NULL};
+/* The "lib" settings; netCDF takes the alignment as C ints. */
+static const char *const chunk_words[] = {"none", "block", NULL};
+static const char *const fills[] = {"nofill", "fill", NULL};
+static const pario_option options[] = {
+    {.name = "chunk", .type = PARIO_OPT_DIMS, .choices = chunk_words, .dflt = "none",
+     .help = "variable storage: none (contiguous), block (a rank's block, or one transfer), or chunk dims in elements"},
+    {.name = "fill", .type = PARIO_OPT_CHOICE, .choices = fills, .dflt = "nofill",
+     .help = "nc_def_var_fill: fill writes every element once more before the data (pario's default: nofill)"},
+    {.name = "alignment", .type = PARIO_OPT_SIZE, PARIO_OPT_MIN(1), PARIO_OPT_MAX(2147483647),
+     .help = "nc_set_alignment: objects of at least align_threshold bytes start at a multiple (netCDF: none)"},
+    {.name = "align_threshold", .type = PARIO_OPT_SIZE, PARIO_OPT_MAX(2147483647),
+     .help = "nc_set_alignment threshold: smaller objects are not aligned (needs alignment)"},
+    {0}};
 
 typedef struct {
   pario_file pub;
@@ -27,21 +39,8 @@ static int n4_fail(int err, const char *what, const char *path) {
   return pario_err(code, "%s %s: %s", what, path, nc_strerror(err));
 }
 
+/* What the option table cannot say: settings that depend on each other. */
 static int netcdf4_check(const pario_case *cs) {
-  const char *v;
-  uint64_t chunk[PARIO_MAX_DIMS], x;
-  if ((v = pario_case_lib(cs, "chunk")) && strcmp(v, "none")) {
-    pario_layout l = {.nd = cs->pat.kind == PARIO_SUBARRAY ? cs->pat.ndims : 1};
-    for (int d = 0; d < l.nd; d++) l.gdims[d] = UINT64_MAX;
-    if (pario_layout_chunk(&l, v, chunk))
-      return pario_err(PARIO_E_SPEC, "case %s: netcdf4 chunk must be none, block or %d comma-separated element counts",
-                       cs->name, l.nd);
-  }
-  if ((v = pario_case_lib(cs, "fill")) && strcmp(v, "nofill") && strcmp(v, "fill"))
-    return pario_err(PARIO_E_SPEC, "case %s: netcdf4 fill must be nofill or fill", cs->name);
-  for (int k = 2; k < 4; k++)
-    if ((v = pario_case_lib(cs, keys[k])) && pario_parse_size(v, &x))
-      return pario_err(PARIO_E_SPEC, "case %s: netcdf4 %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name, keys[k]);
   if (pario_case_lib(cs, "align_threshold") && !pario_case_lib(cs, "alignment"))
     return pario_err(PARIO_E_SPEC, "case %s: netcdf4 align_threshold needs alignment", cs->name);
   return 0;
@@ -188,6 +187,6 @@ const pario_backend pario_backend_netcdf4 = {
     .sync = netcdf4_sync,
     .lib_info = netcdf4_lib_info,
     .version = netcdf4_version,
-    .lib_keys = keys,
+    .options = options,
     .check = netcdf4_check,
 };

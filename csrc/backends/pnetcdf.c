@@ -14,7 +14,21 @@
 #include "pario/backend.h"
 #include "pario/errors.h"
 
-static const char *const keys[] = {"mode", "nb_batch", "header_align", "var_align", "header_read_chunk", NULL};
+/* The "lib" settings. The defaults of the hints are what ncmpi_inq_file_info reports for a file
+ * created without hints (PnetCDF 1.12.3). */
+static const char *const modes[] = {"blocking", "iput", "bput", NULL};
+static const pario_option options[] = {
+    {.name = "mode", .type = PARIO_OPT_CHOICE, .choices = modes, .dflt = "blocking",
+     .help = "blocking put/get_varn calls, or non-blocking iput/bput (reads: iget) completed by ncmpi_wait"},
+    {.name = "nb_batch", .type = PARIO_OPT_INT, PARIO_OPT_MIN(0), .dflt = "0",
+     .help = "non-blocking requests per wait; 0: one wait per phase (bput: at most 256 MiB buffered)"},
+    {.name = "header_align", .type = PARIO_OPT_SIZE, .dflt = "512",
+     .help = "nc_header_align_size: space reserved for the header (superseded by var_align)"},
+    {.name = "var_align", .type = PARIO_OPT_SIZE, .dflt = "4",
+     .help = "nc_var_align_size: variables start at a multiple of it (set it to the stripe size on Lustre)"},
+    {.name = "header_read_chunk", .type = PARIO_OPT_SIZE, .dflt = "262144",
+     .help = "nc_header_read_chunk_size: bytes per read of the header at open"},
+    {0}};
 /* lib setting -> PnetCDF's MPI_Info hint */
 static const char *const info_keys[][2] = {{"header_align", "nc_header_align_size"},
                                            {"var_align", "nc_var_align_size"},
@@ -42,15 +56,8 @@ static int mode_of(const pario_case *cs) {
   return !v || !strcmp(v, "blocking") ? BLOCKING : !strcmp(v, "iput") ? IPUT : !strcmp(v, "bput") ? BPUT : -1;
 }
 
+/* What the option table cannot say: settings that depend on each other. */
 static int pnetcdf_check(const pario_case *cs) {
-  uint64_t x;
-  if (mode_of(cs) < 0) return pario_err(PARIO_E_SPEC, "case %s: pnetcdf mode must be blocking, iput or bput", cs->name);
-  for (const char *const *k = keys + 1; *k; k++) {
-    const char *v = pario_case_lib(cs, *k);
-    if (v && pario_parse_size(v, &x))
-      return pario_err(PARIO_E_SPEC, "case %s: pnetcdf %s must be a non-negative integer (sizes: bytes, k/m/g suffix)",
-                       cs->name, *k);
-  }
   if (pario_case_lib(cs, "nb_batch") && mode_of(cs) == BLOCKING)
     return pario_err(PARIO_E_SPEC, "case %s: pnetcdf nb_batch applies to mode iput or bput", cs->name);
   return 0;
@@ -94,7 +101,7 @@ static int pnetcdf_open(const pario_file *a, pario_file **fh) {
   pario_layout_init(&f->lay, a->cs, a->geom);
   uint64_t b = 0;
   const char *v = pario_case_lib(a->cs, "nb_batch");
-  if (v) pario_parse_size(v, &b);
+  if (v) b = strtoull(v, NULL, 10); /* checked: an integer >= 0 */
   f->batch = b ? b : f->lay.ncalls ? f->lay.ncalls : 1; /* default: one wait for the whole phase */
   if (f->mode == BPUT && f->batch * f->lay.call > ((uint64_t)256 << 20)) /* bput copies: bound its buffer */
     f->batch = (((uint64_t)256 << 20) / f->lay.call) ? ((uint64_t)256 << 20) / f->lay.call : 1;
@@ -262,6 +269,6 @@ const pario_backend pario_backend_pnetcdf = {
     .flush = pnetcdf_flush,
     .lib_info = pnetcdf_lib_info,
     .version = pnetcdf_version,
-    .lib_keys = keys,
+    .options = options,
     .check = pnetcdf_check,
 };

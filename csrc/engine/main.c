@@ -9,6 +9,7 @@
 #include "common/json_write.h"
 #include "common/log.h"
 #include "engine/groups.h"
+#include "engine/listing.h"
 #include "engine/metadata.h"
 #include "engine/phases.h"
 #include "engine/probe.h"
@@ -31,36 +32,6 @@ static void checkpoint(void) {
 }
 
 static void phase_done(void *arg) { checkpoint(); }
-
-static int list_backends(void) {
-  static const char *const capnames[] = {"collective", "shared", "view", "odirect", "nonblocking", "hints", "nodata"};
-  pario_jw j;
-  pario_jw_init(&j);
-  pario_jw_obj(&j, NULL);
-  pario_jw_arr(&j, "backends");
-  for (const pario_backend *const *b = pario_backend_all(); *b; b++) {
-    pario_jw_obj(&j, NULL);
-    pario_jw_str(&j, "name", (*b)->name);
-    pario_jw_bool(&j, "built", !(*b)->missing);
-    pario_jw_arr(&j, "caps");
-    for (int k = 0; k < 7; k++)
-      if (pario_backend_caps(*b) & (1u << k)) pario_jw_str(&j, NULL, capnames[k]);
-    pario_jw_arr_end(&j);
-    if ((*b)->missing) pario_jw_str(&j, "missing", (*b)->missing);
-    if (!(*b)->missing && (*b)->version) pario_jw_str(&j, "version", (*b)->version());
-    if ((*b)->lib_keys) { /* the "lib" settings this layer takes, for the front end's checks */
-      pario_jw_arr(&j, "lib_keys");
-      for (const char *const *k = (*b)->lib_keys; *k; k++) pario_jw_str(&j, NULL, *k);
-      pario_jw_arr_end(&j);
-    }
-    pario_jw_obj_end(&j);
-  }
-  pario_jw_arr_end(&j);
-  pario_jw_obj_end(&j);
-  printf("%s\n", j.buf);
-  pario_jw_free(&j);
-  return 0;
-}
 
 /* Rank 0 reads the spec and broadcasts it, so it need not be on a shared file system. */
 static int load_spec(const char *path, int rank, pario_run *run) {
@@ -109,7 +80,7 @@ int main(int argc, char **argv) {
     printf("pario-engine %s\n", PARIO_VERSION);
     return 0;
   }
-  if (argc == 2 && !strcmp(argv[1], "--list")) return list_backends();
+  if (argc == 2 && !strcmp(argv[1], "--list")) return pario_list_backends();
   if ((argc == 3 || argc == 5) && !strcmp(argv[1], "--probe")) {
     int mib = argc == 5 && !strcmp(argv[3], "--mib") ? atoi(argv[4]) : 64;
     int rc = pario_probe(argv[2], mib > 0 ? mib : 64);

@@ -8,6 +8,7 @@
 
 #include "engine/spec.h"
 #include "pario/backend.h"
+#include "pario/options.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
 #include "common/json_read.h"
@@ -49,25 +50,11 @@ static int lookup(const char *s, const char *const *names, int n) {
   return -1;
 }
 
-/* "lib": every key must be one the backend lists; then the backend checks the values. */
+/* "lib": every setting must be one of the backend's options, with a value its table accepts;
+ * then the backend checks what depends on several settings. */
 static int check_lib(pario_case *c, const pario_backend *be) {
-  for (int k = 0; k < c->nlib; k++) {
-    int known = 0;
-    for (const char *const *key = be->lib_keys; key && *key && !known; key++) {
-      known = 1;
-      const char *a = *key, *b = c->lib_key[k];
-      while (*a && *b && (*a | 32) == (*b | 32)) a++, b++;
-      known = !*a && !*b;
-    }
-    if (!known) {
-      char list[1024] = "";
-      for (const char *const *key = be->lib_keys; key && *key; key++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", *key);
-      return pario_err(PARIO_E_SPEC, "case %s: backend %s has no lib setting \"%s\" (%s%s)", c->name, be->name,
-                       c->lib_key[k], list[0] ? "known: " : "it takes no lib settings", list);
-    }
-  }
-  return be->check ? be->check(c) : 0;
+  int rc = pario_options_check(c, be->name, be->options);
+  return rc ? rc : be->check ? be->check(c) : 0;
 }
 
 static int check_case(pario_case *c) {

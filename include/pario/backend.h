@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "pario/case.h"
+#include "pario/options.h"
 
 #define PARIO_BACKEND_ABI 2
 
@@ -84,8 +85,9 @@ typedef struct pario_backend {
   /* info and lib_info are called on rank 0 alone, after the transfer loop of the first write:
      they must not call anything collective */
   const char *(*version)(void);               /* library version string, e.g. "HDF5 1.10.8" */
-  const char *const *lib_keys; /* NULL-terminated keys accepted in the case's "lib" object */
-  /* case checks beyond the caps (lib values, pattern limits); 0 or a PARIO_E_SPEC error */
+  const pario_option *options; /* the "lib" settings it takes (options.h), ended by {0}; NULL: none */
+  /* case checks beyond the caps and the option table (settings that depend on each other, pattern
+     limits); 0 or a PARIO_E_SPEC error */
   int (*check)(const pario_case *cs);
   int (*remove)(const char *path); /* remove what open(PARIO_WRITE) created when it is not one
                                       file (an ADIOS2 BP directory); NULL = unlink(path) */
