@@ -3,10 +3,10 @@
 
 #include "profile/profile.h"
 
-#define STR_I(name, kind, op) #name,
-#define KIND_I(name, kind, op) #kind,
-#define OP_I(name, kind, op) PARIO_MERGE_##op,
-#define NONE(name, kind, op)
+#define STR_I(name, kind, op, doc) #name,
+#define KIND_I(name, kind, op, doc) #kind,
+#define OP_I(name, kind, op, doc) PARIO_MERGE_##op,
+#define NONE(name, kind, op, doc)
 
 #define TABLES(ID, lname, LIST)                                                         \
   static const char *ID##_i_names[] = {LIST(STR_I, NONE)};                              \
