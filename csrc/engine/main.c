@@ -24,11 +24,22 @@
 
 static pario_result res;
 static const char *result_path;
+static int unsaved; /* the last rewrite of the document failed (rank 0): exit 3 */
+static int saved;   /* a rewrite succeeded: a later failure is news, said on stderr */
 
 /* Rewrite the result document now (rank 0): at the start, after every phase, at the end. */
 static void checkpoint(void) {
-  if (result_path && res.world && res.world->rank == 0 && pario_result_save(&res, result_path))
-    pario_log(PARIO_LOG_ERROR, "%s", pario_err_msg());
+  if (!result_path || !res.world || res.world->rank != 0) return;
+  unsaved = pario_result_save(&res, result_path) != 0;
+  if (unsaved && saved) pario_log(PARIO_LOG_ERROR, "%s", pario_err_msg());
+  saved |= !unsaved;
+}
+
+/* schemas/README.md: 3 when the result document could not be written, whatever the run did
+ * (the caller has nothing to read); else 2 for a spec the engine refused, 1 for a failed run. */
+static int exit_code(int rc) {
+  if (unsaved) return 3;
+  return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : rc ? 1 : 0;
 }
 
 static void phase_done(void *arg) { checkpoint(); }
@@ -118,7 +129,7 @@ int main(int argc, char **argv) {
     checkpoint();
     if (rank == 0) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
     MPI_Finalize();
-    return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : 1;
+    return exit_code(rc);
   }
   res.run = &run;
   pario_clock_sync(MPI_COMM_WORLD, &res.clock_offset_max);
@@ -132,6 +143,14 @@ int main(int argc, char **argv) {
     pario_progress(line);
   }
   checkpoint(); /* a run that dies before its first phase still leaves a document */
+  /* nowhere to write the result: say so now, before hours of measurements that would be lost */
+  MPI_Bcast(&unsaved, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (unsaved) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", rank == 0 ? pario_err_msg() : "see rank 0");
+    rc = pario_err(PARIO_E_IO, "the result document cannot be written (%s); give a writable path", why);
+    fail(rc);
+  }
   for (int k = 0; k < run.ncases && !rc; k++) {
     res.cases[k].index = k;
     res.ncases = k + 1;
@@ -158,5 +177,5 @@ int main(int argc, char **argv) {
   pario_spec_free(&run);
   pario_world_free(&world);
   MPI_Finalize();
-  return rc ? 1 : 0;
+  return exit_code(rc);
 }

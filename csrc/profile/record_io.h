@@ -1,5 +1,5 @@
 /* The per-operation record update, shared by records.c and the wrappers that inline it.
- * Internal to libpario-preload.so; include after preload.h. */
+ * Internal to libpario-preload.so; include after profile.h. */
 #ifndef PARIO_RECORD_IO_H
 #define PARIO_RECORD_IO_H
 

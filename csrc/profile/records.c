@@ -255,7 +255,7 @@ void pario_rec_layout(struct pario_rec *r, int fd) {
   pario_unlock(&r->lock);
 }
 
-/* ---- fd table (pario_fd() is inline in preload.h) ---- */
+/* ---- fd table (pario_fd() is inline in profile.h) ---- */
 
 static int64_t cur_offset(int fd) { return (int64_t)syscall(SYS_lseek, fd, 0, SEEK_CUR); }
 
