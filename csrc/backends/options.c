@@ -79,8 +79,8 @@ static int check_value(const pario_case *cs, const char *backend, const pario_op
   switch (o->type) {
     case PARIO_OPT_SIZE:
       if (pario_parse_size(v, &u))
-        return pario_err(PARIO_E_SPEC, "case %s: %s %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name,
-                         backend, o->name);
+        return pario_err(PARIO_E_SPEC, "case %s: %s %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name, backend,
+                         o->name);
       return in_range(o, (double)u, cs->name, backend);
     case PARIO_OPT_INT: {
       errno = 0;
@@ -116,8 +116,7 @@ static int check_value(const pario_case *cs, const char *backend, const pario_op
       join(all, words, sizeof words);
       return pario_err(PARIO_E_SPEC, "case %s: %s %s must be %s", cs->name, backend, o->name, words);
     }
-    case PARIO_OPT_STRING:
-      return 0;
+    case PARIO_OPT_STRING: return 0;
   }
   return pario_err(PARIO_E_SPEC, "case %s: %s %s has an unknown type", cs->name, backend, o->name);
 }

@@ -23,14 +23,14 @@ enum {
 typedef struct {
   const char *key;
   kind k;
-  size_t off, len;                                /* where in pario_case; len: F_STR buffer size */
+  size_t off, len; /* where in pario_case; len: F_STR buffer size */
   unsigned flags;
   uint64_t dflt;                                  /* when the spec does not set it */
   const char *const *names;                       /* F_ENUM: values, indexed by the enum */
   const char *bad;                                /* F_ENUM: the one line for another value */
   int (*parse)(const pj_value *v, pario_case *c); /* F_CUSTOM (v NULL when absent) */
   void (*write)(pario_jw *j, const pario_case *c);
-  int (*shown)(const pario_case *c);              /* written back only when true (NULL: always) */
+  int (*shown)(const pario_case *c); /* written back only when true (NULL: always) */
 } field;
 
 static const char *const workloads[] = {"data", "metadata", NULL};
@@ -46,8 +46,9 @@ static int bad(const pario_case *c, const char *what) {
 
 /* ---- the fields that are more than one value ---- */
 static int parse_ops(const pj_value *ops, pario_case *c) {
-  const char *what = c->workload == PARIO_WL_METADATA ? "ops must be a list of create, stat, open_close, read_small, remove"
-                                                      : "ops must be a list of write, read, verify";
+  const char *what = c->workload == PARIO_WL_METADATA
+                         ? "ops must be a list of create, stat, open_close, read_small, remove"
+                         : "ops must be a list of write, read, verify";
   if (!ops || ops->t != PJ_ARR || ops->n > PARIO_MAX_OPS) return bad(c, what);
   for (int k = 0; k < ops->n; k++) {
     int op = -1;
@@ -123,12 +124,17 @@ static int not_subarray(const pario_case *c) { return c->pat.kind != PARIO_SUBAR
 static int has_lib(const pario_case *c) { return c->nlib > 0; }
 
 #define BOTH (DATA | MD)
-#define STR(key_, member, flags_) \
-  {.key = key_, .k = F_STR, .off = offsetof(pario_case, member), .len = sizeof(((pario_case *)0)->member), .flags = flags_}
+#define STR(key_, member, flags_)                                                                           \
+  {                                                                                                         \
+    .key = key_, .k = F_STR, .off = offsetof(pario_case, member), .len = sizeof(((pario_case *)0)->member), \
+    .flags = flags_                                                                                         \
+  }
 #define VAL(key_, kind_, member, flags_, dflt_, ...) \
-  {.key = key_, .k = kind_, .off = offsetof(pario_case, member), .flags = flags_, .dflt = dflt_, __VA_ARGS__}
-#define ENUM(key_, member, flags_, dflt_, names_, bad_) VAL(key_, F_ENUM, member, flags_, dflt_, .names = names_, .bad = bad_)
-#define CUSTOM(key_, flags_, ...) {.key = key_, .k = F_CUSTOM, .flags = flags_, __VA_ARGS__}
+  { .key = key_, .k = kind_, .off = offsetof(pario_case, member), .flags = flags_, .dflt = dflt_, __VA_ARGS__ }
+#define ENUM(key_, member, flags_, dflt_, names_, bad_) \
+  VAL(key_, F_ENUM, member, flags_, dflt_, .names = names_, .bad = bad_)
+#define CUSTOM(key_, flags_, ...) \
+  { .key = key_, .k = F_CUSTOM, .flags = flags_, __VA_ARGS__ }
 /* In the order the result writes them. */
 static const field fields[] = {
     STR("name", name, BOTH | REQUIRED),
@@ -211,8 +217,7 @@ static int parse_one(const pj_value *o, const field *f, pario_case *c) {
       if (f->k == F_U64) *u64_at(c, f) = (uint64_t)v->i;
       else *int_at(c, f) = v->i > INT_MAX ? INT_MAX : (int)v->i; /* out of any range the checks allow */
       return 0;
-    case F_CUSTOM:
-      break;
+    case F_CUSTOM: break;
   }
   return 0;
 }

@@ -9,7 +9,9 @@
 #include "pario/errors.h"
 
 int pario_agree(int rc, const pario_world *w) {
-  struct { int rc, rank; } in = {rc, w->rank}, out;
+  struct {
+    int rc, rank;
+  } in = {rc, w->rank}, out;
   MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
   if (out.rc == 0) return 0;
   char msg[1024] = {0};

@@ -30,7 +30,7 @@ typedef struct {
   uint64_t file_bytes, bytes_per_rank, total_bytes, ops_per_rank, call_bytes;
   int reorder_shift, verify_exact;
   int grid[PARIO_MAX_DIMS];
-  pario_info effective;     /* rank 0's file after its first open */
+  pario_info effective; /* rank 0's file after its first open */
   int have_effective;
   pario_info lib_effective; /* library layers: what the library reports it did (backend lib_info) */
   int have_lib_effective;

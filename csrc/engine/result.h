@@ -15,9 +15,9 @@ typedef struct {
   char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
   char mpi_standard[16];
   double clock_offset_max;
-  int ncases;               /* cases recorded so far */
+  int ncases; /* cases recorded so far */
   pario_case_rec *cases;
-  const char *status;       /* running, complete, partial, failed */
+  const char *status; /* running, complete, partial, failed */
   int err_code, err_rank, err_case;
   char err_msg[1024];
   const char *err_op;

@@ -35,10 +35,10 @@ void *pario_real_lookup(const char *name) {
 }
 
 /* Two threads may resolve one entry at once: both store the same value. */
-#define PARIO_CALL_RESOLVE(fn)                                                     \
-  __typeof__(fn) *pario_resolve_##fn(void) {                                       \
-    if (!pario_real.fn) pario_real.fn = (__typeof__(fn) *)pario_real_lookup(#fn);  \
-    if (!pario_next.fn) pario_next.fn = pario_real.fn;                             \
-    return pario_next.fn;                                                          \
+#define PARIO_CALL_RESOLVE(fn)                                                    \
+  __typeof__(fn) *pario_resolve_##fn(void) {                                      \
+    if (!pario_real.fn) pario_real.fn = (__typeof__(fn) *)pario_real_lookup(#fn); \
+    if (!pario_next.fn) pario_next.fn = pario_real.fn;                            \
+    return pario_next.fn;                                                         \
   }
 PARIO_CALLS(PARIO_CALL_RESOLVE)

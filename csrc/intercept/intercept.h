@@ -26,11 +26,11 @@ extern __thread int pario_guard __attribute__((tls_model("initial-exec")));
 
 /* Who this process image is. */
 struct pario_proc {
-  int rank, nprocs;            /* MPI_COMM_WORLD after MPI_Init; -1 / 0 outside MPI */
-  pid_t pid, ppid_fork;        /* ppid_fork: parent pid if this process is a fork child */
+  int rank, nprocs;     /* MPI_COMM_WORLD after MPI_Init; -1 / 0 outside MPI */
+  pid_t pid, ppid_fork; /* ppid_fork: parent pid if this process is a fork child */
   char host[256];
-  double start_epoch;          /* start of this image (or of the fork child) */
-  int mpi_finalized;           /* MPI_Finalize was called */
+  double start_epoch; /* start of this image (or of the fork child) */
+  int mpi_finalized;  /* MPI_Finalize was called */
 };
 extern struct pario_proc pario_proc;
 
@@ -45,7 +45,7 @@ struct pario_intercept_module {
   /* The image ends or may end: reason "exit", "exec" or "signal"; partial: the program did not
    * finish; from_signal: inside a signal handler (async-signal-safe work only). */
   void (*stop)(const char *reason, int partial, int from_signal);
-  void (*resume)(void);       /* the image lives on after stop (a signal handled, exec failed) */
+  void (*resume)(void); /* the image lives on after stop (a signal handled, exec failed) */
 };
 
 #define PARIO_MAX_MODULES 4

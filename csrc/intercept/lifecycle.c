@@ -61,7 +61,10 @@ static void hook_signals(void) {
 /* The program installing its own SIGTERM/SIGINT handler: keep ours first, chain to theirs. */
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   int s = sigslot(sig);
-  if (!PARIO_REAL(sigaction)) { errno = ENOSYS; return -1; }
+  if (!PARIO_REAL(sigaction)) {
+    errno = ENOSYS;
+    return -1;
+  }
   if (s < 0 || !hooked[s]) return pario_real.sigaction(sig, act, old);
   if (old) *old = app_act[s];
   if (act) app_act[s] = *act;
@@ -71,10 +74,14 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
 sighandler_t signal(int sig, sighandler_t h) {
   int s = sigslot(sig);
   if (s < 0 || !hooked[s]) {
-    if (!PARIO_REAL(signal)) { errno = ENOSYS; return SIG_ERR; }
+    if (!PARIO_REAL(signal)) {
+      errno = ENOSYS;
+      return SIG_ERR;
+    }
     return pario_real.signal(sig, h);
   }
-  sighandler_t prev = (app_act[s].sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))app_act[s].sa_sigaction : app_act[s].sa_handler;
+  sighandler_t prev = (app_act[s].sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))app_act[s].sa_sigaction
+                                                         : app_act[s].sa_handler;
   memset(&app_act[s], 0, sizeof app_act[s]);
   app_act[s].sa_handler = h;
   app_act[s].sa_flags = SA_RESTART;
@@ -126,15 +133,18 @@ static void exec_failed(void) {
   stopped_for_exec = 0;
 }
 
-#define EXEC_WRAP(fn, params, args)                                                        \
-  int fn params {                                                                          \
-    if (!PARIO_REAL(fn)) { errno = ENOSYS; return -1; }                                    \
-    before_exec();                                                                         \
-    int rc = pario_real.fn args;                                                           \
-    int e = errno;                                                                         \
-    exec_failed();                                                                         \
-    errno = e;                                                                             \
-    return rc;                                                                             \
+#define EXEC_WRAP(fn, params, args) \
+  int fn params {                   \
+    if (!PARIO_REAL(fn)) {          \
+      errno = ENOSYS;               \
+      return -1;                    \
+    }                               \
+    before_exec();                  \
+    int rc = pario_real.fn args;    \
+    int e = errno;                  \
+    exec_failed();                  \
+    errno = e;                      \
+    return rc;                      \
   }
 EXEC_WRAP(execve, (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
 EXEC_WRAP(execv, (const char *path, char *const argv[]), (path, argv))

@@ -42,20 +42,23 @@ int main(int argc, char **argv) {
     return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? 2 : 0;
   }
   printf("{\"format\": \"%s\", \"version\": %d,\n", PARIO_PROFILE_FORMAT, PARIO_PROFILE_VERSION);
-  printf(" \"kinds\": {\"count\": \"a number of calls or things\", \"bytes\": \"bytes\", "
-         "\"offset\": \"a byte offset in the file\", \"size\": \"a size in bytes\", \"seconds\": \"seconds\", "
-         "\"timestamp\": \"seconds since the epoch\", \"rank\": \"an MPI rank\", \"variance\": \"a variance across ranks\"},\n");
-  printf(" \"ops\": {\"sum\": \"added when records of one file are merged\", \"max\": \"the largest is kept\", "
-         "\"min\": \"the smallest non-zero is kept\", \"rank\": \"computed by the merge from the ranks' figures\"},\n");
+  printf(
+      " \"kinds\": {\"count\": \"a number of calls or things\", \"bytes\": \"bytes\", "
+      "\"offset\": \"a byte offset in the file\", \"size\": \"a size in bytes\", \"seconds\": \"seconds\", "
+      "\"timestamp\": \"seconds since the epoch\", \"rank\": \"an MPI rank\", \"variance\": \"a variance across "
+      "ranks\"},\n");
+  printf(
+      " \"ops\": {\"sum\": \"added when records of one file are merged\", \"max\": \"the largest is kept\", "
+      "\"min\": \"the smallest non-zero is kept\", \"rank\": \"computed by the merge from the ranks' figures\"},\n");
   printf(" \"modules\": {");
   int m = 0;
-#define MODULE(ID, lname, LIST)                                                  \
-  printf("%s\n  \"%s\": {\n    \"counters\": [", m++ ? "," : "", #lname);        \
-  first = 1;                                                                     \
-  LIST(ONE, NONE)                                                                \
-  printf("],\n    \"fcounters\": [");                                            \
-  first = 1;                                                                     \
-  LIST(NONE, ONE)                                                                \
+#define MODULE(ID, lname, LIST)                                           \
+  printf("%s\n  \"%s\": {\n    \"counters\": [", m++ ? "," : "", #lname); \
+  first = 1;                                                              \
+  LIST(ONE, NONE)                                                         \
+  printf("],\n    \"fcounters\": [");                                     \
+  first = 1;                                                              \
+  LIST(NONE, ONE)                                                         \
   printf("]}");
   PARIO_MODULES(MODULE)
 #undef MODULE

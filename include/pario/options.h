@@ -38,11 +38,11 @@ typedef struct {
   const char *name; /* key in "lib", matched without regard to case (ADIOS2 ignores it) */
   pario_opt_type type;
   int has_min, has_max;
-  double min, max;             /* inclusive range of SIZE, INT and FLOAT values */
-  const char *const *choices;  /* CHOICE: the values; DIMS: the words; NULL-terminated */
-  const char *dflt;            /* what applies when the case does not set it; NULL: the library's
-                                  own choice, which varies (given in help when known) */
-  const char *help;            /* one line */
+  double min, max;            /* inclusive range of SIZE, INT and FLOAT values */
+  const char *const *choices; /* CHOICE: the values; DIMS: the words; NULL-terminated */
+  const char *dflt;           /* what applies when the case does not set it; NULL: the library's
+                                 own choice, which varies (given in help when known) */
+  const char *help;           /* one line */
   unsigned flags;
 } pario_option;
 

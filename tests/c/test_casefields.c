@@ -11,10 +11,12 @@
 static const char *const cases[] = {
     "{\"name\":\"a\",\"backend\":\"posix\",\"strategy\":\"fpp\",\"pattern\":\"segmented\",\"xfer\":4096,"
     "\"block\":8192,\"segments\":3,\"ops\":[\"write\",\"read\",\"verify\"],\"reps\":2,\"reorder\":-1,\"fsync\":true}",
-    "{\"name\":\"b\",\"backend\":\"mpiio\",\"strategy\":\"nfiles\",\"nfiles\":2,\"pattern\":\"subarray\",\"ldims\":[4,8,2],"
+    "{\"name\":\"b\",\"backend\":\"mpiio\",\"strategy\":\"nfiles\",\"nfiles\":2,\"pattern\":\"subarray\",\"ldims\":[4,"
+    "8,2],"
     "\"xfer\":64,\"view\":1,\"collective\":true,\"ops\":[\"write\"],\"seed\":7,\"buffer_max\":65536,\"keep\":true}",
     "{\"name\":\"c\",\"backend\":\"hdf5\",\"strategy\":\"shared\",\"pattern\":\"random\",\"xfer\":4096,\"block\":4096,"
-    "\"ops\":[\"read\"],\"reuse\":true,\"lib\":{\"alignment\":\"4k\",\"chunk\":\"block\",\"coll_metadata\":false,\"x\":3}}",
+    "\"ops\":[\"read\"],\"reuse\":true,\"lib\":{\"alignment\":\"4k\",\"chunk\":\"block\",\"coll_metadata\":false,\"x\":"
+    "3}}",
     "{\"name\":\"m\",\"workload\":\"metadata\",\"files_per_dir\":3,\"file_size\":100,\"depth\":2,\"branching\":4,"
     "\"shared_dir\":false,\"ops\":[\"create\",\"stat\",\"remove\"],\"reps\":2}",
 };
@@ -49,13 +51,19 @@ int main(void) {
     pario_jw_free(&j);
   }
   pario_case c;
-  CHECK(parse("{\"name\":\"x\",\"backend\":\"posix\",\"pattern\":\"segmented\",\"ops\":[\"write\"]}", &c) == PARIO_E_SPEC &&
-            strstr(pario_err_msg(), "missing \"strategy\""), "strategy is required: %s", pario_err_msg());
-  CHECK(parse("{\"name\":\"x\",\"backend\":\"posix\",\"strategy\":\"fpp\",\"pattern\":\"spiral\",\"ops\":[\"write\"]}", &c) ==
-            PARIO_E_SPEC && strstr(pario_err_msg(), "unknown pattern"), "%s", pario_err_msg());
+  CHECK(parse("{\"name\":\"x\",\"backend\":\"posix\",\"pattern\":\"segmented\",\"ops\":[\"write\"]}", &c) ==
+                PARIO_E_SPEC &&
+            strstr(pario_err_msg(), "missing \"strategy\""),
+        "strategy is required: %s", pario_err_msg());
+  CHECK(parse("{\"name\":\"x\",\"backend\":\"posix\",\"strategy\":\"fpp\",\"pattern\":\"spiral\",\"ops\":[\"write\"]}",
+              &c) == PARIO_E_SPEC &&
+            strstr(pario_err_msg(), "unknown pattern"),
+        "%s", pario_err_msg());
   CHECK(parse("{\"name\":\"x\",\"workload\":\"metadata\",\"ops\":[\"write\"]}", &c) == PARIO_E_SPEC &&
-            strstr(pario_err_msg(), "ops must be a list of create"), "%s", pario_err_msg());
+            strstr(pario_err_msg(), "ops must be a list of create"),
+        "%s", pario_err_msg());
   CHECK(parse("{\"name\":\"x\",\"workload\":\"metadata\",\"ops\":[\"create\"]}", &c) == 0 && c.md.branching == 1 &&
-            c.md.shared_dir == 1 && c.reps == 1 && c.pat.seed == 1, "metadata defaults");
+            c.md.shared_dir == 1 && c.reps == 1 && c.pat.seed == 1,
+        "metadata defaults");
   return CHECK_DONE();
 }
