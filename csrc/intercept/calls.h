@@ -38,22 +38,28 @@ extern int __vfprintf_chk(FILE *fp, int flag, const char *fmt, va_list ap);
 extern int __isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap);
 
 /* Every interposed libc function, by name; its type is the one the system headers declare. */
-#define PARIO_CALLS(X)                                                                                                \
-  /* files */                                                                                                         \
-  X(open)                                                                                                             \
-  X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) X(__openat_2) X(creat) X(creat64) X(close) X(close_range) \
-      X(dup) X(dup2) X(dup3) X(chdir) X(fchdir) /* data */                                                            \
-      X(read) X(write) X(__read_chk) X(pread) X(pread64) X(__pread_chk) X(__pread64_chk) X(pwrite) X(pwrite64)        \
-          X(readv) X(writev) X(preadv) X(preadv64) X(pwritev) X(pwritev64) X(copy_file_range) X(sendfile)             \
-              X(sendfile64) X(mmap) X(mmap64) /* position, sync, size, metadata */                                    \
-      X(lseek) X(lseek64) X(fsync) X(fdatasync) X(ftruncate) X(ftruncate64) X(fstat) X(fstat64) X(stat) X(stat64)     \
-          X(lstat) X(lstat64) X(fstatat) X(fstatat64) X(statx) X(unlink) X(unlinkat) X(mkdir) X(mkdirat) X(rename)    \
-              X(renameat) X(renameat2) /* stdio */                                                                    \
-      X(fopen) X(fopen64) X(fdopen) X(fclose) X(fread) X(fread_unlocked) X(__fread_chk) X(fwrite) X(fwrite_unlocked)  \
-          X(fputs) X(fputs_unlocked) X(fputc) X(putc) X(fgetc) X(getc) X(fgets) X(fgets_unlocked) X(__fgets_chk)      \
-              X(vfprintf) X(__vfprintf_chk) X(puts) X(vfscanf) X(__isoc99_vfscanf) X(fseek) X(fseeko) X(fseeko64)     \
-                  X(ftello64) X(fflush) X(fflush_unlocked) /* the process (lifecycle.c) */                            \
-      X(sigaction) X(signal) X(_exit) X(execve) X(execv) X(execvp) X(execvpe)
+/* hand-aligned: one line per group of calls */
+// clang-format off
+#define PARIO_CALLS(X)                                                                           \
+  /* files */                                                                                    \
+  X(open) X(open64) X(openat) X(openat64) X(__open_2) X(__open64_2) X(__openat_2) X(creat)       \
+  X(creat64) X(close) X(close_range) X(dup) X(dup2) X(dup3) X(chdir) X(fchdir)                   \
+  /* data */                                                                                     \
+  X(read) X(write) X(__read_chk) X(pread) X(pread64) X(__pread_chk) X(__pread64_chk) X(pwrite)   \
+  X(pwrite64) X(readv) X(writev) X(preadv) X(preadv64) X(pwritev) X(pwritev64)                   \
+  X(copy_file_range) X(sendfile) X(sendfile64) X(mmap) X(mmap64)                                 \
+  /* position, sync, size, metadata */                                                           \
+  X(lseek) X(lseek64) X(fsync) X(fdatasync) X(ftruncate) X(ftruncate64) X(fstat) X(fstat64)      \
+  X(stat) X(stat64) X(lstat) X(lstat64) X(fstatat) X(fstatat64) X(statx) X(unlink) X(unlinkat)   \
+  X(mkdir) X(mkdirat) X(rename) X(renameat) X(renameat2)                                         \
+  /* stdio */                                                                                    \
+  X(fopen) X(fopen64) X(fdopen) X(fclose) X(fread) X(fread_unlocked) X(__fread_chk) X(fwrite)    \
+  X(fwrite_unlocked) X(fputs) X(fputs_unlocked) X(fputc) X(putc) X(fgetc) X(getc) X(fgets)       \
+  X(fgets_unlocked) X(__fgets_chk) X(vfprintf) X(__vfprintf_chk) X(puts) X(vfscanf)              \
+  X(__isoc99_vfscanf) X(fseek) X(fseeko) X(fseeko64) X(ftello64) X(fflush) X(fflush_unlocked)    \
+  /* the process (lifecycle.c) */                                                                \
+  X(sigaction) X(signal) X(_exit) X(execve) X(execv) X(execvp) X(execvpe)
+// clang-format on
 
 #pragma GCC visibility push(hidden)
 

@@ -8,9 +8,12 @@
 #include "intercept/mpi_weak.h"
 
 WEAK(PMPI_Init)
-WEAK(PMPI_Init_thread) WEAK(PMPI_Finalize) WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size)
+WEAK(PMPI_Init_thread)
+WEAK(PMPI_Finalize)
+WEAK(PMPI_Comm_rank)
+WEAK(PMPI_Comm_size)
 
-    static void learn_rank(void) {
+static void learn_rank(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &pario_proc.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &pario_proc.nprocs);
 }

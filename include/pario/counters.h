@@ -21,6 +21,8 @@
 #define PARIO_PROFILE_FORMAT "pario-profile"
 #define PARIO_PROFILE_VERSION 1
 
+/* hand-aligned tables below: one counter per line */
+// clang-format off
 /* Bucket upper bounds (exclusive) shared by every histogram; the last bucket is open. */
 #define PARIO_SIZE_BUCKETS(X)                                                    \
   X(0_100, 100) X(100_1K, 1024) X(1K_10K, 10240) X(10K_100K, 102400)             \
@@ -143,6 +145,8 @@
   X(POSIX, posix, PARIO_POSIX_COUNTERS)                                           \
   X(STDIO, stdio, PARIO_STDIO_COUNTERS)                                           \
   X(MPIIO, mpiio, PARIO_MPIIO_COUNTERS)
+
+// clang-format on
 
 #define PARIO_CNT_SKIP(name, kind, op, doc)
 #define PARIO_CNT_ENUM(name, kind, op, doc) PARIO_##name,
