@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "engine/probe.h"
 #include "pario/errors.h"
-#include "common/clock.h"
 
 static int say_no(const char *why) {
   printf("{\"odirect\":false,\"reason\":\"%s\"}\n", why);
