@@ -47,7 +47,7 @@ static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o)
     unsigned char *mine = op == PARIO_OP_VERIFY ? c->scratch : c->ring + (i % c->slots) * c->call;
     if (op == PARIO_OP_WRITE)
       MPI_Gather(mine, (int)c->call, MPI_BYTE, c->gbuf, (int)c->call, MPI_BYTE, 0, c->g.comm);
-    if (lead && !rc) {
+    if (lead && fh && !rc) { /* a leader whose open failed (fh NULL) only takes part in the collectives */
       if (op == PARIO_OP_VERIFY) memset(c->gbuf, POISON, c->call * (uint64_t)c->g.nmembers);
       for (int m = 0; m < c->g.nmembers && !rc; m++) {
         rc = fh->be->xfer(fh, dir, c->gbuf + (uint64_t)m * c->call, c->call, c->aoff[(uint64_t)m * c->n + i]);
@@ -60,7 +60,7 @@ static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
   }
-  if (lead && op == PARIO_OP_WRITE && !rc) rc = flush(fh);
+  if (lead && fh && op == PARIO_OP_WRITE && !rc) rc = flush(fh);
   return rc;
 }
 
