@@ -38,7 +38,7 @@ def preload() -> str:
     if lib and os.path.isfile(lib):
         return lib
     build = ROOT / "build" / "preload-bench"
-    subprocess.run(["cmake", "-S", str(ROOT / "csrc" / "preload"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+    subprocess.run(["cmake", "-S", str(ROOT / "csrc" / "intercept"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
                    check=True, capture_output=True)
     subprocess.run(["cmake", "--build", str(build)], check=True, capture_output=True)
     return str(build / "libpario-preload.so")

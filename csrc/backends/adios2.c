@@ -21,23 +21,50 @@
 #include "pario/backend.h"
 #include "pario/errors.h"
 
-/* BP5 parameters (ADIOS2 docs, engines/bp5.rst); ADIOS2 ignores their case. */
-static const char *const keys[] = {
-    "NumAggregators", "AggregatorRatio", "NumSubFiles", "AggregationType", "StripeSize", "MaxShmSize",
-    "BufferVType", "BufferChunkSize", "MinDeferredSize", "InitialBufferSize", "GrowthFactor", "AsyncOpen",
-    "AsyncWrite", "StatsLevel", "DirectIO", "DirectIOAlignOffset", "DirectIOAlignBuffer",
-    "UseSelectiveMetadataAggregation", "OneLevelGatherRanksLimit", "Threads", "OpenTimeoutSecs",
-    "BurstBufferPath", "BurstBufferDrain", "NodeLocal", "Profile", "EnableWriterRerouting",
-    "ReroutingThresholdFactor", NULL};
+/* BP5 parameters (ADIOS2 docs, engines/bp5.rst, whose defaults these are); ADIOS2 ignores their
+ * case and checks their values at open (sizes take its units, "128MB"; booleans On/Off too). */
+static const char *const agg_types[] = {"TwoLevelShm", "EveryoneWrites", "EveryoneWritesSerial", "DataSizeBased", NULL};
+static const char *const buffer_types[] = {"chunk", "malloc", NULL};
+#define BP5(n, t, ...) {.name = n, .type = PARIO_OPT_##t, .flags = PARIO_OPT_LIBRARY_CHECKS, __VA_ARGS__}
+static const pario_option options[] = {
+    BP5("NumAggregators", INT, PARIO_OPT_MIN(1), .help = "processes that write to storage (default: one per node)"),
+    BP5("AggregatorRatio", INT, PARIO_OPT_MIN(1), .help = "every Nth process aggregates (instead of NumAggregators)"),
+    BP5("NumSubFiles", INT, PARIO_OPT_MIN(1), .help = "data files in the output directory (default: NumAggregators)"),
+    BP5("AggregationType", CHOICE, .choices = agg_types, .dflt = "TwoLevelShm", .help = "how data reaches the aggregators"),
+    BP5("StripeSize", SIZE, .dflt = "4096", .help = "each process's data starts at a multiple of it in the subfiles"),
+    BP5("MaxShmSize", SIZE, .dflt = "4294762496", .help = "TwoLevelShm shared memory per aggregator (>= 2x a step's write + 1 KB)"),
+    BP5("BufferVType", CHOICE, .choices = buffer_types, .dflt = "chunk", .help = "buffer as a list of chunks or one malloc'd block"),
+    BP5("BufferChunkSize", SIZE, .dflt = "134217728", .help = "chunk buffer: bytes per chunk (worth raising toward 2 GiB)"),
+    BP5("MinDeferredSize", SIZE, .dflt = "4194304", .help = "chunk buffer: smaller deferred puts are copied"),
+    BP5("InitialBufferSize", SIZE, PARIO_OPT_MIN(16384), .dflt = "16384", .help = "malloc buffer: initial size"),
+    BP5("GrowthFactor", FLOAT, PARIO_OPT_MIN(1), .dflt = "1.05", .help = "malloc buffer: growth factor"),
+    BP5("AsyncOpen", BOOL, .dflt = "true", .help = "open the subfiles asynchronously"),
+    BP5("AsyncWrite", BOOL, .dflt = "false", .help = "write the data asynchronously after EndStep"),
+    BP5("StatsLevel", INT, PARIO_OPT_MIN(0), PARIO_OPT_MAX(1), .dflt = "1", .help = "min/max of every block in the metadata"),
+    BP5("DirectIO", BOOL, .dflt = "false", .help = "O_DIRECT with the POSIX transport (not on parallel file systems)"),
+    BP5("DirectIOAlignOffset", SIZE, .dflt = "512", .help = "O_DIRECT file offset alignment"),
+    BP5("DirectIOAlignBuffer", SIZE, .help = "O_DIRECT memory alignment (default: DirectIOAlignOffset)"),
+    BP5("UseSelectiveMetadataAggregation", BOOL, .dflt = "true", .help = "multi-phase metadata aggregation"),
+    BP5("OneLevelGatherRanksLimit", INT, PARIO_OPT_MIN(1), .dflt = "6000", .help = "above it, metadata is gathered in two stages"),
+    BP5("Threads", INT, PARIO_OPT_MIN(0), .dflt = "0", .help = "reader threads per process (0: the engine chooses, at most 16)"),
+    BP5("OpenTimeoutSecs", FLOAT, PARIO_OPT_MIN(0), .dflt = "0", .help = "a reader waits this long for the file to appear"),
+    BP5("BurstBufferPath", STRING, .help = "node-local burst buffer directory (BP4; BP5 does not support it)"),
+    BP5("BurstBufferDrain", BOOL, .help = "drain the burst buffer to the file system (BP4)"),
+    BP5("NodeLocal", BOOL, .dflt = "false", .help = "the file system is node-local"),
+    BP5("Profile", BOOL, .dflt = "true", .help = "write profiling.json beside the data"),
+    BP5("EnableWriterRerouting", BOOL, .dflt = "false", .help = "DataSizeBased: reroute writers to chains that finished"),
+    BP5("ReroutingThresholdFactor", FLOAT, PARIO_OPT_MIN(0), .dflt = "0.3", .help = "rerouting stops when a subfile grew by this fraction"),
+    {0}};
+#undef BP5
 
 typedef struct {
+  pario_file pub;
   adios2_adios *adios;
   adios2_io *io;
   adios2_engine *eng;
   adios2_variable *var;
   pario_layout lay;
-  const char *path;
-  int writing, in_step;
+  int in_step;
 } a2file;
 
 static int a2_fail(const char *what, const char *path) {
@@ -50,11 +77,10 @@ static int adios2_check(const pario_case *cs) {
   return 0;
 }
 
-static int adios2_open_(const pario_open_args *a, void **fh) {
+static int adios2_open_(const pario_file *a, pario_file **fh) {
   a2file *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
-  f->path = a->path;
-  f->writing = a->dir == PARIO_WRITE;
+  f->pub = *a;
   pario_layout_init(&f->lay, a->cs, a->geom);
   int rc = 0;
   if (!(f->adios = adios2_init_mpi(a->comm)) || !(f->io = adios2_declare_io(f->adios, "pario"))) {
@@ -67,7 +93,7 @@ static int adios2_open_(const pario_open_args *a, void **fh) {
       rc = pario_err(PARIO_E_SPEC, "adios2: parameter %s=%s was refused", a->cs->lib_key[k], a->cs->lib_val[k]);
       goto out;
     }
-  if (f->writing) {
+  if (a->dir == PARIO_WRITE) {
     size_t shape[PARIO_MAX_DIMS], zero[PARIO_MAX_DIMS] = {0}, one[PARIO_MAX_DIMS];
     for (int d = 0; d < f->lay.nd; d++) shape[d] = (size_t)f->lay.gdims[d], one[d] = 1;
     f->var = adios2_define_variable(f->io, "data", adios2_type_uint64_t, (size_t)f->lay.nd, shape, zero, one,
@@ -103,19 +129,19 @@ out:
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
-static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  a2file *f = fh;
+static int adios2_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  a2file *f = (a2file *)fh;
   pario_box box[PARIO_MAX_BOXES];
   int nb = pario_layout_boxes(&f->lay, offset, len, box);
   uint64_t *p = buf;
   for (int k = 0; k < nb; k++) {
     size_t st[PARIO_MAX_DIMS], ct[PARIO_MAX_DIMS];
     for (int d = 0; d < f->lay.nd; d++) st[d] = (size_t)box[k].start[d], ct[d] = (size_t)box[k].count[d];
-    if (adios2_set_selection(f->var, (size_t)f->lay.nd, st, ct)) return a2_fail("adios2_set_selection", f->path);
+    if (adios2_set_selection(f->var, (size_t)f->lay.nd, st, ct)) return a2_fail("adios2_set_selection", f->pub.path);
     /* sync: BP5 copies the data now (the engine reuses its buffers) or reads it now (verify) */
     adios2_error e = dir == PARIO_WRITE ? adios2_put(f->eng, f->var, p, adios2_mode_sync)
                                         : adios2_get(f->eng, f->var, p, adios2_mode_sync);
@@ -123,7 +149,7 @@ static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_
       char w[96];
       snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "adios2_put" : "adios2_get",
                (unsigned long long)(offset / PARIO_ELEM));
-      return a2_fail(w, f->path);
+      return a2_fail(w, f->pub.path);
     }
     p += pario_box_elems(&box[k], f->lay.nd);
   }
@@ -131,24 +157,24 @@ static int adios2_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_
 }
 
 /* End of the transfer loop: BP5 writes the step (aggregation and all) here. */
-static int adios2_flush_(void *fh) {
-  a2file *f = fh;
-  if (!f->writing || !f->in_step) return 0;
+static int adios2_flush_(pario_file *fh) {
+  a2file *f = (a2file *)fh;
+  if (f->pub.dir != PARIO_WRITE || !f->in_step) return 0;
   f->in_step = 0;
-  return adios2_end_step(f->eng) ? a2_fail("adios2_end_step", f->path) : 0;
+  return adios2_end_step(f->eng) ? a2_fail("adios2_end_step", f->pub.path) : 0;
 }
 
-static int adios2_close_(void *fh) {
-  a2file *f = fh;
-  int rc = adios2_flush_(f);
-  if (adios2_close(f->eng) && !rc) rc = a2_fail("adios2_close", f->path);
-  if (adios2_finalize(f->adios) && !rc) rc = a2_fail("adios2_finalize for", f->path);
+static int adios2_close_(pario_file *fh) {
+  a2file *f = (a2file *)fh;
+  int rc = adios2_flush_(fh);
+  if (adios2_close(f->eng) && !rc) rc = a2_fail("adios2_close", f->pub.path);
+  if (adios2_finalize(f->adios) && !rc) rc = a2_fail("adios2_finalize for", f->pub.path);
   free(f);
   return rc;
 }
 
-static int adios2_lib_info(void *fh, pario_info *out) {
-  a2file *f = fh;
+static int adios2_lib_info(pario_file *fh, pario_info *out) {
+  a2file *f = (a2file *)fh;
   out->n = 0;
   out->source = "adios2_engine_get_type, adios2_get_parameter";
   size_t n = 255;
@@ -158,14 +184,14 @@ static int adios2_lib_info(void *fh, pario_info *out) {
     snprintf(out->key[out->n], 256, "engine");
     snprintf(out->val[out->n++], 256, "%s", type);
   }
-  for (const char *const *k = keys; *k && out->n < PARIO_MAX_HINTS; k++) {
+  for (const pario_option *o = options; o->name && out->n < PARIO_MAX_HINTS; o++) {
     char v[256];
     size_t len = 0;
     /* what the IO object holds: the parameters ADIOS2 accepted */
-    if (adios2_get_parameter(NULL, &len, f->io, *k) || len == 0 || len > 255) continue;
-    if (adios2_get_parameter(v, &len, f->io, *k)) continue;
+    if (adios2_get_parameter(NULL, &len, f->io, o->name) || len == 0 || len > 255) continue;
+    if (adios2_get_parameter(v, &len, f->io, o->name)) continue;
     v[len] = 0;
-    snprintf(out->key[out->n], 256, "%s", *k);
+    snprintf(out->key[out->n], 256, "%s", o->name);
     snprintf(out->val[out->n++], 256, "%s", v);
   }
   return 0;
@@ -203,7 +229,7 @@ const pario_backend pario_backend_adios2 = {
     .flush = adios2_flush_,
     .lib_info = adios2_lib_info,
     .version = adios2_version_,
-    .lib_keys = keys,
+    .options = options,
     .check = adios2_check,
     .remove = adios2_remove,
 };

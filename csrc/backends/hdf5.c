@@ -17,15 +17,35 @@
 #error "pario's hdf5 backend needs a parallel HDF5 (Debian: libhdf5-openmpi-dev)"
 #endif
 
-static const char *const keys[] = {"alignment", "align_threshold", "chunk", "coll_metadata", "chunk_opt",
-                                   "meta_block_size", "sieve_buf_size", "libver", NULL};
+/* The "lib" settings. Defaults are HDF5's (a fresh file access property list, HDF5 1.10.8),
+ * except coll_metadata and chunk, which are pario's. */
+static const char *const chunk_words[] = {"none", "block", NULL};
+static const char *const chunk_opts[] = {"default", "one", "multi", NULL};
+static const char *const libvers[] = {"earliest", "latest", NULL};
+static const pario_option options[] = {
+    {.name = "alignment", .type = PARIO_OPT_SIZE, PARIO_OPT_MIN(1), .dflt = "1",
+     .help = "H5Pset_alignment: objects of at least align_threshold bytes start at a multiple of it (the stripe size)"},
+    {.name = "align_threshold", .type = PARIO_OPT_SIZE, .dflt = "1",
+     .help = "H5Pset_alignment threshold: smaller objects are not aligned (needs alignment)"},
+    {.name = "chunk", .type = PARIO_OPT_DIMS, .choices = chunk_words, .dflt = "none",
+     .help = "dataset storage: none (contiguous), block (a rank's block, or one transfer), or chunk dims in elements"},
+    {.name = "coll_metadata", .type = PARIO_OPT_BOOL, .dflt = "true",
+     .help = "H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write: metadata I/O as collectives"},
+    {.name = "chunk_opt", .type = PARIO_OPT_CHOICE, .choices = chunk_opts, .dflt = "default",
+     .help = "H5Pset_dxpl_mpio_chunk_opt: collective chunked I/O as one linked transfer or chunk by chunk"},
+    {.name = "meta_block_size", .type = PARIO_OPT_SIZE, .dflt = "2048",
+     .help = "H5Pset_meta_block_size: file metadata is allocated in blocks of this size"},
+    {.name = "sieve_buf_size", .type = PARIO_OPT_SIZE, .dflt = "65536",
+     .help = "H5Pset_sieve_buf_size: the data sieving buffer of contiguous datasets"},
+    {.name = "libver", .type = PARIO_OPT_CHOICE, .choices = libvers, .dflt = "earliest",
+     .help = "H5Pset_libver_bounds low bound: latest allows the newer, more compact file structures"},
+    {0}};
 
 typedef struct {
+  pario_file pub;
   hid_t file, dset, fspace, dxpl;
   hid_t fapl; /* kept: info()/lib_info() run on rank 0 alone and H5Fget_access_plist is collective */
   pario_layout lay;
-  const char *path;
-  int collective;
   int have_mode;
   H5D_mpio_actual_io_mode_t io_mode;
   H5D_mpio_actual_chunk_opt_mode_t chunk_mode;
@@ -46,45 +66,21 @@ static int h5_fail(const char *what, const char *path) {
   return pario_err(PARIO_E_IO, "%s %s: %s", what, path, msg);
 }
 
-static int truthy(const char *v) { return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on")); }
-
+/* What the option table cannot say: settings that depend on each other. */
 static int hdf5_check(const pario_case *cs) {
-  uint64_t x, chunk[PARIO_MAX_DIMS];
-  const char *v;
-  for (const char *const *k = keys; *k; k++) {
-    if (!(v = pario_case_lib(cs, *k))) continue;
-    if (!strcmp(*k, "chunk")) {
-      pario_layout l = {.nd = cs->pat.kind == PARIO_SUBARRAY ? cs->pat.ndims : 1};
-      for (int d = 0; d < l.nd; d++) l.gdims[d] = UINT64_MAX;
-      if (strcmp(v, "none") && pario_layout_chunk(&l, v, chunk))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 chunk must be none, block or %d comma-separated element counts",
-                         cs->name, l.nd);
-    } else if (!strcmp(*k, "coll_metadata")) {
-      if (strcmp(v, "true") && strcmp(v, "false"))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 coll_metadata must be true or false", cs->name);
-    } else if (!strcmp(*k, "chunk_opt")) {
-      if (strcmp(v, "default") && strcmp(v, "one") && strcmp(v, "multi"))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 chunk_opt must be default, one or multi", cs->name);
-    } else if (!strcmp(*k, "libver")) {
-      if (strcmp(v, "earliest") && strcmp(v, "latest"))
-        return pario_err(PARIO_E_SPEC, "case %s: hdf5 libver must be earliest or latest", cs->name);
-    } else if (pario_parse_size(v, &x)) {
-      return pario_err(PARIO_E_SPEC, "case %s: hdf5 %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name, *k);
-    }
-  }
   if (pario_case_lib(cs, "align_threshold") && !pario_case_lib(cs, "alignment"))
     return pario_err(PARIO_E_SPEC, "case %s: hdf5 align_threshold needs alignment", cs->name);
   return 0;
 }
 
-static hid_t make_fapl(const pario_open_args *a) {
+static hid_t make_fapl(const pario_file *a) {
   const pario_case *cs = a->cs;
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   MPI_Info info = pario_hints_info(cs);
   H5Pset_fapl_mpio(fapl, a->comm, info); /* HDF5 duplicates comm and info */
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   const char *v = pario_case_lib(cs, "coll_metadata");
-  if (!v || truthy(v)) { /* default on: the setting the HDF5 group recommends at scale */
+  if (!v || !strcmp(v, "true")) { /* default on: the setting the HDF5 group recommends at scale */
     H5Pset_all_coll_metadata_ops(fapl, 1);
     H5Pset_coll_metadata_write(fapl, 1);
   }
@@ -118,12 +114,11 @@ static hid_t make_dcpl(h5file *f, const pario_case *cs) {
   return dcpl;
 }
 
-static int hdf5_open(const pario_open_args *a, void **fh) {
+static int hdf5_open(const pario_file *a, pario_file **fh) {
   h5file *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as one line, not a stack dump */
-  f->path = a->path;
-  f->collective = a->cs->collective;
+  f->pub = *a;
   pario_layout_init(&f->lay, a->cs, a->geom);
   hid_t fapl = f->fapl = make_fapl(a);
   int rc = 0;
@@ -149,7 +144,7 @@ static int hdf5_open(const pario_open_args *a, void **fh) {
   if (!rc) {
     f->fspace = H5Dget_space(f->dset);
     f->dxpl = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(f->dxpl, f->collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    H5Pset_dxpl_mpio(f->dxpl, f->pub.collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
     const char *v = pario_case_lib(a->cs, "chunk_opt");
     if (v && !strcmp(v, "one")) H5Pset_dxpl_mpio_chunk_opt(f->dxpl, H5FD_MPIO_CHUNK_ONE_IO);
     if (v && !strcmp(v, "multi")) H5Pset_dxpl_mpio_chunk_opt(f->dxpl, H5FD_MPIO_CHUNK_MULTI_IO);
@@ -161,12 +156,12 @@ static int hdf5_open(const pario_open_args *a, void **fh) {
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
-static int hdf5_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  h5file *f = fh;
+static int hdf5_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  h5file *f = (h5file *)fh;
   pario_box box[PARIO_MAX_BOXES];
   int nb = pario_layout_boxes(&f->lay, offset, len, box);
   for (int k = 0; k < nb; k++) {
@@ -183,9 +178,9 @@ static int hdf5_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t 
     char what[96];
     snprintf(what, sizeof what, "%s at element %llu of", dir == PARIO_WRITE ? "H5Dwrite" : "H5Dread",
              (unsigned long long)(offset / PARIO_ELEM));
-    return h5_fail(what, f->path);
+    return h5_fail(what, f->pub.path);
   }
-  if (f->collective && !f->have_mode) { /* what HDF5 actually did with the first collective call */
+  if (f->pub.collective && !f->have_mode) { /* what HDF5 actually did with the first collective call */
     f->have_mode = 1;
     H5Pget_mpio_actual_io_mode(f->dxpl, &f->io_mode);
     H5Pget_mpio_actual_chunk_opt_mode(f->dxpl, &f->chunk_mode);
@@ -194,26 +189,26 @@ static int hdf5_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t 
   return 0;
 }
 
-static int hdf5_sync(void *fh) {
-  h5file *f = fh;
-  return H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0 ? h5_fail("H5Fflush", f->path) : 0;
+static int hdf5_sync(pario_file *fh) {
+  h5file *f = (h5file *)fh;
+  return H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0 ? h5_fail("H5Fflush", f->pub.path) : 0;
 }
 
-static int hdf5_close(void *fh) {
-  h5file *f = fh;
+static int hdf5_close(pario_file *fh) {
+  h5file *f = (h5file *)fh;
   int rc = 0;
   H5Pclose(f->dxpl);
   H5Pclose(f->fapl);
   H5Sclose(f->fspace);
-  if (H5Dclose(f->dset) < 0) rc = h5_fail("H5Dclose", f->path);
-  if (H5Fclose(f->file) < 0 && !rc) rc = h5_fail("H5Fclose", f->path);
+  if (H5Dclose(f->dset) < 0) rc = h5_fail("H5Dclose", f->pub.path);
+  if (H5Fclose(f->file) < 0 && !rc) rc = h5_fail("H5Fclose", f->pub.path);
   free(f);
   return rc;
 }
 
 /* The hints MPI-IO took for the file HDF5 opened (its MPI_File, through the VFD handle). */
-static int hdf5_info(void *fh, pario_info *out) {
-  h5file *f = fh;
+static int hdf5_info(pario_file *fh, pario_info *out) {
+  h5file *f = (h5file *)fh;
   void *handle = NULL;
   out->n = 0;
   herr_t e = H5Fget_vfd_handle(f->file, f->fapl, &handle); /* the MPI_File: local, no copy */
@@ -233,11 +228,11 @@ static void put(pario_info *out, const char *k, const char *v) {
   out->n++;
 }
 
-static int hdf5_lib_info(void *fh, pario_info *out) {
+static int hdf5_lib_info(pario_file *fh, pario_info *out) {
   static const char *const modes[] = {"no_collective", "chunk_independent", "chunk_collective", "chunk_mixed",
                                       "contiguous_collective"};
   static const char *const chunk_modes[] = {"no_chunk_optimization", "link_chunk", "multi_chunk"};
-  h5file *f = fh;
+  h5file *f = (h5file *)fh;
   char v[256];
   out->n = 0;
   out->source = "H5Pget_mpio_actual_io_mode, H5Pget_mpio_no_collective_cause, the file access property list";
@@ -276,7 +271,7 @@ static const char *hdf5_version(void) {
 const pario_backend pario_backend_hdf5 = {
     .abi = PARIO_BACKEND_ABI,
     .name = "hdf5",
-    .caps = PARIO_CAP_SHARED | PARIO_CAP_COLLECTIVE | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
     .open = hdf5_open,
     .xfer = hdf5_xfer,
     .xfer_all = hdf5_xfer,
@@ -285,6 +280,6 @@ const pario_backend pario_backend_hdf5 = {
     .info = hdf5_info,
     .lib_info = hdf5_lib_info,
     .version = hdf5_version,
-    .lib_keys = keys,
+    .options = options,
     .check = hdf5_check,
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pario/options.h"
 #include "pario/pattern.h"
 
 void pario_layout_init(pario_layout *l, const pario_case *cs, const pario_geom *g) {
@@ -92,20 +93,6 @@ int pario_layout_boxes(const pario_layout *l, uint64_t offset, uint64_t len, par
   return n;
 }
 
-int pario_parse_size(const char *text, uint64_t *out) {
-  char *end = NULL;
-  if (!text || !*text || *text == '-') return -1;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (end == text) return -1;
-  int shift = 0;
-  if (*end == 'k' || *end == 'K') shift = 10, end++;
-  else if (*end == 'm' || *end == 'M') shift = 20, end++;
-  else if (*end == 'g' || *end == 'G') shift = 30, end++;
-  if (*end) return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
-}
-
 int pario_layout_chunk(const pario_layout *l, const char *text, uint64_t *chunk) {
   if (!strcmp(text, "block")) {
     if (l->kind == PARIO_SUBARRAY)
@@ -114,13 +101,8 @@ int pario_layout_chunk(const pario_layout *l, const char *text, uint64_t *chunk)
       chunk[0] = (l->kind == PARIO_SEGMENTED ? l->block : l->call) / PARIO_ELEM;
     return 0;
   }
-  const char *s = text;
-  for (int d = 0; d < l->nd; d++) {
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || v == 0 || (d < l->nd - 1 ? *end != ',' : *end != 0)) return -1;
-    chunk[d] = v > l->gdims[d] ? l->gdims[d] : v;
-    s = end + 1;
-  }
+  if (pario_parse_dims(text, l->nd, chunk)) return -1;
+  for (int d = 0; d < l->nd; d++)
+    if (chunk[d] > l->gdims[d]) chunk[d] = l->gdims[d];
   return 0;
 }

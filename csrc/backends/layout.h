@@ -42,9 +42,8 @@ int pario_layout_boxes(const pario_layout *l, uint64_t offset, uint64_t len, par
 /* Elements in a box. */
 uint64_t pario_box_elems(const pario_box *b, int nd);
 /* The chunk dims of a "chunk" library setting: "block" (one member's block or one transfer),
- * or a comma list of nd positive integers. Returns 0, or -1 when the text is not valid. */
+ * or a comma list of nd positive integers (clamped to the array). Returns 0, or -1 when the text
+ * is not valid. */
 int pario_layout_chunk(const pario_layout *l, const char *text, uint64_t *chunk);
-/* Parse a non-negative integer setting with an optional k/m/g (binary) suffix; -1 if invalid. */
-int pario_parse_size(const char *text, uint64_t *out);
 
 #endif

@@ -10,8 +10,8 @@
 #include "pario/pattern.h"
 
 typedef struct {
+  pario_file pub;
   MPI_File fh;
-  const char *path;
 } mfile;
 
 static int mpi_fail(int err, const char *what, const char *path) {
@@ -54,13 +54,13 @@ static int make_filetype(const pario_case *cs, const pario_geom *g, MPI_Datatype
   return 0;
 }
 
-static int mpiio_open(const pario_open_args *a, void **fh) {
+static int mpiio_open(const pario_file *a, pario_file **fh) {
   const pario_case *cs = a->cs;
   MPI_Info info = pario_hints_info(cs);
   int amode = a->dir == PARIO_WRITE ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
   mfile *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
-  f->path = a->path;
+  f->pub = *a;
   int err = MPI_File_open(a->comm, (char *)a->path, amode, info, &f->fh);
   int rc = 0;
   if (err != MPI_SUCCESS) {
@@ -83,7 +83,7 @@ static int mpiio_open(const pario_open_args *a, void **fh) {
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
@@ -96,41 +96,41 @@ static int check_count(MPI_Status *st, uint64_t len, const char *path, uint64_t 
   return 0;
 }
 
-static int mpiio_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  mfile *f = fh;
+static int mpiio_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  mfile *f = (mfile *)fh;
   MPI_Status st;
   int err = dir == PARIO_WRITE ? MPI_File_write_at(f->fh, (MPI_Offset)offset, buf, (int)len, MPI_BYTE, &st)
                                : MPI_File_read_at(f->fh, (MPI_Offset)offset, buf, (int)len, MPI_BYTE, &st);
-  if (err != MPI_SUCCESS) return mpi_fail(err, dir == PARIO_WRITE ? "MPI_File_write_at" : "MPI_File_read_at", f->path);
-  return check_count(&st, len, f->path, offset);
+  if (err != MPI_SUCCESS) return mpi_fail(err, dir == PARIO_WRITE ? "MPI_File_write_at" : "MPI_File_read_at", f->pub.path);
+  return check_count(&st, len, f->pub.path, offset);
 }
 
-static int mpiio_xfer_all(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  mfile *f = fh;
+static int mpiio_xfer_all(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  mfile *f = (mfile *)fh;
   MPI_Status st;
   int err = dir == PARIO_WRITE ? MPI_File_write_at_all(f->fh, (MPI_Offset)offset, buf, (int)len, MPI_BYTE, &st)
                                : MPI_File_read_at_all(f->fh, (MPI_Offset)offset, buf, (int)len, MPI_BYTE, &st);
   if (err != MPI_SUCCESS)
-    return mpi_fail(err, dir == PARIO_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all", f->path);
-  return check_count(&st, len, f->path, offset);
+    return mpi_fail(err, dir == PARIO_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all", f->pub.path);
+  return check_count(&st, len, f->pub.path, offset);
 }
 
-static int mpiio_sync(void *fh) {
-  mfile *f = fh;
+static int mpiio_sync(pario_file *fh) {
+  mfile *f = (mfile *)fh;
   int err = MPI_File_sync(f->fh);
-  return err == MPI_SUCCESS ? 0 : mpi_fail(err, "MPI_File_sync", f->path);
+  return err == MPI_SUCCESS ? 0 : mpi_fail(err, "MPI_File_sync", f->pub.path);
 }
 
-static int mpiio_close(void *fh) {
-  mfile *f = fh;
+static int mpiio_close(pario_file *fh) {
+  mfile *f = (mfile *)fh;
   int err = MPI_File_close(&f->fh);
-  int rc = err == MPI_SUCCESS ? 0 : mpi_fail(err, "MPI_File_close", f->path);
+  int rc = err == MPI_SUCCESS ? 0 : mpi_fail(err, "MPI_File_close", f->pub.path);
   free(f);
   return rc;
 }
 
-static int mpiio_info(void *fh, pario_info *out) {
-  mfile *f = fh;
+static int mpiio_info(pario_file *fh, pario_info *out) {
+  mfile *f = (mfile *)fh;
   MPI_Info info;
   out->n = 0;
   if (MPI_File_get_info(f->fh, &info) != MPI_SUCCESS) return 0;
@@ -141,7 +141,7 @@ static int mpiio_info(void *fh, pario_info *out) {
 const pario_backend pario_backend_mpiio = {
     .abi = PARIO_BACKEND_ABI,
     .name = "mpiio",
-    .caps = PARIO_CAP_SHARED | PARIO_CAP_COLLECTIVE | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
     .open = mpiio_open,
     .xfer = mpiio_xfer,
     .xfer_all = mpiio_xfer_all,

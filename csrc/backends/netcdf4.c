@@ -13,13 +13,25 @@
 #include "pario/backend.h"
 #include "pario/errors.h"
 
-static const char *const keys[] = {"chunk", "fill", "alignment", "align_threshold", NULL};
+/* The "lib" settings; netCDF takes the alignment as C ints. */
+static const char *const chunk_words[] = {"none", "block", NULL};
+static const char *const fills[] = {"nofill", "fill", NULL};
+static const pario_option options[] = {
+    {.name = "chunk", .type = PARIO_OPT_DIMS, .choices = chunk_words, .dflt = "none",
+     .help = "variable storage: none (contiguous), block (a rank's block, or one transfer), or chunk dims in elements"},
+    {.name = "fill", .type = PARIO_OPT_CHOICE, .choices = fills, .dflt = "nofill",
+     .help = "nc_def_var_fill: fill writes every element once more before the data (pario's default: nofill)"},
+    {.name = "alignment", .type = PARIO_OPT_SIZE, PARIO_OPT_MIN(1), PARIO_OPT_MAX(2147483647),
+     .help = "nc_set_alignment: objects of at least align_threshold bytes start at a multiple (netCDF: none)"},
+    {.name = "align_threshold", .type = PARIO_OPT_SIZE, PARIO_OPT_MAX(2147483647),
+     .help = "nc_set_alignment threshold: smaller objects are not aligned (needs alignment)"},
+    {0}};
 
 typedef struct {
+  pario_file pub;
   int ncid, varid;
-  const char *path;
   pario_layout lay;
-  int collective, chunked, fill;
+  int chunked, fill;
 } n4file;
 
 static int n4_fail(int err, const char *what, const char *path) {
@@ -27,21 +39,8 @@ static int n4_fail(int err, const char *what, const char *path) {
   return pario_err(code, "%s %s: %s", what, path, nc_strerror(err));
 }
 
+/* What the option table cannot say: settings that depend on each other. */
 static int netcdf4_check(const pario_case *cs) {
-  const char *v;
-  uint64_t chunk[PARIO_MAX_DIMS], x;
-  if ((v = pario_case_lib(cs, "chunk")) && strcmp(v, "none")) {
-    pario_layout l = {.nd = cs->pat.kind == PARIO_SUBARRAY ? cs->pat.ndims : 1};
-    for (int d = 0; d < l.nd; d++) l.gdims[d] = UINT64_MAX;
-    if (pario_layout_chunk(&l, v, chunk))
-      return pario_err(PARIO_E_SPEC, "case %s: netcdf4 chunk must be none, block or %d comma-separated element counts",
-                       cs->name, l.nd);
-  }
-  if ((v = pario_case_lib(cs, "fill")) && strcmp(v, "nofill") && strcmp(v, "fill"))
-    return pario_err(PARIO_E_SPEC, "case %s: netcdf4 fill must be nofill or fill", cs->name);
-  for (int k = 2; k < 4; k++)
-    if ((v = pario_case_lib(cs, keys[k])) && pario_parse_size(v, &x))
-      return pario_err(PARIO_E_SPEC, "case %s: netcdf4 %s must be a size in bytes (e.g. 1048576 or 1m)", cs->name, keys[k]);
   if (pario_case_lib(cs, "align_threshold") && !pario_case_lib(cs, "alignment"))
     return pario_err(PARIO_E_SPEC, "case %s: netcdf4 align_threshold needs alignment", cs->name);
   return 0;
@@ -70,15 +69,14 @@ static int define(n4file *f, const pario_case *cs) {
   /* NOFILL: every element is written by the benchmark; a fill pass would write it twice */
   if (!err) err = nc_def_var_fill(f->ncid, f->varid, f->fill ? NC_FILL : NC_NOFILL, NULL);
   if (!err) err = nc_enddef(f->ncid);
-  return err ? n4_fail(err, "define the variable of", f->path) : 0;
+  return err ? n4_fail(err, "define the variable of", f->pub.path) : 0;
 }
 
-static int netcdf4_open(const pario_open_args *a, void **fh) {
+static int netcdf4_open(const pario_file *a, pario_file **fh) {
   n4file *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
-  f->path = a->path;
+  f->pub = *a;
   f->ncid = -1;
-  f->collective = a->cs->collective;
   pario_layout_init(&f->lay, a->cs, a->geom);
   MPI_Info info = pario_hints_info(a->cs);
   const char *v = pario_case_lib(a->cs, "alignment");
@@ -99,21 +97,21 @@ static int netcdf4_open(const pario_open_args *a, void **fh) {
   }
   if (al) nc_set_alignment(0, 0);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-  if (!rc && (err = nc_var_par_access(f->ncid, f->varid, f->collective ? NC_COLLECTIVE : NC_INDEPENDENT)))
+  if (!rc && (err = nc_var_par_access(f->ncid, f->varid, f->pub.collective ? NC_COLLECTIVE : NC_INDEPENDENT)))
     rc = n4_fail(err, "nc_var_par_access", a->path);
   if (rc) {
     if (f->ncid >= 0) nc_close(f->ncid);
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
 /* A call of several boxes (a view over a k-D block) is several calls: every member has the
  * same number of boxes per call, so collective calls still match across ranks. */
-static int netcdf4_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  n4file *f = fh;
+static int netcdf4_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  n4file *f = (n4file *)fh;
   pario_box box[PARIO_MAX_BOXES];
   int nb = pario_layout_boxes(&f->lay, offset, len, box);
   unsigned long long *p = buf;
@@ -126,29 +124,29 @@ static int netcdf4_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64
       char w[96];
       snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "nc_put_vara" : "nc_get_vara",
                (unsigned long long)(offset / PARIO_ELEM));
-      return n4_fail(err, w, f->path);
+      return n4_fail(err, w, f->pub.path);
     }
     p += pario_box_elems(&box[k], f->lay.nd);
   }
   return 0;
 }
 
-static int netcdf4_sync(void *fh) {
-  n4file *f = fh;
+static int netcdf4_sync(pario_file *fh) {
+  n4file *f = (n4file *)fh;
   int err = nc_sync(f->ncid);
-  return err ? n4_fail(err, "nc_sync", f->path) : 0;
+  return err ? n4_fail(err, "nc_sync", f->pub.path) : 0;
 }
 
-static int netcdf4_close(void *fh) {
-  n4file *f = fh;
+static int netcdf4_close(pario_file *fh) {
+  n4file *f = (n4file *)fh;
   int err = nc_close(f->ncid);
-  int rc = err ? n4_fail(err, "nc_close", f->path) : 0;
+  int rc = err ? n4_fail(err, "nc_close", f->pub.path) : 0;
   free(f);
   return rc;
 }
 
-static int netcdf4_lib_info(void *fh, pario_info *out) {
-  n4file *f = fh;
+static int netcdf4_lib_info(pario_file *fh, pario_info *out) {
+  n4file *f = (n4file *)fh;
   int storage = 0, nofill = 0;
   size_t c[PARIO_MAX_DIMS];
   out->source = "nc_inq_var_chunking, nc_inq_var_fill";
@@ -159,7 +157,7 @@ static int netcdf4_lib_info(void *fh, pario_info *out) {
   snprintf(out->key[1], 256, "fill");
   snprintf(out->val[1], 256, "%s", nofill ? "nofill" : "fill");
   snprintf(out->key[2], 256, "par_access");
-  snprintf(out->val[2], 256, "%s", f->collective ? "collective" : "independent");
+  snprintf(out->val[2], 256, "%s", f->pub.collective ? "collective" : "independent");
   out->n = 3;
   if (storage == NC_CHUNKED) {
     int n = 0;
@@ -181,7 +179,7 @@ static const char *netcdf4_version(void) {
 const pario_backend pario_backend_netcdf4 = {
     .abi = PARIO_BACKEND_ABI,
     .name = "netcdf4",
-    .caps = PARIO_CAP_SHARED | PARIO_CAP_COLLECTIVE | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_VIEW | PARIO_CAP_HINTS,
     .open = netcdf4_open,
     .xfer = netcdf4_xfer,
     .xfer_all = netcdf4_xfer,
@@ -189,6 +187,6 @@ const pario_backend pario_backend_netcdf4 = {
     .sync = netcdf4_sync,
     .lib_info = netcdf4_lib_info,
     .version = netcdf4_version,
-    .lib_keys = keys,
+    .options = options,
     .check = netcdf4_check,
 };

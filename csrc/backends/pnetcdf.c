@@ -14,7 +14,21 @@
 #include "pario/backend.h"
 #include "pario/errors.h"
 
-static const char *const keys[] = {"mode", "nb_batch", "header_align", "var_align", "header_read_chunk", NULL};
+/* The "lib" settings. The defaults of the hints are what ncmpi_inq_file_info reports for a file
+ * created without hints (PnetCDF 1.12.3). */
+static const char *const modes[] = {"blocking", "iput", "bput", NULL};
+static const pario_option options[] = {
+    {.name = "mode", .type = PARIO_OPT_CHOICE, .choices = modes, .dflt = "blocking",
+     .help = "blocking put/get_varn calls, or non-blocking iput/bput (reads: iget) completed by ncmpi_wait"},
+    {.name = "nb_batch", .type = PARIO_OPT_INT, PARIO_OPT_MIN(0), .dflt = "0",
+     .help = "non-blocking requests per wait; 0: one wait per phase (bput: at most 256 MiB buffered)"},
+    {.name = "header_align", .type = PARIO_OPT_SIZE, .dflt = "512",
+     .help = "nc_header_align_size: space reserved for the header (superseded by var_align)"},
+    {.name = "var_align", .type = PARIO_OPT_SIZE, .dflt = "4",
+     .help = "nc_var_align_size: variables start at a multiple of it (set it to the stripe size on Lustre)"},
+    {.name = "header_read_chunk", .type = PARIO_OPT_SIZE, .dflt = "262144",
+     .help = "nc_header_read_chunk_size: bytes per read of the header at open"},
+    {0}};
 /* lib setting -> PnetCDF's MPI_Info hint */
 static const char *const info_keys[][2] = {{"header_align", "nc_header_align_size"},
                                            {"var_align", "nc_var_align_size"},
@@ -23,10 +37,10 @@ static const char *const info_keys[][2] = {{"header_align", "nc_header_align_siz
 enum { BLOCKING, IPUT, BPUT };
 
 typedef struct {
+  pario_file pub;
   int ncid, varid;
-  const char *path;
   pario_layout lay;
-  int collective, mode;
+  int mode;
   uint64_t batch, pending;
   void **pbuf;        /* buffers of pending reads: a new read into one of them waits first */
   int attached;
@@ -42,15 +56,8 @@ static int mode_of(const pario_case *cs) {
   return !v || !strcmp(v, "blocking") ? BLOCKING : !strcmp(v, "iput") ? IPUT : !strcmp(v, "bput") ? BPUT : -1;
 }
 
+/* What the option table cannot say: settings that depend on each other. */
 static int pnetcdf_check(const pario_case *cs) {
-  uint64_t x;
-  if (mode_of(cs) < 0) return pario_err(PARIO_E_SPEC, "case %s: pnetcdf mode must be blocking, iput or bput", cs->name);
-  for (const char *const *k = keys + 1; *k; k++) {
-    const char *v = pario_case_lib(cs, *k);
-    if (v && pario_parse_size(v, &x))
-      return pario_err(PARIO_E_SPEC, "case %s: pnetcdf %s must be a non-negative integer (sizes: bytes, k/m/g suffix)",
-                       cs->name, *k);
-  }
   if (pario_case_lib(cs, "nb_batch") && mode_of(cs) == BLOCKING)
     return pario_err(PARIO_E_SPEC, "case %s: pnetcdf nb_batch applies to mode iput or bput", cs->name);
   return 0;
@@ -82,20 +89,19 @@ static int define(ncfile *f) {
   int old;
   if (!err) err = ncmpi_set_fill(f->ncid, NC_NOFILL, &old); /* every element is written */
   if (!err) err = ncmpi_enddef(f->ncid);
-  return err ? nc_fail(err, "define the variable of", f->path) : 0;
+  return err ? nc_fail(err, "define the variable of", f->pub.path) : 0;
 }
 
-static int pnetcdf_open(const pario_open_args *a, void **fh) {
+static int pnetcdf_open(const pario_file *a, pario_file **fh) {
   ncfile *f = calloc(1, sizeof *f);
   if (!f) return pario_err(PARIO_E_NOMEM, "out of memory");
-  f->path = a->path;
+  f->pub = *a;
   f->ncid = -1;
-  f->collective = a->cs->collective;
   f->mode = mode_of(a->cs);
   pario_layout_init(&f->lay, a->cs, a->geom);
   uint64_t b = 0;
   const char *v = pario_case_lib(a->cs, "nb_batch");
-  if (v) pario_parse_size(v, &b);
+  if (v) b = strtoull(v, NULL, 10); /* checked: an integer >= 0 */
   f->batch = b ? b : f->lay.ncalls ? f->lay.ncalls : 1; /* default: one wait for the whole phase */
   if (f->mode == BPUT && f->batch * f->lay.call > ((uint64_t)256 << 20)) /* bput copies: bound its buffer */
     f->batch = (((uint64_t)256 << 20) / f->lay.call) ? ((uint64_t)256 << 20) / f->lay.call : 1;
@@ -111,7 +117,7 @@ static int pnetcdf_open(const pario_open_args *a, void **fh) {
     else if ((err = ncmpi_inq_varid(f->ncid, "data", &f->varid))) rc = nc_fail(err, "ncmpi_inq_varid data in", a->path);
   }
   MPI_Info_free(&info);
-  if (!rc && !f->collective && (err = ncmpi_begin_indep_data(f->ncid))) rc = nc_fail(err, "ncmpi_begin_indep_data", a->path);
+  if (!rc && !f->pub.collective && (err = ncmpi_begin_indep_data(f->ncid))) rc = nc_fail(err, "ncmpi_begin_indep_data", a->path);
   if (!rc && f->mode == BPUT && a->dir == PARIO_WRITE &&
       (err = ncmpi_buffer_attach(f->ncid, (MPI_Offset)(f->batch * f->lay.call))))
     rc = nc_fail(err, "ncmpi_buffer_attach", a->path);
@@ -125,16 +131,16 @@ static int pnetcdf_open(const pario_open_args *a, void **fh) {
     free(f);
     return rc;
   }
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
 static int wait_pending(ncfile *f) {
   if (!f->pending) return 0;
   f->pending = 0;
-  int err = f->collective ? ncmpi_wait_all(f->ncid, NC_REQ_ALL, NULL, NULL)
+  int err = f->pub.collective ? ncmpi_wait_all(f->ncid, NC_REQ_ALL, NULL, NULL)
                           : ncmpi_wait(f->ncid, NC_REQ_ALL, NULL, NULL);
-  return err ? nc_fail(err, f->collective ? "ncmpi_wait_all" : "ncmpi_wait", f->path) : 0;
+  return err ? nc_fail(err, f->pub.collective ? "ncmpi_wait_all" : "ncmpi_wait", f->pub.path) : 0;
 }
 
 static int xfer(ncfile *f, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
@@ -151,12 +157,12 @@ static int xfer(ncfile *f, pario_dir dir, void *buf, uint64_t len, uint64_t offs
   const char *what;
   if (f->mode == BLOCKING) {
     if (dir == PARIO_WRITE) {
-      what = f->collective ? "ncmpi_put_varn_ulonglong_all" : "ncmpi_put_varn_ulonglong";
-      err = f->collective ? ncmpi_put_varn_ulonglong_all(f->ncid, f->varid, nb, sp, cp, p)
+      what = f->pub.collective ? "ncmpi_put_varn_ulonglong_all" : "ncmpi_put_varn_ulonglong";
+      err = f->pub.collective ? ncmpi_put_varn_ulonglong_all(f->ncid, f->varid, nb, sp, cp, p)
                           : ncmpi_put_varn_ulonglong(f->ncid, f->varid, nb, sp, cp, p);
     } else {
-      what = f->collective ? "ncmpi_get_varn_ulonglong_all" : "ncmpi_get_varn_ulonglong";
-      err = f->collective ? ncmpi_get_varn_ulonglong_all(f->ncid, f->varid, nb, sp, cp, p)
+      what = f->pub.collective ? "ncmpi_get_varn_ulonglong_all" : "ncmpi_get_varn_ulonglong";
+      err = f->pub.collective ? ncmpi_get_varn_ulonglong_all(f->ncid, f->varid, nb, sp, cp, p)
                           : ncmpi_get_varn_ulonglong(f->ncid, f->varid, nb, sp, cp, p);
     }
   } else {
@@ -184,36 +190,36 @@ static int xfer(ncfile *f, pario_dir dir, void *buf, uint64_t len, uint64_t offs
   if (err) {
     char w[128];
     snprintf(w, sizeof w, "%s at element %llu of", what, (unsigned long long)(offset / PARIO_ELEM));
-    return nc_fail(err, w, f->path);
+    return nc_fail(err, w, f->pub.path);
   }
   return 0;
 }
 
-static int pnetcdf_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  return xfer(fh, dir, buf, len, offset);
+static int pnetcdf_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  return xfer((ncfile *)fh, dir, buf, len, offset);
 }
 
-static int pnetcdf_flush(void *fh) { return wait_pending(fh); }
+static int pnetcdf_flush(pario_file *fh) { return wait_pending((ncfile *)fh); }
 
-static int pnetcdf_sync(void *fh) {
-  ncfile *f = fh;
+static int pnetcdf_sync(pario_file *fh) {
+  ncfile *f = (ncfile *)fh;
   int err = ncmpi_sync(f->ncid);
-  return err ? nc_fail(err, "ncmpi_sync", f->path) : 0;
+  return err ? nc_fail(err, "ncmpi_sync", f->pub.path) : 0;
 }
 
-static int pnetcdf_close(void *fh) {
-  ncfile *f = fh;
+static int pnetcdf_close(pario_file *fh) {
+  ncfile *f = (ncfile *)fh;
   int rc = wait_pending(f), err;
-  if (f->attached && (err = ncmpi_buffer_detach(f->ncid)) && !rc) rc = nc_fail(err, "ncmpi_buffer_detach", f->path);
-  if ((err = ncmpi_close(f->ncid)) && !rc) rc = nc_fail(err, "ncmpi_close", f->path);
+  if (f->attached && (err = ncmpi_buffer_detach(f->ncid)) && !rc) rc = nc_fail(err, "ncmpi_buffer_detach", f->pub.path);
+  if ((err = ncmpi_close(f->ncid)) && !rc) rc = nc_fail(err, "ncmpi_close", f->pub.path);
   free(f->pbuf);
   free(f);
   return rc;
 }
 
 /* PnetCDF's hints as it uses them: the MPI-IO ones and its own (alignment, header chunk). */
-static int pnetcdf_info(void *fh, pario_info *out) {
-  ncfile *f = fh;
+static int pnetcdf_info(pario_file *fh, pario_info *out) {
+  ncfile *f = (ncfile *)fh;
   MPI_Info info;
   out->n = 0;
   if (ncmpi_inq_file_info(f->ncid, &info)) return 1;
@@ -221,9 +227,9 @@ static int pnetcdf_info(void *fh, pario_info *out) {
   return 0;
 }
 
-static int pnetcdf_lib_info(void *fh, pario_info *out) {
+static int pnetcdf_lib_info(pario_file *fh, pario_info *out) {
   static const char *const modes[] = {"blocking", "iput", "bput"};
-  ncfile *f = fh;
+  ncfile *f = (ncfile *)fh;
   MPI_Offset hsize = 0, hext = 0, voff = 0;
   out->n = 0;
   out->source = "ncmpi_inq_header_size, ncmpi_inq_header_extent, ncmpi_inq_varoffset";
@@ -253,7 +259,7 @@ static const char *pnetcdf_version(void) {
 const pario_backend pario_backend_pnetcdf = {
     .abi = PARIO_BACKEND_ABI,
     .name = "pnetcdf",
-    .caps = PARIO_CAP_SHARED | PARIO_CAP_COLLECTIVE | PARIO_CAP_VIEW | PARIO_CAP_HINTS | PARIO_CAP_NONBLOCKING,
+    .caps = PARIO_CAP_SHARED | PARIO_CAP_VIEW | PARIO_CAP_HINTS | PARIO_CAP_NONBLOCKING,
     .open = pnetcdf_open,
     .xfer = pnetcdf_xfer,
     .xfer_all = pnetcdf_xfer,
@@ -263,6 +269,6 @@ const pario_backend pario_backend_pnetcdf = {
     .flush = pnetcdf_flush,
     .lib_info = pnetcdf_lib_info,
     .version = pnetcdf_version,
-    .lib_keys = keys,
+    .options = options,
     .check = pnetcdf_check,
 };

@@ -11,15 +11,15 @@
 #include "pario/errors.h"
 
 typedef struct {
+  pario_file pub;
   int fd;
-  const char *path;
 } pfile;
 
 static int fail(int e, const char *what, const char *path) {
   return pario_err(pario_err_from_errno(e), "%s %s: %s", what, path, strerror(e));
 }
 
-static int posix_open(const pario_open_args *a, void **fh) {
+static int posix_open(const pario_file *a, pario_file **fh) {
   int flags = a->dir == PARIO_WRITE ? O_WRONLY : O_RDONLY;
   if (a->cs->odirect) flags |= O_DIRECT;
   int member = 0, fd = -1, e = 0;
@@ -39,24 +39,24 @@ static int posix_open(const pario_open_args *a, void **fh) {
     close(fd);
     return pario_err(PARIO_E_NOMEM, "out of memory");
   }
+  f->pub = *a;
   f->fd = fd;
-  f->path = a->path;
-  *fh = f;
+  *fh = &f->pub;
   return 0;
 }
 
-static int posix_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
-  pfile *f = fh;
+static int posix_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  pfile *f = (pfile *)fh;
   char *p = buf;
   while (len) {
     ssize_t n = dir == PARIO_WRITE ? pwrite(f->fd, p, len, (off_t)offset) : pread(f->fd, p, len, (off_t)offset);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail(errno, dir == PARIO_WRITE ? "pwrite" : "pread", f->path);
+      return fail(errno, dir == PARIO_WRITE ? "pwrite" : "pread", f->pub.path);
     }
     if (n == 0)
       return pario_err(PARIO_E_SHORT, "%s %s: no progress at offset %llu (file too short?)",
-                       dir == PARIO_WRITE ? "pwrite" : "pread", f->path, (unsigned long long)offset);
+                       dir == PARIO_WRITE ? "pwrite" : "pread", f->pub.path, (unsigned long long)offset);
     p += n;
     len -= (uint64_t)n;
     offset += (uint64_t)n;
@@ -64,14 +64,14 @@ static int posix_xfer(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t
   return 0;
 }
 
-static int posix_sync(void *fh) {
-  pfile *f = fh;
-  return fsync(f->fd) ? fail(errno, "fsync", f->path) : 0;
+static int posix_sync(pario_file *fh) {
+  pfile *f = (pfile *)fh;
+  return fsync(f->fd) ? fail(errno, "fsync", f->pub.path) : 0;
 }
 
-static int posix_close(void *fh) {
-  pfile *f = fh;
-  int rc = close(f->fd) ? fail(errno, "close", f->path) : 0;
+static int posix_close(pario_file *fh) {
+  pfile *f = (pfile *)fh;
+  int rc = close(f->fd) ? fail(errno, "close", f->pub.path) : 0;
   free(f);
   return rc;
 }

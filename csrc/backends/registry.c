@@ -49,6 +49,10 @@ static const pario_backend *const all[] = {
 
 const pario_backend *const *pario_backend_all(void) { return all; }
 
+unsigned pario_backend_caps(const pario_backend *be) {
+  return (be->caps & ~(unsigned)PARIO_CAP_COLLECTIVE) | (be->xfer_all ? PARIO_CAP_COLLECTIVE : 0u);
+}
+
 const pario_backend *pario_backend_find(const char *name) {
   for (int k = 0; all[k]; k++) {
     if (strcmp(all[k]->name, name)) continue;

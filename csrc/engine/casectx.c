@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/dispatch.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
 
@@ -102,18 +103,18 @@ int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world
   return 0;
 }
 
-int pario_ctx_open(const pario_ctx *c, pario_dir dir, void **fh) {
-  pario_open_args a = {
+int pario_ctx_open(const pario_ctx *c, pario_dir dir, pario_file **fh) {
+  pario_file pub = {
       .path = dir == PARIO_WRITE ? c->wpath : c->rpath,
       .comm = c->g.aggregate ? MPI_COMM_SELF : c->g.comm,
       .dir = dir,
       .cs = c->cs,
       .geom = dir == PARIO_WRITE ? &c->geom : &c->rgeom,
   };
-  return c->be->open(&a, fh);
+  return pario_file_open(c->be, &pub, fh);
 }
 
-int pario_ctx_remove(const pario_ctx *c) { return c->be->remove ? c->be->remove(c->wpath) : unlink(c->wpath); }
+int pario_ctx_remove(const pario_ctx *c) { return pario_backend_remove(c->be, c->wpath); }
 
 void pario_ctx_free(pario_ctx *c) {
   if (c->roff != c->off) free(c->roff);

@@ -3,7 +3,9 @@
 #ifndef PARIO_CASECTX_H
 #define PARIO_CASECTX_H
 
-#include "engine/engine.h"
+#include "engine/groups.h"
+#include "engine/spec.h"
+#include "pario/backend.h"
 
 typedef struct {
   const pario_run *run;
@@ -25,29 +27,13 @@ typedef struct {
   char wpath[4096], rpath[4096];
 } pario_ctx;
 
-/* Per-rank outcome of one timed phase (data or metadata), reduced by pario_phase_reduce. */
-typedef struct {
-  double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
-  uint64_t bytes, ops, checked, errors;
-  uint64_t bad_off, bad_exp, bad_got, bad_file;
-  int rc;
-} pario_outcome;
-
-/* phases.c, shared with metadata.c */
-int pario_agree(int rc, const pario_world *w);
-void pario_phase_reduce(const pario_world *w, pario_op op, int rep, const pario_outcome *o, pario_case_rec *rec);
-void pario_phase_progress(const pario_world *w, int ci, const char *name, const pario_case_rec *rec, int step,
-                          int steps);
-/* metadata.c: the metadata workload of one case (same contract as pario_case_run) */
-int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, int *step, int steps);
-
 int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world *w);
 void pario_ctx_free(pario_ctx *c);
 /* Does this rank open the file and call the backend? */
 static inline int pario_ctx_io_rank(const pario_ctx *c) { return !c->g.aggregate || c->g.member == 0; }
 /* Open this rank's file for writing (own region) or reading (the reorder's region), on the
  * group's communicator, or alone when the group's leader aggregates. */
-int pario_ctx_open(const pario_ctx *c, pario_dir dir, void **fh);
+int pario_ctx_open(const pario_ctx *c, pario_dir dir, pario_file **fh);
 /* Remove the case's file (its layer's way: ADIOS2 outputs are directories); 0 or -1. */
 int pario_ctx_remove(const pario_ctx *c);
 

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "common/log.h"
+#include "engine/groups.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/log.h"
 
 int pario_world_init(pario_world *w) {
   memset(w, 0, sizeof *w);

@@ -4,50 +4,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "common/clock.h"
+#include "common/json_read.h"
+#include "common/json_write.h"
+#include "common/log.h"
+#include "engine/groups.h"
+#include "engine/listing.h"
+#include "engine/metadata.h"
+#include "engine/phases.h"
+#include "engine/probe.h"
+#include "engine/reduce.h"
+#include "engine/result.h"
+#include "engine/settings_open.h"
+#include "engine/spec.h"
+#include "engine/status.h"
+#include "engine/timing.h"
+#include "pario/backend.h"
 #include "pario/errors.h"
-#include "util/clock.h"
-#include "util/json_read.h"
-#include "util/json_write.h"
-#include "util/log.h"
 
 static pario_result res;
 static const char *result_path;
+static int unsaved; /* the last rewrite of the document failed (rank 0): exit 3 */
+static int saved;   /* a rewrite succeeded: a later failure is news, said on stderr */
 
-void pario_checkpoint(void) {
-  if (result_path && res.world && res.world->rank == 0 && pario_result_save(&res, result_path))
-    pario_log(PARIO_LOG_ERROR, "%s", pario_err_msg());
+/* Rewrite the result document now (rank 0): at the start, after every phase, at the end. */
+static void checkpoint(void) {
+  if (!result_path || !res.world || res.world->rank != 0) return;
+  unsaved = pario_result_save(&res, result_path) != 0;
+  if (unsaved && saved) pario_log(PARIO_LOG_ERROR, "%s", pario_err_msg());
+  saved |= !unsaved;
 }
 
-static int list_backends(void) {
-  static const char *const capnames[] = {"collective", "shared", "view", "odirect", "nonblocking", "hints", "nodata"};
-  pario_jw j;
-  pario_jw_init(&j);
-  pario_jw_obj(&j, NULL);
-  pario_jw_arr(&j, "backends");
-  for (const pario_backend *const *b = pario_backend_all(); *b; b++) {
-    pario_jw_obj(&j, NULL);
-    pario_jw_str(&j, "name", (*b)->name);
-    pario_jw_bool(&j, "built", !(*b)->missing);
-    pario_jw_arr(&j, "caps");
-    for (int k = 0; k < 7; k++)
-      if ((*b)->caps & (1u << k)) pario_jw_str(&j, NULL, capnames[k]);
-    pario_jw_arr_end(&j);
-    if ((*b)->missing) pario_jw_str(&j, "missing", (*b)->missing);
-    if (!(*b)->missing && (*b)->version) pario_jw_str(&j, "version", (*b)->version());
-    if ((*b)->lib_keys) { /* the "lib" settings this layer takes, for the front end's checks */
-      pario_jw_arr(&j, "lib_keys");
-      for (const char *const *k = (*b)->lib_keys; *k; k++) pario_jw_str(&j, NULL, *k);
-      pario_jw_arr_end(&j);
-    }
-    pario_jw_obj_end(&j);
-  }
-  pario_jw_arr_end(&j);
-  pario_jw_obj_end(&j);
-  printf("%s\n", j.buf);
-  pario_jw_free(&j);
-  return 0;
+/* schemas/README.md: 3 when the result document could not be written, whatever the run did
+ * (the caller has nothing to read); else 2 for a spec the engine refused, 1 for a failed run. */
+static int exit_code(int rc) {
+  if (unsaved) return 3;
+  return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : rc ? 1 : 0;
 }
+
+static void phase_done(void *arg) { checkpoint(); }
 
 /* Rank 0 reads the spec and broadcasts it, so it need not be on a shared file system. */
 static int load_spec(const char *path, int rank, pario_run *run) {
@@ -96,7 +91,7 @@ int main(int argc, char **argv) {
     printf("pario-engine %s\n", PARIO_VERSION);
     return 0;
   }
-  if (argc == 2 && !strcmp(argv[1], "--list")) return list_backends();
+  if (argc == 2 && !strcmp(argv[1], "--list")) return pario_list_backends();
   if ((argc == 3 || argc == 5) && !strcmp(argv[1], "--probe")) {
     int mib = argc == 5 && !strcmp(argv[3], "--mib") ? atoi(argv[4]) : 64;
     int rc = pario_probe(argv[2], mib > 0 ? mib : 64);
@@ -131,50 +126,56 @@ int main(int argc, char **argv) {
   if (rc) {
     fail(rc);
     res.status = "failed";
-    pario_checkpoint();
+    checkpoint();
     if (rank == 0) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
     MPI_Finalize();
-    return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : 1;
+    return exit_code(rc);
   }
   res.run = &run;
   pario_clock_sync(MPI_COMM_WORLD, &res.clock_offset_max);
   pario_status_open(run.status_dir, rank);
-  int steps = 0, step = 0;
-  for (int k = 0; k < run.ncases; k++) steps += run.cases[k].reps * run.cases[k].nops;
+  pario_hooks hooks = {.phase_done = phase_done};
+  for (int k = 0; k < run.ncases; k++) hooks.steps += run.cases[k].reps * run.cases[k].nops;
   res.cases = calloc((size_t)run.ncases, sizeof *res.cases);
   if (rank == 0) {
     char line[128];
-    snprintf(line, sizeof line, "{\"event\":\"start\",\"ncases\":%d,\"steps\":%d,\"ranks\":%d}", run.ncases, steps, world.nranks);
+    snprintf(line, sizeof line, "{\"event\":\"start\",\"ncases\":%d,\"steps\":%d,\"ranks\":%d}", run.ncases, hooks.steps, world.nranks);
     pario_progress(line);
   }
-  pario_checkpoint(); /* a run that dies before its first phase still leaves a document */
+  checkpoint(); /* a run that dies before its first phase still leaves a document */
+  /* nowhere to write the result: say so now, before hours of measurements that would be lost */
+  MPI_Bcast(&unsaved, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (unsaved) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", rank == 0 ? pario_err_msg() : "see rank 0");
+    rc = pario_err(PARIO_E_IO, "the result document cannot be written (%s); give a writable path", why);
+    fail(rc);
+  }
   for (int k = 0; k < run.ncases && !rc; k++) {
     res.cases[k].index = k;
     res.ncases = k + 1;
-    rc = pario_case_run(&run, k, &world, &res.cases[k], &step, steps);
+    rc = run.cases[k].workload == PARIO_WL_METADATA ? pario_md_run(&run, k, &world, &res.cases[k], &hooks)
+                                                    : pario_data_run(&run, k, &world, &res.cases[k], &hooks);
     if (rc) {
       fail(rc);
       res.err_case = k;
     }
-    pario_checkpoint();
+    checkpoint();
   }
   int any = 0;
   for (int k = 0; k < res.ncases; k++) any |= res.cases[k].nphases > 0;
   res.status = !rc ? "complete" : any ? "partial" : "failed";
-  pario_checkpoint();
+  checkpoint();
   if (rank == 0) {
     char line[64];
     snprintf(line, sizeof line, "{\"event\":\"done\",\"status\":\"%s\"}", res.status);
     pario_progress(line);
     if (rc) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
   }
-  for (int k = 0; k < res.ncases; k++) {
-    for (int p = 0; p < res.cases[k].nphases; p++) pario_phase_rec_free(&res.cases[k].phases[p]);
-    free(res.cases[k].phases);
-  }
+  for (int k = 0; k < res.ncases; k++) pario_case_rec_free(&res.cases[k]);
   free(res.cases);
   pario_spec_free(&run);
   pario_world_free(&world);
   MPI_Finalize();
-  return rc ? 1 : 0;
+  return exit_code(rc);
 }

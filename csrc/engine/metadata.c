@@ -17,10 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/casectx.h"
+#include "engine/metadata.h"
+#include "engine/reduce.h"
+#include "engine/timing.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/log.h"
 
 typedef struct {
   const pario_case *cs;
@@ -239,7 +240,7 @@ static int make_tree(md_ctx *m, uint64_t *dirs) {
   return pario_agree(rc, m->w);
 }
 
-int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, int *step, int steps) {
+int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, pario_hooks *h) {
   const pario_case *cs = &run->cases[ci];
   md_ctx m = {.cs = cs};
   int rc = pario_agree(md_setup(&m, run, ci, w), w);
@@ -268,9 +269,7 @@ int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_
       md_phase(&m, cs->ops[k], &o);
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_reduce(w, cs->ops[k], rep, &o, rec);
-      pario_checkpoint();
-      pario_phase_progress(w, ci, cs->name, rec, ++*step, steps);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
     }
     if (!rc && !has_remove) {
       md_phase(&m, PARIO_OP_REMOVE, &o);

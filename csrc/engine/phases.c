@@ -8,11 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/dispatch.h"
+#include "common/log.h"
 #include "engine/casectx.h"
+#include "engine/phases.h"
+#include "engine/reduce.h"
+#include "engine/status.h"
+#include "engine/timing.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
-#include "util/json_write.h"
-#include "util/log.h"
 
 #define opname(op) pario_op_name(op)
 #define POISON 0xA5
@@ -20,7 +24,7 @@
 typedef pario_outcome outcome;
 
 /* Non-blocking layers: complete what xfer started (inside the timed loop). */
-static int flush(const pario_ctx *c, void *fh) { return c->be->flush && fh ? c->be->flush(fh) : 0; }
+static int flush(pario_file *fh) { return fh ? pario_file_flush(fh) : 0; }
 
 static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const unsigned char *buf, uint64_t off,
                         outcome *o) {
@@ -36,33 +40,33 @@ static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const un
 }
 
 /* Leader-does-all: gather (write) or scatter (read, verify) one call per member per step. */
-static int loop_aggregate(pario_ctx *c, void *fh, pario_op op, outcome *o) {
+static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   int rc = 0, lead = c->g.member == 0;
   pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
   for (uint64_t i = 0; i < c->n; i++) {
     unsigned char *mine = op == PARIO_OP_VERIFY ? c->scratch : c->ring + (i % c->slots) * c->call;
     if (op == PARIO_OP_WRITE)
       MPI_Gather(mine, (int)c->call, MPI_BYTE, c->gbuf, (int)c->call, MPI_BYTE, 0, c->g.comm);
-    if (lead && !rc) {
+    if (lead && fh && !rc) { /* a leader whose open failed (fh NULL) only takes part in the collectives */
       if (op == PARIO_OP_VERIFY) memset(c->gbuf, POISON, c->call * (uint64_t)c->g.nmembers);
       for (int m = 0; m < c->g.nmembers && !rc; m++) {
-        rc = c->be->xfer(fh, dir, c->gbuf + (uint64_t)m * c->call, c->call, c->aoff[(uint64_t)m * c->n + i]);
+        rc = fh->be->xfer(fh, dir, c->gbuf + (uint64_t)m * c->call, c->call, c->aoff[(uint64_t)m * c->n + i]);
         o->ops++;
         o->bytes += c->call;
       }
-      if (op != PARIO_OP_WRITE && !rc) rc = flush(c, fh);
+      if (op != PARIO_OP_WRITE && !rc) rc = flush(fh);
     }
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
   }
-  if (lead && op == PARIO_OP_WRITE && !rc) rc = flush(c, fh);
+  if (lead && fh && op == PARIO_OP_WRITE && !rc) rc = flush(fh);
   return rc;
 }
 
-static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
+static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   int rc = 0;
-  int (*xfer)(void *, pario_dir, void *, uint64_t, uint64_t) = c->cs->collective ? c->be->xfer_all : c->be->xfer;
+  pario_xfer_fn xfer = pario_file_xfer_fn(fh);
   const uint64_t *off = op == PARIO_OP_WRITE ? c->off : c->roff;
   pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
   uint64_t i, n = c->n, call = c->call, slots = c->slots;
@@ -70,13 +74,13 @@ static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     for (i = 0; i < n; i++) {
       memset(c->scratch, POISON, call);
       int r = xfer(fh, dir, c->scratch, call, off[i]);
-      int rf = flush(c, fh); /* even after an error: a collective flush needs every member */
+      int rf = flush(fh); /* even after an error: a collective flush needs every member */
       if (!r) r = rf;
       if (r && !rc) rc = r;
-      if (rc && !c->cs->collective) break;
+      if (rc && !fh->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
     }
-  } else if (c->cs->collective) {
+  } else if (fh->collective) {
     /* keep calling after an error: the other members are inside the same collective */
     for (i = 0; i < n; i++) {
       int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
@@ -86,7 +90,7 @@ static int loop_direct(pario_ctx *c, void *fh, pario_op op, outcome *o) {
     for (i = 0; i < n && !rc; i++) rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
   }
   if (op != PARIO_OP_VERIFY) {
-    int r = flush(c, fh); /* collective layers: every member flushes, even after an error */
+    int r = flush(fh); /* collective layers: every member flushes, even after an error */
     if (r && !rc) rc = r;
   }
   o->ops += i;
@@ -126,7 +130,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   }
   MPI_Barrier(MPI_COMM_WORLD);
   pario_status(c->ci, opname(op), rep, "open");
-  void *fh = NULL;
+  pario_file *fh = NULL;
   o->t[0] = pario_t();
   if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
@@ -137,19 +141,19 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   else if (!o->rc) rc = loop_direct(c, fh, op, o);
   o->t[2] = pario_t();
   if (!o->rc) o->rc = rc;
-  if (io && fh && op == PARIO_OP_WRITE && cs->fsync && c->be->sync) {
+  if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
-    rc = c->be->sync(fh);
+    rc = pario_file_sync(fh);
     if (!o->rc) o->rc = rc;
   }
   o->t[3] = pario_t();
   pario_status(c->ci, opname(op), rep, "close");
   /* after the transfers, so that layers can report what they did (HDF5's actual I/O mode);
      microseconds, once per case, counted as close */
-  if (rec && fh && !o->rc && c->be->info) rec->have_effective = !c->be->info(fh, &rec->effective);
-  if (rec && fh && !o->rc && c->be->lib_info) rec->have_lib_effective = !c->be->lib_info(fh, &rec->lib_effective);
+  if (rec && fh && !o->rc) rec->have_effective = !pario_file_info(fh, &rec->effective);
+  if (rec && fh && !o->rc) rec->have_lib_effective = !pario_file_lib_info(fh, &rec->lib_effective);
   if (io && fh) {
-    rc = c->be->close(fh);
+    rc = pario_file_close(fh);
     if (!o->rc) o->rc = rc;
   }
   o->t[4] = pario_t();
@@ -170,86 +174,6 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   o->t[5] = (double)o->bytes;
 }
 
-/* The same error code and message on every rank; 0 when all succeeded. */
-int pario_agree(int rc, const pario_world *w) {
-  struct { int rc, rank; } in = {rc, w->rank}, out;
-  MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
-  if (out.rc == 0) return 0;
-  char msg[1024] = {0};
-  if (w->rank == out.rank) snprintf(msg, sizeof msg, "rank %d: %s", w->rank, pario_err_msg());
-  MPI_Bcast(msg, sizeof msg, MPI_CHAR, out.rank, MPI_COMM_WORLD);
-  return pario_err(out.rc, "%s", msg);
-}
-
-static double *dup_col(const double *all, int n, int col, double base) {
-  double *v = malloc(sizeof *v * (size_t)n);
-  if (v)
-    for (int r = 0; r < n; r++) v[r] = all[r * 6 + col] - base;
-  return v;
-}
-
-void pario_phase_reduce(const pario_world *w, pario_op op, int rep, const outcome *o, pario_case_rec *rec) {
-  int n = w->nranks, me = w->rank;
-  double *all = me == 0 ? malloc(sizeof *all * 6 * (size_t)n) : NULL;
-  uint64_t sums[4] = {o->bytes, o->ops, o->checked, o->errors}, tot[4];
-  uint64_t bad[5] = {o->errors ? (uint64_t)me : UINT64_MAX, o->bad_off, o->bad_exp, o->bad_got, o->bad_file}, first[5];
-  MPI_Gather(o->t, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  MPI_Reduce(sums, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  /* the lowest failing rank's first error: reduce the rank, then fetch its details */
-  uint64_t low;
-  MPI_Allreduce(&bad[0], &low, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  memcpy(first, bad, sizeof bad);
-  if (low != UINT64_MAX) MPI_Bcast(first, 5, MPI_UINT64_T, (int)low, MPI_COMM_WORLD);
-  if (me != 0) return;
-  if (rec->nphases == rec->cap) {
-    rec->cap = rec->cap ? rec->cap * 2 : 8;
-    rec->phases = realloc(rec->phases, sizeof *rec->phases * (size_t)rec->cap);
-  }
-  pario_phase_rec *p = &rec->phases[rec->nphases++];
-  memset(p, 0, sizeof *p);
-  p->op = op;
-  p->rep = rep;
-  p->bytes = tot[0];
-  p->ops = tot[1];
-  p->checked_bytes = tot[2];
-  p->errors = tot[3];
-  p->bad_rank = low == UINT64_MAX ? -1 : (int)low;
-  p->bad_offset = first[1];
-  p->bad_expected = first[2];
-  p->bad_got = first[3];
-  p->bad_file = (int)first[4];
-  p->t_start = p->xfer_start = 1e300;
-  p->t_end = p->xfer_end = -1e300;
-  int any_io = 0;
-  for (int r = 0; r < n; r++) any_io |= all[r * 6 + 5] > 0;
-  double first_done = 1e300;
-  for (int r = 0; r < n; r++) {
-    const double *t = all + r * 6;
-    if (t[0] < p->t_start) p->t_start = t[0];
-    if (t[1] < p->xfer_start) p->xfer_start = t[1];
-    if (t[2] > p->xfer_end) p->xfer_end = t[2];
-    if (t[4] > p->t_end) p->t_end = t[4];
-    if ((!any_io || t[5] > 0) && t[4] < first_done) first_done = t[4]; /* among ranks that moved data */
-    double oc = (t[1] - t[0]) + (t[4] - t[3]);
-    if (oc > p->open_close_max) p->open_close_max = oc;
-  }
-  p->first_done = first_done - p->t_start;
-  p->r_open = malloc(sizeof(double) * (size_t)n);
-  p->r_xfer = malloc(sizeof(double) * (size_t)n);
-  p->r_sync = malloc(sizeof(double) * (size_t)n);
-  p->r_close = malloc(sizeof(double) * (size_t)n);
-  p->r_done = dup_col(all, n, 4, p->t_start);
-  p->r_bytes = dup_col(all, n, 5, 0);
-  for (int r = 0; r < n && p->r_open && p->r_xfer && p->r_sync && p->r_close; r++) {
-    const double *t = all + r * 6;
-    p->r_open[r] = t[1] - t[0];
-    p->r_xfer[r] = t[2] - t[1];
-    p->r_sync[r] = t[3] - t[2];
-    p->r_close[r] = t[4] - t[3];
-  }
-  free(all);
-}
-
 /* Remove this case's files: the first member of each file group removes it. Between
  * repetitions, files the front end created with a layout are emptied instead, so that every
  * repetition writes into the requested layout (striping is fixed when a file is created). */
@@ -260,30 +184,6 @@ static void remove_files(const pario_ctx *c, int last) {
       pario_ctx_io_rank(c))
     pario_log(PARIO_LOG_WARN, "could not %s %s", keep_layout ? "empty" : "remove", c->wpath);
   MPI_Barrier(MPI_COMM_WORLD);
-}
-
-void pario_phase_progress(const pario_world *w, int ci, const char *name, const pario_case_rec *rec, int step,
-                          int steps) {
-  if (w->rank != 0) return;
-  const pario_phase_rec *p = &rec->phases[rec->nphases - 1];
-  double dt = p->t_end - p->t_start;
-  pario_jw j;
-  pario_jw_init(&j);
-  pario_jw_obj(&j, NULL);
-  pario_jw_str(&j, "event", "phase");
-  pario_jw_int(&j, "case", ci);
-  pario_jw_str(&j, "name", name);
-  pario_jw_str(&j, "op", opname(p->op));
-  pario_jw_int(&j, "rep", p->rep);
-  pario_jw_int(&j, "step", step);
-  pario_jw_int(&j, "steps", steps);
-  pario_jw_dbl(&j, "bw_mib", dt > 0 ? (double)p->bytes / 1048576.0 / dt : 0.0);
-  double dx = p->xfer_end - p->xfer_start;
-  pario_jw_dbl(&j, "iops", dx > 0 ? (double)p->ops / dx : 0.0);
-  pario_jw_uint(&j, "errors", p->errors);
-  pario_jw_obj_end(&j);
-  pario_progress(j.buf);
-  pario_jw_free(&j);
 }
 
 static void describe(const pario_ctx *c, pario_case_rec *rec) {
@@ -298,8 +198,7 @@ static void describe(const pario_ctx *c, pario_case_rec *rec) {
   memcpy(rec->grid, c->geom.grid, sizeof rec->grid);
 }
 
-int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, int *step, int steps) {
-  if (run->cases[ci].workload == PARIO_WL_METADATA) return pario_md_run(run, ci, w, rec, step, steps);
+int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, pario_hooks *h) {
   pario_ctx c;
   int rc = pario_agree(pario_ctx_init(&c, run, ci, w), w);
   const pario_case *cs = &run->cases[ci];
@@ -319,9 +218,7 @@ int pario_case_run(const pario_run *run, int ci, const pario_world *w, pario_cas
       if (first_write) rec->have_effective = 1;
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_reduce(w, cs->ops[k], rep, &o, rec);
-      pario_checkpoint();
-      pario_phase_progress(w, ci, cs->name, rec, ++*step, steps);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
     }
     if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c, rep == cs->reps - 1);
   }

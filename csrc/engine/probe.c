@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
+#include "common/clock.h"
+#include "engine/probe.h"
 #include "pario/errors.h"
-#include "util/clock.h"
 
 static int say_no(const char *why) {
   printf("{\"odirect\":false,\"reason\":\"%s\"}\n", why);

@@ -3,71 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "common/json_write.h"
+#include "engine/casefields.h"
+#include "engine/result.h"
 #include "pario/errors.h"
-#include "util/json_write.h"
 
-static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode"};
-static const char *const patterns[] = {"segmented", "subarray", "random"};
-
-static void md_spec(pario_jw *j, const pario_case *c) {
-  pario_jw_obj(j, "spec");
-  pario_jw_str(j, "name", c->name);
-  pario_jw_str(j, "workload", "metadata");
-  pario_jw_str(j, "backend", c->backend);
-  pario_jw_uint(j, "files_per_dir", c->md.files_per_dir);
-  pario_jw_uint(j, "file_size", c->md.file_size);
-  pario_jw_int(j, "depth", c->md.depth);
-  pario_jw_int(j, "branching", c->md.branching);
-  pario_jw_bool(j, "shared_dir", c->md.shared_dir);
-  pario_jw_arr(j, "ops");
-  for (int k = 0; k < c->nops; k++) pario_jw_str(j, NULL, pario_op_name(c->ops[k]));
-  pario_jw_arr_end(j);
-  pario_jw_int(j, "reps", c->reps);
-  pario_jw_uint(j, "seed", c->pat.seed);
-  pario_jw_obj_end(j);
-}
-
+/* The case as the engine ran it: the spec's fields (casefields.c, the table spec.c reads). */
 static void case_spec(pario_jw *j, const pario_case *c) {
-  if (c->workload == PARIO_WL_METADATA) {
-    md_spec(j, c);
-    return;
-  }
   pario_jw_obj(j, "spec");
-  pario_jw_str(j, "name", c->name);
-  pario_jw_str(j, "workload", "data");
-  pario_jw_str(j, "backend", c->backend);
-  pario_jw_str(j, "strategy", strategies[c->strategy]);
-  if (c->strategy == PARIO_NFILES) pario_jw_int(j, "nfiles", c->nfiles);
-  pario_jw_bool(j, "aggregate", c->aggregate);
-  pario_jw_str(j, "pattern", patterns[c->pat.kind]);
-  pario_jw_uint(j, "xfer", c->pat.xfer);
-  if (c->pat.kind == PARIO_SUBARRAY) {
-    pario_jw_arr(j, "ldims");
-    for (int d = 0; d < c->pat.ndims; d++) pario_jw_uint(j, NULL, c->pat.ldims[d]);
-    pario_jw_arr_end(j);
-  } else {
-    pario_jw_uint(j, "block", c->pat.block);
-    pario_jw_uint(j, "segments", c->pat.segments);
-  }
-  pario_jw_arr(j, "ops");
-  for (int k = 0; k < c->nops; k++) pario_jw_str(j, NULL, pario_op_name(c->ops[k]));
-  pario_jw_arr_end(j);
-  pario_jw_int(j, "reps", c->reps);
-  pario_jw_bool(j, "collective", c->collective);
-  pario_jw_bool(j, "view", c->view);
-  pario_jw_bool(j, "fsync", c->fsync);
-  pario_jw_bool(j, "odirect", c->odirect);
-  pario_jw_int(j, "reorder", c->reorder);
-  pario_jw_bool(j, "keep", c->keep);
-  pario_jw_bool(j, "reuse", c->reuse);
-  pario_jw_uint(j, "seed", c->pat.seed);
-  pario_jw_uint(j, "buffer_max", c->buffer_max);
-  if (c->nlib) {
-    pario_jw_obj(j, "lib");
-    for (int k = 0; k < c->nlib; k++) pario_jw_str(j, c->lib_key[k], c->lib_val[k]);
-    pario_jw_obj_end(j);
-  }
+  pario_case_fields_write(j, c);
   pario_jw_obj_end(j);
 }
 
@@ -240,13 +184,4 @@ int pario_result_save(const pario_result *res, const char *path) {
   int rc = pario_jw_save(&j, path);
   pario_jw_free(&j);
   return rc;
-}
-
-void pario_phase_rec_free(pario_phase_rec *p) {
-  free(p->r_open);
-  free(p->r_xfer);
-  free(p->r_sync);
-  free(p->r_close);
-  free(p->r_done);
-  free(p->r_bytes);
 }

@@ -6,15 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backends/dispatch.h"
+#include "common/log.h"
 #include "engine/casectx.h"
+#include "engine/reduce.h"
+#include "engine/settings_open.h"
+#include "engine/status.h"
 #include "pario/errors.h"
-#include "util/log.h"
 
 static int open_close(const pario_ctx *c) {
   if (!pario_ctx_io_rank(c)) return 0;
-  void *fh = NULL;
+  pario_file *fh = NULL;
   int rc = pario_ctx_open(c, c->cs->reuse ? PARIO_READ : PARIO_WRITE, &fh); /* an earlier run's files: read only */
-  if (!rc) rc = c->be->close(fh);
+  if (!rc) rc = pario_file_close(fh);
   return rc;
 }
 

@@ -7,7 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
+#include "common/json_write.h"
+#include "engine/status.h"
 
 enum { LINE = 64 };
 static char *status_map;
@@ -15,6 +16,26 @@ static char *status_map;
 void pario_progress(const char *json) {
   printf("@pario %s\n", json);
   fflush(stdout);
+}
+
+void pario_progress_phase(int ci, const char *name, const char *op, int rep, int step, int steps, double bw_mib,
+                          double iops, unsigned long long errors) {
+  pario_jw j;
+  pario_jw_init(&j);
+  pario_jw_obj(&j, NULL);
+  pario_jw_str(&j, "event", "phase");
+  pario_jw_int(&j, "case", ci);
+  pario_jw_str(&j, "name", name);
+  pario_jw_str(&j, "op", op);
+  pario_jw_int(&j, "rep", rep);
+  pario_jw_int(&j, "step", step);
+  pario_jw_int(&j, "steps", steps);
+  pario_jw_dbl(&j, "bw_mib", bw_mib);
+  pario_jw_dbl(&j, "iops", iops);
+  pario_jw_uint(&j, "errors", errors);
+  pario_jw_obj_end(&j);
+  pario_progress(j.buf);
+  pario_jw_free(&j);
 }
 
 void pario_status_open(const char *status_dir, int rank) {

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "engine/engine.h"
+#include "common/clock.h"
+#include "engine/timing.h"
 #include "pario/errors.h"
-#include "util/clock.h"
 
 static double offset = 0, origin = 0;
 

@@ -4,6 +4,9 @@
  *     .abi = PARIO_BACKEND_ABI, .name = "posix", .caps = PARIO_CAP_ODIRECT,
  *     .open = posix_open, .xfer = posix_xfer, .close = posix_close, .sync = posix_sync };
  *
+ * The engine calls a backend through csrc/backends/dispatch.h, where optional operations fall
+ * back in one place (HDF5's H5FD* wrappers, fio's td_io_*).
+ *
  * Transfers are expressed in the logical byte space of the file (or of the file view when the
  * case sets `view`): the engine computes every offset from the pattern before the timed loop,
  * and the timed loop calls only xfer/xfer_all. A library backend (HDF5, netCDF, ADIOS2) maps
@@ -14,11 +17,14 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "pario/case.h"
+#include "pario/options.h"
 
-#define PARIO_BACKEND_ABI 1
+#define PARIO_BACKEND_ABI 2
 
 enum {
-  PARIO_CAP_COLLECTIVE  = 1 << 0, /* xfer_all: collective calls over the file's communicator */
+  /* collective calls over the file's communicator: derived from the table's xfer_all by
+     pario_backend_caps() (a table does not set it, so the fact is kept once) */
+  PARIO_CAP_COLLECTIVE  = 1 << 0,
   PARIO_CAP_SHARED      = 1 << 1, /* several ranks may open one file together */
   PARIO_CAP_VIEW        = 1 << 2, /* file views: offsets in view space */
   PARIO_CAP_ODIRECT     = 1 << 3, /* honours odirect (needs aligned buffers and offsets) */
@@ -29,13 +35,26 @@ enum {
 
 typedef enum { PARIO_WRITE = 0, PARIO_READ = 1 } pario_dir;
 
-typedef struct {
+struct pario_backend;
+
+/* An open file's public part, which every backend's handle embeds as its first member (HDF5's
+ * H5FD_t pub), so that no backend keeps the path or the collective flag again:
+ *
+ *   typedef struct { pario_file pub; int fd; } pfile;
+ *   static int posix_open(const pario_file *pub, pario_file **out) {
+ *     pfile *f = malloc(sizeof *f); ... f->pub = *pub; *out = &f->pub; }
+ *   static int posix_close(pario_file *fh) { pfile *f = (pfile *)fh; ... }
+ *
+ * The engine fills it before open (dispatch.c: pario_file_open); it stays valid until close. */
+typedef struct pario_file {
+  const struct pario_backend *be;
   const char *path;
   MPI_Comm comm;          /* the ranks that open this file together; MPI_COMM_SELF when alone */
   pario_dir dir;          /* PARIO_WRITE creates (truncating), PARIO_READ opens an existing file */
-  const pario_case *cs;   /* the case: hints, odirect, collective, view, pattern geometry */
+  const pario_case *cs;   /* the case: hints, odirect, view, lib settings, pattern geometry */
   const pario_geom *geom; /* this rank's place in the file: member, nmembers, grid, file size */
-} pario_open_args;
+  int collective;         /* transfers are collective calls (xfer_all) on comm */
+} pario_file;
 
 /* Effective settings, as key/value strings, filled by a backend's info() after open. */
 typedef struct {
@@ -51,30 +70,35 @@ typedef struct pario_backend {
   unsigned caps;
   const char *missing; /* NULL when built; else how to get it ("install libpnetcdf-dev ...") */
   /* required */
-  int (*open)(const pario_open_args *a, void **fh);
-  int (*xfer)(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
-  int (*close)(void *fh);
+  int (*open)(const pario_file *pub, pario_file **out);
+  int (*xfer)(pario_file *f, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
+  int (*close)(pario_file *f);
   /* optional (NULL = not offered) */
-  int (*xfer_all)(void *fh, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
-  int (*sync)(void *fh);
-  int (*info)(void *fh, pario_info *out);
+  int (*xfer_all)(pario_file *f, pario_dir dir, void *buf, uint64_t len, uint64_t offset);
+  int (*sync)(pario_file *f);
+  int (*info)(pario_file *f, pario_info *out);
   /* optional, library layers (csrc/backends/{hdf5,pnetcdf,netcdf4,adios2}.c) */
-  int (*flush)(void *fh);      /* complete every transfer started by xfer/xfer_all (non-blocking
+  int (*flush)(pario_file *f); /* complete every transfer started by xfer/xfer_all (non-blocking
                                   layers); the engine calls it at the end of each timed transfer
                                   loop and before checking a verify read */
-  int (*lib_info)(void *fh, pario_info *out); /* settings the library reports it used */
+  int (*lib_info)(pario_file *f, pario_info *out); /* settings the library reports it used */
   /* info and lib_info are called on rank 0 alone, after the transfer loop of the first write:
      they must not call anything collective */
   const char *(*version)(void);               /* library version string, e.g. "HDF5 1.10.8" */
-  const char *const *lib_keys; /* NULL-terminated keys accepted in the case's "lib" object */
-  /* case checks beyond the caps (lib values, pattern limits); 0 or a PARIO_E_SPEC error */
+  const pario_option *options; /* the "lib" settings it takes (options.h), ended by {0}; NULL: none */
+  /* case checks beyond the caps and the option table (settings that depend on each other, pattern
+     limits); 0 or a PARIO_E_SPEC error */
   int (*check)(const pario_case *cs);
   int (*remove)(const char *path); /* remove what open(PARIO_WRITE) created when it is not one
                                       file (an ADIOS2 BP directory); NULL = unlink(path) */
 } pario_backend;
 
+/* The backend of that name, or NULL (unknown, or a table of another ABI or without its required
+ * operations). A backend that is not built is found: its `missing` says how to get it. */
 const pario_backend *pario_backend_find(const char *name);
 /* All backends known to this build, built or not; NULL-terminated. */
 const pario_backend *const *pario_backend_all(void);
+/* The backend's capabilities, PARIO_CAP_COLLECTIVE derived from xfer_all. */
+unsigned pario_backend_caps(const pario_backend *be);
 
 #endif

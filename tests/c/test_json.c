@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "util/json_read.h"
-#include "util/json_write.h"
+#include "common/json_read.h"
+#include "common/json_write.h"
 
 int main(void) {
   pario_jw w;

@@ -22,7 +22,7 @@ _built: dict = {}
 
 
 def preload_lib(tmp_factory) -> str:
-    """$PARIO_PRELOAD, the installed library, or one built here from csrc/preload."""
+    """$PARIO_PRELOAD, the installed library, or one built here from csrc/intercept."""
     env = os.environ.get("PARIO_PRELOAD")
     if env:
         assert os.path.isfile(env), f"PARIO_PRELOAD={env} does not exist"
@@ -40,7 +40,7 @@ def preload_lib(tmp_factory) -> str:
     if not shutil.which("cmake") or not shutil.which("cc"):
         pytest.skip("libpario-preload.so not found and cmake/cc are missing to build it (set PARIO_PRELOAD)")
     build = tmp_factory.mktemp("preload-build")
-    subprocess.run(["cmake", "-S", str(ROOT / "csrc" / "preload"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
+    subprocess.run(["cmake", "-S", str(ROOT / "csrc" / "intercept"), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release"],
                    check=True, capture_output=True)
     subprocess.run(["cmake", "--build", str(build)], check=True, capture_output=True)
     _built["lib"] = str(build / "libpario-preload.so")

@@ -14,7 +14,7 @@ from pario.run.launchers import command
 
 LIB = "libpario-preload.so"
 NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
-             "`cmake -S csrc/preload -B build/preload && cmake --build build/preload` and set "
+             "`cmake -S csrc/intercept -B build/preload && cmake --build build/preload` and set "
              "PARIO_PRELOAD=build/preload/libpario-preload.so")
 
 
@@ -32,7 +32,7 @@ def preload_path() -> str:
 
 
 def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: float | None) -> dict[str, str]:
-    """The variables the preload library reads (csrc/preload/core.c: read_settings)."""
+    """The variables the preload library reads (csrc/profile/settings.c)."""
     env = {"LD_PRELOAD": lib, "PARIO_PROFILE_DIR": parts_dir}
     if trace:
         env["PARIO_PROFILE_TRACE"] = "1"

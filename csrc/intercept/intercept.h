@@ -1,0 +1,59 @@
+/* The interposition layer of libpario-preload.so, as the modules it carries see it.
+ *
+ * One library is preloaded; it carries modules (the profiler, csrc/profile; later the buffer,
+ * issue 11), which register with this layer like Darshan's modules with darshan-core. The layer
+ * owns what they share: the real symbols and the table of next calls (calls.h), the clock
+ * (clock.h), the process's identity, the reentrancy guard, and the life of the process image:
+ * start, fork, MPI_Init/MPI_Finalize, signals, exec and exit (lifecycle.c, lifecycle_mpi.c),
+ * which it turns into calls of each module's hooks. It never calls a module by name. */
+#ifndef PARIO_INTERCEPT_H
+#define PARIO_INTERCEPT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "intercept/calls.h"
+#include "intercept/clock.h"
+
+#pragma GCC visibility push(hidden)
+
+#define PARIO_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PARIO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Non-zero while this thread is inside the library (its own I/O, or libc calling back into a
+ * wrapped symbol): wrappers then only pass the call on. */
+extern __thread int pario_guard __attribute__((tls_model("initial-exec")));
+
+/* Who this process image is. */
+struct pario_proc {
+  int rank, nprocs;     /* MPI_COMM_WORLD after MPI_Init; -1 / 0 outside MPI */
+  pid_t pid, ppid_fork; /* ppid_fork: parent pid if this process is a fork child */
+  char host[256];
+  double start_epoch; /* start of this image (or of the fork child) */
+  int mpi_finalized;  /* MPI_Finalize was called */
+};
+extern struct pario_proc pario_proc;
+
+/* A module's hooks; any may be NULL. They run in registration order, except stop, which runs in
+ * reverse: a module registered later sits nearer the real calls (the buffer flushes before the
+ * profiler writes its log). */
+struct pario_intercept_module {
+  const char *name;
+  int (*start)(void);         /* in the library's constructor; non-zero: the module stays off */
+  void (*fork_child)(void);   /* in the child of fork(), after pario_proc was updated */
+  void (*mpi_finalize)(void); /* inside MPI_Finalize, before PMPI_Finalize: collectives work */
+  /* The image ends or may end: reason "exit", "exec" or "signal"; partial: the program did not
+   * finish; from_signal: inside a signal handler (async-signal-safe work only). */
+  void (*stop)(const char *reason, int partial, int from_signal);
+  void (*resume)(void); /* the image lives on after stop (a signal handled, exec failed) */
+};
+
+#define PARIO_MAX_MODULES 4
+/* Register from a constructor of priority PARIO_REGISTER_PRIORITY, which runs before the
+ * layer's own constructor starts the modules:
+ *   __attribute__((constructor(PARIO_REGISTER_PRIORITY))) static void reg(void) { pario_intercept_register(&m); } */
+#define PARIO_REGISTER_PRIORITY 101
+void pario_intercept_register(const struct pario_intercept_module *m);
+
+#pragma GCC visibility pop
+#endif

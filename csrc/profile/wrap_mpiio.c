@@ -1,0 +1,284 @@
+/* MPI-IO wrappers through PMPI (MPI_Init and MPI_Finalize are the interposition layer's:
+ * intercept/lifecycle_mpi.c).
+ *
+ * libmpi is not linked: every MPI symbol used here is a weak reference, so this library loads
+ * in serial programs too, and these wrappers only ever run inside MPI programs.
+ * Unlike the POSIX wrappers, the guard is not held across the PMPI call: the POSIX I/O that
+ * MPI-IO does underneath is recorded as well, in the POSIX records of the same file. */
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "intercept/mpi_weak.h"
+#include "profile/profile.h"
+
+WEAK(PMPI_Type_size) WEAK(PMPI_File_open) WEAK(PMPI_File_close) WEAK(PMPI_File_get_info)
+WEAK(PMPI_Info_get_nkeys) WEAK(PMPI_Info_get_nthkey) WEAK(PMPI_Info_get) WEAK(PMPI_Info_free)
+WEAK(PMPI_File_set_view) WEAK(PMPI_File_set_info) WEAK(PMPI_File_sync)
+WEAK(PMPI_File_read) WEAK(PMPI_File_read_at) WEAK(PMPI_File_write) WEAK(PMPI_File_write_at)
+WEAK(PMPI_File_read_all) WEAK(PMPI_File_read_at_all) WEAK(PMPI_File_write_all) WEAK(PMPI_File_write_at_all)
+WEAK(PMPI_File_read_shared) WEAK(PMPI_File_write_shared) WEAK(PMPI_File_read_ordered) WEAK(PMPI_File_write_ordered)
+WEAK(PMPI_File_read_all_begin) WEAK(PMPI_File_write_all_begin) WEAK(PMPI_File_read_at_all_begin)
+WEAK(PMPI_File_write_at_all_begin) WEAK(PMPI_File_read_ordered_begin) WEAK(PMPI_File_write_ordered_begin)
+WEAK(PMPI_File_iread) WEAK(PMPI_File_iwrite) WEAK(PMPI_File_iread_at) WEAK(PMPI_File_iwrite_at)
+WEAK(PMPI_File_iread_all) WEAK(PMPI_File_iwrite_all) WEAK(PMPI_File_iread_at_all) WEAK(PMPI_File_iwrite_at_all)
+WEAK(PMPI_File_iread_shared) WEAK(PMPI_File_iwrite_shared)
+WEAK(PMPI_T_init_thread) WEAK(PMPI_T_cvar_get_num) WEAK(PMPI_T_cvar_get_info) WEAK(PMPI_T_cvar_handle_alloc)
+WEAK(PMPI_T_cvar_read) WEAK(PMPI_T_cvar_handle_free) WEAK(PMPI_T_finalize)
+#ifdef OPEN_MPI
+WEAK(ompi_mpi_char)
+#endif
+
+/* ---- MPI_File -> record ---- */
+#define NFH 1024
+static struct { uint64_t key; struct pario_rec *r; } fhmap[NFH];
+static pthread_mutex_t fhlock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fkey(MPI_File fh) {
+  uint64_t k = 0;
+  memcpy(&k, &fh, sizeof fh < sizeof k ? sizeof fh : sizeof k);
+  return k;
+}
+static struct pario_rec *frec(MPI_File fh) {
+  uint64_t k = fkey(fh);
+  struct pario_rec *r = NULL;
+  pthread_mutex_lock(&fhlock);
+  for (int n = 0, s = (int)(k % NFH); n < NFH; n++, s = (s + 1) % NFH)
+    if (fhmap[s].key == k) { r = fhmap[s].r; break; }
+    else if (!fhmap[s].key) break;
+  pthread_mutex_unlock(&fhlock);
+  return r;
+}
+static void fset(MPI_File fh, struct pario_rec *r) {
+  uint64_t k = fkey(fh);
+  pthread_mutex_lock(&fhlock);
+  for (int n = 0, s = (int)(k % NFH); n < NFH; n++, s = (s + 1) % NFH)
+    if (fhmap[s].key == k || !fhmap[s].key) {
+      fhmap[s].key = k;
+      fhmap[s].r = r;
+      break;
+    }
+  pthread_mutex_unlock(&fhlock);
+}
+
+/* Open MPI's own MPI-IO (OMPIO) reports only the hints the program passed; what it really does
+ * is set by MCA variables (aggregators, collective algorithm, ...), read here once through the
+ * MPI tool interface and kept as "mca:name=value" items after the hints. */
+static const char *mca_settings(void) {
+  static char *done;
+  static const char *want[] = {"io", "fcoll", "fbtl", "fs", "sharedfp", "io_ompio_", "fcoll_", "fs_lustre_",
+                               "io_romio", NULL};
+  if (done) return done;
+  done = pario_arena_alloc(2048);
+  if (!done) return "";
+  done[0] = 0;
+#ifdef OPEN_MPI
+  int prov, num = 0;
+  size_t len = 0;
+  if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS) return done;
+  PMPI_T_cvar_get_num(&num);
+  for (int k = 0; k < num; k++) {
+    char name[256], desc[8];
+    int nlen = sizeof name, dlen = sizeof desc, verb, bind, scope, count;
+    MPI_Datatype dt;
+    MPI_T_enum en;
+    if (PMPI_T_cvar_get_info(k, name, &nlen, &verb, &dt, &en, desc, &dlen, &bind, &scope) != MPI_SUCCESS) continue;
+    int hit = 0;
+    for (int w = 0; want[w] && !hit; w++) {
+      size_t wl = strlen(want[w]);
+      hit = want[w][wl - 1] == '_' ? !strncmp(name, want[w], wl) : !strcmp(name, want[w]);
+    }
+    size_t nl = strlen(name);
+    if (nl > 8 && (!strcmp(name + nl - 8, "_version") || !strcmp(name + nl - 9, "_priority"))) continue;
+    if (strstr(name, "verbose") || strstr(name, "timing")) continue; /* not I/O behaviour */
+    if (!hit || bind != MPI_T_BIND_NO_OBJECT) continue;
+    MPI_T_cvar_handle h;
+    if (PMPI_T_cvar_handle_alloc(k, NULL, &h, &count) != MPI_SUCCESS) continue;
+    char val[512] = {0};
+    int n = -1;
+    if (dt == MPI_CHAR) {
+      if (count < (int)sizeof val && PMPI_T_cvar_read(h, val) == MPI_SUCCESS)
+        n = snprintf(done + len, 2048 - len, ";mca:%s=%s", name, val);
+    } else if (count == 1 && PMPI_T_cvar_read(h, val) == MPI_SUCCESS) {
+      int tsz = 0;
+      PMPI_Type_size(dt, &tsz);
+      long long v = 0;
+      if (tsz == 4) { int32_t x; memcpy(&x, val, 4); v = x; }
+      else if (tsz == 8) memcpy(&v, val, 8);
+      if (tsz == 4 || tsz == 8) n = snprintf(done + len, 2048 - len, ";mca:%s=%lld", name, v);
+    }
+    PMPI_T_cvar_handle_free(&h);
+    if (n > 0 && (size_t)n < 2048 - len) len += (size_t)n;
+  }
+  PMPI_T_finalize();
+#endif
+  (void)want;
+  return done;
+}
+
+/* Effective hints, as the implementation reports them after open/set_view/set_info. */
+static void record_hints(MPI_File fh, struct pario_rec *r) {
+  MPI_Info info;
+  int nkeys = 0;
+  if (PMPI_File_get_info(fh, &info) != MPI_SUCCESS) return;
+  char *buf = pario_arena_alloc(4096);
+  if (buf) {
+    size_t len = 0;
+    buf[0] = 0;
+    PMPI_Info_get_nkeys(info, &nkeys);
+    for (int k = 0; k < nkeys; k++) {
+      char key[MPI_MAX_INFO_KEY + 1], val[1024];
+      int flag = 0;
+      if (PMPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS) continue;
+      if (PMPI_Info_get(info, key, (int)sizeof val - 1, val, &flag) != MPI_SUCCESS || !flag) continue;
+      int n = snprintf(buf + len, 4096 - len, "%s%s=%s", len ? ";" : "", key, val);
+      if (n < 0 || (size_t)n >= 4096 - len) break;
+      len += (size_t)n;
+    }
+    const char *mca = mca_settings();
+    if (*mca) snprintf(buf + len, 4096 - len, "%s", len ? mca : mca + 1);
+    pario_lock(&r->lock);
+    r->hints = buf;
+    pario_unlock(&r->lock);
+  }
+  PMPI_Info_free(&info);
+}
+
+#define ACTIVE() (atomic_load_explicit(&pario_active, memory_order_relaxed) && !pario_guard)
+
+static void mio(MPI_File fh, int kind, int idx, int count, MPI_Datatype dt, const void *buf, int64_t t0, int64_t t1) {
+  struct pario_rec *r = frec(fh);
+  if (!r) return;
+  int tsz = 0;
+  PMPI_Type_size(dt, &tsz);
+  pario_lock(&r->lock);
+  r->i[idx]++;
+  pario_unlock(&r->lock);
+  pario_rec_io(r, kind, -1, (int64_t)count * tsz, buf, t0, t1, 0);
+}
+
+/* ---- open / close / view / info / sync ---- */
+int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+  if (!ACTIVE()) return PMPI_File_open(comm, name, amode, info, fh);
+  int64_t t0 = pario_ticks();
+  int ret = PMPI_File_open(comm, name, amode, info, fh);
+  int64_t t1 = pario_ticks();
+  if (ret != MPI_SUCCESS) return ret;
+  pario_guard = 1;
+  /* ROMIO accepts "ufs:/path" style prefixes naming the file system driver. */
+  const char *colon = strchr(name, ':'), *slash = strchr(name, '/');
+  if (colon && (!slash || colon < slash) && colon - name > 1) name = colon + 1;
+  char abs[PATH_MAX];
+  pario_abspath(name, abs, sizeof abs);
+  struct pario_rec *r = pario_rec_get(abs, PARIO_MOD_MPIIO);
+  if (r) {
+    fset(*fh, r);
+    pario_rec_open(r, PARIO_MPIIO_OPENS, t0, t1);
+    record_hints(*fh, r);
+  }
+  pario_guard = 0;
+  return ret;
+}
+
+int MPI_File_close(MPI_File *fh) {
+  if (!ACTIVE()) return PMPI_File_close(fh);
+  struct pario_rec *r = frec(*fh);
+  MPI_File old = *fh;
+  int64_t t0 = pario_ticks();
+  int ret = PMPI_File_close(fh);
+  int64_t t1 = pario_ticks();
+  if (ret == MPI_SUCCESS && r) {
+    pario_guard = 1;
+    pario_rec_close(r, PARIO_MPIIO_CLOSES, t0, t1);
+    fset(old, NULL);
+    pario_guard = 0;
+  }
+  return ret;
+}
+
+static void meta(MPI_File fh, int idx, int hints, int64_t t0, int64_t t1) {
+  struct pario_rec *r = frec(fh);
+  if (!r) return;
+  pario_guard = 1;
+  pario_rec_meta(r, idx, t0, t1);
+  if (hints) record_hints(fh, r);
+  pario_guard = 0;
+}
+
+#define META_WRAP(fn, idx, hints, params, args)                                          \
+  int fn params {                                                                        \
+    if (!ACTIVE()) return P##fn args;                                                    \
+    int64_t t0 = pario_ticks();                                                          \
+    int ret = P##fn args;                                                                \
+    int64_t t1 = pario_ticks();                                                          \
+    if (ret == MPI_SUCCESS) meta(fh, idx, hints, t0, t1);                                \
+    return ret;                                                                          \
+  }
+META_WRAP(MPI_File_set_view, PARIO_MPIIO_VIEWS, 1,
+          (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep, MPI_Info info),
+          (fh, disp, et, ft, rep, info))
+META_WRAP(MPI_File_set_info, PARIO_MPIIO_HINTS, 1, (MPI_File fh, MPI_Info info), (fh, info))
+META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, (MPI_File fh), (fh))
+
+/* ---- data: every form, counted by form ---- */
+#define IO_WRAP(fn, kind, idx, params, args)                                             \
+  int fn params {                                                                        \
+    if (!ACTIVE()) return P##fn args;                                                    \
+    int64_t t0 = pario_ticks();                                                          \
+    int ret = P##fn args;                                                                \
+    int64_t t1 = pario_ticks();                                                          \
+    if (ret == MPI_SUCCESS) { pario_guard = 1; mio(fh, kind, idx, count, dt, buf, t0, t1); pario_guard = 0; } \
+    return ret;                                                                          \
+  }
+#define RD PARIO_KIND_READ
+#define WR PARIO_KIND_WRITE
+#define RP (MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+#define WP (MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+#define RPA (MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+#define WPA (MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Status *st)
+#define A (fh, buf, count, dt, st)
+#define AA (fh, off, buf, count, dt, st)
+IO_WRAP(MPI_File_read, RD, PARIO_MPIIO_INDEP_READS, RP, A)
+IO_WRAP(MPI_File_write, WR, PARIO_MPIIO_INDEP_WRITES, WP, A)
+IO_WRAP(MPI_File_read_at, RD, PARIO_MPIIO_INDEP_READS, RPA, AA)
+IO_WRAP(MPI_File_write_at, WR, PARIO_MPIIO_INDEP_WRITES, WPA, AA)
+IO_WRAP(MPI_File_read_all, RD, PARIO_MPIIO_COLL_READS, RP, A)
+IO_WRAP(MPI_File_write_all, WR, PARIO_MPIIO_COLL_WRITES, WP, A)
+IO_WRAP(MPI_File_read_at_all, RD, PARIO_MPIIO_COLL_READS, RPA, AA)
+IO_WRAP(MPI_File_write_at_all, WR, PARIO_MPIIO_COLL_WRITES, WPA, AA)
+IO_WRAP(MPI_File_read_shared, RD, PARIO_MPIIO_SHARED_READS, RP, A)
+IO_WRAP(MPI_File_write_shared, WR, PARIO_MPIIO_SHARED_WRITES, WP, A)
+IO_WRAP(MPI_File_read_ordered, RD, PARIO_MPIIO_COLL_READS, RP, A)
+IO_WRAP(MPI_File_write_ordered, WR, PARIO_MPIIO_COLL_WRITES, WP, A)
+
+/* Split collectives: counted (with their bytes) at _begin; the _end calls are not wrapped. */
+#define BP (MPI_File fh, void *buf, int count, MPI_Datatype dt)
+#define BWP (MPI_File fh, const void *buf, int count, MPI_Datatype dt)
+#define BPA (MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt)
+#define BWPA (MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt)
+IO_WRAP(MPI_File_read_all_begin, RD, PARIO_MPIIO_SPLIT_READS, BP, (fh, buf, count, dt))
+IO_WRAP(MPI_File_write_all_begin, WR, PARIO_MPIIO_SPLIT_WRITES, BWP, (fh, buf, count, dt))
+IO_WRAP(MPI_File_read_at_all_begin, RD, PARIO_MPIIO_SPLIT_READS, BPA, (fh, off, buf, count, dt))
+IO_WRAP(MPI_File_write_at_all_begin, WR, PARIO_MPIIO_SPLIT_WRITES, BWPA, (fh, off, buf, count, dt))
+IO_WRAP(MPI_File_read_ordered_begin, RD, PARIO_MPIIO_SPLIT_READS, BP, (fh, buf, count, dt))
+IO_WRAP(MPI_File_write_ordered_begin, WR, PARIO_MPIIO_SPLIT_WRITES, BWP, (fh, buf, count, dt))
+
+/* Non-blocking: counted when posted; the time is the posting time. */
+#define NP (MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *rq)
+#define NWP (MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Request *rq)
+#define NPA (MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt, MPI_Request *rq)
+#define NWPA (MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype dt, MPI_Request *rq)
+#define N (fh, buf, count, dt, rq)
+#define NA (fh, off, buf, count, dt, rq)
+IO_WRAP(MPI_File_iread, RD, PARIO_MPIIO_NB_READS, NP, N)
+IO_WRAP(MPI_File_iwrite, WR, PARIO_MPIIO_NB_WRITES, NWP, N)
+IO_WRAP(MPI_File_iread_at, RD, PARIO_MPIIO_NB_READS, NPA, NA)
+IO_WRAP(MPI_File_iwrite_at, WR, PARIO_MPIIO_NB_WRITES, NWPA, NA)
+IO_WRAP(MPI_File_iread_all, RD, PARIO_MPIIO_NB_READS, NP, N)
+IO_WRAP(MPI_File_iwrite_all, WR, PARIO_MPIIO_NB_WRITES, NWP, N)
+IO_WRAP(MPI_File_iread_at_all, RD, PARIO_MPIIO_NB_READS, NPA, NA)
+IO_WRAP(MPI_File_iwrite_at_all, WR, PARIO_MPIIO_NB_WRITES, NWPA, NA)
+IO_WRAP(MPI_File_iread_shared, RD, PARIO_MPIIO_NB_READS, NP, N)
+IO_WRAP(MPI_File_iwrite_shared, WR, PARIO_MPIIO_NB_WRITES, NWP, N)
