@@ -19,7 +19,6 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
-from typing import Dict, List, Set, Tuple
 
 # Who may call whom, by directory under csrc/ (a directory may always call itself). Anything
 # not listed (a new directory) must be added here: the layering is a decision, not an accident.
@@ -45,7 +44,7 @@ def source_of(obj: str, build: str, source: str) -> str:
     return os.path.normpath(os.path.join(head, rest))
 
 
-def symbols(nm: str, obj: str) -> Tuple[Set[str], Set[str]]:
+def symbols(nm: str, obj: str) -> tuple[set[str], set[str]]:
     """(defined global symbols, undefined symbols) of one object file."""
     out = subprocess.run([nm, "-P", obj], check=True, capture_output=True, text=True).stdout
     defined, undefined = set(), set()
@@ -61,13 +60,13 @@ def symbols(nm: str, obj: str) -> Tuple[Set[str], Set[str]]:
     return defined, undefined
 
 
-def sccs(nodes: List[str], edges: Dict[str, Set[str]]) -> List[List[str]]:
+def sccs(nodes: list[str], edges: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components (Tarjan, iterative)."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    on_stack: Set[str] = set()
-    stack: List[str] = []
-    result: List[List[str]] = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    result: list[list[str]] = []
     counter = 0
     for root in nodes:
         if root in index:
@@ -120,12 +119,12 @@ def main() -> int:
     ap.add_argument("--expect-cycle", help="comma-separated files that must form the only cycle (self-test)")
     args = ap.parse_args()
 
-    edges: Dict[str, Set[str]] = defaultdict(set)
-    why: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
-    owners: Dict[str, Set[str]] = defaultdict(set)  # global symbol -> files defining it (all units)
-    files: Set[str] = set()
+    edges: dict[str, set[str]] = defaultdict(set)
+    why: dict[tuple[str, str], set[str]] = defaultdict(set)
+    owners: dict[str, set[str]] = defaultdict(set)  # global symbol -> files defining it (all units)
+    files: set[str] = set()
     for name, objs in args.unit:
-        table: Dict[str, Tuple[Set[str], Set[str]]] = {}
+        table: dict[str, tuple[set[str], set[str]]] = {}
         for obj in filter(None, objs.split(":")):
             src = source_of(obj, args.build, args.source)
             table[src] = symbols(args.nm, obj)
@@ -143,7 +142,7 @@ def main() -> int:
                     edges[src].add(dst)
                     why[(src, dst)].add(sym)
 
-    problems: List[str] = []
+    problems: list[str] = []
     for sym, srcs in sorted(owners.items()):
         if len(srcs) > 1:
             problems.append(f"{sym} is defined in {len(srcs)} files: {', '.join(sorted(srcs))}")

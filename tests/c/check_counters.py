@@ -43,7 +43,8 @@ def main() -> int:
             if [r["op"] for r in rows] != got.get(ops):
                 problems.append(f"{name} {arr}: merge operations differ from the log's")
             for r in rows:
-                if not r["doc"].strip() or "\n" in r["doc"] or r["kind"] not in table["kinds"] or r["op"] not in table["ops"]:
+                one_line = r["doc"].strip() and "\n" not in r["doc"]
+                if not one_line or r["kind"] not in table["kinds"] or r["op"] not in table["ops"]:
                     problems.append(f"{r['name']}: doc, kind or op missing or not one line: {r}")
     for p in problems:
         print("check_counters:", p, file=sys.stderr)
