@@ -63,10 +63,10 @@ pid_of() {  # pid_of NAME: the pid in NAME's pid file if that process is ours
 }
 
 stepds() {  # slurmstepd of this instance: setproctitle blanks its environment, but it keeps
-    local p f   # the slurmd log of this directory open
-    for p in $(pgrep -x slurmstepd 2>/dev/null); do
-        for f in /proc/"$p"/fd/*; do
-            [ "$(readlink "$f" 2>/dev/null)" = "$DIR/log/slurmd.log" ] && { echo "$p"; break; }
+    local f pid  # the slurmd log of this directory open
+    for pid in $(grep -lxF slurmstepd /proc/[0-9]*/comm 2>/dev/null | tr -dc '0-9\n'); do
+        for f in /proc/"$pid"/fd/*; do
+            [ "$(readlink "$f" 2>/dev/null)" = "$DIR/log/slurmd.log" ] && { echo "$pid"; break; }
         done
     done
     return 0
@@ -82,12 +82,23 @@ tagged() {  # every live process of this instance (daemons, slurmstepd), this sh
     return 0
 }
 
-descendants() {  # descendants PID: its children, their children, ...
-    ps -e -o pid= -o ppid= | awk -v root="$1" '
-        { kids[$2] = kids[$2] " " $1 }
-        END { todo = root; while (todo != "") { split(todo, a, " "); todo = "";
-              for (i in a) { n = split(kids[a[i]], k, " ");
-                  for (j = 1; j <= n; j++) { print k[j]; todo = todo " " k[j] } } } }'
+descendants() {  # descendants PID: its children, their children, ... (from /proc: no ps
+    local f line rest pid todo=" $1 " found=1  # in a slim container)
+    local -A parent=()
+    for f in /proc/[0-9]*/stat; do
+        read -r line <"$f" 2>/dev/null || continue
+        rest=${line##*) }               # the name in parentheses may hold spaces
+        rest=${rest#* }                 # drop the state; the parent's pid comes next
+        pid=${f#/proc/}; parent[${pid%/stat}]=${rest%% *}
+    done
+    while [ $found = 1 ]; do
+        found=0
+        for pid in "${!parent[@]}"; do
+            if [[ $todo == *" ${parent[$pid]} "* && $todo != *" $pid "* ]]; then
+                todo="$todo$pid "; echo "$pid"; found=1
+            fi
+        done
+    done
 }
 
 end_pid() {  # end_pid PID SECONDS: SIGTERM, wait, then SIGKILL
@@ -182,7 +193,7 @@ write_conf() {
     user=$(id -un)
     # The node is named like the host when the name is plain, so Slurm's node lists and
     # MPI_Get_processor_name agree; it is reached over loopback whatever the name resolves to.
-    node=$(hostname -s 2>/dev/null || echo localhost)
+    node=$(uname -n); node=${node%%.*}
     [[ $node =~ ^[A-Za-z][A-Za-z0-9-]{0,40}$ ]] || node=localhost
     NODE=$node
     machine
@@ -213,6 +224,9 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SchedulerType=sched/backfill
+# Start a batch job within a second of its submission, not up to 3 s after the previous one
+# (batch_sched_delay, default 3): tests submit jobs one after another.
+SchedulerParameters=batch_sched_delay=0
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none
