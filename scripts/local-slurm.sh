@@ -53,7 +53,7 @@ alive() {  # alive PID: exists and is not a zombie (a killed munged can linger a
 }
 
 ours() {  # ours PID: a live process started by this script for this DIR (pid files can be stale)
-    alive "$1" && tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qxF "$TAG=$DIR"
+    alive "$1" && grep -qzxF "$TAG=$DIR" "/proc/$1/environ" 2>/dev/null
 }
 
 pid_of() {  # pid_of NAME: the pid in NAME's pid file if that process is ours
@@ -74,10 +74,10 @@ stepds() {  # slurmstepd of this instance: setproctitle blanks its environment, 
 
 tagged() {  # every live process of this instance (daemons, slurmstepd), this shell excepted
     local f pid
-    for f in $(grep -lzxF "$TAG=$DIR" /proc/[0-9]*/environ 2>/dev/null); do
+    while read -r f; do
         pid=${f#/proc/}; pid=${pid%/environ}
         [ "$pid" != $$ ] && alive "$pid" && echo "$pid"
-    done
+    done < <(grep -lzxF "$TAG=$DIR" /proc/[0-9]*/environ 2>/dev/null)
     for pid in $(stepds); do alive "$pid" && echo "$pid"; done
     return 0
 }
@@ -161,8 +161,9 @@ pick_ports() {  # sets PORT (slurmctld) and PORT+1 (slurmd)
         PORT=$PARIO_SLURM_PORT
         [[ $PORT =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1024 ] && [ "$PORT" -le 65000 ] ||
             die "PARIO_SLURM_PORT=$PORT is not a port number from 1024 to 65000"
-        port_free "$PORT" && port_free $((PORT + 1)) ||
+        if ! { port_free "$PORT" && port_free $((PORT + 1)); }; then
             die "port $PORT or $((PORT + 1)) is in use (PARIO_SLURM_PORT); choose another"
+        fi
         return
     fi
     for ((PORT = 6817; PORT < 7017; PORT += 2)); do
@@ -196,6 +197,8 @@ write_conf() {
     node=$(uname -n); node=${node%%.*}
     [[ $node =~ ^[A-Za-z][A-Za-z0-9-]{0,40}$ ]] || node=localhost
     NODE=$node
+    [[ ${PARIO_SLURM_KILLWAIT:-5} =~ ^[0-9]+$ ]] ||
+        die "PARIO_SLURM_KILLWAIT=$PARIO_SLURM_KILLWAIT is not a number of seconds"
     machine
     pick_ports
     : >"$DIR/plugstack.conf"   # no SPANK plugins of the machine's /etc/slurm
@@ -273,7 +276,7 @@ wait_for() {  # wait_for SECONDS COMMAND...: poll every 0.05 s
 }
 
 munge_ok() { munge -n -S "$SOCK" 2>/dev/null | unmunge -S "$SOCK" >/dev/null 2>&1; }
-ctld_ok() { SLURM_CONF=$CONF timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; }
+ctld_ok() { [[ $(SLURM_CONF=$CONF timeout 5 scontrol ping 2>/dev/null) == *"is UP"* ]]; }
 node_ready() { case $(node_state) in idle* | mixed* | allocated*) true ;; *) false ;; esac; }
 
 fail_start() {
@@ -347,7 +350,10 @@ do_stop() {
     for name in slurmd slurmctld; do
         pid=$(pid_of "$name") && end_pid "$pid" 10
     done
-    [ -z "$(tagged | grep -vxF "$(cat "$RUN/munged.pid" 2>/dev/null || echo none)")" ] || clean=""
+    # Anything but munged still running now means the jobs did not end cleanly.
+    # (not `grep -q`: with pipefail, its early exit can fail the pipe)
+    left=$(tagged | grep -vxF "$(cat "$RUN/munged.pid" 2>/dev/null || echo none)" || true)
+    [ -z "$left" ] || clean=""
     end_leftovers
     pid=$(pid_of munged) && end_pid "$pid" 10
     left=$(tagged | tr '\n' ' ')
@@ -370,7 +376,8 @@ do_status() {
         grep -qxF "$p" "$RUN"/*.pid 2>/dev/null || echo "$p"; done | tr '\n' ' ')
     [ -z "${extra// /}" ] || say "other processes of this instance: $extra"
     if [ -r "$CONF" ]; then
-        state=$(node_state)
+        # Without slurmctld, sinfo would take 9 s to say so.
+        state=""; pid_of slurmctld >/dev/null && state=$(node_state)
         say "node: ${state:-no answer from slurmctld}"
         case $state in idle* | mixed* | allocated* | completing*) ;; *) rc=1 ;; esac
     fi
