@@ -99,6 +99,28 @@ elif [ "${PARIO_SETUP_LAYERS:-1}" != 0 ]; then
     say "note: the hdf5, pnetcdf and netcdf4 layers need parallel HDF5, PnetCDF and NetCDF-4 with MPI; load your site's modules before setup to build them"
 fi
 
+# ---- 1c. what the tests run against: a real one-node Slurm (scripts/local-slurm.sh) ------------
+# Only for `make test` (PARIO_SETUP_TEST_TOOLS=0 skips it); a missing tool skips its tests with a reason.
+TEST_PKGS=(slurmctld slurmd slurm-client munge)
+if [ "${PARIO_SETUP_TEST_TOOLS:-1}" != 0 ] && [ -r /etc/debian_version ] && have dpkg-query; then
+    test_missing=()
+    for p in "${TEST_PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || test_missing+=("$p")
+    done
+    if [ ${#test_missing[@]} -gt 0 ]; then
+        if can_apt; then
+            say "installing what the tests run against: ${test_missing[*]} (apt)"
+            export DEBIAN_FRONTEND=noninteractive
+            apt-get install -y -qq --no-install-recommends "${test_missing[@]}" >/dev/null 2>&1 || {
+                apt-get update -qq && apt-get install -y -qq --no-install-recommends "${test_missing[@]}" >/dev/null; } \
+                || say "note: could not install ${test_missing[*]}; the tests that need them will be skipped"
+        else
+            say "note: ${test_missing[*]} not installed; the Slurm tests will be skipped" \
+                "(install them with: sudo apt-get install -y --no-install-recommends ${test_missing[*]})"
+        fi
+    fi
+fi
+
 have mpicc || die "mpicc is still not on PATH; load your site's MPI module and rerun"
 python_ok "$PY" || die "python3 ($(command -v python3)) is older than 3.9 or lacks venv/ensurepip; install Python >= 3.9 with venv"
 say "C compiler: $(command -v cc || command -v gcc); MPI: $(command -v mpicc); python: $(command -v "$PY") ($("$PY" -c 'import platform; print(platform.python_version())'))"
