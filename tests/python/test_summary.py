@@ -144,7 +144,8 @@ def test_summary_table_names_fastest_and_explains_flags():
     text = _render(tables.print_summary, rows)
     assert "fpp/posix" in text and "shared/mpiio" in text
     assert "850 [800-900]" in text and "410 [400-420]" in text
-    assert "Fastest write here: fpp/posix at 850 MiB/s (median of 3)" in text
+    assert "Fastest write here: fpp/posix at 850 MiB/s (median of 3), 2.07x shared/mpiio" not in text
+    assert "No verdict on the fastest write: 2 repetitions are too few" in text  # shared-mpiio ran twice
     assert "cache?" in text and "write 1/3 above 870 MiB/s" in text
 
 
@@ -177,7 +178,11 @@ def test_headline_and_empty_runs():
     assert summary.headline(doc) == "1 case, 4 ranks: fpp/posix write 850, read 3000 MiB/s"
     two = result(case("fpp-posix", 0, write=[850.0], read=[3000.0]),
                  case("shared-posix", 1, strategy="shared", write=[900.0], read=[2000.0]))
-    assert summary.headline(two) == "2 cases, 4 ranks; best write shared/posix 900, read fpp/posix 3000 MiB/s"
+    assert summary.headline(two) == ("2 cases, 4 ranks; no clear write winner (top shared/posix 900), "
+                                     "no clear read winner (top fpp/posix 3000) MiB/s")
+    clear = result(case("fpp-posix", 0, write=[850.0, 860.0, 870.0]),
+                   case("shared-posix", 1, strategy="shared", write=[900.0, 910.0, 920.0]))
+    assert summary.headline(clear) == "2 cases, 4 ranks; best write shared/posix 910 MiB/s"
     empty = result()
     assert summary.summarize(empty) == [] and summary.headline(empty) == "0 cases, 4 ranks"
     assert "no cases" in _render(tables.print_summary, [])

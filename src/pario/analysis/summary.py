@@ -11,6 +11,7 @@ the front end stored beside it. Keys read from env, all optional:
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 from pario.analysis import layers
 from pario.model.case import MD_OPS, RATE_OPS
@@ -26,7 +27,10 @@ FLAG_HELP = {
             "(use --odirect, a bigger --size, or drop caches)",
     "partial": "fewer phases than repetitions x operations: the run ended early",
     "verify-errors": "read-back found data that differs from what was written",
+    "warm-up?": "the first repetition ran far slower than the others (under half their median): a warm-up "
+                "effect; the median resists it, the range and the noise test include it (add -i repetitions)",
 }
+WARMUP_FACTOR = 2.0  # a first repetition this many times slower than the others' median is a warm-up outlier
 
 
 def _spread(samples: list[float]) -> dict | None:
@@ -41,12 +45,26 @@ def _median(values) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _warmup(samples: list[float]) -> dict | None:
+    """The first repetition, when it is a warm-up outlier: slower than every other one and below
+    1/WARMUP_FACTOR of their median (needs at least two others to know their level)."""
+    if len(samples) < 3:
+        return None
+    first, others = samples[0], samples[1:]
+    level = statistics.median(others)
+    if first < min(others) and first * WARMUP_FACTOR < level:
+        return {"first": first, "others_median": level, "factor": level / first if first > 0 else None}
+    return None
+
+
 def _op_stats(phases: list[dict]) -> dict | None:
     if not phases:
         return None
+    phases = sorted(phases, key=lambda p: p.get("rep", 0))
     imbalance = [p["last_done_s"] / p["first_done_s"] for p in phases
                  if p.get("first_done_s") and p.get("last_done_s") is not None]
-    return {
+    warmup = _warmup([p["bw_mib"] for p in phases])
+    stats: dict[str, Any] = {
         "n": len(phases),
         "bw_mib": _spread([p["bw_mib"] for p in phases]),
         "xfer_bw_mib": _spread([p["xfer_bw_mib"] for p in phases if p.get("xfer_bw_mib") is not None]),
@@ -54,8 +72,11 @@ def _op_stats(phases: list[dict]) -> dict | None:
         "open_close_share": _median(p.get("open_close_share") for p in phases),
         "imbalance": _median(imbalance),
         "time_s": _median(p.get("open_to_close_s") for p in phases),
-        "flags": [],
+        "flags": ["warm-up?"] if warmup else [],
     }
+    if warmup:
+        stats["warmup"] = warmup
+    return stats
 
 
 def _strategy(spec: dict) -> str:
@@ -108,6 +129,8 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
         flags.append("partial")
     if verify and verify["errors"]:
         flags.append("verify-errors")
+    if any("warm-up?" in (stats.get(op) or {}).get("flags", []) for op in OPS):
+        flags.append("warm-up?")
     return flags, details
 
 
@@ -228,6 +251,12 @@ def headline(result: dict) -> str:
     if len(rows) == 1:
         figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]
         return f"{head}: {strategy_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head
-    best = [(op, fastest(rows, op)) for op in OPS]
-    figures = [f"{op} {strategy_label(b)} {b[op]['bw_mib']['median']:.0f}" for op, b in best if b]
-    return f"{head}; best {', '.join(figures)} MiB/s" if figures else head
+    from pario.analysis.verdicts import winner  # same layer; verdicts imports noise, not summary
+    figures = []
+    for op in OPS:
+        w, top = winner(rows, op), fastest(rows, op)
+        if top is None:
+            continue
+        label = f"{strategy_label(top)} {top[op]['bw_mib']['median']:.0f}"
+        figures.append(f"best {op} {label}" if w is None or w["clear"] else f"no clear {op} winner (top {label})")
+    return f"{head}; {', '.join(figures)} MiB/s" if figures else head
