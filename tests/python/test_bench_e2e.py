@@ -184,7 +184,8 @@ BAD = [
     (["-t", "4q"], "not a size"),
     (["--strategy", "nfile:2"], "nfiles"),
     (["-F", "-b", "1000t"], "is free"),
-    (["--drop-caches"], "not available"),
+    (["-w", "-F", "--drop-caches"], "no case reads"),
+    (["-F", "--drop-caches", "sometimes"], "give no value"),
     (["-n", "0", "-F"], "at least 1"),
 ]
 

@@ -16,7 +16,7 @@ from pario.model.case import Case
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
 from pario.platform import environment, layout
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import forward, launchers, watchdog
@@ -64,7 +64,8 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
 
 def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     scratch, mpi, cases, ranks = req.scratch, req.mpi, req.cases, req.ranks
-    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(req.engine, scratch.dir, skip=req.no_probe)
+    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(
+        req.engine, scratch.dir, skip=req.no_probe, streams=streams_per_host(ranks))
     status_dir = os.path.join(tmp, "status")
     os.mkdir(status_dir)
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)

@@ -86,7 +86,9 @@ def env_lines(run: dict) -> list[str]:
         lines.append("  ".join(facts))
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib") or ceiling.get("read_mib"):
-        lines.append(f"device ceiling (O_DIRECT probe): write {num(ceiling.get('write_mib'))} MiB/s, "
+        streams = ceiling.get("streams") or 1
+        lines.append(f"device ceiling (O_DIRECT probe, {streams} stream{'s' if streams != 1 else ''}): "
+                     f"write {num(ceiling.get('write_mib'))} MiB/s, "
                      f"read {num(ceiling.get('read_mib'))} MiB/s")
     if result.get("error"):
         err = result["error"]

@@ -192,4 +192,34 @@ def flag_lines(rows: list[dict], labels: dict[str, str] | None = None) -> list[s
     details = [escape(f"{labels[r['name']]}: {', '.join(r['cache_details'])}") for r in rows if r.get("cache_details")]
     if details:
         lines.append("  above the ceiling: " + "; ".join(details))
-    return lines
+        probe = next((r["ceiling"] for r in rows if r.get("ceiling")), None)
+        if probe and probe["streams"] < probe["ranks_per_host"]:
+            lines.append(f"  (ceiling: O_DIRECT probe with {probe['streams']} stream"
+                         f"{'s' if probe['streams'] != 1 else ''}; this run has {probe['ranks_per_host']} "
+                         "ranks on a host)")
+    return lines + residency_lines(rows, labels)
+
+
+_EVICTED = {"files": "evicted: fsync + POSIX_FADV_DONTNEED",
+            "system": "evicted: fsync + POSIX_FADV_DONTNEED + drop_caches"}
+
+
+def residency_lines(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    """What the engine measured of the page cache before each read: the line under the table."""
+    out = []
+    for r in rows:
+        for op in OPS:
+            res = (r.get(op) or {}).get("resident")
+            if not res:
+                continue
+            shares = res["samples"]
+            how = _EVICTED.get(res.get("evicted") or "")
+            if len({f"{x:.0%}" for x in shares}) == 1:
+                each = "before each of" if len(shares) > 1 else "before its"
+                what = f"{shares[0]:.0%} resident {each} {len(shares)} repetition{'s' if len(shares) != 1 else ''}"
+            else:
+                what = (f"{', '.join(f'{x:.0%}' for x in shares)} resident before repetitions 1-{len(shares)}")
+            out.append(escape(f"  {labels[r['name']]} {op}: {what}" + (f" ({how})" if how else "")))
+    if out:
+        out.insert(0, "Page cache before the reads (measured with mincore): share of the case's files resident")
+    return out
