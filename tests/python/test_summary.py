@@ -114,10 +114,10 @@ def test_compare_ratio_and_noise():
     cmp = {(c["name_a"], c["name_b"]): c for c in compare.compare(a, b)}
     fpp = cmp[("fpp", "fpp")]
     assert fpp["write"]["ratio"] == pytest.approx(210.0 / 110.0)
-    assert fpp["write"]["overlap"] is False and fpp["write"]["verdict"] == "B faster"
-    assert fpp["read"]["overlap"] is True and fpp["read"]["verdict"] == "within noise"
+    assert fpp["write"]["verdict"] == "B faster" and fpp["write"]["low"] == pytest.approx(200.0 / 120.0)
+    assert fpp["read"]["verdict"] == "within noise" and fpp["read"]["low"] < 1 < fpp["read"]["high"]
     assert cmp[("shared", "shared")]["read"] is None
-    assert cmp[("shared", "shared")]["write"]["overlap"] is True
+    assert cmp[("shared", "shared")]["write"]["verdict"] == "too few repetitions"  # 2 in B
     assert cmp[("gone", None)]["matched_by"] == "only in A"
     assert {k for k in cmp if k[0] is None} == {(None, "new"), (None, "new2")}
 
@@ -128,7 +128,7 @@ def test_compare_matches_differently_named_cases_by_shape():
               case("fpp-posix", 1, write=[100.0, 100.0]))
     out = compare.compare(a, b)
     assert out[0]["matched_by"] == "shape" and out[0]["name_b"] == "shared-mpiio-coll"
-    assert out[0]["write"]["overlap"] is None and "one sample" in out[0]["write"]["verdict"]
+    assert out[0]["write"]["low"] is None and out[0]["write"]["verdict"] == "too few repetitions"
 
 
 def _render(fn, *args):
