@@ -92,13 +92,51 @@ _CRAY = [
     _h("abort_on_rw_error", "choice", (CRAY,), "disable", ("enable", "disable"), "abort on I/O error"),
 ]
 
+# (d) Keys the MPI standard reserves for file info (MPI-4.0 section 14.2.8): legal everywhere, acted on
+# where an implementation chooses to; none of ROMIO, OMPIO or Cray MPICH does (pario passes them on).
+# collective_buffering, cb_buffer_size, cb_nodes, striping_factor and striping_unit are reserved
+# too, and are in the tables above with the implementations that read them.
+STANDARD = "standard"
+_RESERVED = [
+    _h("access_style", "str", (), doc="MPI reserved: comma list of read_once, write_once, read_mostly, "
+       "write_mostly, sequential, reverse_sequential, random"),
+    _h("cb_block_size", "int", (), doc="MPI reserved: collective buffering block size", lo=1),
+    _h("chunked", "str", (), doc="MPI reserved: comma list of array dimensions"),
+    _h("chunked_item", "str", (), doc="MPI reserved: comma list of element sizes"),
+    _h("chunked_size", "str", (), doc="MPI reserved: comma list of chunk dimensions"),
+    _h("file_perm", "str", (), doc="MPI reserved: permissions of a file at creation"),
+    _h("io_node_list", "str", (), doc="MPI reserved: comma list of I/O devices"),
+    _h("nb_proc", "int", (), doc="MPI reserved: processes expected to access the file", lo=1),
+    _h("num_io_nodes", "int", (), doc="MPI reserved: I/O devices in the system", lo=1),
+    _h("filename", "output", (), doc="MPI reserved: the file's name, set by the implementation (read-only)"),
+]
+# Implementation keys outside the three tables: GPFS's, read by ROMIO's GPFS driver (ad_gpfs:
+# IBM Spectrum MPI, MPICH configured for GPFS), by nothing on this kind of stack otherwise.
+GPFS = "romio-gpfs"
+_GPFS = [_h("IBM_largeblock_io", "choice", (GPFS,), "false", BOOL, "GPFS: large-block I/O, no data shipping")]
+
 # Families whose members are too many to list: a hint starting with one of these is known.
 PREFIXES = {
     "romio_pvfs2_dtype_": (ROMIO,), "romio_pvfs2_listio_": (ROMIO,), "romio_pvfs2_posix_": (ROMIO,),
     "sioxAccessRange": (OMPIO,),
 }
 
-CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY}
+CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY + _RESERVED + _GPFS}
+
+
+def ignored_here(name: str, impl: str | None, fs: str | None) -> str | None:
+    """Why a legal key outside what `impl` reads does nothing on this stack (reserved by the MPI
+    standard, or another implementation's), or None when it is not such a key."""
+    row = lookup(name)
+    if row is None:
+        return None
+    if not row.impls:
+        return (f"reserved by the MPI standard for implementations that use it; {impl or 'this MPI-IO'} "
+                "does not act on it (passed on)")
+    if row.impls == (GPFS,) and not (impl == ROMIO and fs == "gpfs"):
+        return ("read by ROMIO's GPFS driver only (IBM Spectrum MPI, MPICH built for GPFS); "
+                "not on this stack (passed on)")
+    return None
 
 
 def lookup(name: str) -> Setting | None:
