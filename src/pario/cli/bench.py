@@ -22,7 +22,7 @@ from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, default_
 from pario.platform import host
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
-from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.mpi import MPI, check_io, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
@@ -211,6 +211,7 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
     launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    check_io(mpi, request.io)
     launchers.check_launcher(request.launcher)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi

@@ -106,6 +106,13 @@ def check(args) -> int:
     from pario.platform.stack import mpi_facts
     from pario.settings import view
     text = _read(args.file)
+    if args.io and args.io not in ("ompio", "romio", "cray"):  # an Open MPI component: one it has
+        from pario.platform.mpi import check_io, detect, find_mpirun
+        try:
+            check_io(detect(find_mpirun(args.mpirun)), args.io)
+        except ParioError as exc:
+            if exc.exit_code == 2:
+                raise
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
         print(f"pario: {mpi.get('reason')}; checking against the catalogue only", file=sys.stderr)
