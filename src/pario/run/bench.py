@@ -21,7 +21,7 @@ from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import forward, launchers, watchdog
 from pario.run.settings_launch import measured, read_settings
-from pario.settings import effective
+from pario.settings import effective, envsettings
 
 
 @dataclass
@@ -76,6 +76,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=req.engine)
     env.update(req.facts)
+    # ROMIO_HINTS, OMPI_MCA_ and MPICH_MPIIO_HINTS settings: requested too, with their source
+    env["settings_from_env"] = envsettings.collect(os.environ)
     layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
     for index, rec in layouts.items():
         if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
