@@ -85,6 +85,14 @@ def test_reuse_finds_one_corrupted_byte(tmp_path):
     first = row["verify"]["first_error"]
     assert (first["offset"], first["rank"]) == (offset, 1)
     assert path.exists()
+    # the stored run is not "complete": its data failed the check
+    assert doc["status"] == "verify failed"
+    listed = pario(["--json"], tmp_path, command="results")
+    import json
+    runs = {r["id"]: r for r in json.loads(listed.stdout)["runs"]}
+    assert runs[doc["run"]]["status"] == "verify failed" and runs[run_id]["status"] == "complete"
+    shown = pario(["show", str(doc["run"])], tmp_path, command="results")
+    assert "verify failed" in shown.stdout.splitlines()[0]
 
 
 def test_a_failed_reuse_run_removes_nothing(tmp_path):

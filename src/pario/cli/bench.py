@@ -243,15 +243,17 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
     """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
     record = execute(run_request, Progress(plain=request.json))
-    run_id = store_run(store, record)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    if bad and record.status == "complete":
+        record.status = "verify failed"  # every phase ran, but the data read back is not what was written
+    run_id = store_run(store, record)
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
     else:
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
     if bad and not record.message:
         print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
     return 0 if record.complete and not bad else 1

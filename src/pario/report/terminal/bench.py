@@ -33,7 +33,7 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
             console.print(line, highlight=False)
         print_hints(console, result.get("cases") or [])  # requested vs effective settings, with the means used
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
-        if kept and status == "complete":
+        if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib"):
