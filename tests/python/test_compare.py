@@ -130,3 +130,17 @@ def test_ior_against_a_smaller_pario_run_names_ranks_and_size(tmp_path, capsys, 
     assert main(["results", "compare", "1", str(mine), "--db", db, "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["comparable"] is False and {d["what"] for d in got["differences"]} >= {"ranks", "tool"}
+
+
+def test_hints_in_effect_are_a_difference_too():
+    checked = {"requested": {"romio_cb_write": "enable"}, "effective": {"romio_cb_write": "enable"},
+               "check": [{"key": "romio_cb_write", "requested": "enable", "effective": "enable",
+                          "status": "in effect", "reason": "", "means": "ROMIO_PRINT_HINTS"}]}
+    ignored = {**checked, "check": [{**checked["check"][0], "status": "not applied", "effective": None}]}
+    a = _run(1, case("shared-mpiio", 0, backend="mpiio", strategy="shared", write=[1.0, 1.1, 1.2], hints=checked),
+             env=ENV)
+    b = _run(2, case("shared-mpiio", 0, backend="mpiio", strategy="shared", write=[1.0, 1.1, 1.2], hints=ignored),
+             env=ENV)
+    (entry,) = compare.compare_runs(a, b)["cases"]
+    assert [(d["what"], d["a"], d["b"]) for d in entry["differences"]] == [
+        ("hints in effect", "romio_cb_write=enable", "none")]

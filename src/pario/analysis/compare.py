@@ -94,6 +94,12 @@ def _hints(case: dict) -> dict[str, str]:
     return dict(sorted((hints.get("requested") or {}).items()))
 
 
+def _in_effect(case: dict) -> dict[str, str]:
+    """The requested settings the run confirmed in effect (settings.effective's check)."""
+    return dict(sorted((r["key"], str(r.get("effective"))) for r in (case.get("hints") or {}).get("check") or []
+                       if r.get("status") == "in effect"))
+
+
 def _kv(d: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items()) or "none"
 
@@ -113,6 +119,7 @@ _CASE_FACTS: list[tuple[str, Any, Any]] = [
     ("O_DIRECT", lambda r, c: bool((c.get("spec") or {}).get("odirect")), _yes),
     ("read shift (-C/-Q)", lambda r, c: c.get("reorder_shift", (c.get("spec") or {}).get("reorder", 0)) or 0, str),
     ("hints requested", lambda r, c: _hints(c), _kv),
+    ("hints in effect", lambda r, c: _in_effect(c), _kv),
     ("cache eviction before reads", lambda r, c: next((p["cache"]["evicted"] for p in c.get("phases") or []
                                                        if p.get("cache")), "none"), str),
 ]
