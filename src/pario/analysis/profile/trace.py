@@ -13,8 +13,9 @@ from typing import Any
 
 from pario.model.errors import ParioError
 
-# What a page can carry: about 70 bytes of JSON per bar, so 40,000 bars are under 3 MB.
-DEFAULT_BUDGET = 40_000
+# What a page can carry and a browser draw: about 90 bytes of JSON and two SVG elements per bar;
+# 15,000 bars are about 1.4 MB and draw in seconds (benchmarks/report/RESULTS.md).
+DEFAULT_BUDGET = 15_000
 NEEDED = ("module", "op", "size", "start", "duration")
 
 

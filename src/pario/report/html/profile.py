@@ -209,11 +209,11 @@ def section(n: int, name: str, job: dict[str, Any], summary: dict[str, Any]) -> 
         sec.items.append(Note("Some limits were hit (see the Job table): the figures below say what was kept.", "warn"))
     if not files:
         sec.items.append(Note("No file I/O was recorded (paths under the excluded prefixes are not recorded)."))
-        return sec
-    sec.items.append(_interfaces(n, view))
-    sec.items += _files(n, files)
-    for item in (_sizes(n, files), _time_split(n, view, files), _spread(n, files), _hints(n, files)):
-        if item is not None:
-            sec.items.append(item)
+    else:
+        sec.items.append(_interfaces(n, view))
+        sec.items += _files(n, files)
+        for item in (_sizes(n, files), _time_split(n, view, files), _spread(n, files), _hints(n, files)):
+            if item is not None:
+                sec.items.append(item)
     sec.items += trace.items(n, job)
     return sec

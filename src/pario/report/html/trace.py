@@ -15,6 +15,10 @@ from pario.report.html.style import COLOURS, layout, plain
 from pario.report.terminal.profile import secs
 
 KINDS = ("write", "read", "open", "close", "sync", "seek", "stat", "other")
+# Each process row has three lanes, so that interleaved reads, writes and metadata calls do not hide
+# one another when zoomed out: writes above, reads in the middle, the rest below.
+LANES = {"write": -0.27, "read": 0.0}
+OTHER_LANE = 0.27
 
 
 def _r(x: float) -> float:
@@ -28,19 +32,27 @@ def figure(tl: Timeline) -> go.Figure:
         by_op.setdefault(seg.op, []).append(seg)
     for op in sorted(by_op, key=lambda o: KINDS.index(o) if o in KINDS else len(KINDS)):
         segs = by_op[op]
+        colour = COLOURS.get(op, "#777777")
+        lane = LANES.get(op, OTHER_LANE)
         xs: list[float | None] = []
         ys: list[int | None] = []
-        hover: list[str] = []
         for s in segs:
             xs += [_r(s.start), _r(s.end), None]
-            ys += [s.row, s.row, None]
+            ys += [s.row + lane, s.row + lane, None]
+        name = f"{op} ({sum(s.count for s in segs):,})"
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=name, legendgroup=op, connectgaps=False,
+                                 line={"color": colour, "width": 8}, hoverinfo="skip"))
+        # a bar shorter than a pixel draws nothing: a marker at each bar's start keeps it visible
+        # at any zoom, and carries what the bar stands for
+        hover = []
+        for s in segs:
             what = f"{s.count} {op}s" if s.count > 1 else op
             moved = f", {tenths(s.nbytes)}" if s.nbytes else ""
-            hover += [f"{plain(tl.rows[s.row])} {s.module} {what}{moved}, {(s.end - s.start) * 1e3:.3g} ms", "", ""]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"{op} ({sum(s.count for s in segs)})",
-                                 line={"color": COLOURS.get(op, "#777777"), "width": 9}, connectgaps=False,
-                                 hovertext=hover, hoverinfo="text"))
-    fig.update_layout(layout(height=min(900, 170 + 34 * len(tl.rows)), dragmode="zoom",
+            hover.append(f"{plain(tl.rows[s.row])} {s.module} {what}{moved}, {secs(s.end - s.start)}")
+        fig.add_trace(go.Scatter(x=[_r(s.start) for s in segs], y=[s.row + lane for s in segs], mode="markers",
+                                 name=name, legendgroup=op, showlegend=False, hovertext=hover, hoverinfo="text",
+                                 marker={"symbol": "line-ns", "size": 11, "line": {"width": 2, "color": colour}}))
+    fig.update_layout(layout(height=min(1000, 170 + 64 * len(tl.rows)), dragmode="zoom",
                              xaxis={"title": "seconds from the first process's start", "rangemode": "tozero"},
                              yaxis={"tickmode": "array", "tickvals": list(range(len(tl.rows))),
                                     "ticktext": [plain(r) for r in tl.rows],
@@ -50,8 +62,8 @@ def figure(tl: Timeline) -> go.Figure:
 
 def caption(tl: Timeline) -> str:
     shown = len(tl.segments)
-    text = (f"{tl.events:,} operations in the log, one row per process; drag to zoom, double-click to zoom out, "
-            "hover a bar's start for what it is.")
+    text = (f"{tl.events:,} operations in the log, one row per process (writes on top, reads in the middle, "
+            "other calls below); drag to zoom, double-click to zoom out, hover a bar's start for what it is.")
     if tl.decimated:
         apart = "with no time between them" if not tl.gap else f"at most {secs(tl.gap)} apart"
         text += (f" Drawn as {shown:,} bars (the page's budget is {tl.budget:,}): consecutive operations of one "
