@@ -41,6 +41,13 @@ def _trials(s: TuningSession) -> Plot:
                                             + (f"<br>{plain(t.note)}" if t.note else "") for t in med],
                                  marker={"size": 11, "symbol": "diamond" if state != "control" else "square",
                                          "color": STATE_COLOURS[state]}))
+    failed = [t for t in s.trials if t.median is None]
+    if failed:  # no rate to plot: a cross on the axis, so that the trial is not silently missing
+        fig.add_trace(go.Scatter(x=[t.number for t in failed], y=[0.0] * len(failed), mode="markers",
+                                 name="no rate (failed)", hoverinfo="text",
+                                 hovertext=[f"trial {t.number} ({t.state}): no rate" + (f": {plain(t.note)}" if t.note
+                                                                                          else "") for t in failed],
+                                 marker={"symbol": "x", "size": 11, "color": STATE_COLOURS["failed"]}))
     # the incumbent: the best median so far among complete trials, as a step line
     best, steps_x, steps_y = None, [], []
     for t in sorted(s.trials, key=lambda t: t.number):
