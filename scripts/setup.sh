@@ -99,6 +99,22 @@ elif [ "${PARIO_SETUP_LAYERS:-1}" != 0 ]; then
     say "note: the hdf5, pnetcdf and netcdf4 layers need parallel HDF5, PnetCDF and NetCDF-4 with MPI; load your site's modules before setup to build them"
 fi
 
+# ---- 1c. a headless browser for the tests of `pario report` (Debian's chromium + chromedriver) --
+# The HTML report itself needs no browser on this machine; its tests open the pages in Chromium.
+# Set PARIO_SETUP_BROWSER=0 to skip it (those tests are then skipped, saying why).
+if [ "${PARIO_SETUP_BROWSER:-1}" != 0 ] && ! { have chromium && have chromedriver; }; then
+    if can_apt; then
+        say "installing chromium and chromium-driver (apt) for the tests of pario report"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null 2>&1 || {
+            apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } \
+            || say "note: could not install chromium; the report's browser tests will be skipped"
+    else
+        say "note: no chromium/chromedriver: the report's browser tests will be skipped" \
+            "(install them with: sudo apt-get install -y --no-install-recommends chromium chromium-driver)"
+    fi
+fi
+
 have mpicc || die "mpicc is still not on PATH; load your site's MPI module and rerun"
 python_ok "$PY" || die "python3 ($(command -v python3)) is older than 3.9 or lacks venv/ensurepip; install Python >= 3.9 with venv"
 say "C compiler: $(command -v cc || command -v gcc); MPI: $(command -v mpicc); python: $(command -v "$PY") ($("$PY" -c 'import platform; print(platform.python_version())'))"
