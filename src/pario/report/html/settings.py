@@ -20,11 +20,12 @@ def items(run_id: int | str, cases: list[dict], rows: list[dict]) -> list[Table 
         hints = case.get("hints") or {}
         source = hints.get("source") or "the MPI library after open"
         for key, want, got, status in hint_rows(hints):
-            table_rows.append([case.get("name", "?"), "hint", key, want, got, Cell(status, mark=_mark(status)), source])
+            table_rows.append([case.get("name", "?"), "hint", key, want, Cell(got, mark="wrap"),
+                               Cell(status, mark=f"{_mark(status)} wrap"), Cell(source, mark="wrap")])
         effective = hints.get("effective") or {}
         if effective and not hints.get("requested") and not hints.get("check"):
-            table_rows.append([case.get("name", "?"), "hint", f"({len(effective)} in effect)", "none", ", ".join(
-                f"{k}={v}" for k, v in sorted(effective.items())), "", source])
+            table_rows.append([case.get("name", "?"), "hint", f"({len(effective)} in effect)", "none", Cell(", ".join(
+                f"{k}={v}" for k, v in sorted(effective.items())), mark="wrap"), "", source])
     for row in rows:
         lib = row.get("lib") or {}
         req, eff = lib.get("requested") or {}, lib.get("effective") or {}
@@ -33,8 +34,9 @@ def items(run_id: int | str, cases: list[dict], rows: list[dict]) -> list[Table 
             # no verdict: a library reports its settings in its own units and names (alignment=1m
             # is reported as 1048576), so equal strings are not the test; both sides are shown
             table_rows.append([row["name"], lib.get("name") or row["backend"], key,
-                               "-" if key not in req else str(req[key]), "-" if got is None else str(got),
-                               "", lib.get("source") or ""])
+                               "-" if key not in req else str(req[key]),
+                               Cell("-" if got is None else str(got), mark="wrap"),
+                               "", Cell(lib.get("source") or "", mark="wrap")])
     if table_rows:
         out.append(Table(anchors.run(run_id, "settings"), "Requested and effective settings",
                          ["case", "layer", "setting", "requested", "effective", "verdict", "effective as reported by"],
