@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 from pario.analysis import compare as analysis
 from pario.analysis.summary import OPS
 from pario.report.html import anchors
-from pario.report.html.page import Cell, Section, Table
+from pario.report.html.page import Cell, Note, Section, Table
 from pario.report.html.page import Plot as PagePlot
 from pario.report.html.style import PALETTE, layout, spread_traces
 from pario.report.terminal.tables import op_notes
@@ -51,6 +51,10 @@ def section(runs: list[tuple[dict, list[dict]]]) -> Section:
                     Cell(c["verdict"], mark=mark)])
         placed.append(mine)
     ops = [op for op in OPS if any(r.get(op) for place in placed for r in place.values())]
+    ids = ", ".join(str(r["id"]) for r, _ in runs)
+    if not ops:
+        return Section(anchors.compare("section"), f"Runs {ids} compared", items=[Note(
+            "These runs have no data cases with a bandwidth to compare (metadata cases are shown per run).")])
     fig = make_subplots(rows=max(1, len(ops)), cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=[f"{op} MiB/s" for op in ops])
     for k, ((run, _), place) in enumerate(zip(runs, placed)):
@@ -64,7 +68,6 @@ def section(runs: list[tuple[dict, list[dict]]]) -> Section:
                 fig.add_trace(t, row=i + 1, col=1)
     fig.update_layout(layout(height=260 + 260 * len(ops), scattermode="group"))
     fig.update_yaxes(rangemode="tozero")
-    ids = ", ".join(str(r["id"]) for r, _ in runs)
     sec = Section(anchors.compare("section"), f"Runs {ids} compared",
                   intro=f"Run {base_run['id']} is the baseline; cases of the other runs are paired with its cases by "
                         "name, then by the same case shape, then by strategy and backend (as `pario results compare`).")
