@@ -130,3 +130,25 @@ def test_real_runs_and_profile_in_chromium(tmp_path):
                 "return document.querySelector('#run1-timeline-0 .js-plotly-plot').data"
                 ".filter(t => t.name === 'open').map(t => Math.min(...t.base))")
             assert starts and min(starts) >= -1e-6, starts
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (make setup)")
+def test_real_metadata_run_in_chromium(tmp_path):
+    need_browser()
+    run = pario(["--metadata", "--files-per-dir", "20", "-n", "2", "-i", "2", "--no-probe",
+                 "--dir", str(tmp_path / "scratch")], tmp_path, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rep = pario(["-o", "md.html"], tmp_path, command="report")
+    assert rep.returncode == 0, rep.stderr
+    with Browser() as b:
+        loaded = b.open(tmp_path / "md.html", tmp_path / "md.png")
+        assert loaded.errors == [] and loaded.requests == [], (loaded.errors, loaded.requests)
+        plot = loaded.plot("run1-metadata")
+        medians = [t for t in plot["traces"] if t["name"].endswith("median [min-max]")]
+        reps = [t for t in plot["traces"] if t["name"].endswith("each repetition")]
+        assert medians and medians[0]["points"] == 5            # create, stat, open_close, read_small, remove
+        assert reps[0]["points"] == 10                          # two repetitions of each
+        counts = b.driver.find_element("id", "run1-metadata-counts").text
+        # tree, files per repetition, created, removed (20 files x 2 repetitions), left behind, read back
+        assert "shared 20 40 40 0 verified" in counts, counts
