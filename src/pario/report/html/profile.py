@@ -151,16 +151,18 @@ def _spread(n: int, files: list[dict[str, Any]]) -> Plot | None:
         return None
     shared = sorted(shared, key=lambda f: -(f["read_time"] + f["write_time"]))[:30]
     fig = go.Figure()
-    ys = [f"{f['module']}: {_short(f['path'])}" for f in shared]
     line_x: list[float | None] = []
     line_y: list[str | None] = []
     fast: list[float] = []
     slow: list[float] = []
     fast_h: list[str] = []
     slow_h: list[str] = []
-    for f, y in zip(shared, ys):
+    ys: list[str] = []
+    for f in shared:
         c, p = f["counters"], f["module"].upper()
         tf, ts = float(c.get(f"{p}_F_FASTEST_RANK_TIME") or 0), float(c.get(f"{p}_F_SLOWEST_RANK_TIME") or 0)
+        y = f"{f['module']}: {_short(f['path'])}" + (f" (slowest {ts / tf:.2f}x fastest)" if tf else "")
+        ys.append(y)
         var = c.get(f"{p}_F_VARIANCE_RANK_TIME")
         sd = f", sd {var ** 0.5:.3g} s" if var is not None else ""
         line_x += [tf, ts, None]
@@ -175,10 +177,7 @@ def _spread(n: int, files: list[dict[str, Any]]) -> Plot | None:
                              showlegend=False, hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=fast, y=ys, mode="markers", name="fastest rank", hovertext=fast_h, hoverinfo="text",
                              marker={"symbol": "circle", "size": 11, "color": "#009E73"}))
-    fig.add_trace(go.Scatter(x=slow, y=ys, mode="markers+text", name="slowest rank", hovertext=slow_h,
-                             hoverinfo="text",
-                             text=[f"slow/fast {s / f_:.2f}x" if f_ else "" for s, f_ in zip(slow, fast)],
-                             textposition="top center", textfont={"size": 10},
+    fig.add_trace(go.Scatter(x=slow, y=ys, mode="markers", name="slowest rank", hovertext=slow_h, hoverinfo="text",
                              marker={"symbol": "diamond", "size": 12, "color": "#D55E00"}))
     fig.update_layout(layout(height=160 + 30 * len(shared), xaxis={"title": "seconds of I/O of one rank",
                                                                    "rangemode": "tozero"},

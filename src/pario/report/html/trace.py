@@ -60,12 +60,16 @@ def figure(tl: Timeline) -> go.Figure:
     return fig
 
 
+def _gap(x: float) -> str:
+    return f"{x * 1e9:.0f} ns" if x < 1e-6 else secs(x)
+
+
 def caption(tl: Timeline) -> str:
     shown = len(tl.segments)
     text = (f"{tl.events:,} operations in the log, one row per process (writes on top, reads in the middle, "
             "other calls below); drag to zoom, double-click to zoom out, hover a bar's start for what it is.")
     if tl.decimated:
-        apart = "with no time between them" if not tl.gap else f"at most {secs(tl.gap)} apart"
+        apart = "with no time between them" if not tl.gap else f"at most {_gap(tl.gap)} apart"
         text += (f" Drawn as {shown:,} bars (the page's budget is {tl.budget:,}): consecutive operations of one "
                  f"kind on one process {apart} are drawn as one bar, which says how many operations and bytes it "
                  "stands for; every longer gap is shown.")
