@@ -13,8 +13,9 @@ from optuna.trial import create_trial
 from pario.model.tuning import TuningSession
 from pario.tune.space import Space
 
-METHOD = "PED-ANOVA (optuna) over the measured trials' medians; inert knobs count as the value n/a"
-MIN_TRIALS = 5
+METHOD = ("PED-ANOVA (optuna) over the trials' medians, pruned ones with their one repetition; inert "
+          "knobs count as the value n/a; indicative with few trials")
+MIN_TRIALS = 8
 NA = "n/a"
 
 
@@ -24,7 +25,7 @@ def importance(session: TuningSession, space: Space) -> tuple[dict[str, float], 
     rows = []
     seen_default = False
     for t in session.trials:
-        if t.median is None or t.state not in ("complete", "control"):
+        if t.median is None or t.state not in ("complete", "pruned", "control"):
             continue
         if t.state == "control":
             if seen_default:

@@ -195,7 +195,9 @@ def _generic(sp: Space, key: str, values: list[str] | None) -> Knob:
     if not vals:
         raise ParioError(f"--space {key}: it takes {row.kind} values; list the ones to try in a space file "
                          f"(--space-file, a [space] table: {key} = [\"...\", \"...\"])")
-    return Knob(key, (DEFAULT,) + tuple(v for v in vals if v != row.default), "hint", doc=row.doc)
+    impls = set(row.impls)
+    return Knob(key, (DEFAULT,) + tuple(v for v in vals if v != row.default), "hint",
+                when=lambda c: sp.impl(c) in impls, doc=row.doc)
 
 
 def _drop_inert(sp: Space) -> None:

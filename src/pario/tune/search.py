@@ -35,8 +35,6 @@ from pario.tune.space import Config, Space
 from pario.tune.trials import Evaluator, Measured
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-# group=True (TPE over a tree-shaped space) is marked experimental in optuna; its warning is noise here
-warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 REPEATS_BEFORE_EXHAUSTED = 40   # proposals in a row that were all measured already: the space is done
 
@@ -66,8 +64,11 @@ class Search:
         self.clock = clock
         self.started = clock()
         self.durations: list[float] = []
-        sampler = sampler or optuna.samplers.TPESampler(seed=session.seed, n_startup_trials=4, multivariate=True,
-                                                        group=True)
+        if sampler is None:
+            with warnings.catch_warnings():   # group=True is marked experimental in optuna: not news here
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                sampler = optuna.samplers.TPESampler(seed=session.seed, n_startup_trials=4, multivariate=True,
+                                                     group=True)
         pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)
         self.study = optuna.create_study(direction="maximize", sampler=sampler, pruner=pruner)
         self.cache: dict[str, Trial] = {}

@@ -43,6 +43,7 @@ def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
     words = ["pario", "bench", "-a", base["backend"]]
     if space.collective(eff):
         words.append("-c")
+    words += [{"write": "-w", "read": "-r", "verify": "-W"}[op] for op in base.get("ops") or []]
     if base.get("pattern", "segmented") == "segmented":
         words += ["-t", exact(base["xfer"]), "-b", exact(base["block"])]
         if base.get("segments", 1) > 1:
