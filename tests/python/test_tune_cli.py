@@ -10,6 +10,7 @@ import time
 
 import jsonschema
 import pytest
+
 from cli_support import ENGINE, HAVE_MPIRUN, ROOT, SRC, pario
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mpi,

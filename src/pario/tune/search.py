@@ -3,7 +3,8 @@
 - optuna's TPE sampler proposes configurations (define-by-run over the space's tree), after the
   default and the knowledge-based guesses (prior.py), which are enqueued first;
 - configurations the stack treats the same (Space.canonical) are measured once: a repeat proposal
-  is told the known value without a run;
+  is told the known value without a run, and after 8 repeats in a row an unmeasured configuration is
+  enqueued at random (TPE concentrates on a small region of a categorical space);
 - short runs first: a trial starts with one counted repetition (rung 0) and optuna's
   SuccessiveHalvingPruner (reduction factor 3) decides whether it earns the rest (rung 1, up to
   `rungs[-1]` repetitions) or is pruned as hopeless;
@@ -17,6 +18,7 @@ Every trial is appended to the session when it starts and saved after each launc
 so an interruption keeps what was measured and `--resume` goes on from it."""
 from __future__ import annotations
 
+import random
 import statistics
 import time
 import warnings
@@ -36,7 +38,7 @@ from pario.tune.trials import Evaluator, Measured
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-REPEATS_BEFORE_EXHAUSTED = 40   # proposals in a row that were all measured already: the space is done
+REPEATS_BEFORE_NUDGE = 8   # proposals in a row already measured: then an unmeasured one is enqueued
 
 
 @dataclass
@@ -143,15 +145,25 @@ class Search:
                 continue
             if self._one():
                 repeats = 0
-            else:
-                repeats += 1
-                if repeats >= REPEATS_BEFORE_EXHAUSTED:
-                    self.session.notes.append("every configuration of the space was measured")
-                    break
+                continue
+            repeats += 1
+            if repeats % REPEATS_BEFORE_NUDGE == 0 and not self._nudge():
+                self.session.notes.append("every configuration of the space was measured")
+                break
         self._finish()
         self.session.status = "done"
         self.listener(self.session, None)
         return self.session
+
+    def _nudge(self) -> bool:
+        """TPE keeps proposing what was measured: enqueue an unmeasured configuration at random
+        (False: there is none left)."""
+        left = [c for c in self.space.grid() if self.space.canonical(c) not in self.cache]
+        if not left:
+            return False
+        pick = random.Random(self.session.seed * 7919 + len(self.session.trials)).choice(left)
+        self.study.enqueue_trial({k: v for k, v in pick.items() if self.space.knob(k)})
+        return True
 
     def _room(self, reserve: int) -> bool:
         if len(self.session.trials) + reserve >= self.budget.trials:
