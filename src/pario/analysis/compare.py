@@ -16,8 +16,8 @@ from pario.analysis.summary import OPS, strategy_label, summarize
 from pario.model.case import MD_OPS
 from pario.model.units import exact
 
-VERDICT = {noise.FASTER: "B faster", noise.SLOWER: "B slower", noise.WITHIN: "within noise",
-           noise.UNKNOWN: "too few repetitions"}
+VERDICT = {"faster": "B faster", "slower": "B slower", "within noise": "within noise",
+           "too few samples": "too few repetitions"}
 LIKE = (0.9, 1.1)  # a pario/IOR ratio outside it asks for an explanation
 
 
@@ -54,8 +54,8 @@ def _test(sa: dict | None, sb: dict | None) -> dict[str, Any] | None:
     if not sa or not sb:
         return {"a": sa, "b": sb, "ratio": None, "low": None, "high": None,
                 "verdict": "only in A" if sa else "only in B"}
-    v = noise.differ(sa["samples"], sb["samples"])
-    return {"a": sa, "b": sb, "ratio": v.ratio, "low": v.low, "high": v.high, "verdict": VERDICT[v.outcome],
+    v = noise.compare(sa["samples"], sb["samples"])
+    return {"a": sa, "b": sb, "ratio": v.ratio, "low": v.low, "high": v.high, "verdict": VERDICT[v.verdict],
             "test": v.to_dict()}
 
 
