@@ -17,7 +17,7 @@ so that all see the same machine states; the figures are medians over all repeti
 rounds and the ratios pario/peer are computed within the case.
 
     python3 benchmarks/compare_ior.py [--ranks 4] [--reps 5] [--rounds 3] [--ior PATH ...] [--fio PATH]
-                                      [--dir DIR] [--only page|device] [--quick]
+                                      [--dir DIR] [--only page|device] [--case TEXT ...] [--quick]
 
 Writes benchmarks/results/<date>.json (everything, with the peers' versions and commands) and
 prints a Markdown table to paste into benchmarks/RESULTS.md with the command that made it.
@@ -168,6 +168,7 @@ def main():
     ap.add_argument("--fio", default=shutil.which("fio"), help="fio for the device cases (default: on PATH)")
     ap.add_argument("--dir", help="scratch directory (default: a new one under /var/tmp, a disk file system)")
     ap.add_argument("--only", choices=["page", "device"], help="only the page-cache or the device cases")
+    ap.add_argument("--case", action="append", help="only cases whose 'io case' label contains this (repeatable)")
     ap.add_argument("--quick", action="store_true", help="smaller blocks (a smoke run, not for the record)")
     ap.add_argument("--table", metavar="JSON", help="print the table of a recorded run and exit")
     args = ap.parse_args()
@@ -179,6 +180,8 @@ def main():
     db = os.path.join(directory, "bench.db")
     results, started = [], time.time()
     for c in cases(args.quick, args.only):
+        if args.case and not any(want in f"{c['io']} {c['case']}" for want in args.case):
+            continue
         row = {k: v for k, v in c.items() if k not in ("pario", "ior")}
         row["tools"] = run_case(c, args, iors, versions, args.fio, directory, db)
         results.append(row)

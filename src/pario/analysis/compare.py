@@ -142,7 +142,10 @@ def case_differences(ra: dict, ca: dict, rb: dict, cb: dict) -> list[dict[str, A
 
 def _tool(run: dict) -> str:
     if run.get("kind") == "ior" or (run.get("result") or {}).get("imported_from") == "ior":
-        return f"IOR {(run.get('env') or {}).get('ior_version') or '?'}"
+        engine = str(((run.get("result") or {}).get("engine") or {}).get("version") or "")  # "IOR 4.0.0"
+        version = (run.get("env") or {}).get("ior_version") or (engine.split()[-1] if engine.startswith("IOR ")
+                                                                 else "?")
+        return f"IOR {version}"
     return "pario"
 
 
@@ -196,8 +199,9 @@ def run_differences(a: dict, b: dict) -> list[dict[str, Any]]:
     return out
 
 
-def explain_gap(entry: dict, tools: tuple[str, str]) -> list[str]:
-    """Why a pario/IOR ratio is far from 1, from what both measured (nothing is assumed)."""
+def explain_gap(entry: dict, tools: tuple[str, str], op: str = "", backend: str = "") -> list[str]:
+    """Why a pario/IOR ratio is far from 1, from what both measured, and what is known of the
+    tools' timing points (benchmarks/RESULTS.md measured it with strace)."""
     ratio = entry.get("ratio")
     if ratio is None or LIKE[0] <= ratio <= LIKE[1] or len({t.split()[0] for t in tools}) < 2:
         return []
@@ -211,6 +215,10 @@ def explain_gap(entry: dict, tools: tuple[str, str]) -> list[str]:
         out.append(f"the transfers alone differ too (B/A {xr:.2f} transfer-only)")
     if oa is not None and ob is not None and abs(oa - ob) >= 0.05:
         out.append(f"open+close take {oa:.0%} of a phase in A ({tools[0]}), {ob:.0%} in B ({tools[1]})")
+    if op == "write" and backend == "mpiio" and any(t.startswith("IOR 4") for t in tools):
+        out.append("IOR 4's MPI-IO backend truncates the file it opens for writing (MPI_File_set_size 0); "
+                   "on ext4 that makes the timed close start the write-back of the whole file (auto_da_alloc), "
+                   "which pario's open of a new file does not")
     return out
 
 
@@ -225,7 +233,7 @@ def compare(rows_a: list[dict], rows_b: list[dict], cases_a: dict[str, dict] | N
         for op in OPS:
             entry[op] = _op(a and a.get(op), b and b.get(op))
             if entry[op]:
-                entry[op]["explain"] = explain_gap(entry[op], tools)
+                entry[op]["explain"] = explain_gap(entry[op], tools, op, (a or b)["backend"])
         entry["metadata"] = _metadata(a, b) if (a or b)["workload"] == "metadata" else {}
         entry["differences"] = (case_differences(a, (cases_a or {}).get(a["name"], {}),
                                                  b, (cases_b or {}).get(b["name"], {})) if a and b else [])
