@@ -107,8 +107,10 @@ def run_fio(fio, case, ranks, reps, directory):
     own figure (direct=1 for O_DIRECT cases; buffered reads after fio's default invalidate=1,
     i.e. POSIX_FADV_DONTNEED of the file, for the cold-read cases)."""
     size, bs = case["block"], case["transfer"]
+    # fallocate=none: pario and IOR write into files they do not preallocate (fio's default,
+    # native, would make its writes convert unwritten extents instead of allocating)
     common = ["--ioengine=psync", f"--bs={bs}", f"--size={size}", f"--numjobs={ranks}", "--group_reporting",
-              "--output-format=json", f"--direct={1 if case.get('odirect') else 0}"]
+              "--output-format=json", f"--direct={1 if case.get('odirect') else 0}", "--fallocate=none"]
     if case["fpp"]:
         common += [f"--directory={directory}", "--filename_format=fio.$jobnum"]
     else:
