@@ -36,6 +36,8 @@ import time
 
 import peers
 
+from pario.analysis import noise  # python -m pario runs the cases: pario is importable here
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (label, pario flags, IOR flags); sizes chosen so that each phase moves enough data to time.
@@ -178,7 +180,7 @@ def main():
     versions = {i: peers.ior_version(i) for i in iors}
     directory = args.dir or tempfile.mkdtemp(prefix="pario-vs-ior-", dir="/var/tmp")
     db = os.path.join(directory, "bench.db")
-    results, started = [], time.time()
+    results, started, load_before = [], time.time(), os.getloadavg()
     for c in cases(args.quick, args.only):
         if args.case and not any(want in f"{c['io']} {c['case']}" for want in args.case):
             continue
@@ -189,6 +191,8 @@ def main():
     doc = {"date": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z", "machine": machine(),
            "ranks": args.ranks, "reps": args.reps, "rounds": args.rounds,
            "minutes": round((time.time() - started) / 60),
+           # the machine is shared: the load around the run says how far to trust its figures
+           "load": {"before": [round(x, 1) for x in load_before], "after": [round(x, 1) for x in os.getloadavg()]},
            "iors": {i: versions[i] for i in iors}, "fio": args.fio, "command": " ".join(sys.argv), "results": results}
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     out = os.path.join(HERE, "results", doc["date"].replace(":", "") + ".json")
@@ -206,9 +210,15 @@ def cell(side, op, key="bw_median"):
 
 
 def ratio(a_side, b_side, op, key="bw_median"):
+    """pario / peer, with "~" when pario's own noise test (the bootstrap interval of the ratio of
+    medians, analysis/noise.py, as bench's "fastest" and results compare use) cannot tell the two
+    apart from this run's repetitions: such a ratio is not a difference between the tools."""
     a = (a_side or {}).get(op, {}).get(key)
     b = (b_side or {}).get(op, {}).get(key)
-    return f"{a / b:.2f}" if a and b else "-"
+    if not (a and b):
+        return "-"
+    verdict = noise.compare((b_side or {})[op].get("samples") or [], (a_side or {})[op].get("samples") or [])
+    return f"{a / b:.2f}" + (" ~" if verdict.verdict == "within noise" else "")
 
 
 def line(row):
@@ -221,9 +231,15 @@ def markdown(doc):
     peers_ = [t for t in (doc["results"][0]["tools"] if doc["results"] else {}) if t.startswith("ior")]
     out = [f"### {doc['date']}: {doc['ranks']} ranks, {doc.get('rounds', 1)} rounds of {doc['reps']} repetitions, "
            f"{m['cpus']} cpus, {m['mem_gib']} GiB, {m['mpi']} ({doc.get('minutes', '?')} min)", "",
+           *([f"Load average (1, 5, 15 min) before {doc['load']['before']}, after {doc['load']['after']} on "
+              f"{m['cpus']} cpus: other jobs shared the machine." if max(doc['load']['before'] + doc['load']['after'])
+              > m['cpus'] / 2 else f"Load average before {doc['load']['before']}, after {doc['load']['after']}.", ""]
+             if doc.get("load") else []),
            f"Command: `{doc['command']}`; IOR: " + ", ".join(f"{v} ({p})" for p, v in doc.get("iors", {}).items())
            + (f"; {doc['fio']} for the device cases" if doc.get("fio") else ""), "",
-           "Medians over all repetitions of all rounds, open-to-close MiB/s; ratio = pario / peer within the case.",
+           "Medians over all repetitions of all rounds, open-to-close MiB/s; ratio = pario / peer within the case; "
+           "~ = within this run's noise (the 95% bootstrap interval of the ratio of medians includes 1: "
+           "pario's own noise test, the one behind bench's verdicts).",
            ""]
     for op in ("write", "read"):
         head = f"| io | case | pario {op} | " + " | ".join(f"{p} | ratio" for p in peers_) + " | fio | ratio |"
