@@ -51,6 +51,12 @@ sets a library setting (hdf5 alignment, chunk, coll_metadata; pnetcdf mode=iput|
 netcdf4 fill, chunk; adios2 BP5 parameters such as NumAggregators); `--list` names them all.
 --suite layers: one table of every built layer against raw MPI-IO collective on the same bytes.
 
+NAS BTIO (--pattern btio, -a mpiio or pnetcdf, a square -n): BTIO's block-tridiagonal decomposition of
+a 3-D array of 5 doubles per point, each rank owning sqrt(n) non-contiguous cells, one collective call
+per step; -a mpiio -c is BTIO's method 0 (no -c: method 1), -a pnetcdf -c method 2 (put_vara_all per
+cell), --lib mode=iput method 3 (iput per cell, one wait_all per step). --class A or --grid 64x64x64,
+--steps N. Example: pario bench --pattern btio -a pnetcdf -c --lib mode=iput --class W -n 4 -w -W
+
 Metadata workload (like mdtest): --metadata [--files-per-dir N] [--file-size S] [--depth D]
 [--branching B] [--per-rank-dirs (mdtest -u)] [--md-ops create,stat,open_close,read_small,remove]:
 files per second of each phase; every file created is removed.
@@ -102,8 +108,12 @@ def register(subparsers) -> None:
     g.add_argument("-G", "--seed", type=int, help="data pattern seed")
     g.add_argument("--strategy", help="serial | fpp | shared | nfiles:K | per-node")
     g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
-    g.add_argument("--pattern", help="segmented | subarray | random")
+    g.add_argument("--pattern", help="segmented | subarray | random | btio")
     g.add_argument("--dims", help="subarray local block in 8-byte elements, e.g. 64x64x64")
+    g.add_argument("--class", dest="btio_class", metavar="S|W|A|B|C|D|E",
+                   help="btio: NAS problem class (grid points and records; S: 12^3, 12 records)")
+    g.add_argument("--grid", help="btio: global grid points XxYxZ (5 doubles each), e.g. 2048x1024x256")
+    g.add_argument("--steps", type=int, help="btio: records written one after the other")
     g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
     g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
     g.add_argument("--hint", action="append", metavar="KEY=VALUE", help="MPI-IO hint (repeatable)")

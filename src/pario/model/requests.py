@@ -33,6 +33,9 @@ class BenchRequest:
     aggregate: bool | None = None
     pattern: str | None = None
     dims: str | None = None
+    btio_class: str | None = None
+    grid: str | None = None
+    steps: int | None = None
     view: bool | None = None
     odirect: bool | None = None
     hint: list[str] | None = None
