@@ -57,6 +57,8 @@ class BenchRequest:
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None
+    preset: str | None = None
+    scale: float | None = None
     size: str | None = None
     time: float = 60.0
     io: str | None = None
