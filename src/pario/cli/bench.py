@@ -182,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         return list_backends(request)
     if request.timeout is not None and request.timeout <= 0:
         raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
+    if request.scale is not None and request.preset is None:
+        raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
     if request.reuse is not None and request.preset is None:
         return _reuse(request)
     if request.preset is not None:

@@ -22,6 +22,9 @@ def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise ParioError(f"--config {path}: cannot read it ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ParioError(f"--config {path}: not valid TOML ({exc})") from None
+    if "preset" in doc:
+        raise ParioError(f"--config {path} is a preset (it has a [preset] table): run it with "
+                         f"`pario bench --preset {path}`")
     unknown = set(doc) - {"defaults", "case"}
     if unknown:
         raise ParioError(f"{path}: unknown table '{sorted(unknown)[0]}'; a job file has [defaults] and [[case]] tables")
