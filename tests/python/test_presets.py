@@ -12,10 +12,13 @@ import pytest
 from cli_support import ENGINE, HAVE_MPIRUN, ROOT, ours, pario
 
 sys.path.insert(0, str(ROOT / "src"))
+from rich.console import Console  # noqa: E402
+
 from pario.analysis import presets as analysis  # noqa: E402
 from pario.model.errors import ParioError  # noqa: E402
 from pario.plan import presets  # noqa: E402
 from pario.plan.cases import build_case  # noqa: E402
+from pario.report.terminal.presets import print_table  # noqa: E402
 
 # The seeds' tables (/work/shared/seeds): columns, then per row (case, the seed's figures).
 SHAPES = {
@@ -36,7 +39,7 @@ SHAPES = {
     "kaust-strategies": (["write", "read", "limited by"], [
         ("serial", {}), ("fpp", {}), ("shared-indep", {}), ("shared-coll", {}), ("subset-agg", {}),
         ("subset-shared", {})]),
-    "kaust-smallwrites": (["writes", "write time", "write"], [
+    "kaust-smallwrites": (["writes", "write time"], [
         ("unbuffered", {"writes": 2083634, "write time": 1080}), ("buffered", {"writes": 2083634, "write time": 4.5}),
         ("large", {})]),
     "kaust-striping": (["I/O time", "speedup"], [
@@ -235,6 +238,10 @@ def test_preset_runs_at_a_tiny_scale(tmp_path, name):
             print(f"{name}: {case} skipped here: {skipped[case]}")  # the reason, in pytest -s output
         elif cell["state"] != "note":
             assert cell["state"] == "measured" and cell["here"] and cell["here"]["median"] > 0, (case, cell)
+    console = Console(width=80, record=True)  # the same table as the terminal shows, at 80 columns
+    print_table(console, table, " on host, /scratch (ext4)")
+    wide = [ln for ln in console.export_text().splitlines() if len(ln) > 80]
+    assert not wide, "\n".join(wide)
     ran = [c for c in cells if c not in skipped]
     if not ran:  # e.g. a machine without the preset's library: each row said why
         pytest.skip(f"{name}: nothing runs on this machine: {sorted(set(skipped.values()))}")

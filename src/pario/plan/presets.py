@@ -283,7 +283,9 @@ def estimate_seconds(cases: list[Case], ranks: int, rate_mib: float) -> float:
 def ranks_for(preset: Preset, requested: int | None, cpus: int) -> tuple[int, str]:
     """(ranks, a note when the preset decided them)."""
     if isinstance(preset.ranks, int):
-        note = (f"the seed's experiment has {preset.ranks} writer(s): running {preset.ranks} rank(s)"
+        many = preset.ranks != 1
+        note = (f"the seed's experiment has {preset.ranks if many else 'one'} writer{'s' if many else ''}: "
+                f"running {preset.ranks} rank{'s' if many else ''}"
                 + (f" (-n {requested} does not apply)" if requested not in (None, preset.ranks) else ""))
         return preset.ranks, note
     if preset.ranks == "square" and requested is None:
