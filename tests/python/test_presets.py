@@ -57,6 +57,9 @@ SHAPES = {
 }
 
 
+needs_engine = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found")
+
+
 def test_the_issues_presets_are_all_there():
     assert set(SHAPES) <= set(presets.available())
 
@@ -163,6 +166,14 @@ BAD_FILES = [
     ("[preset]\nunit = 'GB/s'\n[[case]]\nname = 'a'\n", "unit 'GB/s' is unknown"),
     ("[preset]\n[[case]]\nname = 'a'\nbakend = 'posix'\n", "unknown key 'bakend'"),
     ("[preset\n", "not valid TOML"),
+    ("case = 3\n[preset]\n", "'case' must be [[case]] tables"),
+    ("[preset]\ncolumns = 'write'\n[[case]]\nname = 'a'\n", "columns is a list"),
+    ("[preset]\n[[case]]\nname = 'a'\ncolumn = 5\n", "column is a column's name"),
+    ("[preset]\n[[case]]\nname = 'a'\nmin_ranks = 'x'\n", "min_ranks must be a positive integer"),
+    ("[preset]\n[[case]]\nname = 'a'\nseed = { write = [1] }\n", "a seed figure is a number"),
+    ("[preset]\n[[case]]\nname = 'a'\nrequires = 3\n", "requires is a list"),
+    ("[preset]\n[[case]]\nname = 'a'\n[[reading]]\ntext = 't'\na = 'a'\nb = 'a'\nmetric = 'write'\n"
+     "seed_ratio = 'big'\n", "seed_ratio is a positive number"),
 ]
 
 
@@ -194,6 +205,26 @@ def test_bad_preset_flags_are_one_line(tmp_path, args, match):
 
 
 @pytest.mark.e2e
+@pytest.mark.mpi
+@needs_engine
+def test_an_edited_copy_runs_with_preset_file(tmp_path):
+    """The user's way: copy a preset, keep two rows, change a seed figure, run the copy."""
+    text = (ROOT / "examples" / "presets" / "kaust-strategies.toml").read_text()
+    head, *cases = text.split("[[case]]")
+    kept = [c for c in cases if 'name = "fpp"' in c or 'name = "serial"' in c]
+    body = head + "".join("[[case]]" + c.split("[[reading]]")[0] for c in kept)
+    body += '[[reading]]\ntext = "mine"\na = "fpp"\nb = "serial"\nmetric = "write"\nseed_ratio = 9\n'
+    mine = tmp_path / "mine.toml"
+    mine.write_text(body)
+    run = pario(["--preset", str(mine), "--scale", str(1 / 256), "-i", "2", "-n", "2", "--dir", str(tmp_path / "s"),
+                 "--json", "--no-probe"], tmp_path, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    table = json.loads(run.stdout)["preset"]
+    assert table["preset"] == "mine" and [r["label"] for r in table["rows"]][0].startswith("serial")
+    assert len(table["rows"]) == 2 and table["readings"][0]["seed_ratio"] == 9
+
+
+@pytest.mark.e2e
 def test_preset_list_is_one_line_each(tmp_path):
     run = pario(["--preset", "list"], tmp_path, timeout=60)
     assert run.returncode == 0, run.stderr
@@ -205,7 +236,6 @@ def test_preset_list_is_one_line_each(tmp_path):
 
 # ---- end to end: each preset at a tiny scale ----
 
-needs_engine = pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found")
 RANKS = {"csc-btio": 4, "kaust-smallwrites": 1}
 
 

@@ -97,6 +97,8 @@ def _column(item: Any, where: str) -> Column:
 
 
 def _requires(raw: Any, where: str) -> list[str]:
+    if raw is not None and not isinstance(raw, (str, list)):
+        raise ParioError(f"{where}: requires is a list of requirements, e.g. [\"lustre\"]")
     items = [raw] if isinstance(raw, str) else list(raw or [])
     for item in items:
         if not (item in REQUIREMENTS or re.match(r"^(nodes|ranks)>=\d+$", str(item))):
@@ -111,6 +113,12 @@ def load(path: Path) -> Preset:
     name = path.stem
     where = str(path)
     _unknown(where, doc, ("preset", "defaults", "case", "reading"))
+    for key, kind in (("case", "[[case]]"), ("reading", "[[reading]]")):
+        items = doc.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            raise ParioError(f"{where}: '{key}' must be {kind} tables")
+    if not isinstance(doc.get("defaults", {}), dict):
+        raise ParioError(f"{where}: 'defaults' must be a [defaults] table")
     head = doc.get("preset")
     if not isinstance(head, dict):
         raise ParioError(f"{where}: no [preset] table; a preset has [preset], [defaults] and [[case]] tables "
@@ -119,7 +127,10 @@ def load(path: Path) -> Preset:
     unit = str(head.get("unit", "MiB/s"))
     if unit not in UNITS:
         raise ParioError(f"{where} [preset]: unit '{unit}' is unknown; use {', '.join(UNITS)}")
-    columns = [_column(c, f"{where} [preset] columns") for c in head.get("columns", ["write", "read"])]
+    raw_columns = head.get("columns", ["write", "read"])
+    if not isinstance(raw_columns, list) or not raw_columns:
+        raise ParioError(f"{where} [preset]: columns is a list, e.g. [\"write\", \"read\"]")
+    columns = [_column(c, f"{where} [preset] columns") for c in raw_columns]
     names = [c.name for c in columns]
     defaults = normalise(dict(doc.get("defaults", {})), f"{where} [defaults]")
     rows: list[Row] = []
@@ -130,7 +141,9 @@ def load(path: Path) -> Preset:
             raise ParioError(f"{cw}: every case of a preset needs a name (the readings and bases refer to it)")
         own = {k: raw[k] for k in CASE_PRESET_KEYS if k in raw}
         cols = own.get("column", names)
-        cols = [cols] if isinstance(cols, str) else list(cols)
+        if not isinstance(cols, (str, list)):
+            raise ParioError(f"{cw}: column is a column's name or a list of them")
+        cols = [cols] if isinstance(cols, str) else [str(c) for c in cols]
         bad = [c for c in cols if c not in names]
         seed = own.get("seed", {})
         if not isinstance(seed, dict):
@@ -138,8 +151,13 @@ def load(path: Path) -> Preset:
         bad += [c for c in seed if c not in names]
         if bad:
             raise ParioError(f"{cw}: column '{bad[0]}' is not one of the preset's columns ({', '.join(names)})")
+        min_ranks = own.get("min_ranks", 1)
+        if isinstance(min_ranks, bool) or not isinstance(min_ranks, int) or min_ranks < 1:
+            raise ParioError(f"{cw}: min_ranks must be a positive integer")
+        if any(not isinstance(v, (int, float, str)) or isinstance(v, bool) for v in seed.values()):
+            raise ParioError(f"{cw}: a seed figure is a number or a short text")
         rows.append(Row(case=str(raw["name"]), label=str(own.get("row", raw["name"])), columns=cols, seed=seed,
-                        requires=_requires(own.get("requires"), cw), min_ranks=int(own.get("min_ranks", 1))))
+                        requires=_requires(own.get("requires"), cw), min_ranks=min_ranks))
         cases.append(normalise({k: v for k, v in raw.items() if k not in CASE_PRESET_KEYS}, cw))
     if not rows:
         raise ParioError(f"{where}: no [[case]] tables")
@@ -161,9 +179,11 @@ def load(path: Path) -> Preset:
                 raise ParioError(f"{rw}: {key} = '{raw[key]}' is not a case{did_you_mean(raw[key], case_names)}")
         if not _METRIC.match(str(raw["metric"])) or raw["metric"] in RATIOS + ("note",):
             raise ParioError(f"{rw}: metric '{raw['metric']}' must be write, read, writes, <op>_time or <op>_rate")
+        ratio = raw.get("seed_ratio")
+        if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio <= 0):
+            raise ParioError(f"{rw}: seed_ratio is a positive number (the seed's 'x times')")
         readings.append(Reading(str(raw["text"]), raw["a"], raw["b"], str(raw["metric"]),
-                                float(raw["seed_ratio"]) if raw.get("seed_ratio") is not None else None,
-                                str(raw.get("seed_text", ""))))
+                                float(ratio) if ratio is not None else None, str(raw.get("seed_text", ""))))
     ranks = head.get("ranks")
     if ranks is not None and ranks != "square" and not (isinstance(ranks, int) and ranks >= 1):
         raise ParioError(f"{where} [preset]: ranks is a positive number or \"square\"")
