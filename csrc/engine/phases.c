@@ -11,6 +11,7 @@
 #include "backends/dispatch.h"
 #include "common/log.h"
 #include "engine/casectx.h"
+#include "engine/pagecache.h"
 #include "engine/phases.h"
 #include "engine/reduce.h"
 #include "engine/status.h"
@@ -214,12 +215,18 @@ int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_cas
   for (int rep = 0; rep < cs->reps && !rc; rep++) {
     for (int k = 0; k < cs->nops && !rc; k++) {
       outcome o;
+      pario_cache_fig fig, *cache = NULL;
+      if (cs->ops[k] != PARIO_OP_WRITE && (cs->evict || cs->residency)) { /* untimed, before the phase */
+        rc = pario_cache_step(run, ci, c.g.nfiles, w, &fig);
+        if (rc) break;
+        cache = &fig;
+      }
       int first_write = w->rank == 0 && cs->ops[k] == PARIO_OP_WRITE && !rec->have_effective;
       run_phase(&c, cs->ops[k], rep, &o, first_write ? rec : NULL);
       if (first_write) rec->have_effective = 1;
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, cache, rec, h);
     }
     if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c, rep == cs->reps - 1);
   }

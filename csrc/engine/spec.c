@@ -77,6 +77,9 @@ static int check_case(pario_case *c) {
     return bad(c->name, "odirect needs blocks that are multiples of 4096 bytes");
   if (c->aggregate && (c->collective || c->view)) return bad(c->name, "aggregate has one writer per file: no collective or view");
   if (c->nhints && !(caps & PARIO_CAP_HINTS)) return bad(c->name, "hints apply to MPI-IO backends only");
+  if (c->evict < 0 || c->evict > 2) return bad(c->name, "evict must be 0 (none), 1 (the case's files) or 2 (also drop_caches)");
+  if ((c->evict || c->residency) && (caps & PARIO_CAP_NODATA))
+    return bad(c->name, "evict and residency need a backend that stores files");
   for (int k = 0; k < c->nops && c->reuse; k++)
     if (c->ops[k] == PARIO_OP_WRITE) return bad(c->name, "reuse reads existing files: no write");
   if (caps & PARIO_CAP_NODATA)

@@ -5,6 +5,7 @@ The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> st
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from typing import Any
@@ -18,11 +19,11 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.result import RunRecord
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, default_timeout, plan
 from pario.platform import host
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
-from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.mpi import MPI, check_io, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
@@ -125,7 +126,10 @@ def register(subparsers) -> None:
     r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
+    r.add_argument("--drop-caches", nargs="?", const="files", metavar="all",
+                   help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
+                        "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
+                        "/proc/sys/vm/drop_caches (root)")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
@@ -180,10 +184,6 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
 
 def run(args: argparse.Namespace) -> int:
     request = request_of(args)
-    if request.drop_caches:
-        raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
-                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
-                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if request.list_backends:
         return list_backends(request)
     if request.timeout is not None and request.timeout <= 0:
@@ -228,12 +228,14 @@ def _reuse(request: BenchRequest) -> int:
     store = Store(request.db)
     assert request.reuse is not None
     cases, ranks, scratch, note, facts = reuse.plan(request, store.get_run(request.reuse), CASE_DESTS)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
+        launcher=request.launcher, no_probe=request.no_probe,
+        facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 
@@ -242,6 +244,7 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
     launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    check_io(mpi, request.io)
     launchers.check_launcher(request.launcher)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
@@ -254,9 +257,10 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         engine = engine_path()
         listing = engine_listing(engine)
         scratch.prepare()
-        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
+        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
     rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
@@ -265,21 +269,24 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
     """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
     record = execute(run_request, Progress(plain=request.json))
-    run_id = store_run(store, record)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    if bad and record.status == "complete":
+        record.status = "verify failed"  # every phase ran, but the data read back is not what was written
+    run_id = store_run(store, record)
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
     else:
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
     if bad and not record.message:
         print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
     return 0 if record.complete and not bad else 1
