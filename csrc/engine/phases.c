@@ -11,6 +11,7 @@
 #include "backends/dispatch.h"
 #include "common/log.h"
 #include "engine/casectx.h"
+#include "engine/fault.h"
 #include "engine/phases.h"
 #include "engine/reduce.h"
 #include "engine/status.h"
@@ -98,21 +99,6 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   return rc;
 }
 
-static void fault_point(int rank) {
-  static int armed = -1;
-  static char kind[16];
-  if (armed == -1) {
-    const char *f = getenv("PARIO_FAULT"); /* testing aid: "die:R" or "hang:R" in the first write */
-    armed = -2;
-    if (f && sscanf(f, "%15[a-z]:%d", kind, &armed) != 2) armed = -2;
-  }
-  if (armed != rank) return;
-  armed = -2;
-  if (!strcmp(kind, "die")) _exit(17);
-  if (!strcmp(kind, "hang"))
-    for (;;) sleep(1);
-}
-
 /* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
 static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case_rec *rec) {
   memset(o, 0, sizeof *o);
@@ -134,7 +120,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   o->t[0] = pario_t();
   if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
-  if (op == PARIO_OP_WRITE) fault_point(c->w->rank);
+  pario_fault_point(c->w->rank, op == PARIO_OP_WRITE, rep >= 0);
   pario_status(c->ci, opname(op), rep, "xfer");
   int rc = 0;
   if (c->g.aggregate) rc = loop_aggregate(c, o->rc ? NULL : fh, op, o);
