@@ -186,6 +186,8 @@ BAD = [
     (["-F", "-b", "1000t"], "is free"),
     (["--drop-caches"], "not available"),
     (["-n", "0", "-F"], "at least 1"),
+    (["-F", "--timeout", "nan"], "positive number of seconds"),   # nan turned the watchdog off
+    (["-F", "--timeout", "0"], "positive number of seconds"),
 ]
 
 
@@ -276,7 +278,8 @@ def engine_pids():
 @needs_engine
 @needs_mpi
 def test_interrupt_cleans_up(tmp_path):
-    """Ctrl-C during a run: the ranks end, this run's files go, pario exits 130."""
+    """Ctrl-C during a run: the ranks end, this run's files go, pario exits 130 (the run is stored:
+    test_signals_e2e.py)."""
     import signal
     import time
     scratch = tmp_path / "scratch"
@@ -295,7 +298,7 @@ def test_interrupt_cleans_up(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert "stopped by SIGINT" in err and "Traceback" not in err
     assert os.listdir(scratch) == ["keep.me"]
     assert engine_pids() <= before
 

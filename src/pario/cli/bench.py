@@ -17,7 +17,7 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.result import RunRecord
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, check_room, plan
 from pario.platform import host
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
@@ -27,9 +27,9 @@ from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
 from pario.report.terminal.bench import show
 from pario.report.terminal.progress import Progress
-from pario.run import launchers
+from pario.run import launchers, stop, watchdog
 from pario.run.bench import RunRequest, execute
-from pario.store import Store
+from pario.store import Store, spool
 
 EPILOG = """\
 IOR flag -> pario (same meaning unless noted):
@@ -72,7 +72,9 @@ per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.tom
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
 Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
-2 bad input, 3 engine or MPI missing."""
+2 bad input, 3 engine or MPI missing, 4 measured but not stored (kept in a file for `pario results import`),
+128+N stopped by signal N (SIGTERM 143, SIGHUP 129, SIGINT 130: the run is ended, its files removed, what
+it measured stored as partial)."""
 
 
 def register(subparsers) -> None:
@@ -136,7 +138,8 @@ def register(subparsers) -> None:
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
+    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended "
+                                                 "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
     r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
@@ -157,20 +160,20 @@ def run(args: argparse.Namespace) -> int:
                          "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if request.list_backends:
         return list_backends(request)
-    if request.timeout is not None and request.timeout <= 0:
-        raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
-    if request.reuse is not None:
-        return _reuse(request)
-    ranks = request.ranks if request.ranks is not None else host.cpus()
-    if ranks < 1:
-        raise ParioError(f"-n {ranks}: ranks must be at least 1")
-    scratch = Scratch(request.dir)
-    suite = not request.config and not request.given(CASE_DESTS)
-    try:
-        return _plan_and_execute(request, ranks, scratch, suite)
-    except BaseException:
-        scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
-        raise
+    watchdog.check_timeout(request.timeout)
+    with stop.StopOnSignals():  # SIGTERM, SIGHUP, SIGINT: end the run, keep what it measured
+        if request.reuse is not None:
+            return _reuse(request)
+        ranks = request.ranks if request.ranks is not None else host.cpus()
+        if ranks < 1:
+            raise ParioError(f"-n {ranks}: ranks must be at least 1")
+        scratch = Scratch(request.dir)
+        suite = not request.config and not request.given(CASE_DESTS)
+        try:
+            return _plan_and_execute(request, ranks, scratch, suite)
+        except BaseException:
+            scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
+            raise
 
 
 def list_backends(request: BenchRequest) -> int:
@@ -201,7 +204,7 @@ def _reuse(request: BenchRequest) -> int:
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        timeout=request.timeout))
 
 
 def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
@@ -232,13 +235,14 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        timeout=request.timeout))
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
-    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
+    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors,
+    4 not stored, 128+N stopped by signal N."""
     record = execute(run_request, Progress(plain=request.json))
-    run_id = store_run(store, record)
+    run_id, kept = store_run(store, record)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
@@ -249,14 +253,36 @@ def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> in
     bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
     if bad and not record.message:
         print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+    signals = stop.current()
+    first = record.stopped or (signals.first if signals else None)
+    if first:
+        return 128 + first
+    if run_id is None:
+        return 4
     return 0 if record.complete and not bad else 1
 
 
-def store_run(store: Store, record: RunRecord) -> int | None:
+# A stopped run stores within Slurm's KillWait (30 s by default), after which SIGKILL comes: its
+# record is in a file already, so a locked store is given less time than usual.
+STOPPED_WAIT_S = 10.0
+
+
+def store_run(store: Store, record: RunRecord) -> tuple[int | None, str | None]:
+    """Store the run: first into a file of its own (spool), then the store, then the file goes.
+    (run id, None), or (None, the file that keeps it) when the store cannot take it."""
+    run: dict[str, Any] = {"kind": "bench", "command": "pario " + shlex.join(sys.argv[1:]), "spec": record.spec,
+                           "env": record.env, "result": record.result, "status": record.status,
+                           "headline": headline(record.result)}
+    kept = spool.keep(store.path, run)
     try:
-        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
-                             env=record.env, result=record.result, status=record.status,
-                             headline=headline(record.result))
+        run_id = store.add_run(**run, wait_s=min(store.wait_s, STOPPED_WAIT_S) if record.stopped else None)
     except ParioError as exc:
-        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
-        return None
+        if kept:
+            print(f"pario: error: the run was measured but not stored ({exc}); it is kept in {kept}: store it "
+                  f"later with `pario results import {shlex.quote(kept)}`", file=sys.stderr, flush=True)
+        else:
+            print(f"pario: error: the run was measured but not stored ({exc}), and no file could keep it",
+                  file=sys.stderr, flush=True)
+        return None, kept
+    spool.discard(kept)
+    return run_id, None

@@ -105,7 +105,8 @@ def _amount(case: Case, ranks: int) -> str:
 
 
 def default_timeout(cases: list[Case], ranks: int) -> float:
-    """Generous: 10 minutes plus time for the largest phase at 4 MiB/s."""
+    """The fixed limit of the first watchdog: 10 minutes plus the largest phase at 4 MiB/s. Callers
+    of run.bench.execute should now pass timeout=None, which measures it (run.watchdog.Limit)."""
     biggest = max((case_bytes(c, ranks) for c in cases), default=0)
     return 600.0 + biggest / (4 << 20)
 
