@@ -245,3 +245,22 @@ def test_sigkill_of_mpirun_leaves_no_rank_no_file_and_no_segment(tmp_path):
     assert doc["status"] == "partial" and "killed by SIGKILL" in doc["error"], doc["error"]
     assert [r["status"] for r in stored(bench)] == ["partial"]
     assert_nothing_left(bench, shm)
+
+
+@pytest.mark.parametrize("when", ["measuring", "before-a-phase", "starting"])
+def test_sigkill_of_pario_leaves_no_process_and_no_file(tmp_path, when):
+    """No handler sees SIGKILL: the engine notices that pario is gone (the orphan guard), ends the
+    launch and removes the run's files, within a few seconds (polled here for up to a minute)."""
+    fault = HANG_AFTER_TWO if when == "measuring" else {"PARIO_FAULT": "hang:1"}
+    bench = Bench(tmp_path, extra_env=fault)
+    bench.wait_for("[2/6]" if when == "measuring" else "watchdog:")
+    launcher = bench.launcher()
+    deadline = time.monotonic() + 60
+    while when != "starting" and time.monotonic() < deadline and len(session_of(launcher)) < 3:
+        time.sleep(0.1)  # mpirun and both ranks are up
+    shm = shm_of(session_of(launcher))
+    bench.proc.kill()
+    code, out, err = bench.finish()
+    assert code == -signal.SIGKILL
+    assert_nothing_left(bench, shm)
+    assert not stored(bench) if bench.db.exists() else True

@@ -50,12 +50,14 @@ def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases
             "cases": [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases]}
 
 
-def guard(tmp: str) -> dict[str, Any]:
+def guard(tmp: str, scratch: Scratch) -> dict[str, Any]:
     """Who the engine watches (schemas/README.md, the orphan guard): this process, named by pid,
-    start time and host, and the directory with the launcher's pid file; when this process dies
-    without ending the launch (SIGKILL), the engine ends it and removes the run's files."""
+    start time and host, the directory of this run's own files (with the launcher's pid file), and
+    whether pario made the scratch directory. When this process dies without ending the launch
+    (SIGKILL), the engine ends it and removes the run's files."""
     start = session.start_time(os.getpid())
-    return {"pid": os.getpid(), "start": start or 0, "boot": session.boot_id(), "dir": tmp}
+    return {"pid": os.getpid(), "start": start or 0, "boot": session.boot_id(), "dir": tmp,
+            "rmdir": scratch.created}
 
 
 def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
@@ -78,7 +80,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     status_dir = os.path.join(tmp, "status")
     os.mkdir(status_dir)
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
-    spec["guard"] = guard(tmp)
+    spec["guard"] = guard(tmp, scratch)
+    pidfile = os.path.join(tmp, "launcher")
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     forwarded = forward.timed_env()
     argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
@@ -101,12 +104,12 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
         observer.note(f"inside Slurm job {in_slurm()}: mpirun places the ranks in its allocation "
                       "(or use --launcher srun)")
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
-                  cases=cases, collector=collector, forwarded=forwarded, observer=observer)
+                  cases=cases, collector=collector, forwarded=forwarded, observer=observer, pidfile=pidfile)
     stopped: Stopped | None = None
     try:
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, forwarded),
                                timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=collector, pidfile=os.path.join(tmp, "launcher"),
+                               observer=observer, sink=collector, pidfile=pidfile,
                                directory=scratch.dir)
     except Stopped as exc:  # the launch is ended (watchdog.run saw to it); keep what it measured
         stopped = exc
