@@ -37,6 +37,10 @@ def find_engine():
 
 
 ENGINE = find_engine()
+# Unique to this test process: Open MPI's ompio names the POSIX semaphore of a shared file pointer
+# after the file's base name (/dev/shm/sem.OMPIO_<name>), machine-wide, so two test runs on one
+# machine with the same names share it, and a run killed while holding it blocks the other.
+PREFIX = f"pario.t{os.getpid()}"
 BACKENDS = built_backends(ENGINE) if ENGINE else {}
 HAVE_MPIRUN = shutil.which("mpirun") is not None
 
@@ -61,7 +65,7 @@ def mpirun(n):
     return argv
 
 
-def run_engine(tmp_path, cases, n=2, prefix="pario.t", timeout=300, env=None, status=False):
+def run_engine(tmp_path, cases, n=2, prefix=PREFIX, timeout=300, env=None, status=False):
     """One engine launch; returns (completed process, result document or None). status: the
     per-rank status files go into tmp_path; env: extra environment (e.g. PARIO_FAULT)."""
     spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path), "prefix": prefix, "cases": cases}

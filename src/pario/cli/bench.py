@@ -25,7 +25,7 @@ from pario.platform.mpi import MPI, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
-from pario.report.terminal.bench import show
+from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
 from pario.run import launchers, stop, watchdog
 from pario.run.bench import RunRequest, execute
@@ -250,9 +250,13 @@ def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> in
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    bad = [r["name"] for r in rows if (r.get("verify") or {}).get("errors")]
+    if bad and request.json:  # the tables (stdout) are not printed: where the data differ goes to stderr
+        for line in verify_lines(rows):
+            print(f"pario: {line}", file=sys.stderr)
     if bad and not record.message:
-        print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+        print(f"pario: error: checked reads found data that differ from what was written in {', '.join(bad)} "
+              "(the lines above say where)", file=sys.stderr)
     signals = stop.current()
     first = record.stopped or (signals.first if signals else None)
     if first:
