@@ -1,11 +1,13 @@
 /* Timed phases: barrier, open, transfer loop, sync, close, per rank; then one reduction.
  * The loops call the backend and count, nothing else: offsets and data were prepared before. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/dispatch.h"
@@ -144,6 +146,19 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   return rc;
 }
 
+/* After a write the library called successful, the file must hold what was written: Open MPI's
+ * ompio returns MPI_SUCCESS and a count of 0 when the disk is full, and PnetCDF passes that on
+ * as success. The file's first member checks its size (untimed; not for directories, ADIOS2). */
+static void written_whole(const pario_ctx *c, int io, outcome *o) {
+  struct stat st;
+  if (o->rc || !io || c->g.member != 0 || (c->be->caps & PARIO_CAP_NODATA) || c->be->remove) return;
+  if (stat(c->wpath, &st) || (uint64_t)st.st_size >= c->geom.file_bytes) return;
+  o->rc = pario_err(PARIO_E_SHORT, "%s: %llu bytes after the write, %llu expected: the library said the write succeeded, "
+                    "but data is missing", c->wpath, (unsigned long long)st.st_size,
+                    (unsigned long long)c->geom.file_bytes);
+  o->rc = pario_err_space(o->rc, c->wpath, 0);
+}
+
 /* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
 static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case_rec *rec) {
   memset(o, 0, sizeof *o);
@@ -167,14 +182,16 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   o->t[1] = pario_t();
   pario_fault_point(c->w->rank, op == PARIO_OP_WRITE, rep >= 0);
   pario_status(c->ci, opname(op), rep, "xfer");
-  int rc = 0;
+  int rc = 0, saved_errno = o->rc ? errno : 0; /* what the failing call left: ENOSPC names a full disk */
   if (c->g.aggregate) rc = loop_aggregate(c, o->rc ? NULL : fh, op, o);
   else if (!o->rc) rc = loop_direct(c, fh, op, o);
   o->t[2] = pario_t() - o->check_s; /* checking is not I/O: each later stamp leaves it out */
+  if (rc && !o->rc) saved_errno = errno;
   if (!o->rc) o->rc = rc;
   if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
     rc = pario_file_sync(fh);
+    if (rc && !o->rc) saved_errno = errno;
     if (!o->rc) o->rc = rc;
   }
   o->t[3] = pario_t() - o->check_s;
@@ -185,10 +202,15 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   if (rec && fh && !o->rc) rec->have_lib_effective = !pario_file_lib_info(fh, &rec->lib_effective);
   if (io && fh) {
     rc = pario_file_close(fh);
+    if (rc && !o->rc) saved_errno = errno;
     if (!o->rc) o->rc = rc;
   }
   o->t[4] = pario_t() - o->check_s;
   pario_status(c->ci, opname(op), rep, "done");
+  if (op == PARIO_OP_WRITE) written_whole(c, io, o);
+  /* a library's own words for a full disk vary (a short count, "no details from HDF5", "NetCDF:
+     HDF error", "Unknown error in file operation"): name the cause where it is one */
+  if (op == PARIO_OP_WRITE && o->rc && o->rc != PARIO_E_NOSPACE) o->rc = pario_err_space(o->rc, c->wpath, saved_errno);
   if (o->errors) o->bad_file = (uint64_t)(op == PARIO_OP_WRITE ? c->g.file_index : c->rfile);
   o->t[5] = (double)o->bytes;
 }

@@ -1,0 +1,74 @@
+"""A full disk is named as such by every backend: a small tmpfs mounted by the test (root only)
+that a 2-rank write cannot fit. Each library says it its own way (a short count from ompio,
+"no details from HDF5", "NetCDF: HDF error", a PnetCDF write that reports success and leaves
+data missing): the engine asks the file system and says "No space left on device" with the free
+space, in one line, with the code nospace. ADIOS2 deadlocks inside its own error path (BP5's
+two-level aggregation: the aggregator throws and frees one MPI window while the other ranks
+wait in the barrier of another, spinning in MPI progress), so it is ended by pario's watchdog,
+which names the full disk too. No file of the run is left on the tmpfs."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from cli_support import pario
+from engine_support import ENGINE, HAVE_MPIRUN, layer_built, run_engine, why_not_built
+
+pytestmark = [pytest.mark.mpi,
+              pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)"),
+              pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root"),
+              pytest.mark.skipif(not shutil.which("mount"), reason="no mount command")]
+
+ENGINE_BACKENDS = ["posix", "mpiio", "hdf5", "pnetcdf", "netcdf4"]
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A tmpfs of `size` in tmp_path/mnt, unmounted afterwards; skips where mounting is refused
+    (a container without CAP_SYS_ADMIN)."""
+    mounts = []
+
+    def mount(size):
+        mnt = tmp_path / "mnt"
+        mnt.mkdir()
+        out = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0777", "tmpfs", str(mnt)],
+                             capture_output=True, text=True)
+        if out.returncode:
+            pytest.skip(f"cannot mount a tmpfs here: {out.stderr.strip()}")
+        mounts.append(mnt)
+        return mnt
+
+    yield mount
+    for mnt in mounts:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+@pytest.mark.parametrize("backend", ENGINE_BACKENDS)
+def test_engine_names_a_full_disk(backend, small_fs, tmp_path):
+    if backend != "posix" and backend != "mpiio" and not layer_built(backend):
+        pytest.skip(why_not_built(backend))
+    mnt = small_fs("512k")
+    case = {"name": backend, "backend": backend, "strategy": "shared", "ops": ["write"], "reps": 1,
+            "pattern": "segmented", "xfer": 65536, "block": 1 << 20, "segments": 1}
+    proc, doc = run_engine(mnt, [case], prefix=f"fd.{tmp_path.name}.{backend}", timeout=240)
+    assert doc is not None, proc.stderr[-2000:]
+    err = doc["error"]
+    assert doc["status"] == "failed" and err["code"] == "nospace", err
+    assert "No space left on device" in err["message"], err["message"]
+    assert "\n" not in err["message"]
+    left = sorted(p.name for p in mnt.iterdir() if p.name not in ("spec.json", "result.json"))
+    assert left == [], left
+
+
+def test_adios2_full_disk_is_ended_and_named(small_fs, tmp_path):
+    if not layer_built("adios2"):
+        pytest.skip(why_not_built("adios2"))
+    # exactly the data's size: pario's room check passes, ADIOS2's metadata files do not fit
+    mnt = small_fs("2m")
+    run = pario(["-a", "adios2", "-n", "2", "-b", "1m", "-t", "64k", "-w", "--no-probe", "--dir", str(mnt)],
+                tmp_path, timeout=300)
+    assert run.returncode != 0, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("pario: error:") and "No space left on device" in last, run.stderr
+    assert sorted(p.name for p in mnt.iterdir()) == []
