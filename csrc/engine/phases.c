@@ -148,10 +148,14 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
 
 /* After a write the library called successful, the file must hold what was written: Open MPI's
  * ompio returns MPI_SUCCESS and a count of 0 when the disk is full, and PnetCDF passes that on
- * as success. The file's first member checks its size (untimed; not for directories, ADIOS2). */
-static void written_whole(const pario_ctx *c, int io, outcome *o) {
+ * as success. The file's first member checks its size once every member has closed it (untimed;
+ * not for directories, ADIOS2): before that, a rank that finished first sees others' parts
+ * missing. Every member calls this (the barrier). */
+static void written_whole(const pario_ctx *c, outcome *o) {
   struct stat st;
-  if (o->rc || !io || c->g.member != 0 || (c->be->caps & PARIO_CAP_NODATA) || c->be->remove) return;
+  if ((c->be->caps & PARIO_CAP_NODATA) || c->be->remove) return;
+  MPI_Barrier(c->g.comm);
+  if (o->rc || c->g.member != 0) return;
   if (stat(c->wpath, &st) || (uint64_t)st.st_size >= c->geom.file_bytes) return;
   o->rc = pario_err(PARIO_E_SHORT, "%s: %llu bytes after the write, %llu expected: the library said the write succeeded, "
                     "but data is missing", c->wpath, (unsigned long long)st.st_size,
@@ -207,7 +211,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   }
   o->t[4] = pario_t() - o->check_s;
   pario_status(c->ci, opname(op), rep, "done");
-  if (op == PARIO_OP_WRITE) written_whole(c, io, o);
+  if (op == PARIO_OP_WRITE) written_whole(c, o);
   /* a library's own words for a full disk vary (a short count, "no details from HDF5", "NetCDF:
      HDF error", "Unknown error in file operation"): name the cause where it is one */
   if (op == PARIO_OP_WRITE && o->rc && o->rc != PARIO_E_NOSPACE) o->rc = pario_err_space(o->rc, c->wpath, saved_errno);
