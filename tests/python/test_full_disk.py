@@ -51,7 +51,7 @@ def test_engine_names_a_full_disk(backend, small_fs, tmp_path):
     mnt = small_fs("512k")
     case = {"name": backend, "backend": backend, "strategy": "shared", "ops": ["write"], "reps": 1,
             "pattern": "segmented", "xfer": 65536, "block": 1 << 20, "segments": 1}
-    proc, doc = run_engine(mnt, [case], prefix=f"fd.{tmp_path.name}.{backend}", timeout=240)
+    proc, doc = run_engine(mnt, [case], timeout=240)  # prefix_for(mnt): a basename no other test shares
     assert doc is not None, proc.stderr[-2000:]
     err = doc["error"]
     assert doc["status"] == "failed" and err["code"] == "nospace", err
