@@ -103,14 +103,6 @@ def _amount(case: Case, ranks: int) -> str:
     return human(case_bytes(case, ranks))
 
 
-
-def default_timeout(cases: list[Case], ranks: int) -> float:
-    """The fixed limit of the first watchdog: 10 minutes plus the largest phase at 4 MiB/s. Callers
-    of run.bench.execute should now pass timeout=None, which measures it (run.watchdog.Limit)."""
-    biggest = max((case_bytes(c, ranks) for c in cases), default=0)
-    return 600.0 + biggest / (4 << 20)
-
-
 def check_room(cases: list[Case], ranks: int, directory: str) -> None:
     """Refuse a run that cannot fit: files of kept cases stay, the others go after each case."""
     free = host.disk_free(host.nearest_existing(directory))
