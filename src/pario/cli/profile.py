@@ -2,6 +2,8 @@
 
     pario profile [-o LOG] [--trace] [--mem MIB] -- ./app args     a serial program (and its children)
     pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
+    pario profile --buffer [-o LOG] -- ./app args                  with pario buffer on: the log also shows
+                                                                   the writes the file system saw
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
     pario profile show LOG [--json] [--top N]                      tables, or one JSON document
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,11 @@ def register(subparsers) -> None:
     p.add_argument("--mem", type=float, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
+    p.add_argument("--buffer", action="store_true",
+                   help="run with pario buffer's write coalescing on; the log gets the file system's view")
+    p.add_argument("--buffer-size", default="64m", help="with --buffer: buffer per file (default 64m)")
+    p.add_argument("--buffer-files", action="append", default=[], metavar="PATTERN[:size=N]",
+                   help="with --buffer: the files to buffer (as pario buffer --files)")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")
     p.add_argument("--top", type=int, default=20, help="with show: how many files to list (default 20)")
@@ -85,6 +91,15 @@ def profile(args, cmd, prun) -> int:
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")
     parts = prun.make_parts_dir(output.resolve())
     env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem)
+    stats_dir = None
+    if args.buffer:
+        from pario.buffer import run as brun
+        from pario.cli.buffer import settings
+
+        size, files = settings(argparse.Namespace(size=args.buffer_size, files=args.buffer_files))
+        stats_dir = brun.make_stats_dir(parts.parent)
+        env_vars.update(brun.buffer_env(lib, size, files, str(stats_dir)))
+        env_vars.pop("PARIO_PROFILE_DISABLE")
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
@@ -95,22 +110,29 @@ def profile(args, cmd, prun) -> int:
         child_env = dict(os.environ)
         child_env.update(env_vars)
         child_env["LD_PRELOAD"] = prun.merged_preload(lib)
+    from pario.run import child
+
     try:
-        proc = subprocess.run(argv, env=child_env)
-        code = proc.returncode
-    except FileNotFoundError:
+        code = child.run(argv, child_env)  # signals reach the program: a Ctrl-C never SIGKILLs its buffers
+    except ParioError:
         prun.remove_parts(parts)
-        raise ParioError(f"cannot run {argv[0]}: no such program (check the path after --)", exit_code=127) from None
-    except PermissionError:
-        prun.remove_parts(parts)
-        raise ParioError(f"cannot run {argv[0]}: permission denied (is it executable?)", exit_code=126) from None
+        if stats_dir:
+            brun.remove_stats_dir(stats_dir)
+        raise
     job = {"command": cmd, "launcher": "mpirun" if args.ranks else "direct", "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
     try:
-        doc = prun.merge(parts, output, job)
+        extra = None
+        if stats_dir:
+            from pario.analysis.buffer_stats import docs_in
+
+            extra = {"filesystem": {"source": "pario buffer", "processes": docs_in(stats_dir)}}
+        doc = prun.merge(parts, output, job, extra)
     finally:
         if not args.keep_parts:
             prun.remove_parts(parts)
+        if stats_dir:
+            brun.remove_stats_dir(stats_dir)
     nproc = len(doc["processes"])
     partial = sum(1 for p in doc["processes"] if p["process"].get("partial"))
     msg = f"pario: profile of {nproc} process{'es' if nproc != 1 else ''} written to {output}"
@@ -119,7 +141,7 @@ def profile(args, cmd, prun) -> int:
     print(msg + f"; see it with: pario profile show {output}", file=sys.stderr)
     if code != 0:
         print(f"pario: the program exited with status {code}", file=sys.stderr)
-    return code if code >= 0 else 128 - code
+    return code
 
 
 def show(log: str, as_json: bool, top: int) -> int:

@@ -159,7 +159,25 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
     }
 
 
+def filesystem_view(job: dict[str, Any]) -> dict[str, Any] | None:
+    """A buffered run (pario profile --buffer): per file, the writes the file system saw, from
+    the buffer's stats kept in the log; None for an unbuffered run."""
+    fs = job.get("filesystem")
+    if not isinstance(fs, dict):
+        return None
+    from dataclasses import asdict
+
+    from pario.analysis.buffer_stats import checked, summarize
+
+    return asdict(summarize([checked(d, "the profile log's filesystem view") for d in fs.get("processes", [])]))
+
+
 def summary(job: dict[str, Any]) -> dict[str, Any]:
-    """What `pario profile show --json` prints: the job view and the file rows."""
+    """What `pario profile show --json` prints: the job view, the file rows and, for a buffered
+    run, what the file system saw."""
     files = file_view(job)
-    return {"job": job_view(job, files), "files": files}
+    out = {"job": job_view(job, files), "files": files}
+    fs = filesystem_view(job)
+    if fs is not None:
+        out["filesystem"] = fs
+    return out
