@@ -88,8 +88,11 @@ int pario_buf_settings_read(void) {
   return 0;
 }
 
-/* Never the kernel's own files (/proc, /sys regular files take writes that are commands). */
-static int system_path(const char *p) { return !strncmp(p, "/proc/", 6) || !strncmp(p, "/sys/", 5) || !strncmp(p, "/dev/", 5); }
+/* Never the kernel's own files (/proc, /sys regular files take writes that are commands), nor
+ * /dev but its tmpfs /dev/shm. */
+static int system_path(const char *p) {
+  return !strncmp(p, "/proc/", 6) || !strncmp(p, "/sys/", 5) || (!strncmp(p, "/dev/", 5) && strncmp(p, "/dev/shm/", 9));
+}
 
 size_t pario_buf_size_for(const char *abspath) {
   if (system_path(abspath)) return 0;
