@@ -153,8 +153,12 @@ void pario_buf_opened(int fd, int dirfd, const char *path, int flags) {
   if (flags & O_PATH) return;
   int writable = (flags & O_ACCMODE) != O_RDONLY;
   unsigned g = atomic_load(&pario_buf_gen);
-  /* read-only descriptors are looked at lazily (pario_buf_get), only while a file holds data */
-  if (!writable) goto out;
+  /* read-only descriptors are looked at lazily (pario_buf_get), only while a file holds data:
+   * their generation stays 0, "not looked at" */
+  if (!writable) {
+    errno = err;
+    return;
+  }
   struct stat st;
   if (real_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto out;
   size_t size = 0;

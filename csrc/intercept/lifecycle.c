@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -168,3 +169,39 @@ EXEC_WRAP(execve, (const char *path, char *const argv[], char *const envp[]), (p
 EXEC_WRAP(execv, (const char *path, char *const argv[]), (path, argv))
 EXEC_WRAP(execvp, (const char *file, char *const argv[]), (file, argv))
 EXEC_WRAP(execvpe, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
+
+/* execl, execlp and execle call execve inside libc, where no interposer sees it: they are
+ * rebuilt here on the wrapped forms, so that the modules stop before the image goes (the
+ * buffer would otherwise lose what it holds). */
+#define ARGV_OF(first, ap, argv)                                        \
+  int n_ = 1;                                                           \
+  va_list ap2_;                                                         \
+  va_copy(ap2_, ap);                                                    \
+  while (va_arg(ap2_, const char *)) n_++;                              \
+  va_end(ap2_);                                                         \
+  char **argv = __builtin_alloca(sizeof(char *) * (size_t)(n_ + 1));    \
+  argv[0] = (char *)(first);                                            \
+  for (int k_ = 1; k_ <= n_; k_++) argv[k_] = va_arg(ap, char *);
+
+int execl(const char *path, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  ARGV_OF(arg, ap, argv)
+  va_end(ap);
+  return execv(path, argv);
+}
+int execlp(const char *file, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  ARGV_OF(arg, ap, argv)
+  va_end(ap);
+  return execvp(file, argv);
+}
+int execle(const char *path, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  ARGV_OF(arg, ap, argv)
+  char *const *envp = va_arg(ap, char *const *);
+  va_end(ap);
+  return execve(path, argv, envp);
+}

@@ -8,19 +8,26 @@
  *   write S LEN SEED    pwrite S LEN SEED OFF    writev S LEN,LEN,... SEED    pwritev S LEN,... SEED OFF
  *   lseek S OFF WHENCE  read S LEN    pread S LEN OFF    fstat S    ftruncate S LEN
  *   fsync S             dup S         close S            pause      (prints "paused", waits for a line)
+ *   fdatasync S         syncrange S   mmap S LEN (a shared mapping's checksum)    dup2 S T (onto slot T)
+ *   statpath F          truncpath F LEN               flock S    fcntllock S      fopen F (a stream on F,
+ *   fputs TEXT          fflush        fclose)         exit       _exit
  * Data bytes are SEED, SEED+1, ... so a misplaced byte shows in the files. Reads print a checksum
  * of what they read. Up to 8 slots; an operation on a slot not open prints "skip". */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #define NSLOT 8
 static int slot[NSLOT];
+static FILE *stream;
 
 static unsigned sum(const unsigned char *p, ssize_t n) {
   unsigned h = 2166136261u;
@@ -57,6 +64,33 @@ int main(int argc, char **argv) {
       printf(" paused\n");
       char tmp[64];
       if (!fgets(tmp, sizeof tmp, stdin)) return 3;
+      continue;
+    }
+    if (!strcmp(op, "exit")) exit(0);
+    if (!strcmp(op, "_exit")) _exit(0);
+    if (!strcmp(op, "statpath") || !strcmp(op, "truncpath") || !strcmp(op, "fopen")) {
+      int f;
+      sscanf(line, "%*s %d %lld", &f, &x);
+      char path[4200];
+      snprintf(path, sizeof path, "%s/f%d", argv[2], f);
+      struct stat st;
+      if (op[0] == 's') {
+        int r = stat(path, &st);
+        if (r == 0) printf(" size %lld", (long long)st.st_size);
+        result(r);
+      } else if (op[0] == 't') {
+        result(truncate(path, (off_t)x));
+      } else {
+        stream = fopen(path, "w");
+        result(stream ? 0 : -1);
+      }
+      continue;
+    }
+    if (!strcmp(op, "fputs") || !strcmp(op, "fflush") || !strcmp(op, "fclose")) {
+      if (!stream) { printf(" skip\n"); continue; }
+      if (op[1] == 'p') result(fputs(line + 6, stream));
+      else if (op[1] == 'f') result(fflush(stream));
+      else result(fclose(stream)), stream = NULL;
       continue;
     }
     if (!strcmp(op, "open")) {
@@ -120,6 +154,26 @@ int main(int argc, char **argv) {
       result(ftruncate(fd, (off_t)x));
     } else if (!strcmp(op, "fsync")) {
       result(fsync(fd));
+    } else if (!strcmp(op, "fdatasync")) {
+      result(fdatasync(fd));
+    } else if (!strcmp(op, "syncrange")) {
+      result(sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE));
+    } else if (!strcmp(op, "flock")) {
+      result(flock(fd, LOCK_EX));
+    } else if (!strcmp(op, "fcntllock")) {
+      struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+      result(fcntl(fd, F_SETLK, &fl));
+    } else if (!strcmp(op, "mmap")) {
+      sscanf(line, "%*s %*d %lld", &x);
+      void *m = mmap(NULL, (size_t)x, PROT_READ, MAP_SHARED, fd, 0);
+      if (m != MAP_FAILED) printf(" sum %08x", sum(m, (ssize_t)x)), munmap(m, (size_t)x);
+      result(m == MAP_FAILED ? -1 : 0);
+    } else if (!strcmp(op, "dup2")) {
+      int t;
+      sscanf(line, "%*s %*d %d", &t);
+      int tfd = get(t);
+      if (tfd < 0) { printf(" skip\n"); continue; }
+      result(dup2(fd, tfd));
     } else if (!strcmp(op, "dup")) {
       int free_slot = -1;
       for (int k = 0; k < NSLOT && free_slot < 0; k++)

@@ -81,3 +81,23 @@ def file_stats(stats_dir: Path, path: Path, stdio: bool = False) -> dict:
                         for why, n in v.items():
                             reasons[why] = reasons.get(why, 0) + n
     return out
+
+
+def run_paused(driver: Path, lines: list[str], work: Path, env, watch: str = "f0") -> tuple[str, list[int]]:
+    """Run opsdriver; at each "pause" look at the size of work/watch from outside the process.
+    Returns (everything it printed, the sizes seen)."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "ops.txt").write_text("\n".join(lines) + "\n")
+    proc = subprocess.Popen([str(driver), str(work / "ops.txt"), str(work)], env=env if env is not None else plain_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin and proc.stdout
+    out, sizes = [], []
+    for line in proc.stdout:
+        out.append(line)
+        if line.rstrip().endswith("paused"):
+            target = work / watch
+            sizes.append(target.stat().st_size if target.exists() else -1)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+    proc.wait(timeout=60)
+    return "".join(out), sizes

@@ -20,10 +20,13 @@ SEED = st.integers(0, 255)
 OFF = st.integers(0, 2000)
 
 
+OPEN = st.tuples(st.just("open"), st.integers(0, 1), st.sampled_from(["wc", "rwc", "rwct", "wca", "rwca", "r"]))
+
+
 def _ops():
     slot = st.integers(0, 2)
     return st.one_of(
-        st.tuples(st.just("open"), st.integers(0, 1), st.sampled_from(["wc", "rwc", "rwct", "wca", "rwca", "r"])),
+        OPEN,
         st.tuples(st.just("write"), slot, LEN, SEED),
         st.tuples(st.just("write"), slot, LEN, SEED),
         st.tuples(st.just("pwrite"), slot, LEN, SEED, OFF),
@@ -65,10 +68,10 @@ def _run(driver: Path, lines: list[str], work: Path, env) -> tuple[str, dict[str
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(_ops(), min_size=1, max_size=40), size=st.sampled_from(["1", "64", "500", "4k"]),
-       profile=st.booleans())
-def test_same_results_and_files(driver, lib, tmp_path_factory, ops, size, profile):
-    lines = ["open 0 rwc"] + [_line(op) for op in ops]
+@given(opens=st.lists(OPEN, max_size=2), ops=st.lists(_ops(), min_size=1, max_size=40),
+       size=st.sampled_from(["1", "64", "500", "4k"]), profile=st.booleans())
+def test_same_results_and_files(driver, lib, tmp_path_factory, opens, ops, size, profile):
+    lines = ["open 0 rwc"] + [_line(op) for op in opens + ops]
     base = tmp_path_factory.mktemp("ops")
     want = _run(driver, lines, base / "plain", None)
     got = _run(driver, lines, base / "buffered", buffer_env(lib, size=size, profile=profile,
