@@ -88,8 +88,9 @@ def run_paused(driver: Path, lines: list[str], work: Path, env, watch: str = "f0
     Returns (everything it printed, the sizes seen)."""
     work.mkdir(parents=True, exist_ok=True)
     (work / "ops.txt").write_text("\n".join(lines) + "\n")
-    proc = subprocess.Popen([str(driver), str(work / "ops.txt"), str(work)], env=env if env is not None else plain_env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([str(driver), str(work / "ops.txt"), str(work)],
+                            env=env if env is not None else plain_env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdin and proc.stdout
     out, sizes = [], []
     for line in proc.stdout:
