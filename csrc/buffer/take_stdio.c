@@ -77,10 +77,26 @@ static void enlarge(FILE *fp, const char *mode) {
   if (b) setvbuf(fp, NULL, _IOFBF, BUFSIZ), pario_buf_mem_put(b, size); /* no slot: the C library's own */
 }
 
+#ifndef _IO_NO_WRITES
+#define _IO_NO_WRITES 0x0008 /* glibc's libio.h: the stream was opened for reading only */
+#endif
+#define STREAM_TRIED 0xffff /* a stream on a buffered file that could not be enlarged */
+
 static struct stream *stream_of(FILE *fp, const struct bfd *e) {
-  if (!e->stream) return NULL;
+  if (!e->stream || e->stream == STREAM_TRIED) return NULL;
   struct stream *s = &streams[e->stream - 1];
   return s->fp == fp ? s : NULL;
+}
+
+/* A stream that pario did not see opened but that writes to a buffered file (stdout after the
+ * program's dup2 onto 1, as `sort -o` does): enlarged at its first write, while it holds nothing
+ * (glibc's setvbuf then only swaps the buffer). */
+static void adopt(FILE *fp, struct bfd *e) {
+  e->stream = STREAM_TRIED;
+#ifdef __GLIBC__
+  if (PENDING(fp) || (fp->_flags & _IO_NO_WRITES)) return;
+  enlarge(fp, "w");
+#endif
 }
 
 /* The stream's buffer returns to the pool once the stream no longer uses it. */
@@ -127,6 +143,7 @@ static void flush_run(int fd) {
     if (PARIO_LIKELY(!e || (!e->f && !e->stream))) return PARIO_REAL(fn) args;        \
     pario_crit_enter();                                                               \
     if (e->f) flush_run(FILENO(fp));                                                  \
+    if ((is_call) && !e->stream && e->f) adopt(fp, e);                                \
     struct stream *s = stream_of(fp, e);                                              \
     int64_t before = s ? PENDING(fp) : 0, t0 = s && s->st ? pario_ticks() : 0;        \
     ret_t ret = PARIO_REAL(fn) args;                                                  \
