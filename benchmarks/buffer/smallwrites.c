@@ -7,7 +7,9 @@
  * write() per record; fwrite: one fwrite() per record on a stream; fprintf: one fprintf() line
  * per record; big: the same bytes in 1 MiB write() calls (the limit a buffer can reach).
  * Prints the open-to-close time (close included: a buffer that defers everything to close does
- * not look free) as "open_to_close_s=SECONDS bytes=N". Defaults: 2,000,000 records of 512 B. */
+ * not look free) as "open_to_close_s=SECONDS bytes=N". Defaults: 2,000,000 records of 512 B.
+ * "{rank}" in PATH becomes the rank a launcher gave the process (OMPI_COMM_WORLD_RANK, PMI_RANK
+ * or SLURM_PROCID), so that `mpirun -n 4 smallwrites out.{rank}` writes a file per rank. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,7 +52,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: smallwrites [-n COUNT] [-s SIZE>=14] [-m write|fwrite|fprintf|big] PATH\n");
     return 2;
   }
-  const char *path = argv[optind];
+  char path[4096];
+  const char *arg = argv[optind], *at = strstr(arg, "{rank}");
+  if (at) {
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (!r) r = getenv("PMI_RANK");
+    if (!r) r = getenv("SLURM_PROCID");
+    snprintf(path, sizeof path, "%.*s%s%s", (int)(at - arg), arg, r ? r : "0", at + 6);
+  } else {
+    snprintf(path, sizeof path, "%s", arg);
+  }
   char *rec = malloc((size_t)size), *fill[26];
   for (int c = 0; c < 26; c++) {
     fill[c] = malloc((size_t)size);
