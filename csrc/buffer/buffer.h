@@ -113,6 +113,7 @@ struct bfile *pario_buf_get(int fd);
 void pario_buf_put(struct bfile *f); /* unlock, leave the critical section */
 void pario_buf_opened(int fd, int dirfd, const char *path, int flags); /* after a successful open */
 void pario_buf_closing(int fd);                /* before close: flush, forget (the error stays on the file) */
+void pario_buf_adopt_stdout(void);             /* at start: a standard output that is a regular file */
 int pario_buf_closed_error(int fd);            /* deferred error to return from close, 0 if none */
 void pario_buf_dup(int oldfd, int newfd);      /* after dup/dup2/dup3/F_DUPFD */
 void pario_buf_flush_path(const char *path, int dirfd, int why); /* before open(O_TRUNC), truncate, stat */

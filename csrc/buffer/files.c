@@ -191,6 +191,21 @@ out:
   errno = err;
 }
 
+/* The program's standard output, when the shell or the launcher made it a regular file
+ * (`./app > out`): buffered like a file the program opened itself (its path decides, as for
+ * --files). Standard error is left alone: its messages should be in the file when they are
+ * written, crash or not. */
+void pario_buf_adopt_stdout(void) {
+  char link[64], path[PATH_MAX];
+  int fl = (int)syscall(SYS_fcntl, 1, F_GETFL);
+  if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) return;
+  snprintf(link, sizeof link, "/proc/self/fd/%d", 1);
+  ssize_t n = syscall(SYS_readlink, link, path, sizeof path - 1);
+  if (n <= 0 || path[0] != '/') return;
+  path[n] = 0;
+  pario_buf_opened(1, AT_FDCWD, path, fl & ~O_TRUNC);
+}
+
 void pario_buf_closing(int fd) {
   struct bfile *f = pario_buf_get(fd);
   if (!f) {

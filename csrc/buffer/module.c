@@ -18,6 +18,7 @@ static int start(void) {
   pario_buf_timing = pario_buf_cfg.stats_dir[0] != 0;
   pario_buf_take_posix();
   pario_buf_take_stdio();
+  pario_buf_adopt_stdout();
   return 0;
 }
 

@@ -57,6 +57,19 @@ def test_stats_table_and_same_bytes(lib, tmp_path):
 
 
 @pytest.mark.e2e
+def test_standard_output_redirected_to_a_file_is_buffered(lib, tmp_path):
+    code = "import sys\nfor k in range(50000): sys.stdout.write(f'{k} line\\n'); sys.stdout.flush()\n"
+    want = "".join(f"{k} line\n" for k in range(50000))
+    with open(tmp_path / "out.txt", "w") as out:
+        r = subprocess.run([sys.executable, "-m", "pario", "buffer", "--stats", "--", sys.executable, "-c", code],
+                           stdout=out, stderr=subprocess.PIPE, text=True, env=env_for(lib), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.txt").read_text() == want
+    row = next(line for line in r.stderr.splitlines() if line.split()[:1] == ["out.txt"])
+    assert row.split()[1] == "50000" and row.split()[4] == "1", row  # 50,000 writes, one flush (at exit)
+
+
+@pytest.mark.e2e
 @pytest.mark.parametrize("script, code", [("exit 3", 3), ("kill -TERM $$", 128 + 15), ("kill -KILL $$", 128 + 9)])
 def test_exit_status_is_the_programs(lib, tmp_path, script, code):
     r = pario("buffer", "--", "sh", "-c", script, lib=lib, cwd=tmp_path)

@@ -124,4 +124,4 @@ def report(stats_dir: Path, missing_ok: bool = True) -> None:
         print("pario buffer: the program left no stats: it may be static (cannot be preloaded) or it was "
               "killed with SIGKILL", file=sys.stderr)
         return
-    show(summarize(docs))
+    show(summarize(docs), base=os.getcwd())

@@ -25,7 +25,15 @@ def _reasons(r: dict[str, int]) -> str:
     return ", ".join(f"{why} {n}" for why, n in top) or "-"
 
 
-def table(stats: BufferStats, title: str | None = None) -> Table:
+def _name(path: str, base: str | None) -> str:
+    """A path under `base` (the directory pario ran in) is shown relative to it: shorter, and
+    the name is what the user typed."""
+    if base and path.startswith(base.rstrip("/") + "/"):
+        return path[len(base.rstrip("/")) + 1:]
+    return path
+
+
+def table(stats: BufferStats, title: str | None = None, base: str | None = None) -> Table:
     procs = f"{stats.processes} process{'es' if stats.processes != 1 else ''}"
     t = Table(title=title or f"pario buffer: {procs}, {tenths(stats.size)} per file", box=box.SIMPLE_HEAD,
               title_justify="left", pad_edge=False)
@@ -33,7 +41,7 @@ def table(stats: BufferStats, title: str | None = None) -> Table:
     for col in ("calls", "bytes", "flushes", "fs\nwrites", "program\ntime", "write\ntime"):
         t.add_column(col, justify="right", no_wrap=True)
     for f in stats.files:
-        name = escape(f.path) + (" [dim](stream)[/]" if f.stdio else "")
+        name = escape(_name(f.path, base)) + (" [dim](stream)[/]" if f.stdio else "")
         name += f"\n[dim]flushed at: {escape(_reasons(f.flush_reasons))}[/]"
         if f.errors:
             name += f"\n[red]{f.errors} deferred write(s) failed[/]"
@@ -51,7 +59,8 @@ def notes(stats: BufferStats) -> list[str]:
     return out
 
 
-def show(stats: BufferStats, console: Console | None = None, title: str | None = None) -> None:
+def show(stats: BufferStats, console: Console | None = None, title: str | None = None,
+         base: str | None = None) -> None:
     import sys
 
     con = console or Console(file=sys.stderr, width=80)
@@ -59,6 +68,6 @@ def show(stats: BufferStats, console: Console | None = None, title: str | None =
         con.print("pario buffer: the program wrote no buffered file (regular files opened for writing are; "
                   "see --files)")
         return
-    con.print(table(stats, title))
+    con.print(table(stats, title, base))
     for line in notes(stats):
         con.print(f"[dim]{escape(line)}[/]")
