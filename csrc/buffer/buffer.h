@@ -106,6 +106,13 @@ extern atomic_uint pario_buf_gen;     /* bumped when a file becomes buffered: un
 static inline struct bfd *pario_buf_fd(int fd) {
   return PARIO_LIKELY((unsigned)fd < (unsigned)pario_buf_fdcap) ? &pario_buf_fdtab[fd] : NULL;
 }
+/* The whole cost on a descriptor that is not a buffered file: one entry and one counter loaded
+ * (a descriptor pario did not see opened is looked at only while some file holds data). */
+static inline int pario_buf_untracked(int fd) {
+  const struct bfd *e = pario_buf_fd(fd);
+  return !e || (!e->f && (atomic_load_explicit(&pario_buf_npending, memory_order_relaxed) == 0 ||
+                          e->gen == atomic_load_explicit(&pario_buf_gen, memory_order_relaxed)));
+}
 int pario_buf_files_init(void);
 /* The file behind fd if it is buffered, locked (and the caller inside a critical section), or
  * NULL. An fd pario did not see opened is looked at (fstat) once while some file holds data. */

@@ -17,15 +17,18 @@
 int pario_buf_timing;
 
 /* Flush the file behind fd before a call that would see or move what its run holds. */
-static inline void flush_fd(int fd, int why) {
+static __attribute__((noinline)) void flush_fd_slow(int fd, int why) {
   struct bfile *f = pario_buf_get(fd);
-  if (PARIO_LIKELY(!f)) return;
+  if (!f) return;
   if (f->len) {
     int err = errno;
     pario_buf_flush(f, why);
     errno = err;
   }
   pario_buf_put(f);
+}
+static inline void flush_fd(int fd, int why) {
+  if (PARIO_UNLIKELY(!pario_buf_untracked(fd))) flush_fd_slow(fd, why);
 }
 
 /* Flush, then return a deferred error instead of making the call (sync, truncate). */
@@ -136,24 +139,34 @@ static int b_dup3(int a, int b, int fl) {
 #define TIMED_END(f) \
   if (pario_buf_timing && (f)->st) (f)->st->prog_ticks += pario_ticks() - t0
 
-static ssize_t b_write(int fd, const void *p, size_t n) {
+/* Each write-side call: the untracked case first, with nothing to save (a tail call of the real
+ * one); the buffered case out of line. */
+static __attribute__((noinline)) ssize_t b_write_slow(int fd, const void *p, size_t n) {
   struct bfile *f = pario_buf_get(fd);
-  if (PARIO_LIKELY(!f)) return PARIO_REAL(write)(fd, p, n);
+  if (!f) return PARIO_REAL(write)(fd, p, n);
   TIMED_START();
   const struct bfd *e = &pario_buf_fdtab[fd];
-  ssize_t r;
   if (PARIO_UNLIKELY(!e->writable || !n)) {
     pario_buf_put(f);
     return PARIO_REAL(write)(fd, p, n);
   }
-  r = pario_buf_append(f, fd, e, RUN_STREAM, -1, p, n);
+  ssize_t r = pario_buf_append(f, fd, e, RUN_STREAM, -1, p, n);
   TIMED_END(f);
   pario_buf_put(f);
   return r;
 }
+static ssize_t b_write(int fd, const void *p, size_t n) {
+  if (PARIO_LIKELY(pario_buf_untracked(fd))) return PARIO_REAL(write)(fd, p, n);
+  return b_write_slow(fd, p, n);
+}
 
 #define PWRITE_TAKE(name, fn, T)                                                    \
+  static __attribute__((noinline)) ssize_t name##_slow(int fd, const void *p, size_t n, T off); \
   static ssize_t name(int fd, const void *p, size_t n, T off) {                     \
+    if (PARIO_LIKELY(pario_buf_untracked(fd))) return PARIO_REAL(fn)(fd, p, n, off); \
+    return name##_slow(fd, p, n, off);                                              \
+  }                                                                                 \
+  static ssize_t name##_slow(int fd, const void *p, size_t n, T off) {              \
     struct bfile *f = pario_buf_get(fd);                                                  \
     if (PARIO_LIKELY(!f)) return PARIO_REAL(fn)(fd, p, n, off);                     \
     TIMED_START();                                                                  \
@@ -173,7 +186,7 @@ static ssize_t b_write(int fd, const void *p, size_t n) {
 PWRITE_TAKE(b_pwrite, pwrite, off_t)
 PWRITE_TAKE(b_pwrite64, pwrite64, off64_t)
 
-static ssize_t b_writev(int fd, const struct iovec *iov, int cnt) {
+static __attribute__((noinline)) ssize_t b_writev_slow(int fd, const struct iovec *iov, int cnt) {
   struct bfile *f = pario_buf_get(fd);
   if (PARIO_LIKELY(!f)) return PARIO_REAL(writev)(fd, iov, cnt);
   TIMED_START();
@@ -188,8 +201,18 @@ static ssize_t b_writev(int fd, const struct iovec *iov, int cnt) {
   return r;
 }
 
+static ssize_t b_writev(int fd, const struct iovec *iov, int cnt) {
+  if (PARIO_LIKELY(pario_buf_untracked(fd))) return PARIO_REAL(writev)(fd, iov, cnt);
+  return b_writev_slow(fd, iov, cnt);
+}
+
 #define PWRITEV_TAKE(name, fn, T)                                                   \
+  static __attribute__((noinline)) ssize_t name##_slow(int fd, const struct iovec *iov, int cnt, T off); \
   static ssize_t name(int fd, const struct iovec *iov, int cnt, T off) {            \
+    if (PARIO_LIKELY(pario_buf_untracked(fd))) return PARIO_REAL(fn)(fd, iov, cnt, off); \
+    return name##_slow(fd, iov, cnt, off);                                          \
+  }                                                                                 \
+  static ssize_t name##_slow(int fd, const struct iovec *iov, int cnt, T off) {     \
     struct bfile *f = pario_buf_get(fd);                                                  \
     if (PARIO_LIKELY(!f)) return PARIO_REAL(fn)(fd, iov, cnt, off);                 \
     TIMED_START();                                                                  \
@@ -276,9 +299,14 @@ MMAP_TAKE(b_mmap64, mmap64, off64_t)
 /* lseek(fd, 0, SEEK_CUR) on the description whose stream is pending: where the program is,
  * without writing (ftell-style callers do it after every record). Any other seek flushes. */
 #define SEEK_TAKE(name, fn, T)                                                  \
+  static __attribute__((noinline)) T name##_slow(int fd, T off, int whence);    \
   static T name(int fd, T off, int whence) {                                    \
+    if (PARIO_LIKELY(pario_buf_untracked(fd))) return PARIO_REAL(fn)(fd, off, whence); \
+    return name##_slow(fd, off, whence);                                        \
+  }                                                                             \
+  static T name##_slow(int fd, T off, int whence) {                             \
     struct bfile *f = pario_buf_get(fd);                                              \
-    if (PARIO_LIKELY(!f)) return PARIO_REAL(fn)(fd, off, whence);               \
+    if (!f) return PARIO_REAL(fn)(fd, off, whence);                             \
     const struct bfd *e = &pario_buf_fdtab[fd];                                       \
     if (f->len && whence == SEEK_CUR && off == 0 && f->mode == RUN_STREAM &&    \
         f->wofd == e->ofd && !e->append) {                                      \
