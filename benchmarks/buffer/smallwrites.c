@@ -37,6 +37,17 @@ static void die(const char *what, const char *path) {
   exit(1);
 }
 
+/* write() may write less than asked (a FUSE file system under memory pressure does): go on. */
+static void write_all(int fd, const char *p, size_t n, const char *path) {
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) die("write failed on", path);
+    p += k;
+    n -= (size_t)k;
+  }
+}
+
 int main(int argc, char **argv) {
   long long count = 2000000;
   int size = 512;
@@ -88,7 +99,7 @@ int main(int argc, char **argv) {
     if (mode[0] == 'w') {
       for (long long k = 0; k < count; k++) {
         record(rec, k, size);
-        if (write(fd, rec, (size_t)size) != size) die("write failed on", path);
+        write_all(fd, rec, (size_t)size, path);
       }
     } else {
       size_t cap = 1 << 20, used = 0;
@@ -98,7 +109,7 @@ int main(int argc, char **argv) {
         used += (size_t)size;
         if (used >= cap || k == count - 1) {
           size_t chunk = used >= cap ? cap : used;
-          if (write(fd, big, chunk) != (ssize_t)chunk) die("write failed on", path);
+          write_all(fd, big, chunk, path);
           memmove(big, big + chunk, used - chunk);
           used -= chunk;
         }
