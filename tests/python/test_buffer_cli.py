@@ -28,6 +28,12 @@ def env_for(lib):
     return env
 
 
+def default_signals():
+    """Background jobs start with SIGINT/SIGHUP ignored: the tests are about the default actions."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def flat(text: str) -> str:
     """The table's text without spaces and line breaks (long paths fold inside their column)."""
     return "".join(text.split())
@@ -89,7 +95,7 @@ def test_signals_reach_the_program(lib, tmp_path, sig):
         "open('ready', 'w').close()\n"
         "time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-m", "pario", "buffer", "--", sys.executable, str(script)],
-                            env=env_for(lib), cwd=tmp_path, stdin=subprocess.DEVNULL,
+                            env=env_for(lib), cwd=tmp_path, stdin=subprocess.DEVNULL, preexec_fn=default_signals,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for _ in range(300):
         if (tmp_path / "ready").exists():
@@ -106,7 +112,8 @@ def test_sigterm_to_pario_loses_nothing(lib, tmp_path):
     exe = build(tmp_path, "lifecycle")
     (tmp_path / "w").mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "pario", "buffer", "--size", "1m", "--", str(exe), "stream",
-                             str(tmp_path / "w"), "0"], env=env_for(lib), stdout=subprocess.PIPE, text=True)
+                             str(tmp_path / "w"), "0"], env=env_for(lib), stdout=subprocess.PIPE, text=True,
+                            preexec_fn=default_signals)
     assert proc.stdout
     said = 0
     for line in proc.stdout:

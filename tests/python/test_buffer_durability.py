@@ -34,11 +34,18 @@ def records(path):
     return [data[i:i + 64] for i in range(0, len(data), 64)]
 
 
+def default_signals():
+    """A background job (nohup, `make test &`) starts with SIGHUP or SIGINT ignored, and a program
+    keeps what it inherits: give the writer the default actions the test is about."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def stream_until(lifecycle, lib, work, sig, *extra, after=20000, size="1m"):
     """Start the endless writer; once it said it wrote `after` records, send sig."""
     work.mkdir()
     proc = subprocess.Popen([str(lifecycle), "stream", str(work), "0", *extra], env=buffer_env(lib, size=size),
-                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=default_signals)
     assert proc.stdout
     said = 0
     for line in proc.stdout:
