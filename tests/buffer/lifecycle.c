@@ -4,11 +4,14 @@
  *
  *   lifecycle MODE DIR [N]
  *
+ * stdio-MODE writes the same records with fwrite on a stream of the file (fdopen); "stream" does
+ * so when its last argument is "stdio".
  * Records are 64 bytes: "WHO NUMBER" padded with dots and a newline, so a test can tell a lost,
  * doubled or misplaced record. A "ready" line on stdout (unbuffered) says when to look or signal. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,8 @@
 
 #define REC 64
 static char path[4096];
+static FILE *out_fp; /* the "stdio" modes write their records through this stream */
+extern char **environ;
 
 static void rec(char *out, char who, long k) {
   memset(out, '.', REC);
@@ -31,7 +36,7 @@ static void rec(char *out, char who, long k) {
 static void put(int fd, char who, long k) {
   char r[REC];
   rec(r, who, k);
-  if (write(fd, r, REC) != REC) {
+  if (out_fp ? fwrite(r, 1, REC, out_fp) != REC : write(fd, r, REC) != REC) {
     fprintf(stderr, "lifecycle: write %c %ld: %s\n", who, k, strerror(errno));
     exit(4);
   }
@@ -70,6 +75,11 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
   if (fd < 0) return 3;
+  if (!strncmp(mode, "stdio-", 6)) { /* the same moments for records written with fwrite */
+    out_fp = fdopen(fd, "w");
+    if (!out_fp) return 3;
+    mode += 6;
+  }
 
   if (!strcmp(mode, "exit") || !strcmp(mode, "_exit") || !strcmp(mode, "return")) {
     for (long k = 0; k < n; k++) put(fd, 'p', k);
@@ -112,7 +122,25 @@ int main(int argc, char **argv) {
     fflush(stdout);
     return system(cmd) == 0 ? 0 : 7;
   }
+  if (!strcmp(mode, "spawn") || !strcmp(mode, "popen")) { /* programs started without fork() */
+    for (long k = 0; k < n; k++) put(fd, 'p', k);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "wc -c < '%s'", path);
+    if (mode[0] == 'p') {
+      FILE *wc = popen(cmd, "r");
+      char got[64] = "";
+      if (!wc || !fgets(got, sizeof got, wc) || pclose(wc) != 0) return 7;
+      say(got);
+      return 0;
+    }
+    pid_t pid;
+    char *args[] = {"sh", "-c", cmd, NULL};
+    int status;
+    if (posix_spawn(&pid, "/bin/sh", NULL, NULL, args, environ) != 0) return 7;
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 7;
+  }
   if (!strcmp(mode, "stream")) { /* SIGTERM/SIGINT/SIGHUP while writing; "handled" installs a handler */
+    if (argc > 4 && !strcmp(argv[argc - 1], "stdio")) out_fp = fdopen(fd, "w");
     if (argc > 4 && !strcmp(argv[4], "handled")) {
       struct sigaction sa;
       memset(&sa, 0, sizeof sa);
@@ -137,7 +165,7 @@ int main(int argc, char **argv) {
     }
     say("stopping\n");
     put(fd, 'z', 0); /* written after the signal was handled */
-    return close(fd) == 0 ? 0 : 8;
+    return (out_fp ? fclose(out_fp) : close(fd)) == 0 ? 0 : 8;
   }
   if (!strcmp(mode, "kill")) { /* N records, then wait for SIGKILL */
     for (long k = 0; k < n; k++) put(fd, 'p', k);

@@ -11,6 +11,10 @@
  *   fdatasync S         syncrange S   mmap S LEN (a shared mapping's checksum)    dup2 S T (onto slot T)
  *   statpath F          truncpath F LEN               flock S    fcntllock S      fopen F (a stream on F,
  *   fputs TEXT          fflush        fclose)         exit       _exit
+ *   dup3 S T            readv S LEN   fallocate S LEN            syncfs S   sync
+ *   sendfile S T LEN    copyfr S T LEN (LEN bytes from slot S's position into slot T)
+ *   link F G (DIR/fG becomes a second name of DIR/fF)   fputc C   setvbuf (the stream unbuffered)
+ *   stderr TEXT (written to descriptor 2)
  * Data bytes are SEED, SEED+1, ... so a misplaced byte shows in the files. Reads print a checksum
  * of what they read. Up to 8 slots; an operation on a slot not open prints "skip". */
 #define _GNU_SOURCE
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -67,6 +72,17 @@ int main(int argc, char **argv) {
       continue;
     }
     if (!strcmp(op, "exit")) exit(0);
+    if (!strcmp(op, "sync")) { sync(); result(0); continue; }
+    if (!strcmp(op, "stderr")) { result(write(2, line + 7, strlen(line + 7))); continue; }
+    if (!strcmp(op, "link")) {
+      int f, g;
+      sscanf(line, "%*s %d %d", &f, &g);
+      char from[4200], to[4200];
+      snprintf(from, sizeof from, "%s/f%d", argv[2], f);
+      snprintf(to, sizeof to, "%s/f%d", argv[2], g);
+      result(link(from, to));
+      continue;
+    }
     if (!strcmp(op, "_exit")) _exit(0);
     if (!strcmp(op, "statpath") || !strcmp(op, "truncpath") || !strcmp(op, "fopen")) {
       int f;
@@ -86,9 +102,12 @@ int main(int argc, char **argv) {
       }
       continue;
     }
-    if (!strcmp(op, "fputs") || !strcmp(op, "fflush") || !strcmp(op, "fclose")) {
+    if (!strcmp(op, "fputs") || !strcmp(op, "fflush") || !strcmp(op, "fclose") || !strcmp(op, "fputc") ||
+        !strcmp(op, "setvbuf")) {
       if (!stream) { printf(" skip\n"); continue; }
-      if (op[1] == 'p') result(fputs(line + 6, stream));
+      if (!strcmp(op, "fputc")) result(fputc(line[6], stream));
+      else if (op[0] == 's') result(setvbuf(stream, NULL, _IONBF, 0));
+      else if (op[1] == 'p') result(fputs(line + 6, stream));
       else if (op[1] == 'f') result(fflush(stream));
       else result(fclose(stream)), stream = NULL;
       continue;
@@ -152,6 +171,25 @@ int main(int argc, char **argv) {
     } else if (!strcmp(op, "ftruncate")) {
       sscanf(line, "%*s %*d %lld", &x);
       result(ftruncate(fd, (off_t)x));
+    } else if (!strcmp(op, "readv")) {
+      sscanf(line, "%*s %*d %lld", &x);
+      struct iovec iov[2] = {{buf, (size_t)x / 2}, {buf + x / 2, (size_t)(x - x / 2)}};
+      ssize_t r = readv(fd, iov, 2);
+      if (r >= 0) printf(" sum %08x", sum(buf, r));
+      result(r);
+    } else if (!strcmp(op, "fallocate")) {
+      sscanf(line, "%*s %*d %lld", &x);
+      result(fallocate(fd, 0, 0, (off_t)x));
+    } else if (!strcmp(op, "syncfs")) {
+      result(syncfs(fd));
+    } else if (!strcmp(op, "sendfile") || !strcmp(op, "copyfr") || !strcmp(op, "dup3")) {
+      int t;
+      sscanf(line, "%*s %*d %d %lld", &t, &x);
+      int tfd = get(t);
+      if (tfd < 0) { printf(" skip\n"); continue; }
+      if (op[0] == 's') result(sendfile(tfd, fd, NULL, (size_t)x));
+      else if (op[0] == 'c') result(copy_file_range(fd, NULL, tfd, NULL, (size_t)x, 0));
+      else result(dup3(fd, tfd, O_CLOEXEC));
     } else if (!strcmp(op, "fsync")) {
       result(fsync(fd));
     } else if (!strcmp(op, "fdatasync")) {

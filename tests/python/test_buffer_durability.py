@@ -78,6 +78,17 @@ def test_the_programs_handler_runs_and_it_goes_on(lifecycle, lib, tmp_path, sig)
     assert numbers == list(range(len(numbers))) and len(numbers) >= said
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_streams_records_are_written_at_the_signal(lifecycle, lib, tmp_path, sig):
+    """The same with fwrite: what the enlarged stream holds is written before the default action
+    (without pario it would be lost with the process)."""
+    code, said = stream_until(lifecycle, lib, tmp_path / "w", sig, "stdio")
+    assert code == -sig
+    numbers = [int(r[2:12]) for r in records(tmp_path / "w" / "data")]
+    assert numbers == list(range(len(numbers))), "a record was lost or doubled"
+    assert len(numbers) >= said
+
+
 def test_sigkill_loses_at_most_the_buffer(lifecycle, lib, tmp_path):
     """SIGKILL cannot be caught: what is in the buffer is lost, at most --size per file."""
     (tmp_path / "w").mkdir()

@@ -49,6 +49,21 @@ def test_reads_see_buffered_data(driver, lib, tmp_path, look):
     assert sizes[1] > 0, f"{look[0]} did not write the buffered bytes out first"
 
 
+@pytest.mark.parametrize("look", [
+    ["readv 1 1000"], ["fallocate 0 4096"], ["open 2 r", "read 2 1000"], ["open 2 wc", "sendfile 1 2 1000"],
+    ["open 2 wc", "copyfr 1 2 1000"],
+], ids=["readv", "fallocate", "other-name", "sendfile", "copy_file_range"])
+def test_more_reads_see_buffered_data(driver, lib, tmp_path, look):
+    """The rest of the README's list: f2 is a second name (a hard link) of f0 for other-name, else
+    the target of the in-kernel copies."""
+    lines = ["open 0 wc", "open 0 r", "write 0 300 1", "link 0 2" if look[0] == "open 2 r" else "pause", "pause",
+             *look, "pause", "write 0 10 9", "close 0"]
+    out, sizes = same_as_plain(driver, lib, tmp_path, lines)
+    assert sizes[0] == 0, "the write was not buffered: the test would prove nothing"
+    assert sizes[-1] > 0, f"{look[-1]} did not write the buffered bytes out first"
+    assert " -> -" not in out.replace(" -> -1 errno 95", ""), out  # every call succeeded (or is unsupported)
+
+
 def test_lseek_cur_reports_the_position_without_writing(driver, lib, tmp_path):
     lines = ["open 0 wc", "write 0 300 1", "lseek 0 0 1", "pause", "close 0"]
     out, sizes = same_as_plain(driver, lib, tmp_path, lines)
@@ -57,11 +72,18 @@ def test_lseek_cur_reports_the_position_without_writing(driver, lib, tmp_path):
 
 # ---- what writes the buffer out ----
 @pytest.mark.parametrize("op", ["fsync 0", "fdatasync 0", "syncrange 0", "close 0", "dup2 1 0", "ftruncate 0 1000",
-                                "flock 0", "fcntllock 0"])
+                                "flock 0", "fcntllock 0", "dup3 1 0", "syncfs 1", "sync"])
 def test_flush_points(driver, lib, tmp_path, op):
     lines = ["open 0 wc", "open 1 wc", "write 0 200 3", "write 0 100 4", "pause", op, "pause"]
     out, sizes = same_as_plain(driver, lib, tmp_path, lines)
     assert sizes == [0, 300 if op != "ftruncate 0 1000" else 1000]
+
+
+def test_a_shared_mapping_turns_buffering_off(driver, lib, tmp_path):
+    lines = ["open 0 wc", "open 0 r", "write 0 300 1", "mmap 1 300", "write 0 10 2", "pause", "write 0 7 3", "pause",
+             "close 0"]
+    out, sizes = same_as_plain(driver, lib, tmp_path, lines)
+    assert sizes == [310, 317]  # written through while the file is open
 
 
 @pytest.mark.parametrize("op", ["exit", "_exit"])
@@ -78,7 +100,7 @@ def test_exit_without_close(lifecycle, lib, tmp_path, mode):
     assert (tmp_path / "buffered" / "data").read_bytes() == (tmp_path / "plain" / "data").read_bytes()
 
 
-@pytest.mark.parametrize("mode", ["exec", "system"])
+@pytest.mark.parametrize("mode", ["exec", "system", "spawn", "popen"])
 def test_a_program_started_after_the_writes_sees_them(lifecycle, lib, tmp_path, mode):
     proc = run([lifecycle, mode, tmp_path, 100], env=buffer_env(lib))
     assert proc.returncode == 0, proc.stderr
@@ -178,3 +200,53 @@ def test_stream_and_descriptor_writes_keep_their_order(driver, lib, tmp_path):
     lines = ["open 0 wc", "fopen 1", "fputs hello stream", "write 0 10 1", "fflush", "pause", "fclose", "close 0"]
     out, sizes = same_as_plain(driver, lib, tmp_path, lines, watch="f1")
     assert sizes == [len("hello stream")]
+
+
+def test_fputc_and_fputs_go_through_the_enlarged_stream(driver, lib, tmp_path):
+    lines = ["fopen 1", "fputc x", "fputs hello", "fputc y", "pause", "fflush", "pause", "fclose"]
+    out, sizes = same_as_plain(driver, lib, tmp_path, lines, watch="f1")
+    assert sizes == [0, len("xhelloy")]
+
+
+def test_the_programs_own_setvbuf_wins(driver, lib, tmp_path):
+    lines = ["fopen 1", "setvbuf", "fputs hello", "pause", "fclose"]
+    out, sizes = same_as_plain(driver, lib, tmp_path, lines, watch="f1")
+    assert sizes == [len("hello")]  # unbuffered, as the program asked
+
+
+def test_standard_error_is_never_buffered(driver, lib, tmp_path):
+    """A program whose standard error is a regular file: each message is in it when written."""
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "ops.txt").write_text("stderr one\nstderr two\npause\n")
+    err = tmp_path / "b" / "f0"
+    with open(err, "wb") as f:
+        proc = subprocess.Popen([str(driver), str(tmp_path / "b" / "ops.txt"), str(tmp_path / "b")],
+                                env=buffer_env(lib), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=f, text=True)
+        assert proc.stdin and proc.stdout
+        for line in proc.stdout:
+            if line.rstrip().endswith("paused"):
+                assert err.read_bytes() == b"onetwo"
+                proc.stdin.write("\n")
+                proc.stdin.flush()
+        assert proc.wait(timeout=60) == 0
+
+
+@pytest.mark.parametrize("mode", ["_exit", "exec"])
+def test_a_stream_is_written_before__exit_and_exec(lifecycle, lib, tmp_path, mode):
+    """Without pario, a stream's pending bytes die with the image at _exit and exec; the README
+    says pario writes them first."""
+    proc = run([lifecycle, "stdio-" + mode, tmp_path, 100], env=buffer_env(lib))
+    assert proc.returncode == 0, proc.stderr
+    if mode == "exec":
+        assert proc.stdout.decode().split() == ["6400"]
+    assert (tmp_path / "data").stat().st_size == 6400
+
+
+def test_fork_the_child_never_writes_the_parents_stream(lifecycle, lib, tmp_path):
+    """A stream with pending bytes at fork: without pario both processes would write them at
+    exit (the C library's classic doubled output); with it, each record is in the file once."""
+    assert run([lifecycle, "stdio-fork", tmp_path, 100], env=buffer_env(lib)).returncode == 0
+    data = (tmp_path / "data").read_bytes()
+    recs = [data[i:i + 64] for i in range(0, len(data), 64)]
+    want = [("p", k) for k in range(100)] + [("c", k) for k in range(100)] + [("p", k) for k in range(100, 200)]
+    assert [(chr(r[0]), int(r[2:12])) for r in recs] == want
