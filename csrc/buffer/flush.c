@@ -19,7 +19,17 @@ char *pario_buf_mem_get(size_t size) {
   pario_buf_unlock(&mem_lock);
   if (!ok) return NULL;
   void *p = PARIO_REAL(mmap)(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p != MAP_FAILED) return p;
+  if (p != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+    /* Transparent huge pages where the system leaves them to madvise (Debian's default): the
+     * kernel's copy out of a 64 MiB buffer of 4 KiB pages cost 5x the system time of the same
+     * bytes in 1 MiB write() calls on the page cache, with huge pages the same time
+     * (benchmarks/buffer/RESULTS.md). A small file's buffer may then hold 2 MiB instead of 4 KiB;
+     * pario_buf_cfg.total still bounds the sum. */
+    madvise(p, size, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
   pario_buf_lock(&mem_lock);
   mem_used -= size;
   pario_buf_unlock(&mem_lock);
