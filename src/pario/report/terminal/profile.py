@@ -160,3 +160,13 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
     for extra in (spread_table(summary["files"]), hints_table(summary["files"])):
         if extra is not None:
             con.print(extra)
+    if summary.get("filesystem"):
+        from pario.model.buffer import BufferFileStats, BufferStats
+        from pario.report.terminal.buffer import notes, table
+
+        fs = dict(summary["filesystem"])
+        stats = BufferStats(**{**fs, "files": [BufferFileStats(**f) for f in fs["files"]]})
+        con.print(table(stats, title="What the file system saw (pario buffer): the program's write calls "
+                                     "against the writes that reached the files"))
+        for line in notes(stats):
+            con.print(f"[dim]{escape(line)}[/]")
