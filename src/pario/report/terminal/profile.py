@@ -122,8 +122,12 @@ def hints_table(files: list[dict[str, Any]]) -> Table | None:
     t.add_column("file", overflow="fold")
     t.add_column("hints", overflow="fold")
     for f in rows:
-        h = f["hints"]
-        text = "; ".join(f"{k}={v}" for k, v in h.items()) if h else "(the MPI library reported none)"
+        h = f["hints"] or {}
+        eff = {k: v for k, v in h.items() if not k.startswith("req:")}
+        text = "; ".join(f"{k}={v}" for k, v in eff.items()) if eff else "(the MPI library reported none)"
+        asked = {k[4:]: v for k, v in h.items() if k.startswith("req:")}
+        if asked:  # what the program passed (open, set_view, set_info), kept apart from what took effect
+            text += "  [requested: " + "; ".join(f"{k}={v}" for k, v in asked.items()) + "]"
         t.add_row(escape(f["path"]), escape(text))
     return t
 
