@@ -1,0 +1,147 @@
+"""Measurements the advice needs, through the same plan -> run -> store path as `pario bench`:
+a Query's cases become engine cases, run in one launch per rank count, stored as runs of kind
+"calibration" (no new table: `pario results` lists them), and found again later by the query's
+key, the file system they ran on and the MPI that ran them. Stored `pario bench` runs whose case
+matches a query's case serve too."""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from pario.advise.costs import Measured, Query, measured_cases
+from pario.model.errors import ParioError
+from pario.model.events import RunObserver
+from pario.plan import validate
+from pario.plan.bench import default_timeout
+from pario.plan.cases import build_case, normalise
+from pario.platform import fsinfo
+from pario.platform.engine import engine_path
+from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.scratch import Scratch
+from pario.run.bench import RunRequest, execute
+from pario.store import Store
+
+KIND = "calibration"
+SEARCHED = ("calibration", "advise-verify", "bench")
+
+
+@dataclass
+class Where:
+    """What makes a measurement reusable: the file system and the MPI it ran on."""
+    directory: str
+    mount: str
+    fs: str
+    mpi: str
+
+    @staticmethod
+    def of(directory: str, mpi: MPI | None) -> Where:
+        desc = fsinfo.describe(directory)
+        return Where(directory, desc.get("mount_point") or desc.get("path") or directory, desc.get("type") or "?",
+                     f"{getattr(mpi, 'flavour', '?')} {getattr(mpi, 'version', '')}".strip())
+
+    def to_dict(self) -> dict[str, str]:
+        return {"mount": self.mount, "fs": self.fs, "mpi": self.mpi, "dir": self.directory}
+
+
+def cases_of(query: Query) -> list[dict[str, Any]]:
+    out = []
+    for name, opts in query.options().items():
+        case = build_case(normalise(dict(opts, name=name), f"advise {query.key}"), f"advise {query.key}")
+        out.append(case)
+    return out
+
+
+def _signature(case: dict[str, Any], ranks: int) -> str:
+    """A case as far as its cost goes (its name, repetitions and scale do not count)."""
+    keep = ("workload", "backend", "strategy", "nfiles", "aggregate", "pattern", "xfer", "collective", "view",
+            "fsync", "odirect", "hints", "files_per_dir", "file_size", "depth", "branching", "shared_dir")
+    sig = {k: case.get(k) for k in keep if case.get(k) not in (None, False, {}, 0)}
+    sig["interleaved"] = (case.get("segments") or 1) > 1
+    sig["ops"] = sorted(case.get("ops") or [])
+    sig["ranks"] = ranks
+    return json.dumps(sig, sort_keys=True)
+
+
+def _split(tag: str) -> tuple[str, str]:
+    """(query key, measured name) of a tag "KEY\0NAME" or "KEY\0NAME:OP"."""
+    key, _, name = tag.partition("\0")
+    return key, name
+
+
+def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[str, Measured]]:
+    """Stored measurements of the queries' cases on this file system and MPI, newest first."""
+    wanted: dict[str, tuple[str, str]] = {}
+    for q in queries:
+        for name, case in zip(q.options(), cases_of(q)):
+            wanted[_signature(case, q.ranks)] = (q.key, name)
+    found: dict[str, dict[str, Measured]] = {}
+    for run in store.runs_of_kind(SEARCHED):
+        env = run.get("env") or {}
+        stack_fs = ((env.get("stack") or {}).get("fs") or {})
+        mpi = f"{env.get('mpi_flavour', '?')} {env.get('mpi_version') or ''}".strip()
+        if stack_fs.get("mount_point", env.get("dir")) != where.mount or mpi != where.mpi:
+            continue
+        if run.get("status") not in ("complete", "partial"):
+            continue
+        specs = (run.get("spec") or {}).get("cases") or []
+        ranks = int(env.get("ranks") or 1)
+        names = []
+        for case in specs:
+            hit = wanted.get(_signature(case, ranks))
+            names.append(f"{hit[0]}\0{hit[1]}" if hit else "\0")
+        got = measured_cases(run.get("result") or {}, names, run["id"], run["kind"] if run["kind"] != "bench"
+                             else "pario bench")
+        for tag, m in got.items():
+            key, name = _split(tag)
+            if key:
+                m.name = name
+                found.setdefault(key, {}).setdefault(name, m)
+    return {k: v for k, v in found.items() if all(n in v or any(x.startswith(n + ":") for x in v)
+                                                  for n in next(q for q in queries if q.key == k).options())}
+
+
+def run(queries: list[Query], where: Where, store: Store, observer: RunObserver, *, mpi: MPI,
+        kind: str = KIND, command: str | None = None) -> dict[str, dict[str, Measured]]:
+    """Run the queries (one launch per rank count) in where.directory; store each launch."""
+    out: dict[str, dict[str, Measured]] = {}
+    engine = engine_path()
+    by_ranks: dict[int, list[Query]] = {}
+    for q in queries:
+        by_ranks.setdefault(q.ranks, []).append(q)
+    for ranks, group in sorted(by_ranks.items()):
+        cases, names = [], []
+        for q in group:
+            for name, case in zip(q.options(), cases_of(q)):
+                case["name"] = f"{q.key}:{name}"[:120]
+                cases.append(case)
+                names.append(f"{q.key}\0{name}")
+        validate.check_all(cases, ranks)
+        scratch = Scratch(where.directory)
+        observer.note(f"measuring {', '.join(q.why or q.key for q in group)} ({len(cases)} cases, {ranks} "
+                      f"rank{'s' if ranks > 1 else ''}, in {where.directory})")
+        record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
+                                    timeout=default_timeout(cases, ranks), no_probe=True,
+                                    facts={"advise": {"queries": {q.key: list(q.options()) for q in group},
+                                                      **where.to_dict()}}), observer)
+        if not record.result.get("cases"):
+            raise ParioError(f"the measurement run failed ({record.message or record.status}); "
+                             "pario advise --no-calibrate gives the findings without costs")
+        try:
+            run_id: int | None = store.add_run(kind=kind, command=command or "pario " + shlex.join(sys.argv[1:]),
+                                               spec=record.spec, env=record.env, result=record.result,
+                                               status=record.status, headline=f"advise: {len(cases)} cases")
+        except ParioError as exc:
+            observer.note(f"the measurement was not stored: {exc}")
+            run_id = None
+        for tag, m in measured_cases(record.result, names, run_id, kind).items():
+            key, name = _split(tag)
+            m.name = name
+            out.setdefault(key, {})[name] = m
+    return out
+
+
+def local_mpi(mpirun: str | None = None) -> MPI:
+    return detect(find_mpirun(mpirun))
