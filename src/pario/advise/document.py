@@ -19,7 +19,11 @@ def _line(line: Any) -> dict[str, float] | None:
 
 def stack_summary(job: Job, stack: StackFacts) -> dict[str, Any]:
     kinds: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
     for rec in job.records:
+        if rec.path in seen or not rec.bytes:
+            continue   # files with data: directories the MPI library opens are not what is advised on
+        seen.add(rec.path)
         f = stack.of(rec)
         key = f.fs or "?"
         row = kinds.setdefault(key, {"fs": f.fs, "unit": f.unit, "unit_source": f.unit_source, "files": 0,

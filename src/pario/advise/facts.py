@@ -117,7 +117,7 @@ def _from_here(path: str) -> FsFacts | None:
     if not directory or not os.path.isdir(directory):
         return None
     desc = fsinfo.describe(directory)
-    out = FsFacts(fs=desc.get("type"), block_size=desc.get("block_size"), source=f"{directory} (here)")
+    out = FsFacts(fs=desc.get("type"), block_size=desc.get("block_size"), source=f"{directory}, looked at here")
     if out.fs == "lustre":
         lustre = stacklib.lustre_facts(directory)
         layout = lustre.get("dir_layout") or {}

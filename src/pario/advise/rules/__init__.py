@@ -57,6 +57,11 @@ class Ctx:
         """The job's records of real files (not streams, not MPI helper files)."""
         return [r for r in self.job.records if (module is None or r.module == module) and not is_stream(r.path)]
 
+    def data_recs(self, module: str | None = None) -> list[Rec]:
+        """Records of files that data was read from or written to (directories opened or
+        stat'ed by the MPI library or the program are not files a layout or a fix is about)."""
+        return [r for r in self.recs(module) if r.bytes]
+
     def small_limit(self, rec: Rec, op: str) -> tuple[int | None, str]:
         """Requests below this size are small for `rec`'s file system and this system's per-call
         cost: the larger of the file system's unit and the size at which a call's fixed cost is
@@ -111,7 +116,7 @@ def s(x: float) -> str:
 
 def names(recs: Iterable[Rec], top: int = 3) -> list[str]:
     out: list[str] = []
-    for r in sorted(recs, key=lambda r: -r.io_time):
+    for r in sorted(recs, key=lambda r: (not r.bytes, -r.io_time)):
         if r.path not in out:
             out.append(r.path)
     return out[:top] + ([f"... and {len(out) - top} more"] if len(out) > top else [])

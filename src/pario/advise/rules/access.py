@@ -12,14 +12,17 @@ from pario.model.units import human
 def _random(r: Rec, op: str) -> int:
     n = r.writes if op == "write" else r.reads
     seq = r.seq_writes if op == "write" else r.seq_reads
-    if seq is None or n < 2:
+    firsts = r.nprocs if r.rank < 0 else 1   # each rank's first request has no predecessor
+    if seq is None or n <= firsts:
         return 0
-    return max(0, (n - 1) - seq)   # the first request has no predecessor
+    return max(0, n - firsts - seq)
 
 
 def random_access(op: str):
     def rule(ctx: Ctx) -> list[Candidate]:
-        hits = [(r, _random(r, op)) for r in ctx.recs("posix")]
+        # files reached through MPI-IO: the order underneath is the MPI-IO layer's, not the program's
+        through = {r.path for r in ctx.recs("mpiio")}
+        hits = [(r, _random(r, op)) for r in ctx.recs("posix") if r.path not in through]
         hits = [(r, k) for r, k in hits if k > 0]
         if not hits:
             return []

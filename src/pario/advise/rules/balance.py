@@ -12,13 +12,19 @@ from pario.model.findings import Evidence, Fix
 from pario.model.units import human
 
 
+def app_view(recs: list[Rec]) -> list[Rec]:
+    """The records that show what the program asked for: MPI-IO's for files it reached through
+    MPI-IO (underneath, only the aggregators do POSIX I/O: that is the design, not imbalance),
+    POSIX's for the others. stdio's bytes reach the file system through the same process."""
+    through = {r.path for r in recs if r.module == "mpiio"}
+    return [r for r in recs if r.module == "mpiio" or (r.module == "posix" and r.path not in through)]
+
+
 def _per_rank(recs: list[Rec], nprocs: int) -> tuple[dict[int, int], dict[int, float]]:
     """Bytes and I/O seconds per rank; a reduced record's totals are spread evenly over its ranks
     (the log keeps only its fastest and slowest), which can only hide imbalance, never invent it."""
     by, t = {r: 0 for r in range(nprocs)}, {r: 0.0 for r in range(nprocs)}
-    for r in recs:
-        if r.module != "posix":
-            continue   # the bytes reach the file system through POSIX (MPI-IO's go through it too)
+    for r in app_view(recs):
         if r.rank >= 0:
             by[r.rank] = by.get(r.rank, 0) + r.bytes
             t[r.rank] = t.get(r.rank, 0.0) + r.io_time
@@ -42,12 +48,13 @@ def one_rank(ctx: Ctx) -> list[Candidate]:
     share = by[rank] / total
     if share <= 1 - 1 / n:   # the others together do less than one rank's fair share
         return []
-    mine = [r for r in recs if r.rank == rank and r.module == "posix"]
+    mine = [r for r in app_view(recs) if r.rank == rank and r.bytes]
     writes = sum(r.bytes_written for r in mine)
     op = "write" if writes >= sum(r.bytes_read for r in mine) else "read"
     calls = sum(r.writes if op == "write" else r.reads for r in mine)
     moved = writes if op == "write" else sum(r.bytes_read for r in mine)
     log_s = sum(r.write_time if op == "write" else r.read_time for r in mine)
+    ing = "writing" if op == "write" else "reading"
     text = (f"rank {rank} moves {human(by[rank])} of the job's {human(total)} ({100 * share:.0f}%) while "
             f"{n - 1} rank{'s' if n > 2 else ''} wait; its {op}s took {s(log_s)}.")
     plan = None
@@ -60,10 +67,11 @@ def one_rank(ctx: Ctx) -> list[Candidate]:
         if size >= 8 and per >= size:
             base = {"backend": "mpiio", "transfer": size, "block": per, "ops": [op], "reps": 3}
             plan = Plan(ranks=ranks, before=dict(base, strategy="serial"), after=dict(base, strategy="shared"),
-                        log_s=log_s, what=f"rank 0 {op}ing for all vs every rank {op}ing its part of one file")
-            cost = Ratio(log_s=log_s, what=f"every rank {op}ing its own part")
+                        log_s=log_s, what=f"rank 0 {ing} for all vs every rank {ing} its part of one file")
+            cost = Ratio(log_s=log_s, what=f"every rank {ing} its own part")
     return [Candidate(rule="one-rank-io", title=f"rank {rank} does {100 * share:.0f}% of the I/O",
-                      evidence=Evidence(text=text, counters={"POSIX_BYTES_WRITTEN": writes}, files=names(mine),
+                      evidence=Evidence(text=text, counters={f"{mine[0].module.upper()}_BYTES_WRITTEN": writes} if mine
+                                        else {}, files=names(mine),
                                         ranks=[rank]),
                       fix=Fix(kind="code", text=f"let every rank {op} its own part of one shared file (MPI-IO, "
                                                 "HDF5 or PnetCDF with collective calls) instead of sending it all "
@@ -77,21 +85,24 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
     vary by on this system (the calibration's spread) is reported: less is noise."""
     noise = ctx.model.spread if ctx.model else None
     out = []
-    for r in ctx.recs("posix"):
+    for r in app_view(ctx.recs()):
         if not r.shared or r.slowest_time is None or r.fastest_time is None:
             continue
+        p = r.module.upper()
         mean = r.io_time / r.nprocs
         if mean <= 0 or r.slowest_time <= mean:
             continue
         cv = math.sqrt(r.variance_time) / mean if r.variance_time else (r.slowest_time - r.fastest_time) / mean
-        uneven_bytes = (r.slowest_rank_bytes or 0) != (r.fastest_rank_bytes or 0)
+        uneven_bytes = (r.variance_bytes or 0) > 0 or (r.slowest_rank_bytes or 0) != (r.fastest_rank_bytes or 0)
         if not uneven_bytes and (noise is None or cv <= noise):
             continue
         what = (f"rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(mean)} "
                 f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)})")
         if uneven_bytes:
-            what += (f"; it moved {human(r.slowest_rank_bytes or 0)} where rank {r.fastest_rank} moved "
-                     f"{human(r.fastest_rank_bytes or 0)}")
+            what += (f"; the ranks move different amounts (rank {r.slowest_rank}: {human(r.slowest_rank_bytes or 0)}, "
+                     f"rank {r.fastest_rank}: {human(r.fastest_rank_bytes or 0)}"
+                     + (f", spread {human(math.sqrt(r.variance_bytes))} around a mean of {human(r.bytes / r.nprocs)}"
+                        if r.variance_bytes else "") + ")")
             fix = Fix(kind="code", text="give every rank the same amount of data to move (the slowest rank "
                                         "does more than the others)")
         else:
@@ -102,10 +113,10 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         out.append(Candidate(rule="stragglers", title=f"rank {r.slowest_rank} slower on a shared file",
                              evidence=Evidence(text=f"{r.path}: {what}; spread {100 * cv:.0f}% of the mean"
                                                     f"{noise_txt}.",
-                                               counters={"POSIX_F_SLOWEST_RANK_TIME": r.slowest_time,
-                                                         "POSIX_F_FASTEST_RANK_TIME": r.fastest_time,
-                                                         "POSIX_SLOWEST_RANK_BYTES": r.slowest_rank_bytes or 0,
-                                                         "POSIX_FASTEST_RANK_BYTES": r.fastest_rank_bytes or 0},
+                                               counters={f"{p}_F_SLOWEST_RANK_TIME": r.slowest_time,
+                                                         f"{p}_F_FASTEST_RANK_TIME": r.fastest_time,
+                                                         f"{p}_SLOWEST_RANK_BYTES": r.slowest_rank_bytes or 0,
+                                                         f"{p}_FASTEST_RANK_BYTES": r.fastest_rank_bytes or 0},
                                                files=[r.path], ranks=[k for k in (r.slowest_rank, r.fastest_rank)
                                                                       if k is not None]),
                              fix=fix, cost=FromLog(r.slowest_time - mean,
@@ -114,7 +125,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
                              confidence="medium" if uneven_bytes else "low"))
     # across the ranks' own files (file per process)
     n = ctx.job.nprocs
-    own = [r for r in ctx.recs("posix") if r.rank >= 0]
+    own = [r for r in app_view(ctx.recs()) if r.rank >= 0]
     if n > 1 and own:
         by, t = _per_rank(own, n)
         busy = [k for k in t if t[k] > 0]
@@ -129,7 +140,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
                         f"{len(busy)} ranks; it moved {human(by[slow])} (rank {fast}: {human(by[fast])}, "
                         f"{s(t[fast])}).")
                 out.append(Candidate(rule="stragglers", title=f"rank {slow} slower than the others",
-                                     evidence=Evidence(text=text, counters={"POSIX_BYTES_WRITTEN": sum(
+                                     evidence=Evidence(text=text, counters={"BYTES_WRITTEN": sum(
                                          r.bytes_written for r in own if r.rank == slow)},
                                          files=names(r for r in own if r.rank == slow), ranks=[slow, fast]),
                                      fix=Fix(kind="code", text="give every rank the same amount of data to move"

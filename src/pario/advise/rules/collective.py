@@ -153,15 +153,18 @@ def hints_not_in_effect(ctx: Ctx) -> list[Candidate]:
                 "stripe_count": ctx.facts(r).stripe_count,
                 "ops": [o for o, n in (("write", r.writes), ("read", r.reads)) if n]}
         _, applied = explain(Settings(hints=dict(req)), view)
-        why = {a.key: a.reason() for a in applied}
+        # a requested default or an alias is honoured; every other rule means the key is ignored or changed
+        why = {a.key: a.reason() for a in applied if a.rule not in ("default", "alias")}
         lost = []
         for key, value in sorted(req.items()):
             have = eff.get(key)
-            if have is not None and have.lower() == value.lower():
-                continue
-            if key in why or have is not None or ctx.stack.impl in ("romio", "cray"):
-                lost.append((key, value, have, why.get(key, "the MPI-IO layer reports another value"
-                                                   if have is not None else "the MPI-IO layer does not report it")))
+            if key in why:
+                # OMPIO reports back whatever it was given: what it does with a key is the rules' say
+                lost.append((key, value, None if ctx.stack.impl == "ompio" else have, why[key]))
+            elif have is not None and have.lower() != value.lower():
+                lost.append((key, value, have, "the MPI-IO layer reports another value"))
+            elif have is None and ctx.stack.impl in ("romio", "cray"):
+                lost.append((key, value, None, "the MPI-IO layer does not report it"))
         if not lost:
             continue
         text = f"{r.path}: " + "; ".join(f"{k}={v} requested, {'in effect: ' + h if h is not None else 'not in effect'}"

@@ -17,9 +17,12 @@ def _dialect(ctx: Ctx) -> str:
 
 
 def rendered(ctx: Ctx, settings: Settings, path: str = "DIR") -> dict[str, str]:
-    """The settings in the user's dialect first, then the others that can carry them."""
+    """The settings in the dialects of the job's MPI-IO layer (all ROMIO-derived ones when it is
+    not known), then MPI_Info and, for a layout, lfs."""
+    impl = ctx.stack.impl
+    mine = {"ompio": ["ompi"], "cray": ["cray"], "romio": ["romio"]}.get(impl or "", ["romio", "cray"])
     out: dict[str, str] = {}
-    for dialect in dict.fromkeys([_dialect(ctx), "romio", "cray", "info", "lfs"]):
+    for dialect in [*mine, "info", "lfs"]:
         text = render(settings, dialect, path=path) if dialect == "lfs" else render(settings, dialect)
         if text.strip():
             out[dialect] = text.strip()
@@ -133,7 +136,7 @@ def lustre_one_stripe(ctx: Ctx) -> list[Candidate]:
 def lustre_small_files_striped(ctx: Ctx) -> list[Candidate]:
     """Many files smaller than one stripe per OST they are spread over."""
     hits = []
-    for r in ctx.recs("posix"):
+    for r in ctx.data_recs("posix"):
         facts = ctx.facts(r)
         count, size = facts.stripe_count or 1, facts.stripe_size or 0
         if facts.lustre and count > 1 and size and _file_size(r) < size * count:

@@ -21,7 +21,7 @@ def _files_by_rank(recs: list[Rec]) -> dict[int, set[str]]:
 def many_files(ctx: Ctx) -> list[Candidate]:
     """More files than ranks: each one costs a create (or open), a close and, on a parallel file
     system, a round trip to the metadata server, whatever its size."""
-    recs = [r for r in ctx.recs("posix") if r.opens and not r.shared]
+    recs = [r for r in ctx.data_recs("posix") if r.opens and not r.shared]
     paths = {r.path for r in recs}
     users = len({r.rank for r in recs}) or 1
     if len(paths) <= users:
@@ -36,8 +36,9 @@ def many_files(ctx: Ctx) -> list[Candidate]:
     dirs = Counter(directory(p) for p in paths)
     top_dir, in_top = dirs.most_common(1)[0]
     avg = sum(r.bytes for r in recs) / len(paths)
-    text = (f"{len(paths):,} files for {users} rank{'s' if users > 1 else ''} (rank {rank} alone: {n_rank:,}, "
-            f"{human(avg)} each on average); rank {rank} spent {s(meta)} of its {s(io)} of I/O in opens, closes and "
+    who = f"rank {rank}" if ctx.job.nprocs > 1 else "the process"
+    text = (f"{len(paths):,} files for {users} rank{'s' if users > 1 else ''} ({who} alone: {n_rank:,}, "
+            f"{human(avg)} each on average); {who} spent {s(meta)} of its {s(io)} of I/O in opens, closes and "
             f"other metadata calls. Most in one directory: {in_top:,} in {top_dir}.")
     op = "create" if created else "open_close"
     fewer = n_rank - 1
@@ -54,7 +55,8 @@ def many_files(ctx: Ctx) -> list[Candidate]:
                     after={"backend": "posix", "strategy": "fpp", "transfer": max(8, size),
                            "block": max(8, size) * n_rank, "ops": ["write"], "reps": 3},
                     log_s=meta, what=f"{n_rank:,} files of {human(size)} per rank vs one file per rank")
-    return [Candidate(rule="many-files", title=f"{len(paths):,} files for {users} rank{'s' if users > 1 else ''}",
+    return [Candidate(rule="many-files", title=f"{len(paths):,} files for {users} "
+                      f"{'ranks' if users > 1 else 'rank' if ctx.job.nprocs > 1 else 'process'}",
                       evidence=Evidence(text=text, counters={"POSIX_OPENS": sum(r.opens for r in recs)},
                                         files=names(recs), ranks=[rank]),
                       fix=fix, cost=PerOp(count=fewer, op=op, cap_s=meta,

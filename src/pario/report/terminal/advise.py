@@ -21,6 +21,13 @@ def _s(x: float | None) -> str:
     return f"{x * 1e6:.0f} us"
 
 
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
 def _wrap(label: str, text: str, width: int = WIDTH) -> list[str]:
     head = f"   {label:<{LABEL - 3}}"
     return textwrap.wrap(text, width=width, initial_indent=head, subsequent_indent=" " * LABEL,
@@ -71,8 +78,10 @@ def finding_lines(n: int, f: dict[str, Any], run_time: float | None, docs: dict[
     if fix.get("command"):
         out += _cmd(fix["command"])
     rendered = fix.get("rendered") or {}
-    for dialect, text in list(rendered.items())[:2]:
-        out += _wrap("", f"{dialect}:")
+    if rendered:   # the first is the job's own MPI-IO dialect; --json has them all
+        dialect, text = next(iter(rendered.items()))
+        others = [d for d in rendered if d != dialect]
+        out += _wrap("", f"{dialect}:" + (f" (also as {', '.join(others)} in --json)" if others else ""))
         for line in text.splitlines():
             out += _wrap("", "  " + line)
     v = f.get("verification")
@@ -100,8 +109,8 @@ def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
     out.append(line)
     st = job.get("stack") or {}
     for fs in st.get("file_systems") or []:
-        unit = f", unit {fs['unit']} B ({fs['unit_source']})" if fs.get("unit") else ""
-        out += textwrap.wrap(f"{fs['files']} record(s) on {fs.get('fs') or 'an unknown file system'}{unit}",
+        unit = f": requests judged against {_size(fs['unit'])} ({fs['unit_source']})" if fs.get("unit") else ""
+        out += textwrap.wrap(f"{fs['files']} file(s) on {fs.get('fs') or 'an unknown file system'}{unit}",
                              WIDTH, initial_indent="  ", subsequent_indent="    ")
     if st.get("impl"):
         out += textwrap.wrap(f"MPI-IO: {st['impl']} ({st['impl_source']})", WIDTH, initial_indent="  ",
