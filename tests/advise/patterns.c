@@ -1,6 +1,7 @@
 /* I/O patterns with a known defect, and near-misses without it, for the pario advise tests.
  *
- *   patterns MODE DIR        writes (and reads) files under DIR
+ *   patterns MODE DIR [N]    writes (and reads) files under DIR; N: how many requests for
+ *                            small-writes and mib-writes (20000 and 16 by default)
  *
  * Each defect mode has a near-miss that does the same work the right way; the tests profile
  * both with `pario profile` and check that the finding appears for the first and not for the
@@ -44,13 +45,14 @@ static void reads(int fd, size_t size, long n) {
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: patterns MODE DIR\n"); return 2; }
   const char *m = argv[1], *dir = argv[2];
+  long count = argc > 3 ? atol(argv[3]) : 0;
   buf = malloc(8 * MIB);
   memset(buf, 'x', 8 * MIB);
   int fd;
   if (!strcmp(m, "small-writes")) {            /* 20000 x 512 B, in order */
-    fd = create(dir, "out"); writes(fd, 512, 20000, 0); close(fd);
+    fd = create(dir, "out"); writes(fd, 512, count ? count : 20000, 0); close(fd);
   } else if (!strcmp(m, "mib-writes")) {       /* near-miss: exactly 1 MiB, aligned, in order */
-    fd = create(dir, "out"); writes(fd, MIB, 16, 0); close(fd);
+    fd = create(dir, "out"); writes(fd, MIB, count ? count : 16, 0); close(fd);
   } else if (!strcmp(m, "small-reads")) {      /* 8 MiB read 512 B at a time */
     fd = create(dir, "in"); writes(fd, MIB, 8, 0); reads(fd, 512, 16384); close(fd);
   } else if (!strcmp(m, "mib-reads")) {

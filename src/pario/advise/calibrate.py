@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pario.advise.costs import Measured, Query, measured_cases
@@ -72,11 +72,12 @@ def _split(tag: str) -> tuple[str, str]:
 
 
 def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[str, Measured]]:
-    """Stored measurements of the queries' cases on this file system and MPI, newest first."""
-    wanted: dict[str, tuple[str, str]] = {}
+    """Stored measurements of the queries' cases on this file system and MPI, newest first. A case
+    of any stored run serves every query that has a case like it (same signature)."""
+    wanted: dict[str, list[tuple[str, str]]] = {}
     for q in queries:
         for name, case in zip(q.options(), cases_of(q)):
-            wanted[_signature(case, q.ranks)] = (q.key, name)
+            wanted.setdefault(_signature(case, q.ranks), []).append((q.key, name))
     found: dict[str, dict[str, Measured]] = {}
     for run in store.runs_of_kind(SEARCHED):
         env = run.get("env") or {}
@@ -88,19 +89,25 @@ def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[s
             continue
         specs = (run.get("spec") or {}).get("cases") or []
         ranks = int(env.get("ranks") or 1)
-        names = []
-        for case in specs:
-            hit = wanted.get(_signature(case, ranks))
-            names.append(f"{hit[0]}\0{hit[1]}" if hit else "\0")
-        got = measured_cases(run.get("result") or {}, names, run["id"], run["kind"] if run["kind"] != "bench"
-                             else "pario bench")
+        asked = set((env.get("advise") or {}).get("queries") or {})
+        kind = run["kind"] if run["kind"] != "bench" else "pario bench"
+        got = measured_cases(run.get("result") or {}, [str(i) for i in range(len(specs))], run["id"], kind)
         for tag, m in got.items():
-            key, name = _split(tag)
-            if key:
-                m.name = name
-                found.setdefault(key, {}).setdefault(name, m)
-    return {k: v for k, v in found.items() if all(n in v or any(x.startswith(n + ":") for x in v)
-                                                  for n in next(q for q in queries if q.key == k).options())}
+            index, _, op = tag.partition(":")
+            for key, name in wanted.get(_signature(specs[int(index)], ranks), []):
+                # the per-call model is fitted from its own calibration runs only: a model that
+                # changed with every later run would change every plan sized from it
+                if key == "model" and key not in asked:
+                    continue
+                full = f"{name}:{op}" if op else name
+                if full not in found.setdefault(key, {}):
+                    found[key][full] = replace(m, name=full)
+    complete = {}
+    for q in queries:
+        have = found.get(q.key, {})
+        if all(n in have or any(x.startswith(n + ":") for x in have) for n in q.options()):
+            complete[q.key] = have
+    return complete
 
 
 def run(queries: list[Query], where: Where, store: Store, observer: RunObserver, *, mpi: MPI,

@@ -92,7 +92,7 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
 
 # The calibration's sizes: from well under a block to well over any stripe. Each case moves
 # enough calls or bytes to take tens of milliseconds, so a repetition is above timer noise.
-MODEL_SIZES = {"p512": (512, 16 << 20), "p8k": (8 << 10, 64 << 20), "p1m": (1 << 20, 128 << 20),
+MODEL_SIZES = {"p512": (512, 16 << 20), "p8k": (8 << 10, 64 << 20), "p1m": (1 << 20, 64 << 20),
                "p8m": (8 << 20, 128 << 20)}
 
 
@@ -105,6 +105,7 @@ def model_query(ranks: int = 1) -> Query:
                               "ops": ["read"], "reps": 3}
     for name in ("p8k", "p1m"):
         xfer, block = MODEL_SIZES[name]
+        block //= 2
         cases[f"m-{name}"] = {"backend": "mpiio", "strategy": "shared", "transfer": xfer, "block": block,
                               "ops": ["write"], "reps": 3}
     cases["fsync"] = {"backend": "posix", "strategy": "fpp", "transfer": 1 << 16, "block": 1 << 16,

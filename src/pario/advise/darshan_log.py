@@ -207,31 +207,15 @@ def _job_from_dict(doc: dict[str, Any]) -> Job:
     return Job(records=recs, **doc)
 
 
-def read(path: str) -> Job:
-    if not os.path.isfile(path):
-        raise ParioError(f"Darshan log {path} does not exist (or is not a file)")
-    if not available():
-        raise ParioError(f"{path}: {NOT_INSTALLED}")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))] + env.get("PYTHONPATH", "").split(os.pathsep) if p)
-    try:
-        proc = subprocess.run([sys.executable, "-m", "pario.advise.darshan_log", path], capture_output=True,
-                              text=True, timeout=TIMEOUT_S, env=env)
-    except subprocess.TimeoutExpired:
-        raise ParioError(f"{path}: reading the Darshan log took over {TIMEOUT_S:.0f} s; it may be corrupt") from None
-    complaints = [line.strip() for line in proc.stderr.splitlines() if line.strip().startswith("Error")]
-    doc = None
-    for line in proc.stdout.splitlines():
-        if line.startswith("{"):
-            try:
-                doc = json.loads(line)
-            except ValueError:
-                doc = None
+MARK = "@@pario-advise-log "
+
+
+def _judge(path: str, doc: dict[str, Any] | None, complaints: list[str], signal: int | None) -> Job:
+    """The job of one log from what the child printed for it, or the one line that says why not."""
     if doc is None or "error" in doc:
         why = (doc or {}).get("error") or (complaints[0] if complaints else None)
-        if proc.returncode < 0:
-            why = f"libdarshan-util crashed on it (signal {-proc.returncode})" + (f" after: {why}" if why else "")
+        if signal:
+            why = f"libdarshan-util crashed on it (signal {signal})" + (f" after: {why}" if why else "")
         if (why and "cannot open" in why) or any("header" in c for c in complaints):
             if _looks_like_header(path):
                 raise ParioError(f"{path}: the Darshan log is truncated: {os.path.getsize(path)} bytes, not even "
@@ -241,21 +225,90 @@ def read(path: str) -> Job:
         raise ParioError(f"{path}: the Darshan log is truncated or corrupt ({why or 'no records read'}); "
                          "give a complete copy of the log")
     job = _job_from_dict(doc)
-    if complaints or proc.returncode != 0:
-        what = complaints[0] if complaints else f"libdarshan-util ended with signal {-proc.returncode}"
+    if complaints or signal:
+        what = complaints[0] if complaints else f"libdarshan-util ended with signal {signal}"
         job.partial.insert(0, f"the log is truncated or corrupt: libdarshan-util said \"{what}\"; "
                               "the records after that point are missing")
     return job
 
 
+def read_many(paths: list[str]) -> list[Job | ParioError]:
+    """Each log's job, or the error that says why it could not be read, in order. One child reads
+    them all (PyDarshan takes a second to import); when it crashes, the log it was on is named and
+    the child starts again after it."""
+    results: dict[int, Job | ParioError] = {}
+    for i, path in enumerate(paths):
+        if not os.path.isfile(path):
+            results[i] = ParioError(f"Darshan log {path} does not exist (or is not a file)")
+        elif not available():
+            results[i] = ParioError(f"{path}: {NOT_INSTALLED}")
+    order = [i for i in range(len(paths)) if i not in results]
+    for i, got in zip(order, _read_files([paths[i] for i in order])):
+        results[i] = got
+    return [results[i] for i in range(len(paths))]
+
+
+def _read_files(paths: list[str]) -> list[Job | ParioError]:
+    out: list[Job | ParioError] = []
+    todo = list(paths)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))] + env.get("PYTHONPATH", "").split(os.pathsep) if p)
+    while todo:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "pario.advise.darshan_log", *todo], capture_output=True,
+                                  text=True, timeout=TIMEOUT_S * len(todo), env=env)
+            stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            stderr = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+            code = -9
+        docs: dict[int, dict[str, Any]] = {}
+        for line in stdout.splitlines():
+            if line.startswith("{"):
+                try:
+                    d = json.loads(line)
+                    docs[int(d.pop("_index"))] = d
+                except (ValueError, KeyError):
+                    pass
+        said: dict[int, list[str]] = {}
+        current = -1
+        for line in stderr.splitlines():
+            if line.startswith(MARK):
+                current = int(line[len(MARK):])
+            elif line.strip().startswith("Error") and current >= 0:
+                said.setdefault(current, []).append(line.strip())
+        reached = max([current, *docs]) if (docs or current >= 0) else -1
+        done = reached + 1 if code == 0 else max(reached, 0) + 1
+        for i in range(min(done, len(todo))):
+            crashed = code != 0 and i == reached
+            try:
+                out.append(_judge(todo[i], docs.get(i), said.get(i, []), -code if crashed and code < 0 else None))
+            except ParioError as exc:
+                out.append(exc)
+        todo = todo[done:]
+    return out
+
+
+def read(path: str) -> Job:
+    got = read_many([path])[0]
+    if isinstance(got, ParioError):
+        raise got
+    return got
+
+
 def main(argv: list[str]) -> int:
-    try:
-        doc = convert(argv[0])
-    except Exception as exc:  # noqa: BLE001 - whatever the library raised becomes one line for the parent
-        doc = {"error": f"{type(exc).__name__}: {exc}"}
-    sys.stdout.write(json.dumps(doc) + "\n")
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for index, path in enumerate(argv):
+        sys.stderr.write(f"{MARK}{index}\n")
+        sys.stderr.flush()
+        try:
+            doc = convert(path)
+        except Exception as exc:  # noqa: BLE001 - whatever the library raised becomes one line for the parent
+            doc = {"error": f"{type(exc).__name__}: {exc}"}
+        doc["_index"] = index
+        sys.stdout.write(json.dumps(doc) + "\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
     # skip interpreter shutdown: libdarshan-util's cleanup is where corrupt logs crash it
     os._exit(0)
 

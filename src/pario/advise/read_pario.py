@@ -99,8 +99,17 @@ def _rec(module: str, path: str, rank: int, c: dict[str, Any], raw: dict[str, An
 
 
 def read(path: str) -> Job:
-    """The job model of a pario profile log."""
+    """The job model of a pario profile log; a log of the right format whose content is not what
+    pario writes (edited, cut, from another tool) is one clear line, not a traceback."""
     doc = load(path)
+    try:
+        return _job(path, doc)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise ParioError(f"{path}: malformed pario profile log ({type(exc).__name__}: {exc}); give the file "
+                         "written by `pario profile -o`") from None
+
+
+def _job(path: str, doc: dict[str, Any]) -> Job:
     view = job_view(doc, files=[])
     procs = doc.get("processes") or []
     mpi_ranks = {p.get("process", {}).get("rank") for p in procs} - {None, -1}
@@ -119,21 +128,16 @@ def read(path: str) -> Job:
                                "into '<other files>' (pario profile --mem raises it)")
         prank = info.get("rank")
         own_rank = prank if isinstance(prank, int) and prank >= 0 else index
-        try:
-            modules = proc.get("modules") or {}
-            for module, mdoc in modules.items():
-                for raw in mdoc.get("records") or []:
-                    fname = raw.get("path", "?")
-                    if is_mpi_helper(fname):
-                        if fname not in job.ignored:
-                            job.ignored.append(fname)
-                        continue
-                    c = counters(mdoc, raw)
-                    rank = -1 if raw.get("rank") == -1 else own_rank
-                    job.records.append(_rec(module, fname, rank, c, raw))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ParioError(f"{path}: malformed pario profile log (process {info.get('pid')}: "
-                             f"{type(exc).__name__} {exc}); give the file written by `pario profile -o`") from None
+        for module, mdoc in (proc.get("modules") or {}).items():
+            for raw in mdoc.get("records") or []:
+                fname = raw.get("path", "?")
+                if is_mpi_helper(fname):
+                    if fname not in job.ignored:
+                        job.ignored.append(fname)
+                    continue
+                c = counters(mdoc, raw)
+                rank = -1 if raw.get("rank") == -1 else own_rank
+                job.records.append(_rec(module, fname, rank, c, raw))
     _fs_to_mpiio(job)
     return job
 

@@ -96,25 +96,22 @@ def _scratch_dir() -> str:
 
 
 def _read_all(paths: list[str]) -> tuple[list[Any], list[str]]:
-    """Each log as a job; Darshan logs of one job (same job id, several processes) merged."""
+    """Each log as a job (a directory of pario profile parts is one job); the ones that cannot
+    be read as one line each, without losing the others."""
     from pario.advise import darshan_log, read_pario
 
     jobs, errors = [], []
-    by_id: dict[str, Any] = {}
-    for path in paths:
+    kinds = [(p, os.path.isfile(p) and darshan_log.is_darshan(p)) for p in paths]
+    darshan = iter(darshan_log.read_many([p for p, d in kinds if d]))
+    for path, is_darshan in kinds:
         try:
-            if not os.path.exists(path):
+            if is_darshan:
+                got = next(darshan)
+                if isinstance(got, ParioError):
+                    raise got
+                job = got
+            elif not os.path.exists(path):
                 raise ParioError(f"{path}: no such file or directory; give a `pario profile` log or a .darshan file")
-            if os.path.isfile(path) and darshan_log.is_darshan(path):
-                job = darshan_log.read(path)
-                if job.jobid not in ("", "0") and job.jobid in by_id:
-                    first = by_id[job.jobid]
-                    first.records += job.records
-                    first.partial += job.partial
-                    first.source += f" + {path}"
-                    first.nprocs += job.nprocs if job.nprocs == 1 else 0
-                    continue
-                by_id[job.jobid] = job
             else:
                 job = read_pario.read(path)
             jobs.append(job)

@@ -35,12 +35,18 @@ def _wrap(label: str, text: str, width: int = WIDTH) -> list[str]:
 
 
 def _cmd(command: str, width: int = WIDTH) -> list[str]:
-    """A command to copy: kept whole on its lines (continued with a backslash when too long)."""
+    """A command to copy into a shell: continued with a backslash where it is too long. A word
+    longer than a line is cut with a backslash too, its rest at the start of the next line (a
+    shell joins the two halves again; indenting them would split the word)."""
     lines, cur = [], " " * LABEL + "$ "
     for word in command.split(" "):
         if len(cur) + len(word) + 2 > width and cur.strip() not in ("$", ""):
             lines.append(cur.rstrip() + " \\")
             cur = " " * (LABEL + 2)
+        while len(cur) + len(word) + 2 > width:
+            room = width - len(cur) - 1
+            lines.append(cur + word[:room] + "\\")
+            cur, word = "", word[room:]
         cur += word + " "
     lines.append(cur.rstrip())
     return lines
@@ -98,7 +104,8 @@ def finding_lines(n: int, f: dict[str, Any], run_time: float | None, docs: dict[
 
 
 def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
-    out = [f"pario advise: {job['source']} ({job['format']} log)"]
+    out = textwrap.wrap(f"pario advise: {job['source']} ({job['format']} log)", WIDTH, subsequent_indent="  ",
+                        break_on_hyphens=False)
     if job.get("command"):
         out += textwrap.wrap(job["command"], WIDTH, initial_indent="  ", subsequent_indent="    ")
     rt, io = job.get("run_time"), job.get("io_time") or 0.0
