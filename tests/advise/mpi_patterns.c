@@ -1,6 +1,6 @@
 /* MPI I/O patterns with a known defect, and near-misses without it, for the pario advise tests.
  *
- *   mpi_patterns MODE DIR
+ *   mpi_patterns MODE DIR [N]      N: pieces per rank of indep-small/coll-small (2000)
  *
  * indep-small  each rank writes 1 KiB pieces that alternate with the other ranks' in one shared
  *              file, independently (MPI_File_write_at)     near-miss: coll-small (write_at_all)
@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3) die("usage: mpi_patterns MODE DIR");
   const char *m = argv[1];
+  int pieces = argc > 3 ? atoi(argv[3]) : 2000;
   char path[4096];
   snprintf(path, sizeof path, "%s/shared.dat", argv[2]);
   char *buf = malloc(4 * MIB);
@@ -43,7 +44,7 @@ int main(int argc, char **argv) {
 
   if (!strcmp(m, "indep-small") || !strcmp(m, "coll-small")) {
     if (MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh)) die("open");
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < pieces; i++) {
       MPI_Offset off = ((MPI_Offset)i * size + rank) * 1024;
       int rc = m[0] == 'i' ? MPI_File_write_at(fh, off, buf, 1024, MPI_BYTE, MPI_STATUS_IGNORE)
                            : MPI_File_write_at_all(fh, off, buf, 1024, MPI_BYTE, MPI_STATUS_IGNORE);

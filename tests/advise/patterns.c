@@ -1,7 +1,11 @@
 /* I/O patterns with a known defect, and near-misses without it, for the pario advise tests.
  *
  *   patterns MODE DIR [N]    writes (and reads) files under DIR; N: how many requests for
- *                            small-writes and mib-writes (20000 and 16 by default)
+ *                            small-writes and mib-writes (20000 and 16 by default), files
+ *                            for many-files (300)
+ *   patterns coalesced DIR N SIZE   the bytes of small-writes N in SIZE-byte writes (the fix
+ *                            applied by hand, for benchmarks/advise)
+ *   patterns sparse|dense DIR       4 KiB every 64 KiB (holes between), or back to back
  *
  * Each defect mode has a near-miss that does the same work the right way; the tests profile
  * both with `pario profile` and check that the finding appears for the first and not for the
@@ -65,6 +69,20 @@ int main(int argc, char **argv) {
     if (m[6] == 's') for (int i = 0; i < 20000; i++) fprintf(f, "step %6d value %12.6f\n", i, i * 0.5);
     else for (int i = 0; i < 8; i++) must(fwrite(buf, 1, MIB, f) == MIB, "fwrite");
     fclose(f);
+  } else if (!strcmp(m, "coalesced")) {
+    long total = 512 * count, size = argc > 4 ? atol(argv[4]) : MIB;
+    if (size > 8 * MIB) size = 8 * MIB;
+    fd = create(dir, "out");
+    for (long done = 0; done < total; done += size) {
+      size_t n = (size_t)(total - done < size ? total - done : size);
+      must(write(fd, buf, n) == (ssize_t)n, "write");
+    }
+    close(fd);
+  } else if (!strcmp(m, "sparse") || !strcmp(m, "dense")) {
+    fd = create(dir, "out");
+    for (long i = 0; i < 4096; i++)
+      must(pwrite(fd, buf, 4096, i * (m[0] == 's' ? 65536 : 4096)) == 4096, "pwrite");
+    close(fd);
   } else if (!strcmp(m, "misaligned")) {       /* 1 MiB + 512 B requests: every one crosses a block */
     fd = create(dir, "out"); writes(fd, MIB + 512, 16, 0); close(fd);
   } else if (!strcmp(m, "random") || !strcmp(m, "ordered")) {
@@ -90,11 +108,11 @@ int main(int argc, char **argv) {
     if (m[5] == 'o') must(fsync(fd) == 0, "fsync");
     close(fd);
   } else if (!strcmp(m, "many-files") || !strcmp(m, "one-file")) {
-    int files = m[0] == 'm' ? 300 : 1;
-    for (int i = 0; i < files; i++) {
+    int n = count ? (int)count : 300, files = m[0] == 'm' ? n : 1;
+    for (int i = 0; i < files; i++) {     /* the same bytes either way: n x 8 KiB */
       char name[64];
-      snprintf(name, sizeof name, "f%05d", i);
-      fd = create(dir, name); writes(fd, 8192 * 300 / files, 1, 0); close(fd);
+      snprintf(name, sizeof name, "f%06d", i);
+      fd = create(dir, name); writes(fd, 8192, n / files, 0); close(fd);
     }
   } else if (!strcmp(m, "reopen") || !strcmp(m, "open-once")) {  /* 200 writes, reopening before each */
     char path[4096];

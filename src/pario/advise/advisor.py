@@ -14,10 +14,12 @@ from pario.advise.costs import Coalesce, Measured, Model, Query, Ratio, estimate
 from pario.advise.rules import Candidate, Plan
 from pario.model.findings import Finding
 
-# What a calibration-size measurement of a plan may move: enough calls and bytes to be above the
-# timer and the page cache's burstiness, small enough that all of them take seconds, not minutes.
-CAL_BYTES = 32 << 20
+# What a calibration-size measurement of a plan may move per rank: enough calls and bytes to be
+# above the timer and the page cache's burstiness (64 MiB moves at page-cache speed; writing back a
+# few hundred MiB is what a job's bigger writes meet), small enough for seconds, not minutes.
+CAL_BYTES = 512 << 20
 CAL_CALLS = 1 << 16
+PAIRS = 3   # before/after alternated this many times, one repetition each: drift hits both sides
 
 
 def scaled(opts: dict[str, Any], other: dict[str, Any], factor: float) -> dict[str, Any]:
@@ -39,48 +41,73 @@ def scaled(opts: dict[str, Any], other: dict[str, Any], factor: float) -> dict[s
     return out
 
 
+def side_size(o: dict[str, Any]) -> tuple[int, int]:
+    """(bytes, calls) per rank of one side of a plan."""
+    if o.get("workload") == "metadata":
+        return o["files_per_dir"] * (o.get("file_size") or 0), o["files_per_dir"]
+    b = int(o["block"]) * int(o.get("segments") or 1)
+    return b, b // int(o.get("transfer") or 1)
+
+
 def plan_size(plan: Plan) -> tuple[int, int]:
     """(bytes per rank, calls per rank) of the plan's bigger side."""
-    best = (0, 0)
-    for o in (plan.before, plan.after):
-        if o.get("workload") == "metadata":
-            b, c = o["files_per_dir"] * (o.get("file_size") or 0), o["files_per_dir"]
-        else:
-            b = int(o["block"]) * int(o.get("segments") or 1)
-            c = b // int(o.get("transfer") or 1)
-        best = max(best, (b, c))
-    return best
+    return max(side_size(plan.before), side_size(plan.after))
 
 
-def plan_query(rule: str, plan: Plan, factor: float, tag: str = "cal") -> Query:
-    before, after = scaled(plan.before, plan.after, factor), scaled(plan.after, plan.before, factor)
-    if plan.before.get("workload") != "metadata" and plan.after.get("workload") != "metadata":
+def _factor(sizes: list[tuple[int, int]]) -> float:
+    return min([1.0] + [CAL_BYTES / b for b, _ in sizes if b] + [CAL_CALLS / c for _, c in sizes if c])
+
+
+def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "cal",
+               sides_apart: bool = False) -> Query:
+    """The plan's cases, scaled, as a query: before and after alternated PAIRS times. factor None:
+    the calibration's size; sides_apart: each side scaled on its own (the per-byte cost of each is
+    what is used, so the side with few big calls can move more bytes than the one with many small)."""
+    if factor is not None:
+        fb = fa = factor
+    elif sides_apart:
+        fb, fa = _factor([side_size(plan.before)]), _factor([side_size(plan.after)])
+    else:
+        fb = fa = _factor([side_size(plan.before), side_size(plan.after)])
+    before, after = scaled(plan.before, plan.after, fb), scaled(plan.after, plan.before, fa)
+    if fb == fa and plan.before.get("workload") != "metadata" and plan.after.get("workload") != "metadata":
         # both sides move the same bytes: scale them with one block
-        after["block"] = before["block"] if "block" in after and (after.get("segments") or 1) == 1 and \
-            (before.get("segments") or 1) == 1 else after.get("block")
-    elif plan.before.get("workload") == "metadata":
+        if "block" in after and (after.get("segments") or 1) == 1 and (before.get("segments") or 1) == 1:
+            after["block"] = before["block"]
+    elif fb == fa and plan.before.get("workload") == "metadata":
         after["block"] = int(after["transfer"]) * int(before["files_per_dir"])
-    digest = hashlib.sha1(json.dumps([plan.ranks, before, after], sort_keys=True).encode()).hexdigest()[:10]
-    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, {"before": before, "after": after}, why=plan.what)
-
-
-def calibration_factor(plan: Plan) -> float:
-    b, c = plan_size(plan)
-    return min(1.0, CAL_BYTES / b if b else 1.0, CAL_CALLS / c if c else 1.0)
+    cases: dict[str, dict[str, Any]] = {}
+    for k in range(PAIRS):
+        cases[f"before.{k}"] = dict(before, reps=1)
+        cases[f"after.{k}"] = dict(after, reps=1)
+    digest = hashlib.sha1(json.dumps([plan.ranks, before, after, PAIRS], sort_keys=True).encode()).hexdigest()[:10]
+    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what)
 
 
 def side_time(measured: dict[str, Measured], side: str) -> Measured | None:
-    """The measurement of one side of a plan; a metadata side sums its phases."""
-    if side in measured:
-        return measured[side]
-    parts = [m for k, m in measured.items() if k.startswith(side + ":")]
-    if not parts:
+    """One side of a plan over its alternated instances: the median instance, with the fastest and
+    slowest as lo and hi; an instance of a metadata side sums its phases."""
+    inst: dict[str, list[Measured]] = {}
+    for key, m in measured.items():
+        base = key.split(":", 1)[0]
+        if base == side or base.startswith(side + "."):
+            inst.setdefault(base, []).append(m)
+    if not inst:
         return None
-    first = parts[0]
-    return Measured(name=side, op="+".join(m.op for m in parts), ranks=first.ranks, bytes=sum(m.bytes for m in parts),
-                    calls=sum(m.calls for m in parts), time_s=sum(m.time_s for m in parts),
-                    xfer_s=sum(m.xfer_s for m in parts), spread=max(m.spread for m in parts), reps=first.reps,
-                    run_id=first.run_id, kind=first.kind, lo=sum(m.lo for m in parts), hi=sum(m.hi for m in parts))
+    runs = []
+    for parts in inst.values():
+        first = parts[0]
+        runs.append(Measured(name=side, op="+".join(m.op for m in parts), ranks=first.ranks,
+                             bytes=sum(m.bytes for m in parts), calls=sum(m.calls for m in parts),
+                             time_s=sum(m.time_s for m in parts), xfer_s=sum(m.xfer_s for m in parts),
+                             spread=0.0, reps=1, run_id=first.run_id, kind=first.kind,
+                             lo=sum(m.lo for m in parts), hi=sum(m.hi for m in parts)))
+    runs.sort(key=lambda m: m.time_s)
+    mid = runs[len(runs) // 2]
+    lo, hi = min(m.lo for m in runs), max(m.hi for m in runs)
+    return Measured(name=side, op=mid.op, ranks=mid.ranks, bytes=mid.bytes, calls=mid.calls, time_s=mid.time_s,
+                    xfer_s=mid.xfer_s, spread=(hi - lo) / mid.time_s if mid.time_s else 0.0, reps=len(runs),
+                    run_id=mid.run_id, kind=mid.kind, lo=lo, hi=hi)
 
 
 @dataclass
@@ -101,7 +128,7 @@ def rank(cands: list[Candidate], model: Model | None, measure: Measure | None, r
     drop what was measured to gain nothing, keep one stance per file, and order the rest."""
     # Ratio costs need their plan measured; Coalesce costs use the measured better pattern when
     # there is a plan to measure (else the calibration's fit)
-    queries = {id(c): plan_query(c.rule, c.plan, calibration_factor(c.plan)) for c in cands
+    queries = {id(c): plan_query(c.rule, c.plan, sides_apart=isinstance(c.cost, Coalesce)) for c in cands
                if isinstance(c.cost, (Ratio, Coalesce)) and c.plan is not None}
     measured: dict[str, dict[str, Measured]] = measure(list(queries.values())) if measure and queries else {}
     out = Ranked()

@@ -94,14 +94,18 @@ def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[s
         got = measured_cases(run.get("result") or {}, [str(i) for i in range(len(specs))], run["id"], kind)
         for tag, m in got.items():
             index, _, op = tag.partition(":")
+            filled: set[str] = set()
             for key, name in wanted.get(_signature(specs[int(index)], ranks), []):
                 # the per-call model is fitted from its own calibration runs only: a model that
                 # changed with every later run would change every plan sized from it
                 if key == "model" and key not in asked:
                     continue
                 full = f"{name}:{op}" if op else name
-                if full not in found.setdefault(key, {}):
+                # one stored case fills one name of each query (the alternated instances of a
+                # side get distinct measurements, so their spread stays a spread)
+                if full not in found.setdefault(key, {}) and key not in filled:
                     found[key][full] = replace(m, name=full)
+                    filled.add(key)
     complete = {}
     for q in queries:
         have = found.get(q.key, {})
