@@ -65,7 +65,8 @@ needs_runtime = pytest.mark.skipif(not os.path.isfile(LIBDARSHAN),
 
 
 def _darshan_run(argv, log: Path, ranks: int | None = None):
-    env = dict(os.environ, DARSHAN_LOGFILE=str(log), DARSHAN_ENABLE_NONMPI="1")
+    env = dict(os.environ, DARSHAN_LOGFILE=str(log))
+    env.pop("DARSHAN_ENABLE_NONMPI", None)   # under mpirun each rank would write its own log over the others
     if ranks:
         cmd = ["mpirun", "--oversubscribe", "-n", str(ranks), "-x", "DARSHAN_LOGFILE", "-x",
                f"LD_PRELOAD={LIBDARSHAN}"]
@@ -73,7 +74,7 @@ def _darshan_run(argv, log: Path, ranks: int | None = None):
             cmd.insert(1, "--allow-run-as-root")
         run = subprocess.run(cmd + [str(a) for a in argv], env=env, capture_output=True, timeout=120)
     else:
-        env["LD_PRELOAD"] = LIBDARSHAN
+        env.update(LD_PRELOAD=LIBDARSHAN, DARSHAN_ENABLE_NONMPI="1")
         run = subprocess.run([str(a) for a in argv], env=env, capture_output=True, timeout=120)
     assert run.returncode == 0 and log.is_file(), run.stderr
 
@@ -105,5 +106,6 @@ def test_darshan_log_of_an_mpi_program_leaves_helpers_out(tmp_path):
     log = tmp_path / "ordered.darshan"
     _darshan_run([exe, "ordered", work], log, ranks=4)
     job = advise([log], tmp_path, "--no-calibrate")["jobs"][0]
+    assert job["nprocs"] == 4
     assert any(".locktest." in p for p in job["ignored_files"])
     assert not {"stragglers", "one-rank-io"} & rules(job)

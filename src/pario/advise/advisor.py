@@ -15,10 +15,12 @@ from pario.advise.rules import Candidate, Plan
 from pario.model.findings import Finding
 
 # What a calibration-size measurement of a plan may move per rank: enough calls and bytes to be
-# above the timer and the page cache's burstiness (64 MiB moves at page-cache speed; writing back a
-# few hundred MiB is what a job's bigger writes meet), small enough for seconds, not minutes.
-CAL_BYTES = 512 << 20
+# above the timer and the page cache's burstiness, small enough for seconds, not minutes. Bytes go
+# up to 1 GiB because the rate of buffered writes depends on how much is written (measured: 512 MiB
+# in 1 MiB writes at 1.3 GB/s while the job's 1 GB met dirty-page throttling at 150-250 MB/s).
+CAL_BYTES = 1 << 30
 CAL_CALLS = 1 << 16
+CAL_FILES = 4096   # files a metadata side creates
 PAIRS = 3   # before/after alternated this many times, one repetition each: drift hits both sides
 
 
@@ -54,8 +56,13 @@ def plan_size(plan: Plan) -> tuple[int, int]:
     return max(side_size(plan.before), side_size(plan.after))
 
 
-def _factor(sizes: list[tuple[int, int]]) -> float:
-    return min([1.0] + [CAL_BYTES / b for b, _ in sizes if b] + [CAL_CALLS / c for _, c in sizes if c])
+def _factor(sides: list[dict[str, Any]]) -> float:
+    out = 1.0
+    for o in sides:
+        b, c = side_size(o)
+        cap = CAL_FILES if o.get("workload") == "metadata" else CAL_CALLS
+        out = min([out] + ([CAL_BYTES / b] if b else []) + ([cap / c] if c else []))
+    return out
 
 
 def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "cal",
@@ -66,9 +73,9 @@ def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "c
     if factor is not None:
         fb = fa = factor
     elif sides_apart:
-        fb, fa = _factor([side_size(plan.before)]), _factor([side_size(plan.after)])
+        fb, fa = _factor([plan.before]), _factor([plan.after])
     else:
-        fb = fa = _factor([side_size(plan.before), side_size(plan.after)])
+        fb = fa = _factor([plan.before, plan.after])
     before, after = scaled(plan.before, plan.after, fb), scaled(plan.after, plan.before, fa)
     if fb == fa and plan.before.get("workload") != "metadata" and plan.after.get("workload") != "metadata":
         # both sides move the same bytes: scale them with one block

@@ -6,6 +6,7 @@ matches a query's case serve too."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from dataclasses import dataclass, replace
@@ -130,7 +131,8 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
                 cases.append(case)
                 names.append(f"{q.key}\0{name}")
         validate.check_all(cases, ranks)
-        scratch = Scratch(where.directory)
+        # a directory of its own inside the one measured (the job's, often): made and removed here
+        scratch = Scratch(os.path.join(where.directory, ".pario-advise"))
         observer.note(f"measuring {', '.join(q.why or q.key for q in group)} ({len(cases)} cases, {ranks} "
                       f"rank{'s' if ranks > 1 else ''}, in {where.directory})")
         record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,

@@ -211,4 +211,4 @@ class Session:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
                                    self.args.scale, self.args.budget, host.disk_free(directory))
-        return job_document(job, stack, model, ranked, notes, cal_note)
+        return job_document(job, stack, model, ranked, notes, cal_note, directory)

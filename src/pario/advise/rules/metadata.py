@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pario.advise.costs import PerOp
+from pario.advise.costs import Cost, PerOp, Ratio
 from pario.advise.job import Rec, directory
 from pario.advise.rules import Candidate, Ctx, Plan, names, ranks_of, s
 from pario.model.findings import Evidence, Fix
@@ -47,21 +47,23 @@ def many_files(ctx: Ctx) -> list[Candidate]:
                                  "entries" if created else
                                  "read the data from fewer, larger files (pack the small ones: tar, HDF5)"))
     plan = None
-    if created and ctx.model is not None:
+    cost: Cost = PerOp(count=fewer, op=op, cap_s=meta,
+                       what=f"{'creates' if created else 'opens and closes'} fewer on rank {rank}")
+    if created:
         size = int(avg) - int(avg) % 8
         ranks = ctx.ranks_here(users)
         plan = Plan(ranks=ranks, before={"workload": "metadata", "files_per_dir": n_rank, "file_size": max(0, size),
                                          "per_rank_dirs": True, "ops": ["create", "remove"], "reps": 3},
                     after={"backend": "posix", "strategy": "fpp", "transfer": max(8, size),
                            "block": max(8, size) * n_rank, "ops": ["write"], "reps": 3},
-                    log_s=meta, what=f"{n_rank:,} files of {human(size)} per rank vs one file per rank")
+                    log_s=io, what=f"{n_rank:,} files of {human(size)} per rank vs one file per rank")
+        # the files' whole cost (create, write, close) against the same bytes in one file, measured
+        cost = Ratio(log_s=io, what="the same bytes in one file per rank")
     return [Candidate(rule="many-files", title=f"{len(paths):,} files for {users} "
                       f"{'ranks' if users > 1 else 'rank' if ctx.job.nprocs > 1 else 'process'}",
                       evidence=Evidence(text=text, counters={"POSIX_OPENS": sum(r.opens for r in recs)},
                                         files=names(recs), ranks=[rank]),
-                      fix=fix, cost=PerOp(count=fewer, op=op, cap_s=meta,
-                                          what=f"{'creates' if created else 'opens and closes'} fewer on rank {rank}"),
-                      confidence="medium", plan=plan)]
+                      fix=fix, cost=cost, confidence="medium", plan=plan)]
 
 
 def reopen(ctx: Ctx) -> list[Candidate]:
