@@ -18,7 +18,7 @@ from pario.advise import advisor, costs, darshan_log, read_pario  # noqa: E402
 from pario.advise.costs import Coalesce, FromLog, Measured, Ratio  # noqa: E402
 from pario.advise.facts import FsFacts, StackFacts  # noqa: E402
 from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper  # noqa: E402
-from pario.advise.rules import Candidate, Ctx, Plan  # noqa: E402
+from pario.advise.rules.base import Candidate, Ctx, Plan  # noqa: E402
 from pario.advise.rules.small import RULES as SMALL  # noqa: E402
 from pario.model.errors import ParioError  # noqa: E402
 from pario.model.findings import Evidence, Fix  # noqa: E402

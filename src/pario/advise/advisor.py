@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pario.advise.costs import Coalesce, Measured, Model, Query, Ratio, estimate
-from pario.advise.rules import Candidate, Plan
+from pario.advise.rules.base import Candidate, Plan
 from pario.model.findings import Finding
 
 # What a calibration-size measurement of a plan may move per rank: enough calls and bytes to be

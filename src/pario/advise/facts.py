@@ -166,7 +166,9 @@ def gather(job: Job, stack_arg: str | None = None, local_mpi: dict[str, Any] | N
         out.files[rec.path] = facts
     impl, why, flavour = _impl_from_hints(job)
     mpi = (doc or {}).get("mpi") or {}
-    if mpi.get("mpiio"):
+    if not job.of("mpiio"):
+        pass   # no MPI-IO in the job: which implementation it would use says nothing here
+    elif mpi.get("mpiio"):
         out.impl, out.impl_source, out.flavour = mpi["mpiio"], out.given.source if out.given else "--stack", \
             mpi.get("flavour")
     elif impl:

@@ -8,7 +8,7 @@ from typing import Callable
 
 from pario.advise.advisor import plan_query, plan_size, side_time
 from pario.advise.costs import Measured, Query
-from pario.advise.rules import Plan
+from pario.advise.rules.base import Plan
 from pario.model.findings import Finding, Verification
 from pario.model.units import human
 

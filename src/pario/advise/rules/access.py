@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pario.advise.costs import FromLog, PerOp, Ratio
 from pario.advise.job import Rec
-from pario.advise.rules import Candidate, Ctx, Plan, names, ranks_of, s, slowest_rank, strategy_of
+from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s, slowest_rank, strategy_of
 from pario.model.findings import Evidence, Fix
 from pario.model.units import human
 

@@ -7,7 +7,7 @@ import math
 
 from pario.advise.costs import FromLog, Ratio
 from pario.advise.job import Rec
-from pario.advise.rules import Candidate, Ctx, Plan, names, s
+from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
 from pario.model.findings import Evidence, Fix
 from pario.model.units import human
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pario.advise.costs import NotCosted, Ratio
 from pario.advise.job import Rec
-from pario.advise.rules import Candidate, Ctx, Plan, s
+from pario.advise.rules.base import Candidate, Ctx, Plan, s
 from pario.advise.rules.layout import rendered
 from pario.model.findings import Evidence, Fix
 from pario.model.units import human

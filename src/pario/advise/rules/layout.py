@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pario.advise.costs import Cost, FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
-from pario.advise.rules import Candidate, Ctx, Plan, names, ranks_of, s
+from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s
 from pario.model.findings import Evidence, Fix
 from pario.model.units import exact, human
 from pario.settings import Settings, render

@@ -6,7 +6,7 @@ from collections import Counter
 
 from pario.advise.costs import Cost, PerOp, Ratio
 from pario.advise.job import Rec, directory
-from pario.advise.rules import Candidate, Ctx, Plan, names, ranks_of, s
+from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s
 from pario.model.findings import Evidence, Fix
 from pario.model.units import human
 

@@ -9,7 +9,7 @@ import math
 
 from pario.advise.costs import Coalesce, Cost, NotCosted
 from pario.advise.job import Rec
-from pario.advise.rules import Candidate, Ctx, Plan, names, ranks_of, s, slowest_rank, strategy_of
+from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s, slowest_rank, strategy_of
 from pario.model.findings import Evidence, Fix
 from pario.model.units import MIB, exact, human
 
