@@ -105,7 +105,7 @@ def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[s
                 # one stored case fills one name of each query (the alternated instances of a
                 # side get distinct measurements, so their spread stays a spread)
                 if full not in found.setdefault(key, {}) and key not in filled:
-                    found[key][full] = replace(m, name=full)
+                    found[key][full] = replace(m, name=full, load=(env.get("advise") or {}).get("load"))
                     filled.add(key)
     complete = {}
     for q in queries:
@@ -138,7 +138,7 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
         record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
                                     timeout=default_timeout(cases, ranks), no_probe=True,
                                     facts={"advise": {"queries": {q.key: list(q.options()) for q in group},
-                                                      **where.to_dict()}}), observer)
+                                                      "load": _load(), **where.to_dict()}}), observer)
         if not record.result.get("cases"):
             raise ParioError(f"the measurement run failed ({record.message or record.status}); "
                              "pario advise --no-calibrate gives the findings without costs")
@@ -152,8 +152,18 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
         for tag, m in measured_cases(record.result, names, run_id, kind).items():
             key, name = _split(tag)
             m.name = name
+            m.load = (record.env.get("advise") or {}).get("load")
             out.setdefault(key, {})[name] = m
     return out
+
+
+def _load() -> float | None:
+    """The 1-minute load average: stored with every measurement, since a busy machine's figures
+    are what they are and the advice says so."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def local_mpi(mpirun: str | None = None) -> MPI:

@@ -49,6 +49,7 @@ class Measured:
     kind: str = "calibration"
     lo: float = 0.0       # the fastest and slowest repetition's open-to-close time
     hi: float = 0.0
+    load: float | None = None   # the 1-minute load average when it was measured (a busy machine's figure)
 
     @property
     def per_call_s(self) -> float:
@@ -59,7 +60,8 @@ class Measured:
         return self.time_s / self.bytes if self.bytes else 0.0
 
     def where(self) -> str:
-        return f"{self.kind} run {self.run_id}" if self.run_id is not None else f"{self.kind} (not stored)"
+        out = f"{self.kind} run {self.run_id}" if self.run_id is not None else f"{self.kind} (not stored)"
+        return out + (f", load {self.load:.1f}" if self.load is not None else "")
 
 
 def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None, kind: str) -> dict[str, Measured]:
@@ -164,6 +166,7 @@ class Model:
     runs: list[int] = field(default_factory=list)
     spread: float = 0.0
     where: str = ""
+    load: float | None = None
 
     def line(self, module: str, op: str) -> Line | None:
         if module == "mpiio" and op == "write" and self.mpiio_write:
@@ -193,6 +196,8 @@ def model_of(measured: dict[str, Measured]) -> Model:
             out.md[op] = m.time_s / m.calls
     spreads = [m.spread for m in measured.values()]
     out.spread = statistics.median(spreads) if spreads else 0.0
+    loads = [m.load for m in measured.values() if m.load is not None]
+    out.load = max(loads) if loads else None
     return out
 
 

@@ -43,6 +43,7 @@ def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranke
         "calibration": None if model is None else {
             "runs": model.runs, "where": model.where, "write": _line(model.write), "read": _line(model.read),
             "mpiio_write": _line(model.mpiio_write), "fsync_s": model.fsync_s, "metadata_s": dict(model.md),
+            "load": model.load,
             "note": calibration_note},
         "findings": [f.to_dict() for f in ranked.findings],
         "not_costed": [f.to_dict() for f in ranked.not_costed],

@@ -189,7 +189,8 @@ class Session:
             return None, "the calibration gave no figures"
         model = costs.model_of(got)
         runs = ", ".join(str(r) for r in model.runs) or "not stored"
-        model.where = f"calibration run {runs} in {where.directory}"
+        model.where = f"calibration run {runs} in {where.directory}" + \
+            (f", load average {model.load:.1f} on {os.cpu_count()} cores" if model.load is not None else "")
         return model, f"{how}: {model.describe()} ({model.where}, {where.fs} at {where.mount})"
 
     def advise(self, job: Any) -> dict[str, Any]:
@@ -207,6 +208,10 @@ class Session:
         measure = None if self.args.no_calibrate or self.mpi() is None else self.measure(directory)
         ranked = advisor.rank(cands, model, measure, job.run_time, io_seconds(job))
         notes = [] if model else [cal_note]
+        if model and model.load is not None and model.load > (os.cpu_count() or 1):
+            notes.append(f"this system's costs were measured with a load average of {model.load:.1f} on "
+                         f"{os.cpu_count()} cores: figures from a busy machine; pario advise --calibrate "
+                         "measures them again")
         if self.args.verify:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
