@@ -190,3 +190,41 @@ def test_terminal_report_fits_80_columns():
     assert lines and max(len(line) for line in lines) <= WIDTH, [line for line in lines if len(line) > WIDTH]
     assert any(line.strip().startswith("$ pario buffer") for line in lines)
     json.dumps(doc)
+
+
+def synthetic_log(path, writes=1000, size=512, seconds=0.5):
+    """A pario profile log written here by hand: one process, one file, `writes` writes of `size`."""
+    names = ["POSIX_OPENS", "POSIX_SIZE_WRITE_100_1K", "POSIX_BYTES_WRITTEN", "POSIX_FILE_ALIGNMENT",
+             "POSIX_CONSEC_WRITES", "POSIX_SEQ_WRITES", "POSIX_NPROCS"]
+    module = {"counters": names, "kinds": ["count"] * len(names), "ops": ["sum"] * len(names),
+              "fcounters": ["POSIX_F_WRITE_TIME"], "fkinds": ["seconds"], "fops": ["sum"],
+              "records": [{"id": "00000000000000aa", "path": "/nonexistent-dir/out", "rank": 0,
+                           "c": [1, writes, writes * size, 4096, writes - 1, writes - 1, 1], "fc": [seconds],
+                           "sizes": [[size, writes]], "sizes_other": 0, "strides": [[size, writes - 1]],
+                           "strides_other": 0}]}
+    proc = {"format": "pario-profile", "version": 1, "kind": "process",
+            "process": {"host": "h", "pid": 1, "rank": -1, "nprocs": 0, "start": 0.0, "end": 1.0,
+                        "reason": "exit", "partial": False, "cmdline": ["./app"]},
+            "settings": {}, "limits": {"dropped_records": 0, "trace_kept": 0, "trace_dropped": 0,
+                                       "trace_capacity": 0},
+            "modules": {"posix": module, "stdio": dict(module, records=[]), "mpiio": dict(module, records=[])}}
+    path.write_text(json.dumps({"format": "pario-profile", "version": 1, "kind": "job",
+                                "job": {"command": ["./app"]}, "processes": [proc]}))
+    return path
+
+
+def test_without_an_engine_the_advice_comes_uncosted(tmp_path):
+    log = synthetic_log(tmp_path / "app.log")
+    env = {"PYTHONPATH": str(ROOT / "src"), "PARIO_DB": str(tmp_path / "r.db"), "PATH": "/usr/bin:/bin",
+           "PARIO_ENGINE": str(tmp_path / "no-engine")}
+    run = subprocess.run([sys.executable, "-m", "pario", "advise", str(log), "--verify", "--json"],
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    validate(doc)
+    job = doc["jobs"][0]
+    assert [f["rule"] for f in job["not_costed"]] == ["posix-small-writes"]
+    assert any("--verify ran nothing" in n for n in job["notes"])
+    cal = subprocess.run([sys.executable, "-m", "pario", "advise", "--calibrate"], capture_output=True, text=True,
+                         env=env)
+    assert cal.returncode == 3 and "no-engine" in cal.stderr and "Traceback" not in cal.stderr

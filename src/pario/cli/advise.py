@@ -24,7 +24,8 @@ Time at stake: seconds of the job that the fix would save, from the log's own ti
 what the better pattern costs on this system (stored pario bench runs of the same case, else a
 calibration pario runs once per file system and stores: runs of kind "calibration" in
 `pario results`). Each figure says how it was obtained; --no-calibrate leaves them out.
-Exit codes: 0 advice given, 2 a log could not be read (the others are still advised), 3 no engine."""
+Without an MPI or the engine here, the findings come without measured costs (the report says why).
+Exit codes: 0 advice given, 2 a log could not be read (the others are still advised)."""
 
 
 def register(subparsers) -> None:
@@ -61,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
                          "or measure this file system with pario advise --calibrate")
     if args.verify and args.no_calibrate:
         raise ParioError("--verify runs the job's pattern; it cannot go with --no-calibrate")
+    if args.budget <= 0:
+        raise ParioError(f"--budget {args.budget:g}: give the seconds of the job's pattern --verify may run")
     from pario.store import Store
 
     store = Store(args.db)   # a bad --db must not cost the work
@@ -76,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     session = Session(args, store)
     if not jobs:   # --calibrate alone
         model, note = session.model(args.dir or _scratch_dir(), force=True)
+        if model is None:
+            raise ParioError(note, exit_code=3)
         print(f"pario: {note}", file=sys.stderr)
         return 0
     for job in jobs:
@@ -132,9 +137,13 @@ class Session:
         self.observer = Progress(plain=True)
 
     def mpi(self) -> Any:
+        """The MPI measurements run with, or None (and why) when there is no MPI or no engine
+        here: the advice is then given without measured costs instead of not at all."""
         if self._mpi is None and self._mpi_error is None:
             from pario.advise import calibrate
+            from pario.platform.engine import engine_path
             try:
+                engine_path()
                 self._mpi = calibrate.local_mpi(self.args.mpirun)
             except ParioError as exc:
                 self._mpi_error = str(exc)
@@ -212,7 +221,9 @@ class Session:
             notes.append(f"this system's costs were measured with a load average of {model.load:.1f} on "
                          f"{os.cpu_count()} cores: figures from a busy machine; pario advise --calibrate "
                          "measures them again")
-        if self.args.verify:
+        if self.args.verify and self.mpi() is None:
+            notes.append(f"--verify ran nothing: {self._mpi_error}")
+        elif self.args.verify:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
                                    self.args.scale, self.args.budget, host.disk_free(directory))
