@@ -4,6 +4,7 @@
     pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
     pario profile show LOG [--json] [--top N]                      tables, or one JSON document
+    pario profile show LOG --html [-o PAGE]                        an HTML page with plots (pario report)
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ def _show_args(rest):
     sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
+    sp.add_argument("-o", "--output", help="with --html: the page to write (default: the log's name + .html)")
     return sp.parse_args(rest)
 
 
@@ -50,6 +53,8 @@ def run(args) -> int:
         cmd = cmd[1:]
     if cmd and cmd[0] == "show":
         sub = _show_args(cmd[1:])
+        if sub.html:
+            return show_html(sub.log, sub.output)
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     if args.mem is not None and args.mem < 1:
         raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
@@ -133,4 +138,13 @@ def show(log: str, as_json: bool, top: int) -> int:
     from pario.report.terminal.profile import show as render
 
     render(result, top=top)
+    return 0
+
+
+def show_html(log: str, output: str | None) -> int:
+    from pario.analysis.profile import load
+    from pario.report.html import save
+
+    out = output or (Path(log.rstrip("/")).stem or "profile") + ".html"
+    print(save(out, profiles=[(log, load(log))]))
     return 0

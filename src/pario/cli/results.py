@@ -34,6 +34,8 @@ def register(subparsers) -> None:
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
     show.add_argument("id", help="run id (from `pario results`), or 'last'")
+    show.add_argument("--html", action="store_true", help="write the run as an HTML page with plots (pario report)")
+    show.add_argument("-o", "--output", help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
     cmp_.add_argument("a", help="run id A (the baseline)")
     cmp_.add_argument("b", help="run id B")
@@ -43,7 +45,7 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _run_id(text: str, store: Store) -> int:
+def parse_run_id(text: str, store: Store) -> int:
     if text in ("last", "latest"):
         last = store.latest_id()
         if last is None:
@@ -74,7 +76,12 @@ def run(args) -> int:
             run_tables.print_runs(console, runs)
         return 0
     if action == "show":
-        one = store.get_run(_run_id(args.id, store))
+        one = store.get_run(parse_run_id(args.id, store))
+        if getattr(args, "html", False):
+            from pario.report.html import save
+
+            print(save(args.output or f"pario-run-{one['id']}.html", [one]))
+            return 0
         rows = summary.summarize(one["result"], one["env"])
         if as_json:
             _emit({**one, "summary": rows})
@@ -82,8 +89,8 @@ def run(args) -> int:
             layers.print_run(console, one, rows)
         return 0
     if action == "compare":
-        a = store.get_run(_run_id(args.a, store))
-        b = store.get_run(_run_id(args.b, store))
+        a = store.get_run(parse_run_id(args.a, store))
+        b = store.get_run(parse_run_id(args.b, store))
         cmp = compare.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
         if as_json:
             _emit({"a": a["id"], "b": b["id"], "cases": cmp})

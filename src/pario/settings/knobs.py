@@ -7,6 +7,9 @@ Source: the reference notes on tuning (anchors-tuning.md): (b) OMPIO MCA paramet
 """
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 from pario.settings.catalogue import Setting, knob
@@ -70,62 +73,44 @@ LAYOUT: dict[str, Setting] = {k.name: k for k in [
     _k("mdt", "bool", "false", doc="-L mdt: data on MDT (first component only)"),
 ]}
 
-# (e) library knobs, keyed as the engine's `lib` object takes them.
-LIB: dict[str, dict[str, Setting]] = {
-    "hdf5": {k.name: k for k in [
-        _k("alignment", "bytes", "1", doc="H5Pset_alignment alignment (use the stripe size)", lo=1),
-        _k("align_threshold", "bytes", "1", doc="H5Pset_alignment threshold", lo=1),
-        _k("chunk", "str", "none", doc="none | block | comma list of element counts"),
-        _k("coll_metadata", "bool", "true", doc="H5Pset_all_coll_metadata_ops + H5Pset_coll_metadata_write"),
-        _k("chunk_opt", "choice", "default", ("default", "one", "multi"), "H5Pset_dxpl_mpio_chunk_opt"),
-        _k("meta_block_size", "bytes", None, doc="H5Pset_meta_block_size"),
-        _k("sieve_buf_size", "bytes", None, doc="H5Pset_sieve_buf_size"),
-        _k("libver", "choice", "earliest", ("earliest", "latest"), "H5Pset_libver_bounds low bound"),
-    ]},
-    "pnetcdf": {k.name: k for k in [
-        _k("mode", "choice", "blocking", ("blocking", "iput", "bput"), "blocking or non-blocking calls"),
-        _k("nb_batch", "int", None, doc="non-blocking requests per wait", lo=1),
-        _k("header_align", "bytes", None, doc="nc_header_align_size (deprecated by nc_var_align_size)"),
-        _k("var_align", "bytes", "512", doc="nc_var_align_size: set to the stripe size on Lustre"),
-        _k("header_read_chunk", "bytes", "262144", doc="nc_header_read_chunk_size"),
-    ]},
-    "netcdf4": {k.name: k for k in [
-        _k("chunk", "str", None, doc="none | block | comma list"),
-        _k("fill", "choice", "nofill", ("nofill", "fill"), "fill mode"),
-        _k("alignment", "bytes", None, doc="nc_set_alignment alignment", lo=1),
-        _k("align_threshold", "bytes", None, doc="nc_set_alignment threshold", lo=1),
-    ]},
-    "adios2": {k.name: k for k in [
-        _k("AggregationType", "choice", "TwoLevelShm",
-           ("TwoLevelShm", "EveryoneWrites", "EveryoneWritesSerial", "DataSizeBased"), "BP5 aggregation"),
-        _k("NumAggregators", "int", None, doc="writers to storage (default one per node)", lo=1),
-        _k("AggregatorRatio", "int", None, doc="ranks per aggregator", lo=1),
-        _k("NumSubFiles", "int", None, doc="subfiles (default = NumAggregators)", lo=1),
-        _k("StripeSize", "bytes", "4096", doc="align each rank's block in subfiles"),
-        _k("MaxShmSize", "bytes", "4294762496", doc=">= 2x max per-step write + 1 KB"),
-        _k("BufferVType", "choice", "chunk", ("chunk", "malloc"), "buffering"),
-        _k("BufferChunkSize", "bytes", "134217728", doc="chunk size (raise toward 2 GiB)"),
-        _k("MinDeferredSize", "bytes", "4194304", doc="deferred-copy threshold"),
-        _k("InitialBufferSize", "bytes", "16384", doc="malloc buffer start"),
-        _k("GrowthFactor", "float", "1.05", doc="malloc buffer growth", lo=1.0),
-        _k("AsyncOpen", "bool", "true", doc="async open of subfiles"),
-        _k("AsyncWrite", "bool", "false", doc="write-behind after EndStep"),
-        _k("StatsLevel", "int", "1", doc="min/max statistics", lo=0),
-        _k("DirectIO", "bool", "false", doc="O_DIRECT (not on PFS)"),
-        _k("DirectIOAlignOffset", "bytes", "512", doc="O_DIRECT offset alignment"),
-        _k("DirectIOAlignBuffer", "bytes", None, doc="O_DIRECT buffer alignment"),
-        _k("UseSelectiveMetadataAggregation", "bool", "true", doc="metadata gather"),
-        _k("OneLevelGatherRanksLimit", "int", "6000", doc="metadata gather limit", lo=1),
-        _k("Threads", "int", "0", doc="reader threads", lo=0),
-        _k("OpenTimeoutSecs", "float", None, doc="reader open timeout", lo=0),
-        _k("BurstBufferPath", "str", None, doc="node-local burst buffer"),
-        _k("BurstBufferDrain", "bool", "true", doc="drain the burst buffer"),
-        _k("NodeLocal", "bool", "false", doc="node-local file system"),
-        _k("Profile", "bool", "true", doc="write profiling.json"),
-        _k("EnableWriterRerouting", "bool", "false", doc="DataSizeBased rerouting"),
-        _k("ReroutingThresholdFactor", "float", "0.3", doc="rerouting threshold", lo=0),
-    ]},
-}
+# (e) library knobs, keyed as the engine's `lib` object takes them. Their one description is each
+# backend's option table in the engine (csrc/backends/*.c), which the build writes into the package
+# as data/engine-options.json (`pario-engine --list`). A library the engine was built without has no
+# table here: its settings are unknown to this installation, and say so where they are used.
+ENGINE_OPTIONS = Path(__file__).resolve().parents[1] / "data" / "engine-options.json"
+_TYPES = {"size": "bytes", "string": "str", "dims": "str"}  # the engine's option types, in catalogue terms
+
+
+def listing_settings(rows: list[dict[str, Any]]) -> dict[str, Setting]:
+    """Settings from the "options" rows of one backend of `pario-engine --list`."""
+    return {s.name: s for s in (Setting.from_listing({**r, "type": _TYPES.get(str(r.get("type")), r.get("type"))})
+                                for r in rows)}
+
+
+def _listing_paths() -> list[Path]:
+    """Where the file is: in this package when it was installed by a build; else beside the engine
+    that $PARIO_ENGINE names (a source tree run against a build directory or an installed engine)."""
+    paths = [ENGINE_OPTIONS]
+    engine = os.environ.get("PARIO_ENGINE")
+    if engine:
+        here = Path(engine).resolve().parent
+        paths += [here / "engine-options.json", here.parent / "data" / "engine-options.json"]
+    return paths
+
+
+def _engine_tables() -> dict[str, dict[str, Setting]]:
+    for path in _listing_paths():
+        try:
+            with open(path, encoding="utf-8") as fh:
+                listing = json.load(fh)
+            return {str(b["name"]): listing_settings(b["options"]) for b in listing.get("backends", [])
+                    if b.get("options")}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return {}  # no build beside this source tree: no library settings are known
+
+
+LIB: dict[str, dict[str, Setting]] = _engine_tables()
 
 # PnetCDF's own spelling of its knobs, as PNETCDF_HINTS and MPI_Info take them.
 PNETCDF_INFO = {"header_align": "nc_header_align_size", "var_align": "nc_var_align_size",
@@ -135,7 +120,8 @@ TRUE = ("true", "on", "yes", "1", "enable")
 FALSE = ("false", "off", "no", "0", "disable")
 
 
-LIBRARIES = tuple(LIB)  # the library layers that take settings: hdf5, pnetcdf, netcdf4, adios2
+# The library layers that take settings, whether or not this engine was built with them.
+LIBRARIES = ("hdf5", "pnetcdf", "netcdf4", "adios2")
 
 
 def library_options(backend: str, listing_row: dict[str, Any] | None = None) -> dict[str, Setting]:
@@ -144,5 +130,5 @@ def library_options(backend: str, listing_row: dict[str, Any] | None = None) -> 
     space all read this."""
     rows = (listing_row or {}).get("options")
     if rows:
-        return {s.name: s for s in (Setting.from_listing(r) for r in rows)}
+        return listing_settings(rows)
     return dict(LIB.get(backend, {}))

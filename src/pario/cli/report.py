@@ -1,0 +1,111 @@
+"""`pario report`: one self-contained HTML page (plots inlined, no network needed to view it) of
+stored runs, profile logs, advise findings and tuning sessions.
+
+    pario report                          the newest stored run
+    pario report 3                        one run
+    pario report 3 5 8                    runs compared on the same axes (the first is the baseline)
+    pario report --profile app.log        a profile log (with --trace: the operation timeline)
+    pario report 3 --profile app.log -o job.html
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from typing import Any
+
+from pario.model.errors import ParioError
+
+HELP = __doc__.split("\n", 2)[2]
+DEFAULT_OUTPUT = "pario-report.html"   # as pario.report.html.DEFAULT_OUTPUT (not imported: --help stays fast)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("report", help="one offline HTML page with plots of runs, profiles, findings",
+                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("runs", nargs="*", metavar="RUN", help="stored run ids (`pario results`), or 'last'")
+    p.add_argument("--profile", action="append", default=[], metavar="LOG",
+                   help="a profile log (`pario profile -o LOG`) or a PARIO_PROFILE_DIR directory; repeatable")
+    p.add_argument("--advise", action="store_true", help="put pario advise's findings at the top, linked to the plots")
+    p.add_argument("--tune", action="append", default=[], metavar="SESSION", help="a tuning session of pario tune")
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"the page to write (default {DEFAULT_OUTPUT})")
+    p.add_argument("--db", metavar="PATH", help="results database (default: $PARIO_DB, else pario.db in the user "
+                                                "data directory)")
+    p.set_defaults(run=run)
+
+
+def _require(flag: str, package: str, issue: int) -> None:
+    """Fail before any work when the producer of a flag's records is not in this pario."""
+    if importlib.util.find_spec(f"pario.{package}") is None:
+        raise ParioError(f"{flag}: this pario has no `pario {package}` yet (issue {issue}), so there is nothing "
+                         f"to put in the report; run without {flag}")
+
+
+# The page renders findings (model.findings.Finding) and tuning sessions (model.tuning.TuningSession)
+# given to it; these connect the flags to their producers. `pario advise` is not connected yet, and
+# says so rather than pretend.
+def findings_for(runs: list[dict[str, Any]], profiles: list[tuple[str, dict[str, Any]]]) -> list:
+    raise ParioError("--advise: `pario advise` is installed but `pario report` is not connected to it yet; "
+                     "run without --advise")
+
+
+def sessions_for(ids: list[str], db: str | None) -> list:
+    """The stored tuning sessions of `pario tune` (`pario tune --list` names them)."""
+    from pario.model.tuning import TuningSession
+    from pario.store import Store
+
+    store = Store(db)
+    out = []
+    for text in ids:
+        try:
+            number = int(text.lstrip("#"))
+        except ValueError:
+            raise ParioError(f"--tune {text!r}: give a tuning session number "
+                             "(`pario tune --list` lists them)") from None
+        row = store.get_session(number)
+        try:
+            session = TuningSession.from_dict(row["doc"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ParioError(f"tuning session {number} in {store.path} cannot be read ({exc}); "
+                             "start a new session") from None
+        session.id = number
+        out.append(session)
+    return out
+
+
+def load_runs(ids: list[str], db: str | None, default_last: bool) -> list[dict[str, Any]]:
+    from pario.cli.results import parse_run_id
+    from pario.store import Store
+
+    if not ids and not default_last:
+        return []
+    store = Store(db)
+    if not ids:
+        last = store.latest_id()
+        if last is None:
+            raise ParioError(f"no runs stored in {store.path} yet; `pario bench` makes one, or give --profile LOG")
+        ids = [str(last)]
+    chosen = [parse_run_id(i, store) for i in ids]
+    twice = sorted({i for i in chosen if chosen.count(i) > 1})
+    if twice:
+        raise ParioError(f"run {twice[0]} is given twice; give each run once")
+    return [store.get_run(i) for i in chosen]
+
+
+def load_profiles(logs: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    from pario.analysis.profile import load
+
+    return [(log, load(log)) for log in logs]
+
+
+def run(args) -> int:
+    from pario.report.html import save
+
+    # a flag whose producer is missing fails before any work
+    if args.advise:
+        _require("--advise", "advise", 10)
+    runs = load_runs(args.runs, args.db, default_last=not args.profile and not args.tune)
+    profiles = load_profiles(args.profile)
+    findings = findings_for(runs, profiles) if args.advise else None
+    sessions = sessions_for(args.tune, args.db) if args.tune else []
+    print(save(args.output, runs, profiles, findings, sessions))
+    return 0
