@@ -69,3 +69,20 @@ def test_calibrate_alone(setup):
     assert run.returncode == 0, run.stderr
     assert "write(2):" in run.stderr and "per call" in run.stderr
     assert stored(tmp, lib).count("calibration") == before + 1
+
+
+def test_report_renders_the_findings(setup):
+    """`pario report --advise LOG`: the findings of `pario advise LOG` at the top of the page, the
+    log drawn too, each finding linked to the plot that shows it; the near-miss log has none."""
+    tmp, lib, small, mib = setup
+    run = pario(["report", "--advise", small, "-o", "small.html"], lib, tmp)
+    assert run.returncode == 0, run.stderr
+    assert "written to small.html" in run.stdout and f"profile {small}" in run.stdout
+    html = (tmp / "small.html").read_text()
+    assert 'id="findings"' in html and '<span class="rule">posix-small-writes</span>' in html
+    assert 'href="#profile1-sizes"' in html and 'id="profile1-sizes"' in html
+    assert "pario buffer --size " in html
+    run = pario(["report", "--advise", mib, "--profile", mib, "-o", "mib.html"], lib, tmp)
+    assert run.returncode == 0, run.stderr
+    html = (tmp / "mib.html").read_text()
+    assert "pario advise found nothing to change" in html and 'id="profile2-section"' not in html

@@ -228,3 +228,24 @@ def test_without_an_engine_the_advice_comes_uncosted(tmp_path):
     cal = subprocess.run([sys.executable, "-m", "pario", "advise", "--calibrate"], capture_output=True, text=True,
                          env=env)
     assert cal.returncode == 3 and "no-engine" in cal.stderr and "Traceback" not in cal.stderr
+
+
+def test_every_rule_links_to_a_report_plot():
+    """Each rule the rule modules can emit names the profile plot of `pario report` that shows
+    its evidence (a rule added without one would leave its findings unlinked)."""
+    import re
+
+    from pario.advise.plots import plot_for
+    from pario.report.html.anchors import profile as anchor
+
+    ids = set()
+    for src in (ROOT / "src" / "pario" / "advise" / "rules").glob("*.py"):
+        for rule in re.findall(r'rule=f?"([^"]+)"', src.read_text()):
+            for module in ("posix", "stdio", "mpiio"):
+                for op in ("write", "read"):
+                    ids.add(rule.replace("{module}", module).replace("{op}", op))
+    assert len(ids) >= 20
+    views = ("sizes", "files", "time", "spread", "hints")
+    for rule in ids:
+        assert plot_for(rule, 2) in {anchor(2, v) for v in views}, rule
+    assert plot_for("no-such-rule", 1) is None

@@ -203,6 +203,10 @@ class Session:
         return model, f"{how}: {model.describe()} ({model.where}, {where.fs} at {where.mount})"
 
     def advise(self, job: Any) -> dict[str, Any]:
+        return self.assess(job)[1]
+
+    def assess(self, job: Any) -> tuple[Any, dict[str, Any]]:
+        """The job's ranked findings (advisor.Ranked, the records) and its advice document."""
         from pario.advise import advisor, facts, rules, verify
         from pario.advise.document import io_seconds, job_document
         from pario.platform import host
@@ -227,4 +231,4 @@ class Session:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
                                    self.args.scale, self.args.budget, host.disk_free(directory))
-        return job_document(job, stack, model, ranked, notes, cal_note, directory)
+        return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory)
