@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from advise_support import advise, build, profile, rules, validate
+from advise_support import advise, build, pario, profile, rules, validate
 from profile_support import preload_lib
 
 pytestmark = [pytest.mark.mpi, pytest.mark.e2e,
@@ -112,3 +112,26 @@ def test_aggregators_out_of_step_with_stripes(logs, mode, expect):
     tmp, paths = logs
     doc = advise([paths[mode]], tmp, "--no-calibrate", "--stack", lustre_stack(tmp, 4))
     assert ("aggregators-vs-stripes" in rules(doc["jobs"][0])) == expect
+
+
+TUNED = [("indep-small", "-a mpiio -t 1024 -b 1024 -s 2000 -n 4 -w"),   # interleaved 1 KiB pieces
+         ("coll-large", "-a mpiio -c -t 4194304 -b 16777216 -n 4 -w"),
+         ("spread", "-a posix -t 1048576 -b 8388608 -F -n 4 -w")]   # a file per rank
+
+
+@pytest.mark.parametrize("mode,case", TUNED, ids=[t[0] for t in TUNED])
+def test_tune_takes_the_case_from_the_log(logs, mode, case):
+    """`pario tune --from-log LOG`: the case of the job's busiest file, said at run time."""
+    tmp, paths = logs
+    run = pario(["tune", "--from-log", paths[mode], "--dry-run"], None, tmp)
+    assert run.returncode == 0, run.stderr
+    first = run.stderr.splitlines()[0]
+    assert first == f"pario: tuning the case taken from {paths[mode]}: {case}", run.stderr
+    assert "the file the job spent most I/O time on" in run.stderr and "pario tune:" in run.stdout + run.stderr
+
+
+def test_tune_from_a_many_files_log_says_why_not(logs):
+    tmp, paths = logs
+    run = pario(["tune", "--from-log", paths["many-files"], "--dry-run"], None, tmp)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and "spread over" in lines[0] and "pario advise" in lines[0]

@@ -249,3 +249,23 @@ def test_every_rule_links_to_a_report_plot():
     for rule in ids:
         assert plot_for(rule, 2) in {anchor(2, v) for v in views}, rule
     assert plot_for("no-such-rule", 1) is None
+
+
+def test_tune_case_from_a_log_without_data_or_sizes():
+    """`pario tune --from-log`: a log with no file holding data, or without request sizes, is one
+    clear error, not a made-up case (the cases taken from real logs: test_advise_mpi.py)."""
+    from pario.advise.jobcase import dominant_case
+
+    empty = Job(source="x.log", format="pario", nprocs=1, run_time=1.0,
+                records=[Rec(module="posix", path="/d/in", rank=0, opens=3)])
+    with pytest.raises(ParioError, match="no file with data"):
+        dominant_case(empty)
+    blind = Job(source="y.darshan", format="darshan", nprocs=2, run_time=1.0,
+                records=[Rec(module="posix", path="/d/out", rank=-1, nprocs=2, bytes_written=1 << 20)])
+    with pytest.raises(ParioError, match="does not say how large the writes"):
+        dominant_case(blind)
+    sized = Job(source="z.log", format="pario", nprocs=2, run_time=1.0,
+                records=[Rec(module="posix", path="/d/out", rank=-1, nprocs=2, writes=256, bytes_written=1 << 20,
+                             write_time=0.5)])
+    taken = dominant_case(sized)
+    assert taken.argv() == "-a posix -t 4096 -b 524288 -n 2 -w" and taken.objective == "write"
