@@ -78,6 +78,7 @@ def test_report_renders_the_findings(setup):
     run = pario(["report", "--advise", small, "-o", "small.html"], lib, tmp)
     assert run.returncode == 0, run.stderr
     assert "written to small.html" in run.stdout and f"profile {small}" in run.stdout
+    assert " of pario advise written" in run.stdout
     html = (tmp / "small.html").read_text()
     assert 'id="findings"' in html and '<span class="rule">posix-small-writes</span>' in html
     assert 'href="#profile1-sizes"' in html and 'id="profile1-sizes"' in html
