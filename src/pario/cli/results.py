@@ -91,9 +91,9 @@ def run(args) -> int:
     if action == "compare":
         a = store.get_run(parse_run_id(args.a, store))
         b = store.get_run(parse_run_id(args.b, store))
-        cmp = compare.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
+        cmp = compare.compare_runs(a, b)
         if as_json:
-            _emit({"a": a["id"], "b": b["id"], "cases": cmp})
+            _emit(cmp)
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
             run_tables.print_compare(console, cmp, title=title)
