@@ -90,7 +90,7 @@ def _rec(module: str, path: str, rank: int, c: dict[str, Any], raw: dict[str, An
             setattr(rec, attr, (getattr(rec, attr) or 0) + split)
         hints = parse_hints(raw.get("hints"))
         if hints is not None:
-            rec.hints = {k: v for k, v in hints.items() if not k.startswith(("req:", "mca:"))}
+            rec.hints = {k: v for k, v in hints.items() if not k.startswith("req:")}
             requested = {k[4:]: v for k, v in hints.items() if k.startswith("req:")}
             rec.hints_requested = requested or None
     elif module == "stdio":
