@@ -8,7 +8,7 @@ from pario import __version__
 from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "buffer", "report", "stack", "settings"]
+COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report", "stack", "settings"]
 
 
 def build_parser() -> argparse.ArgumentParser:

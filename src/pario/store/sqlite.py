@@ -246,6 +246,24 @@ class Store:
         row = self._read(lambda con: con.execute("SELECT MAX(id) FROM runs").fetchone())
         return row[0] if row else None
 
+    def runs_of_kind(self, kinds: tuple[str, ...], limit: int = 200) -> list[dict]:
+        """The newest runs of these kinds first, with their documents decoded (what a reader of
+        stored measurements, e.g. `pario advise` looking for a calibration, searches)."""
+        marks = ", ".join("?" for _ in kinds)
+
+        def select(con):
+            return con.execute(f"SELECT id, created, kind, command, status, spec, env, result FROM runs "
+                               f"WHERE kind IN ({marks}) ORDER BY id DESC LIMIT ?",
+                               (*kinds, int(limit))).fetchall()
+        keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
+        out = []
+        for row in self._read(select):
+            run = dict(zip(keys, row))
+            for key in ("spec", "env", "result"):
+                run[key] = json.loads(run[key])
+            out.append(run)
+        return out
+
     # -- tuning sessions ------------------------------------------------------------------
 
     def add_session(self, *, command: str, doc: dict, status: str, headline: str = "") -> int:

@@ -143,6 +143,8 @@ def hints_table(files: list[dict[str, Any]]) -> Table | None:
         if status.get("mca"):
             parts.append("MCA settings this run used (MPI_T): "
                          + ", ".join(f"{k}={v}" for k, v in status["mca"].items()))
+        if status.get("requested"):  # what the program passed (open, set_view, set_info)
+            parts.append("requested by the program: " + ", ".join(f"{k}={v}" for k, v in status["requested"].items()))
         t.add_row(escape(f["path"]), escape("\n".join(parts) or "(the MPI library reported none)"))
     return t
 
