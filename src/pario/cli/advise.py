@@ -230,5 +230,5 @@ class Session:
         elif self.args.verify:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
-                                   self.args.scale, self.args.budget, host.disk_free(directory))
+                                   self.args.scale, self.args.budget, host.disk_free(directory), job)
         return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory)

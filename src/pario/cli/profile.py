@@ -125,7 +125,8 @@ def profile(args, cmd, prun) -> int:
             brun.remove_stats_dir(stats_dir)
         raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
-    job = {"command": cmd, "launcher": "mpirun" if args.ranks else "direct", "ranks": args.ranks or 0,
+    job = {"command": cmd, "cwd": os.getcwd(), "launcher": "mpirun" if args.ranks else "direct",
+           "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
     if ended.forwarded:
         names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
