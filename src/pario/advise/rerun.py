@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from pario.advise.job import Job
+from pario.advise.rules.base import s
 from pario.analysis import noise
 from pario.model.errors import ParioError
 from pario.model.findings import Finding, Verification
@@ -122,8 +123,8 @@ def verify(f: Finding, job: Job, prog: Program) -> None:
     load = os.getloadavg()[0]
     note = (f"the program itself, as profiled ({cmd}, in {prog.cwd}; it wrote its files again), "
             f"{prog.pairs} runs each way alternated, wall time from start to exit: unbuffered median "
-            f"{before:.3g} s [{min(plain):.3g}-{max(plain):.3g}], under {_fix_words(f)} median {after:.3g} s "
-            f"[{min(buffered):.3g}-{max(buffered):.3g}]")
+            f"{s(before)} [{s(min(plain))}-{s(max(plain))}], under {_fix_words(f)} median {s(after)} "
+            f"[{s(min(buffered))}-{s(max(buffered))}]")
     if test.ratio is not None and test.low is not None and test.high is not None:
         verdict = {"faster": "faster beyond the noise", "slower": "slower beyond the noise"}.get(
             test.verdict, "within the noise")
@@ -131,7 +132,8 @@ def verify(f: Finding, job: Job, prog: Program) -> None:
     else:
         note += f"; {before / after:.2f}x ({test.verdict})"
     if f.seconds_at_stake is not None:
-        note += f"; saved {before - after:.3g} s of the {f.seconds_at_stake:.3g} s estimated at stake"
+        gained = f"saved {s(before - after)}" if before >= after else f"took {s(after - before)} longer"
+        note += f"; {gained}, against {s(f.seconds_at_stake)} estimated at stake"
     note += f" (load average {load:.1f} on {os.cpu_count()} cores; not stored: not a pario bench run)"
     f.verification = Verification(before_s=before, after_s=after, runs=[], note=note, method="program",
                                   verdict=test.verdict)
