@@ -18,7 +18,7 @@ from pario.model.requests import BenchRequest
 from pario.model.result import RunRecord
 from pario.plan import reuse, validate
 from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
-from pario.platform import host
+from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.mpi import MPI, detect, find_mpirun
@@ -123,7 +123,8 @@ def register(subparsers) -> None:
     m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
     m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
+    r.add_argument("-n", "-N", "--ranks", type=int,
+                   help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
     r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
     r.add_argument("--reuse", type=int, metavar="RUN",
@@ -135,7 +136,8 @@ def register(subparsers) -> None:
     r.add_argument("--time", type=float, default=60.0, help="suites: time budget in seconds (60)")
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
+    r.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
     r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
@@ -161,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
     if request.reuse is not None:
         return _reuse(request)
-    ranks = request.ranks if request.ranks is not None else host.cpus()
+    ranks = request.ranks if request.ranks is not None else default_ranks()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
     scratch = Scratch(request.dir)
@@ -171,6 +173,11 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
         raise
+
+
+def default_ranks() -> int:
+    """Inside a Slurm allocation its tasks (SLURM_NTASKS), else the cores this process may use."""
+    return slurm.default_ranks(slurm.allocation()) or host.cpus()
 
 
 def list_backends(request: BenchRequest) -> int:
@@ -200,7 +207,7 @@ def _reuse(request: BenchRequest) -> int:
     mpi = _checked_launch(request, cases, ranks, engine, None)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe, facts={"reuse": facts},
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 
@@ -208,8 +215,8 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
                     listing: dict[str, Any] | None) -> MPI:
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
-    launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
-    launchers.check_launcher(request.launcher)
+    launchers.check_launcher(launchers.resolve(request.launcher), mpi)
+    launchers.command(mpi, ranks, [], io=request.io, launcher=launchers.resolve(request.launcher))  # rejects --io early
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
@@ -231,7 +238,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 

@@ -15,12 +15,14 @@ from typing import Any
 from pario.model.case import Case
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
-from pario.platform import environment, layout
+from pario.platform import environment, layout, slurm
 from pario.platform.ceiling import device_ceiling
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import forward, launchers, watchdog
+from pario.run.launchers import srun
 from pario.run.settings_launch import measured, read_settings
+from pario.run.tee import StderrTee
 from pario.settings import effective
 
 
@@ -75,6 +77,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=req.engine)
     env.update(req.facts)
+    slurm_facts = _slurm_facts(req.launcher, argv, mpi)
+    if slurm_facts:
+        env["slurm"] = slurm_facts
     layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
     for index, rec in layouts.items():
         if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
@@ -90,17 +95,26 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
                       "(or use --launcher srun)")
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
                   cases=cases, collector=collector, forwarded=forwarded, observer=observer)
+    # srun's messages (and the ranks' stderr it forwards) are shown as they come and kept: when the
+    # launch fails, they hold the scheduler's reason.
+    tee = StderrTee(observer.output).start() if req.launcher == "srun" else None
     try:
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, forwarded),
                                timeout=req.timeout, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=collector)
+                               observer=observer, sink=collector, stderr=tee.file if tee else None)
     except KeyboardInterrupt:
         removed = scratch.cleanup()
         observer.note(f"interrupted: ended the run and removed its {removed} file(s) in {scratch.dir}")
         raise
+    finally:
+        if tee is not None:
+            tee.close()
     result = load_result(result_path, scratch.run_id)
     measured(result, collector, layouts, env, mpi, ranks)
     status, message = judge(outcome, result, status_dir, ranks, cases)
+    if tee is not None and status != "complete" and not (result.get("error") or {}).get("message"):
+        reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks)
+        message = reason or message
     result["status"] = status
     if message and not result.get("error"):
         result["error"] = {"code": "watchdog" if outcome.watchdog else "launcher", "message": message}
@@ -113,6 +127,21 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
         observer.note(f"could not remove {len(left)} file(s) of this run, e.g. {left[0]}")
     return RunRecord(spec=spec, env=env, result=result, status=status, message=message, directory=scratch.dir,
                      prefix=scratch.prefix, note=req.note)
+
+
+def _slurm_facts(launcher: str, argv: list[str], mpi: MPI) -> dict[str, Any] | None:
+    """The allocation the run was made in and, under srun, the --mpi plugin and why it was chosen."""
+    alloc = slurm.allocation()
+    if alloc is None and launcher != "srun":
+        return None
+    out: dict[str, Any] = alloc.to_dict() if alloc else {}
+    out["launcher"] = launcher
+    if launcher == "srun":
+        pick = srun.choice(mpi)
+        out["mpi_plugin"] = srun.plugin_used(argv)
+        out["mpi_plugin_source"] = ("chosen for " + mpi.flavour) if pick.plugin else pick.source
+        out["mpi_plugins"] = pick.available
+    return out
 
 
 def load_result(path: str, run_id: str) -> ResultDoc:
