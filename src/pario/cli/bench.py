@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from pario.analysis.summary import headline, summarize
+from pario.cli import submit
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -144,6 +145,7 @@ def register(subparsers) -> None:
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    submit.add_flags(p)
     p.set_defaults(run=run)
 
 
@@ -161,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
         return list_backends(request)
     if request.timeout is not None and request.timeout <= 0:
         raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
+    if args.submit or args.script_only or args.sbatch_args:
+        return _as_job(request, args)
     if request.reuse is not None:
         return _reuse(request)
     ranks = request.ranks if request.ranks is not None else default_ranks()
@@ -173,6 +177,17 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
         raise
+
+
+def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
+    """--submit / --script-only: the cases are checked here, so that bad input fails now rather
+    than in the queue; the job plans and runs them in its allocation."""
+    if not (args.submit or args.script_only):
+        raise ParioError("--sbatch-args goes with --submit (or --script-only)")
+    if request.reuse is None and request.ranks is not None and (request.config or request.given(CASE_DESTS)):
+        cases, _ = plan(request, request.ranks, None, 1 << 62, 150.0)
+        validate.check_all(cases, request.ranks)
+    return submit.run("bench", args, request.ranks)
 
 
 def default_ranks() -> int:

@@ -42,6 +42,8 @@ def register(subparsers) -> None:
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
+    jobs = sub.add_parser("jobs", parents=[common], help="batch jobs pario submitted to Slurm, and their runs")
+    jobs.add_argument("--limit", type=int, default=50, help="how many jobs to list (default 50)")
     parser.set_defaults(run=run)
 
 
@@ -97,6 +99,16 @@ def run(args) -> int:
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
             run_tables.print_compare(console, cmp, title=title)
+        return 0
+    if action == "jobs":
+        from pario.cli import submit
+        from pario.report.terminal.jobs import print_jobs
+
+        rows = submit.refresh(store, store.list_jobs(limit=max(1, args.limit)))
+        if as_json:
+            _emit({"db": store.path, "jobs": rows})
+        else:
+            print_jobs(console, rows)
         return 0
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
