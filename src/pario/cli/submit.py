@@ -64,6 +64,17 @@ def job_argv(argv: list[str]) -> list[str]:
     return out
 
 
+def exports_of(environ) -> dict[str, str]:
+    """What the job needs of this environment: the PARIO_ variables (engine, MPI, preload...) and,
+    when this pario is not the interpreter's own (a source tree on PYTHONPATH), where it is."""
+    out = {k: v for k, v in environ.items() if k.startswith("PARIO_") and k != "PARIO_DB"}
+    import pario
+    package = os.path.dirname(os.path.dirname(os.path.abspath(pario.__file__)))
+    if not os.path.abspath(pario.__file__).startswith(os.path.abspath(sys.prefix) + os.sep):
+        out["PYTHONPATH"] = package
+    return out
+
+
 def _tasks(ranks: int | None, user: list[list[str]]) -> int | None:
     if ranks is not None and batch.asks_for_tasks(user):
         raise ParioError("give the rank count once: -n N, or --ntasks in --sbatch-args, not both")
@@ -87,10 +98,11 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     store = Store(args.db)  # a bad --db must fail here, not in the job
     command = [sys.executable, "-m", "pario", *job_argv(sys.argv[1:]), "--db", store.path]
     note = f"pario {kind}, as a batch job: pario {shlex.join(job_argv(sys.argv[1:]))}"
+    exports = exports_of(os.environ)
     if args.script_only:
         out = os.path.join(workdir, f"pario-{kind}-%j")
         print(batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
-                           error=out + ".err", workdir=workdir, note=note), end="")
+                           error=out + ".err", workdir=workdir, note=note, exports=exports), end="")
         return 0
     batch.check_client()
     jobdir = os.path.join(workdir, "pario-jobs")
@@ -100,7 +112,7 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     out = os.path.join(jobdir, f"{kind}-{stamp}-%j")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
-                              error=out + ".err", workdir=workdir, note=note))
+                              error=out + ".err", workdir=workdir, note=note, exports=exports))
     job_id, cluster = batch.submit(path, workdir)
     err_file = jobs.error_file_of(out + ".err", job_id)
     row = store.add_job(kind=kind, job_id=job_id, cluster=cluster, command=shlex.join(command), script=path,
@@ -139,7 +151,7 @@ def follow(store: Store, row: int, job_id: str, cluster: str, err_file: str | No
         store.update_job(row, state="CANCELLED", reason=job.reason)
         raise ParioError(f"Slurm job {job_id} cannot start as asked: it waits for {job.reason} (more tasks, nodes, "
                          "memory or time than the partition gives, or an account it may not use); check -n and "
-                         "--sbatch-args. pario cancelled it")
+                         "--sbatch-args. pario cancelled it", exit_code=2)  # what was asked cannot be had
     return collect(store, row, job, cluster, err_file, as_json)
 
 

@@ -42,9 +42,10 @@ def asks_for_tasks(lines: list[list[str]]) -> bool:
 
 
 def script(command: list[str], *, name: str, ntasks: int | None, user: list[list[str]], output: str,
-           error: str, workdir: str, note: str) -> str:
+           error: str, workdir: str, note: str, exports: dict[str, str] | None = None) -> str:
     """The batch script: pario's directives first, the user's after them (a later #SBATCH line wins,
-    so a site's -p/-t/-A given in --sbatch-args override pario's)."""
+    so a site's -p/-t/-A given in --sbatch-args override pario's). `exports`: the variables pario
+    was run with that the job needs too (PARIO_*), so that the script runs the same whoever submits it."""
     lines = ["#!/bin/bash",
              f"# {note}",
              f"# Written by pario {__version__} on {socket.gethostname()} at "
@@ -55,8 +56,13 @@ def script(command: list[str], *, name: str, ntasks: int | None, user: list[list
     if ntasks is not None:
         lines.append(f"#SBATCH --ntasks={ntasks}")
     lines += ["#SBATCH " + " ".join(shlex.quote(w) for w in d) for d in user]
-    lines += ["",
-              "# pario runs once here and starts its ranks itself with srun, inside this allocation.",
+    lines.append("")
+    for key, value in sorted((exports or {}).items()):
+        if key == "PYTHONPATH":
+            lines.append(f"export PYTHONPATH={shlex.quote(value)}${{PYTHONPATH:+:$PYTHONPATH}}")
+        else:
+            lines.append(f"export {key}={shlex.quote(value)}")
+    lines += ["# pario runs once here and starts its ranks itself with srun, inside this allocation.",
               f"cd {shlex.quote(workdir)} || exit 1",
               "exec " + shlex.join(command), ""]
     return "\n".join(lines)
