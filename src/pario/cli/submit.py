@@ -161,17 +161,16 @@ def collect(store: Store, row: int, job: JobState, cluster: str, err_file: str |
     store.update_job(row, state=job.state, reason=job.reason, exit_code=job.exit_code,
                      run_id=run_ids[-1] if run_ids else None)
     runs = [store.get_run(r) for r in run_ids]
-    problems = []
-    sentence = ended_sentence(job)
-    if sentence:
-        problems.append(sentence)
+    # one line: how the job ended in Slurm's terms, then what became of its runs
+    parts = [ended_sentence(job) or ""]
     for run in runs:
         if run["status"] != "complete":
             err = (run["result"].get("error") or {}).get("message") or "see pario results show"
             kept = "what it measured is kept as" if run["status"] == "partial" else "stored as"
-            problems.append(f"{kept} {run['status']} run {run['id']}: {err}")
+            parts.append(f"{kept} {run['status']} run {run['id']} ({err})")
     if not runs:
-        problems.append("no run was stored" + (f"; the job's messages are in {err_file}" if err_file else ""))
+        parts.append("no run was stored" + (f"; the job's messages are in {err_file}" if err_file else ""))
+    problems = ["; ".join(p for p in parts if p)] if any(parts[1:]) or parts[0] else []
     if as_json:
         json_report.emit({"schema": "pario.job/1", "job": job.to_dict(), "db": store.path,
                           "runs": [{**r, "summary": summarize(r["result"], r["env"])} for r in runs],
