@@ -81,6 +81,44 @@ def register(subparsers) -> None:
                               description="Run I/O strategies on real files through POSIX and MPI-IO, store the "
                                           "run, print median [min-max] bandwidth per strategy.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_case_flags(p)
+    flag = dict(action="store_const", const=True, default=None)
+    m = p.add_argument_group("metadata workload (mdtest-like)")
+    m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
+    m.add_argument("--files-per-dir", type=int, help="files per leaf directory (1000; per rank with --per-rank-dirs)")
+    m.add_argument("--file-size", help="bytes written to each file and read back (0; k/m suffixes)")
+    m.add_argument("--depth", type=int, help="directory levels below the root (0)")
+    m.add_argument("--branching", type=int, help="subdirectories per directory (1)")
+    m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
+    m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
+    r = p.add_argument_group("run")
+    r.add_argument("-n", "-N", "--ranks", type=int,
+                   help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
+    r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
+    r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
+    r.add_argument("--reuse", type=int, metavar="RUN",
+                   help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
+                        "they are never written or removed")
+    r.add_argument("--suite", choices=["default", "layers"],
+                   help="default: the strategies; layers: each I/O library against raw MPI-IO")
+    r.add_argument("--size", help="suites: bytes per phase (all ranks), overrides --time")
+    r.add_argument("--time", type=float, default=60.0, help="suites: time budget in seconds (60)")
+    r.add_argument("--io", help="Open MPI io component: ompio | romio321")
+    r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
+    r.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
+    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
+    r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
+    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
+    r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
+    r.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    submit.add_flags(p)
+    p.set_defaults(run=run)
+
+
+def add_case_flags(p):
+    """The flags of one case, IOR's (also `pario tune`'s: it tunes one case given the same way)."""
     flag = dict(action="store_const", const=True, default=None)
     g = p.add_argument_group("one case (IOR flags)")
     g.add_argument("-a", "--backend", "--api", dest="backend",
@@ -115,38 +153,6 @@ def register(subparsers) -> None:
     g.add_argument("--buffer", dest="buffer_max", metavar="SIZE",
                    help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
                         "like IOR's buffer; larger: data from memory, verify exact at any distance)")
-    m = p.add_argument_group("metadata workload (mdtest-like)")
-    m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
-    m.add_argument("--files-per-dir", type=int, help="files per leaf directory (1000; per rank with --per-rank-dirs)")
-    m.add_argument("--file-size", help="bytes written to each file and read back (0; k/m suffixes)")
-    m.add_argument("--depth", type=int, help="directory levels below the root (0)")
-    m.add_argument("--branching", type=int, help="subdirectories per directory (1)")
-    m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
-    m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
-    r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int,
-                   help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
-    r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
-    r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
-    r.add_argument("--reuse", type=int, metavar="RUN",
-                   help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
-                        "they are never written or removed")
-    r.add_argument("--suite", choices=["default", "layers"],
-                   help="default: the strategies; layers: each I/O library against raw MPI-IO")
-    r.add_argument("--size", help="suites: bytes per phase (all ranks), overrides --time")
-    r.add_argument("--time", type=float, default=60.0, help="suites: time budget in seconds (60)")
-    r.add_argument("--io", help="Open MPI io component: ompio | romio321")
-    r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"],
-                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
-    r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
-    r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
-    r.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    r.add_argument("--list", action="store_true", help="list backends and whether each is built")
-    submit.add_flags(p)
-    p.set_defaults(run=run)
 
 
 def request_of(args: argparse.Namespace) -> BenchRequest:

@@ -13,15 +13,20 @@ else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
 
-def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """([defaults], [case, ...]) of a job file, keys normalised."""
+def load_toml(path: str, flag: str = "--config") -> dict[str, Any]:
+    """A TOML file (a job file, a tuning space file), or one line saying why not."""
     try:
         with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
+            return tomllib.load(fh)
     except OSError as exc:
-        raise ParioError(f"--config {path}: cannot read it ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ParioError(f"--config {path}: not valid TOML ({exc})") from None
+        raise ParioError(f"{flag} {path}: cannot read it ({exc.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ParioError(f"{flag} {path}: not valid TOML ({exc})") from None
+
+
+def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """([defaults], [case, ...]) of a job file, keys normalised."""
+    doc = load_toml(path)
     unknown = set(doc) - {"defaults", "case"}
     if unknown:
         raise ParioError(f"{path}: unknown table '{sorted(unknown)[0]}'; a job file has [defaults] and [[case]] tables")
