@@ -336,13 +336,15 @@ class Store:
         return self._job_rows("ORDER BY id DESC LIMIT ?", (int(limit),))
 
     def runs_of_job(self, job_id: str, cluster: str | None = None) -> list[int]:
-        """The runs a Slurm job stored, oldest first: their environment names the job (env.slurm)."""
+        """The runs a Slurm job stored, oldest first: their environment names the job (env.slurm:
+        its own id, or ARRAYJOB_TASK for a task of a job array)."""
         def select(con):
             return con.execute("SELECT id, env FROM runs WHERE env LIKE ? ORDER BY id",
-                               (f'%"job": "{job_id}"%',)).fetchall()
+                               (f'%"{job_id}"%',)).fetchall()
         out = []
         for run_id, env_text in self._read(select):
             facts = (json.loads(env_text).get("slurm") or {})
-            if str(facts.get("job")) == str(job_id) and (not cluster or facts.get("cluster") in (None, cluster)):
+            if str(job_id) in (str(facts.get("job")), str(facts.get("array"))) and \
+                    (not cluster or facts.get("cluster") in (None, cluster)):
                 out.append(int(run_id))
         return out
