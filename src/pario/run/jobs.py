@@ -110,6 +110,9 @@ def watch(job_id: str, observer: JobObserver, *, error_file: str | None = None, 
     `hopeless_after` seconds; the state is then returned unended). Polls every 0.5 s at first,
     slower (up to 5 s) while nothing changes. Slurm not answering for `patience` seconds ends
     the watch with that error."""
+    if not shutil.which("scontrol"):   # not worth the patience below
+        raise ParioError("scontrol not found on PATH: Slurm's client commands are needed to follow the job",
+                         exit_code=3)
     tail = _Tail(error_file)
     last: tuple[str, str] | None = None
     interval, failing_since, hopeless_since = 0.5, None, None

@@ -183,7 +183,7 @@ class BatchedSearch(Search):
                     self._since_control() >= self.budget.control_every:
                 items.append(((self._new({}, "running"), self.default, self.budget.rungs[-1], "control"), None))
             repeats = 0
-            while len(items) < self.batch_size and self._room(reserve=2 + len(items)):
+            while len(items) < self.batch_size and self._room(reserve=2):   # _new counts each item already
                 ot = self.study.ask()
                 config = self.space.suggest(ot)
                 known = self.cache.get(self.space.canonical(config))
