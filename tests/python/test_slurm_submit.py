@@ -95,7 +95,8 @@ def _submit_in_background(cluster, tmp_path, extra_args, fault):
     import sys
     argv = [sys.executable, "-m", "pario", "bench", *CASE, "-i", "5", "-n", "2", "--timeout", "600", "--submit",
             *extra_args]
-    return subprocess.Popen(argv, cwd=tmp_path, env=pario_env(cluster, tmp_path, extra={"PARIO_FAULT": fault}),
+    extra = {"PARIO_FAULT": fault} if fault else {}
+    return subprocess.Popen(argv, cwd=tmp_path, env=pario_env(cluster, tmp_path, extra=extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -159,3 +160,28 @@ def test_time_limit_keeps_what_was_measured(cluster, tmp_path):
     run = _store(tmp_path).get_run(runs[0])
     assert run["status"] == "partial" and len(run["result"]["cases"][0]["phases"]) == 2
     assert len(errors) == 1 and f"; what it measured is kept as partial run {runs[0]} (" in errors[0], err
+
+
+def test_stop_following_then_results_jobs_picks_the_run_up(cluster, tmp_path):
+    """The user logs out while the job runs: it stores its run anyway, and `pario results jobs` links it."""
+    import signal
+    proc = _submit_in_background(cluster, tmp_path, [], None)
+    try:
+        job = _job_of(tmp_path)
+        proc.send_signal(signal.SIGHUP)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGHUP, err
+    assert f"stopped following Slurm job {job}; it goes on" in err
+    end = time.monotonic() + 120
+    while job_fields(cluster, job)["JobState"] not in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"):
+        assert time.monotonic() < end, "the job did not end"
+        time.sleep(0.3)
+    assert _store(tmp_path).list_jobs()[0]["run_id"] is None   # nobody has looked yet
+    listed = pario(cluster, ["results", "jobs", "--json"], tmp_path)
+    import json
+    rec = json.loads(listed.stdout)["jobs"][0]
+    runs = _store(tmp_path).runs_of_job(job)
+    assert (rec["job_id"], rec["state"], rec["run_id"]) == (job, "COMPLETED", runs[-1])
+    assert _store(tmp_path).get_run(runs[-1])["status"] == "complete"
