@@ -1,6 +1,7 @@
 """What going through Slurm costs, on a real one-node Slurm started here (scripts/local-slurm.sh):
 
-  A  salloc -n 2 pario bench CASE --launcher mpirun     mpirun inside the allocation
+  A  salloc -n 2 pario bench CASE --launcher mpirun     mpirun inside the allocation (binds ranks to cores)
+  A2 the same with OMPI_MCA_hwloc_base_binding_policy=none   mpirun without binding, like srun here
   B  salloc -n 2 pario bench CASE                       srun (the default inside an allocation)
   C  pario bench CASE -n 2 --submit                     a batch job, followed to its stored run
 
@@ -53,6 +54,15 @@ def rates(work: Path) -> dict[str, float]:
     return {op: statistics.median(p["bw_mib"] for p in phases if p["op"] == op) for op in ("write", "read")}
 
 
+def cpus(work: Path) -> list[str]:
+    """The CPUs each rank of the last run could use (the engine's placement record)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from pario.store import Store
+    store = Store(str(work / "runs.db"))
+    place = store.get_run(store.latest_id())["result"]["mpi"].get("placement") or {}
+    return [r["cpus"] for r in place.get("ranks") or []]
+
+
 def job_times(conf: str, job: str) -> dict[str, float]:
     text = subprocess.run(["scontrol", "-o", "show", "job", job], env=dict(os.environ, SLURM_CONF=conf),
                           capture_output=True, text=True).stdout
@@ -75,7 +85,9 @@ def main() -> int:
     conf = os.path.join(cluster, "slurm.conf")
     env = env_of(conf, work)
     py = [sys.executable, "-m", "pario", "bench", *CASE, "-o", str(work / "scratch")]
+    unbound = ["env", "OMPI_MCA_hwloc_base_binding_policy=none"]
     variants = {"A mpirun in salloc": ["salloc", "-n", "2", *py, "--launcher", "mpirun"],
+                "A2 mpirun, no binding": ["salloc", "-n", "2", *unbound, *py, "--launcher", "mpirun"],
                 "B srun in salloc": ["salloc", "-n", "2", *py],
                 "C --submit": [*py, "-n", "2", "--submit"]}
     data: dict[str, list[dict]] = {k: [] for k in variants}
@@ -85,7 +97,7 @@ def main() -> int:
                 wall, out = timed(argv, env, work)
                 if out.returncode != 0:
                     sys.exit(f"{name}: exit {out.returncode}\n{out.stderr[-2000:]}")
-                rec = {"round": r, "wall_s": wall, **rates(work)}
+                rec = {"round": r, "wall_s": wall, **rates(work), "cpus": cpus(work)}
                 m = re.search(r"submitted Slurm job (\d+)", out.stderr)
                 if m:
                     rec.update(job_times(conf, m.group(1)))
@@ -97,14 +109,16 @@ def main() -> int:
            "when": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "rounds": data}
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
-    print("| variant | wall s, median [min-max] | write MiB/s | read MiB/s | job wait s | job run s |")
-    print("|---|---|---|---|---|---|")
+    print("| variant | wall s, median [min-max] | write MiB/s | read MiB/s | rank CPUs | job wait s | job run s |")
+    print("|---|---|---|---|---|---|---|")
     for name, recs in data.items():
         walls = [x["wall_s"] for x in recs]
         wait = med([x["wait_s"] for x in recs if "wait_s" in x])
         job = med([x["job_s"] for x in recs if "job_s" in x])
-        print(f"| {name} | {med(walls):.2f} [{min(walls):.2f}-{max(walls):.2f}] | {med([x['write'] for x in recs]):.0f} "
-              f"| {med([x['read'] for x in recs]):.0f} | {'-' if wait != wait else f'{wait:.1f}'} "
+        write = med([x["write"] for x in recs])
+        print(f"| {name} | {med(walls):.2f} [{min(walls):.2f}-{max(walls):.2f}] | {write:.0f} "
+              f"| {med([x['read'] for x in recs]):.0f} | {' '.join(recs[0]['cpus'])} "
+              f"| {'-' if wait != wait else f'{wait:.1f}'} "
               f"| {'-' if job != job else f'{job:.1f}'} |")
     return 0
 
