@@ -12,6 +12,12 @@ from slurm_support import ROOT, job_fields, local_slurm, pario, pario_env, stop
 
 pytestmark = [pytest.mark.mpi, pytest.mark.e2e]
 CASE = ["-a", "posix", "-t", "64k", "-b", "256k", "-i", "2", "--no-probe", "-o", "scratch"]
+# Keeping what a job measured before scancel or its time limit is issue 19's (faults): pario bench
+# storing a partial run on SIGTERM (run/stop.py) and PARIO_FAULT=hang:R:N, a hang in rank R's N-th
+# timed phase (engine/fault.c). Without them the job's front end dies with the job, and the end is
+# still said in Slurm's terms, with "no run was stored": the tests check whichever holds here.
+KEEPS_PARTIAL = (ROOT / "src" / "pario" / "run" / "stop.py").is_file() and \
+    (ROOT / "csrc" / "engine" / "fault.c").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -111,34 +117,55 @@ def _job_of(tmp_path, timeout=60):
 
 
 def _wait_phases(tmp_path, job, phases, timeout=120):
-    """Until the job's messages show `phases` measured phases (then rank 0 hangs: PARIO_FAULT)."""
+    """Until the job's messages show `phases` measured phases (then rank 0 hangs: PARIO_FAULT), or
+    with phases=0 until its case has started (rank 0 hangs in its first write)."""
+    mark = f"[{phases}/10]" if phases else "shared-posix: 512 KiB per phase"
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         errs = list((tmp_path / "pario-jobs").glob(f"*-{job}.err"))
-        if errs and f"[{phases}/10]" in errs[0].read_text():
+        if errs and mark in errs[0].read_text():
             return
         time.sleep(0.3)
-    raise AssertionError(f"job {job} did not measure {phases} phases in {timeout}s")
+    raise AssertionError(f"job {job} did not show {mark!r} in {timeout}s")
+
+
+def _cancel_left(cluster, tmp_path):
+    """A failed test must not leave its job holding the node's CPUs for the next ones."""
+    for rec in (_store(tmp_path).list_jobs() if (tmp_path / "runs.db").exists() else []):
+        cluster.run(["scancel", rec["job_id"]])
+
+
+def _kept(tmp_path, job, errors, err):
+    """What a stopped job left: a partial run with the 2 phases measured before rank 0 hung (issue
+    19 present), else no run and a line that says so and where the job's messages are."""
+    runs = _store(tmp_path).runs_of_job(job)
+    assert len(errors) == 1, err
+    if not KEEPS_PARTIAL:
+        assert runs == [] and errors[0].endswith(
+            "; no run was stored (keeping what a stopped job measured is not built yet: issue 19); the job's "
+            f"messages are in {next((tmp_path / 'pario-jobs').glob(f'*-{job}.err'))}"), err
+        return
+    assert len(runs) == 1, err
+    run = _store(tmp_path).get_run(runs[0])
+    assert run["status"] == "partial" and len(run["result"]["cases"][0]["phases"]) == 2
+    assert f"; what it measured is kept as partial run {runs[0]} (" in errors[0], err
 
 
 def test_scancel_keeps_what_was_measured(cluster, tmp_path):
     proc = _submit_in_background(cluster, tmp_path, [], "hang:0:2")
     try:
         job = _job_of(tmp_path)
-        _wait_phases(tmp_path, job, 2)
+        _wait_phases(tmp_path, job, 2 if KEEPS_PARTIAL else 0)
         assert cluster.run(["scancel", job]).returncode == 0
         out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
+        _cancel_left(cluster, tmp_path)
     assert proc.returncode == 1, err
     errors = [ln for ln in err.splitlines() if ln.startswith("pario: error:")]
-    assert errors[0].startswith(f"pario: error: Slurm job {job} was cancelled"), err
-    runs = _store(tmp_path).runs_of_job(job)
-    assert len(runs) == 1, err
-    run = _store(tmp_path).get_run(runs[0])
-    assert run["status"] == "partial"
-    assert len(run["result"]["cases"][0]["phases"]) == 2
-    assert len(errors) == 1 and f"; what it measured is kept as partial run {runs[0]} (" in errors[0], err
+    assert errors[0].startswith(f"pario: error: Slurm job {job} was cancelled (scancel or an administrator)"), err
+    assert job_fields(cluster, job)["JobState"] == "CANCELLED"
+    _kept(tmp_path, job, errors, err)
 
 
 def test_time_limit_keeps_what_was_measured(cluster, tmp_path):
@@ -148,18 +175,15 @@ def test_time_limit_keeps_what_was_measured(cluster, tmp_path):
         out, err = proc.communicate(timeout=240)
     finally:
         proc.kill()
+        _cancel_left(cluster, tmp_path)
     job = _job_of(tmp_path)
     assert proc.returncode == 1, err
     errors = [ln for ln in err.splitlines() if ln.startswith("pario: error:")]
-    assert errors[0] == f"pario: error: Slurm job {job} reached its time limit (00:01:00) and was stopped" + \
-        errors[0].split("was stopped", 1)[1], err
+    assert errors[0].startswith(f"pario: error: Slurm job {job} reached its time limit (00:01:00) and was stopped "
+                                "after 00:0"), err
     fields = job_fields(cluster, job)
     assert (fields["JobState"], fields["Reason"]) == ("TIMEOUT", "TimeLimit")
-    runs = _store(tmp_path).runs_of_job(job)
-    assert len(runs) == 1, err
-    run = _store(tmp_path).get_run(runs[0])
-    assert run["status"] == "partial" and len(run["result"]["cases"][0]["phases"]) == 2
-    assert len(errors) == 1 and f"; what it measured is kept as partial run {runs[0]} (" in errors[0], err
+    _kept(tmp_path, job, errors, err)
 
 
 def test_stop_following_then_results_jobs_picks_the_run_up(cluster, tmp_path):
@@ -172,6 +196,8 @@ def test_stop_following_then_results_jobs_picks_the_run_up(cluster, tmp_path):
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
+        if proc.returncode != 128 + signal.SIGHUP:
+            _cancel_left(cluster, tmp_path)
     assert proc.returncode == 128 + signal.SIGHUP, err
     assert f"stopped following Slurm job {job}; it goes on" in err
     end = time.monotonic() + 120
