@@ -33,6 +33,9 @@ class BenchRequest:
     aggregate: bool | None = None
     pattern: str | None = None
     dims: str | None = None
+    btio_class: str | None = None
+    grid: str | None = None
+    steps: int | None = None
     view: bool | None = None
     odirect: bool | None = None
     hint: list[str] | None = None
@@ -54,6 +57,8 @@ class BenchRequest:
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None
+    preset: str | None = None
+    scale: float | None = None
     size: str | None = None
     time: float = 60.0
     io: str | None = None
