@@ -65,6 +65,17 @@ def test_bench_follows_the_allocation(cluster, tmp_path, flavour, plugin):
     assert f"Slurm job {slurm['job']} (cluster pario, partition debug); srun --mpi={plugin}" in shown.stdout
 
 
+def test_a_preset_follows_the_allocation(cluster, tmp_path):
+    """pario bench --preset takes the allocation's tasks and srun like a plain bench."""
+    _needs(OPENMPI)
+    out = pario(cluster, ["bench", "--preset", "lrz-hints", "--scale", "0.01", "--no-probe", "-o", "scratch"],
+                tmp_path, salloc=2)
+    assert out.returncode == 0, out.stderr
+    run = _last_run(tmp_path)
+    assert run["env"]["launcher_argv"][:3] == ["srun", "-n", "2"] and run["result"]["mpi"]["ranks"] == 2
+    assert run["env"]["preset"] == "lrz-hints" and run["env"]["slurm"]["tasks"] == 2
+
+
 def test_mpirun_stays_available(cluster, tmp_path):
     _needs(OPENMPI)
     out = pario(cluster, ["bench", *CASE, "--launcher", "mpirun"], tmp_path, salloc=2)
