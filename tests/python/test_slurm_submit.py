@@ -12,12 +12,6 @@ from slurm_support import ROOT, job_fields, local_slurm, pario, pario_env, stop
 
 pytestmark = [pytest.mark.mpi, pytest.mark.e2e]
 CASE = ["-a", "posix", "-t", "64k", "-b", "256k", "-i", "2", "--no-probe", "-o", "scratch"]
-# Keeping what a job measured before scancel or its time limit is issue 19's (faults): pario bench
-# storing a partial run on SIGTERM (run/stop.py) and PARIO_FAULT=hang:R:N, a hang in rank R's N-th
-# timed phase (engine/fault.c). Without them the job's front end dies with the job, and the end is
-# still said in Slurm's terms, with "no run was stored": the tests check whichever holds here.
-KEEPS_PARTIAL = (ROOT / "src" / "pario" / "run" / "stop.py").is_file() and \
-    (ROOT / "csrc" / "engine" / "fault.c").is_file()
 
 
 @pytest.fixture(scope="module")
@@ -136,15 +130,9 @@ def _cancel_left(cluster, tmp_path):
 
 
 def _kept(tmp_path, job, errors, err):
-    """What a stopped job left: a partial run with the 2 phases measured before rank 0 hung (issue
-    19 present), else no run and a line that says so and where the job's messages are."""
+    """What a stopped job left: a partial run with the 2 phases measured before rank 0 hung."""
     runs = _store(tmp_path).runs_of_job(job)
     assert len(errors) == 1, err
-    if not KEEPS_PARTIAL:
-        assert runs == [] and errors[0].endswith(
-            "; no run was stored (keeping what a stopped job measured is not built yet: issue 19); the job's "
-            f"messages are in {next((tmp_path / 'pario-jobs').glob(f'*-{job}.err'))}"), err
-        return
     assert len(runs) == 1, err
     run = _store(tmp_path).get_run(runs[0])
     assert run["status"] == "partial" and len(run["result"]["cases"][0]["phases"]) == 2
@@ -155,7 +143,7 @@ def test_scancel_keeps_what_was_measured(cluster, tmp_path):
     proc = _submit_in_background(cluster, tmp_path, [], "hang:0:2")
     try:
         job = _job_of(tmp_path)
-        _wait_phases(tmp_path, job, 2 if KEEPS_PARTIAL else 0)
+        _wait_phases(tmp_path, job, 2)
         assert cluster.run(["scancel", job]).returncode == 0
         out, err = proc.communicate(timeout=120)
     finally:

@@ -5,7 +5,7 @@ import importlib
 import sys
 
 from pario import __version__
-from pario.model.errors import ParioError
+from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
 COMMANDS = ["bench", "tune", "results", "profile", "report", "stack", "settings"]
@@ -54,6 +54,9 @@ def main(argv=None) -> int:
         return int(args.run(args) or 0)
     except ParioError as exc:
         print(f"pario: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except Stopped as exc:  # before anything was measured (a run that measured is stored and returns)
+        print(f"pario: stopped by {exc.name}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)

@@ -5,31 +5,31 @@ The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> st
 from __future__ import annotations
 
 import argparse
-import shlex
+import os
 import sys
 from typing import Any
 
 from rich.console import Console
 
-from pario.analysis.summary import headline, summarize
+from pario.analysis.summary import summarize
 from pario.cli import submit
 from pario.cli.bench_preset import run_preset
+from pario.cli.store_run import store_run
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
-from pario.model.result import RunRecord
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, plan
 from pario.platform import host, slurm
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
-from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.mpi import MPI, check_io, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
-from pario.report.terminal.bench import show
+from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
-from pario.run import launchers
+from pario.run import launchers, stop, watchdog
 from pario.run.bench import RunRequest, execute
 from pario.store import Store
 
@@ -86,7 +86,9 @@ per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.tom
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
 Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
-2 bad input, 3 engine or MPI missing."""
+2 bad input, 3 engine or MPI missing, 4 measured but not stored (kept in a file for `pario results import`),
+128+N stopped by signal N (SIGTERM 143, SIGHUP 129, SIGINT 130: the run is ended, its files removed, what
+it measured stored as partial)."""
 
 
 def register(subparsers) -> None:
@@ -126,9 +128,13 @@ def register(subparsers) -> None:
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
+    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended "
+                                                 "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
+    r.add_argument("--drop-caches", nargs="?", const="files", metavar="all",
+                   help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
+                        "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
+                        "/proc/sys/vm/drop_caches (root)")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
@@ -184,32 +190,28 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
 
 def run(args: argparse.Namespace) -> int:
     request = request_of(args)
-    if request.drop_caches:
-        raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
-                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
-                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if request.list_backends:
         return list_backends(request)
-    if request.timeout is not None and request.timeout <= 0:
-        raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
+    watchdog.check_timeout(request.timeout)
     if request.scale is not None and request.preset is None:
         raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
     if args.submit or args.script_only or args.sbatch_args:
         return _as_job(request, args)
-    if request.reuse is not None and request.preset is None:
-        return _reuse(request)
-    if request.preset is not None:
-        return run_preset(request)
-    ranks = request.ranks if request.ranks is not None else default_ranks()
-    if ranks < 1:
-        raise ParioError(f"-n {ranks}: ranks must be at least 1")
-    scratch = Scratch(request.dir)
-    suite = not request.config and not request.given(CASE_DESTS)
-    try:
-        return _plan_and_execute(request, ranks, scratch, suite)
-    except BaseException:
-        scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
-        raise
+    with stop.StopOnSignals():  # SIGTERM, SIGHUP, SIGINT: end the run, keep what it measured
+        if request.reuse is not None and request.preset is None:
+            return _reuse(request)
+        if request.preset is not None:
+            return run_preset(request)
+        ranks = request.ranks if request.ranks is not None else default_ranks()
+        if ranks < 1:
+            raise ParioError(f"-n {ranks}: ranks must be at least 1")
+        scratch = Scratch(request.dir)
+        suite = not request.config and not request.given(CASE_DESTS)
+        try:
+            return _plan_and_execute(request, ranks, scratch, suite)
+        except BaseException:
+            scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
+            raise
 
 
 def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
@@ -250,21 +252,25 @@ def _reuse(request: BenchRequest) -> int:
     store = Store(request.db)
     assert request.reuse is not None
     cases, ranks, scratch, note, facts = reuse.plan(request, store.get_run(request.reuse), CASE_DESTS)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe, facts={"reuse": facts},
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe,
+        facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
+        timeout=request.timeout))
 
 
 def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
                     listing: dict[str, Any] | None) -> MPI:
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
-    launchers.check_launcher(launchers.resolve(request.launcher), mpi)
-    launchers.command(mpi, ranks, [], io=request.io, launcher=launchers.resolve(request.launcher))  # rejects --io early
+    launcher = launchers.resolve(request.launcher)
+    launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
+    check_io(mpi, request.io)
+    launchers.check_launcher(launcher, mpi)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
@@ -276,9 +282,10 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         engine = engine_path()
         listing = engine_listing(engine)
         scratch.prepare()
-        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
+        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
     rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
@@ -287,31 +294,35 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
+        timeout=request.timeout))
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
-    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
+    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors,
+    4 not stored, 128+N stopped by signal N."""
     record = execute(run_request, Progress(plain=request.json))
-    run_id = store_run(store, record)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    bad = [r["name"] for r in rows if (r.get("verify") or {}).get("errors")]
+    if bad and record.status == "complete":
+        record.status = "verify failed"  # every phase ran, but the data read back is not what was written
+    run_id, _kept = store_run(store, record)
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
     else:
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    if bad and request.json:  # the tables (stdout) are not printed: where the data differ goes to stderr
+        for line in verify_lines(rows):
+            print(f"pario: {line}", file=sys.stderr)
     if bad and not record.message:
-        print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+        print(f"pario: error: checked reads found data that differ from what was written in {', '.join(bad)} "
+              "(the lines above say where)", file=sys.stderr)
+    signals = stop.current()
+    first = record.stopped or (signals.first if signals else None)
+    if first:
+        return 128 + first
+    if run_id is None:
+        return 4
     return 0 if record.complete and not bad else 1
-
-
-def store_run(store: Store, record: RunRecord) -> int | None:
-    try:
-        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
-                             env=record.env, result=record.result, status=record.status,
-                             headline=headline(record.result))
-    except ParioError as exc:
-        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
-        return None

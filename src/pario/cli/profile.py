@@ -11,14 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
+import signal
 import sys
 import time
 from pathlib import Path
 
 from pario.model.errors import ParioError
 from pario.platform import slurm
-from pario.run import launchers
+from pario.run import child, launchers
 
 HELP = __doc__.split("\n", 2)[2]
 
@@ -118,15 +118,15 @@ def profile(args, cmd, prun) -> int:
         child_env = dict(os.environ)
         child_env.update(env_vars)
         child_env["LD_PRELOAD"] = prun.merged_preload(lib)
-    try:
-        proc = subprocess.run(argv, env=child_env)
-        code = proc.returncode
+    try:  # signals to pario go to the program; pario waits for it and writes the log anyway
+        ended = child.run(argv, env=child_env)
     except FileNotFoundError:
         prun.remove_parts(parts)
         raise ParioError(f"cannot run {argv[0]}: no such program (check the path after --)", exit_code=127) from None
     except PermissionError:
         prun.remove_parts(parts)
         raise ParioError(f"cannot run {argv[0]}: permission denied (is it executable?)", exit_code=126) from None
+    code = ended.returncode
     job = {"command": cmd, "launcher": args.launcher if args.ranks else "direct", "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
     if args.ranks:
@@ -134,8 +134,11 @@ def profile(args, cmd, prun) -> int:
     alloc = slurm.allocation()
     if alloc is not None:
         job["slurm"] = alloc.to_dict()
+    if ended.forwarded:
+        names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
+        print(f"pario: passed {names} on to the program", file=sys.stderr)
     try:
-        doc = prun.merge(parts, output, job)
+        doc = prun.merge(parts, output, job, ended.signal)
     finally:
         if not args.keep_parts:
             prun.remove_parts(parts)
@@ -145,9 +148,11 @@ def profile(args, cmd, prun) -> int:
     if partial:
         msg += f" ({partial} stopped by a signal: partial)"
     print(msg + f"; see it with: pario profile show {output}", file=sys.stderr)
-    if code != 0:
+    if ended.signal:
+        print(f"pario: the program was ended by {signal.Signals(ended.signal).name}", file=sys.stderr)
+    elif code != 0:
         print(f"pario: the program exited with status {code}", file=sys.stderr)
-    return code if code >= 0 else 128 - code
+    return ended.shell_code
 
 
 def show(log: str, as_json: bool, top: int) -> int:

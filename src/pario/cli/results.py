@@ -1,4 +1,5 @@
-"""`pario results`: list, show and compare stored runs, and import IOR's JSON summary."""
+"""`pario results`: list, show and compare stored runs; store a run `pario bench` kept in a file
+(import) and IOR's JSON summary (import-ior)."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,7 @@ from pario.model.errors import ParioError
 from pario.report import json as json_report
 from pario.report.terminal import layers
 from pario.report.terminal import runs as run_tables
-from pario.store import Store, ior_import
+from pario.store import Store, ior_import, spool
 
 
 def _common() -> argparse.ArgumentParser:
@@ -39,6 +40,9 @@ def register(subparsers) -> None:
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
     cmp_.add_argument("a", help="run id A (the baseline)")
     cmp_.add_argument("b", help="run id B")
+    run_file = sub.add_parser("import", parents=[common],
+                              help="store a run that `pario bench` measured but could not store (it names the file)")
+    run_file.add_argument("file", help="the run's file (pario-run-*.json)")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
@@ -93,13 +97,15 @@ def run(args) -> int:
     if action == "compare":
         a = store.get_run(parse_run_id(args.a, store))
         b = store.get_run(parse_run_id(args.b, store))
-        cmp = compare.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
+        cmp = compare.compare_runs(a, b)
         if as_json:
-            _emit({"a": a["id"], "b": b["id"], "cases": cmp})
+            _emit(cmp)
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
             run_tables.print_compare(console, cmp, title=title)
         return 0
+    if action == "import":
+        return _import_run(args.file, store, as_json, console)
     if action == "jobs":
         from pario.cli import submit
         from pario.report.terminal.jobs import print_jobs
@@ -113,6 +119,24 @@ def run(args) -> int:
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
     raise ParioError(f"unknown results action {action}")
+
+
+def _import_run(path: str, store: Store, as_json: bool, console: Console) -> int:
+    """A run kept by `pario bench` when the store could not take it: stored once, then the file goes."""
+    run = spool.load(path)
+    engine_run = run["spec"].get("run_id")
+    already = store.find_run_id(engine_run) if isinstance(engine_run, str) and engine_run else None
+    if already is not None:
+        raise ParioError(f"{path} is stored already as run {already} (engine run {engine_run}); "
+                         "delete the file, or `pario results show " f"{already}`")
+    run_id = store.add_run(**run)
+    spool.discard(path)
+    if as_json:
+        _emit({"id": run_id, "kind": run["kind"], "status": run["status"], "file": path})
+    else:
+        console.print(f"Stored {path} as run {run_id} ({run['status']}) and removed the file: "
+                      f"pario results show {run_id}", highlight=False)
+    return 0
 
 
 def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int:

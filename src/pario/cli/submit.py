@@ -169,12 +169,7 @@ def collect(store: Store, row: int, job: JobState, cluster: str, err_file: str |
             kept = "what it measured is kept as" if run["status"] == "partial" else "stored as"
             parts.append(f"{kept} {run['status']} run {run['id']} ({err})")
     if not runs:
-        # Not built yet: the bench in the job has no SIGTERM handler, so a job Slurm stops (scancel,
-        # time limit) takes its front end with it. Issue 19 (faults) stores the partial run; drop
-        # this note when it lands (tests/python/test_slurm_submit.py checks both).
-        stopped = job.state in ("CANCELLED", "TIMEOUT") and job.started
-        parts.append("no run was stored" + (" (keeping what a stopped job measured is not built yet: issue 19)"
-                                            if stopped else "")
+        parts.append("no run was stored"
                      + (f"; the job's messages are in {err_file}" if err_file else ""))
     problems = ["; ".join(p for p in parts if p)] if any(parts[1:]) or parts[0] else []
     if as_json:

@@ -18,7 +18,7 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.tuning import TuningSession
 from pario.plan import validate
-from pario.plan.bench import CASE_DESTS, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.jobfile import load_toml
 from pario.platform import stack
 from pario.platform.ceiling import device_ceiling
@@ -27,7 +27,7 @@ from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal import tune as show
-from pario.run import launchers
+from pario.run import launchers, watchdog
 from pario.store import Store
 from pario.tune import importance, knobs, prior, verdict
 from pario.tune.jobs import BatchedSearch, SubmitPlan
@@ -83,7 +83,8 @@ def register(subparsers) -> None:
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", choices=["mpirun", "srun"],
                    help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before a run is ended")
+    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before a run is ended "
+                                                 "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout (progress on stderr)")
@@ -99,6 +100,7 @@ def parse_duration(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
     store = Store(args.db)   # opened first: a bad --db must not cost a run
     if args.list:
         rows = store.list_sessions()
@@ -164,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
     evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
                              launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
-                             timeout=args.timeout or default_timeout([case], ranks))
+                             timeout=args.timeout)
     return _search(args, store, session, space, evaluator, budget, guesses, case)
 
 
@@ -260,7 +262,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
                              directory=directory, launcher=launcher, store=store, facts={"session": session.id},
                              ceiling=device_ceiling(engine, scratch.dir, skip=args.no_probe),
-                             timeout=args.timeout or default_timeout([case], session.ranks))
+                             timeout=args.timeout)
     return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from pario.cli import submit
 from pario.model.errors import ParioError
 from pario.model.tuning import TuningSession
-from pario.plan.bench import default_timeout
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_path
 from pario.platform.mpi import detect, find_mpirun
@@ -78,7 +77,7 @@ def run_trials(args: argparse.Namespace, store: Store) -> int:
         return EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi, directory=directory,
                             launcher=launcher, store=store, facts={"session": session.id},
                             ceiling=device_ceiling(engine, scratch.dir, skip=bool(doc.get("no_probe"))),
-                            timeout=doc.get("timeout") or default_timeout([case], session.ranks),
+                            timeout=doc.get("timeout"),  # None: the watchdog measures its limit
                             warmup=int(doc.get("warmup", 1)))
     try:
         return run_task(args.run_trials, int(index), store, make)

@@ -66,7 +66,7 @@ class BenchRequest:
     launcher: str | None = None    # None: srun inside a Slurm allocation, else mpirun (run.launchers.resolve)
     timeout: float | None = None
     no_probe: bool = False
-    drop_caches: bool = False
+    drop_caches: str | None = None  # --drop-caches: 'files' (the run's own, any user) or 'all' (root)
     db: str | None = None
     json: bool = False
     list_backends: bool = False    # --list

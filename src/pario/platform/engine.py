@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -37,6 +38,24 @@ def engine_listing(engine: str | None) -> dict[str, Any] | None:
     try:
         out = subprocess.run([engine, "--list"], capture_output=True, text=True, timeout=30)
         doc = json.loads(out.stdout) if out.returncode == 0 else None
-        return doc if isinstance(doc, dict) and "backends" in doc else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
         return None
+    if out.returncode == 127:
+        check_loadable(engine, out.stderr)
+    return doc if isinstance(doc, dict) and "backends" in doc else None
+
+
+# the dynamic loader's own words (glibc): "PROG: error while loading shared libraries: LIB: WHY"
+_LOADER = re.compile(r"error while loading shared libraries: ([^:\s]+): (.+)")
+
+
+def check_loadable(engine: str, stderr: str) -> None:
+    """Name a shared library the loader could not load for the engine (exit 127): otherwise every
+    rank dies before MPI starts and the run looks stuck before its first phase."""
+    found = _LOADER.search(stderr or "")
+    if found:
+        lib, why = found.group(1), found.group(2).strip()
+        raise ParioError(f"pario-engine cannot start: the shared library {lib} cannot be loaded ({why}) "
+                         f"for this user; {engine} needs it beside the engine (in its ../lib) or on the "
+                         "loader's path: reinstall pario (make setup) or load the module that provides it",
+                         exit_code=3)

@@ -42,7 +42,17 @@ def job_table(view: dict[str, Any]) -> Table:
     others = f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
     t.add_row("command", escape(cmds[0] if cmds else "-") + others)
     t.add_row("started", start)
-    t.add_row("wall time", secs(view.get("wall_time")))
+    t.add_row("wall time", secs(view.get("wall_time")) + " (first process start to last process end)")
+    if view.get("time_interface"):
+        wall, n = view.get("wall_time"), max(view.get("ranks") or view["processes"], 1)
+        share = f" ({view['io_time_sum'] / (wall * n):.0%} of {n} x the wall time)" if wall else ""
+        t.add_row(f"I/O time, summed ({view['time_interface']})",
+                  f"{secs(view['io_time_sum'])} over {n} process{'es' if n != 1 else ''}{share}")
+        spread = view.get("per_rank")
+        if spread:
+            how = "" if spread["exact"] else " (shared files count between their fastest and slowest rank)"
+            t.add_row(f"I/O time per rank ({view['time_interface']})",
+                      f"{secs(spread['low'])} to {secs(spread['high'])} over {spread['n']} ranks{how}")
     if view["partial"]:
         t.add_row("[red]partial[/]", f"[red]processes {view['partial_processes']} were stopped by a signal; "
                                      "their counters end there[/]")
@@ -60,7 +70,7 @@ def job_table(view: dict[str, Any]) -> Table:
 def module_table(view: dict[str, Any]) -> Table:
     t = Table(title="I/O by interface", box=box.SIMPLE_HEAVY)
     for col in ("interface", "files", "shared", "reads", "writes", "read", "written", "< 1 MiB ops",
-                "read time", "write time", "meta time"):
+                "read time\n(sum over ranks)", "write time\n(sum over ranks)", "meta time\n(sum over ranks)"):
         t.add_column(col, justify="left" if col == "interface" else "right")
     for mod, m in view["modules"].items():
         ops = m["reads"] + m["writes"]
@@ -118,13 +128,22 @@ def hints_table(files: list[dict[str, Any]]) -> Table | None:
     rows = [f for f in files if f["module"] == "mpiio"]
     if not rows:
         return None
-    t = Table(title="MPI-IO files: hints in effect (as reported by MPI_File_get_info)", box=box.SIMPLE_HEAVY)
+    t = Table(title="MPI-IO files: hints (MPI_File_get_info) and MCA settings (MPI_T)", box=box.SIMPLE_HEAVY)
     t.add_column("file", overflow="fold")
-    t.add_column("hints", overflow="fold")
+    t.add_column("settings", overflow="fold")
     for f in rows:
-        h = f["hints"]
-        text = "; ".join(f"{k}={v}" for k, v in h.items()) if h else "(the MPI library reported none)"
-        t.add_row(escape(f["path"]), escape(text))
+        status = f.get("hints_status") or {}
+        parts = []
+        if status.get("confirmed"):
+            parts.append("in effect (MPI_File_get_info returns the values in effect): "
+                         + ", ".join(f"{k}={v}" for k, v in status["confirmed"].items()))
+        if status.get("echoed"):
+            parts.append("echoed by Open MPI, not confirmed (its MPI_File_get_info gives back the keys the "
+                         "program passed): " + ", ".join(f"{k}={v}" for k, v in status["echoed"].items()))
+        if status.get("mca"):
+            parts.append("MCA settings this run used (MPI_T): "
+                         + ", ".join(f"{k}={v}" for k, v in status["mca"].items()))
+        t.add_row(escape(f["path"]), escape("\n".join(parts) or "(the MPI library reported none)"))
     return t
 
 
