@@ -29,6 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
     p.add_argument("--mem", type=float, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
+    p.add_argument("--runtime-files", action="store_true",
+                   help="record the MPI runtime's own files (shared memory, session directories) one by one "
+                        "instead of as one '<MPI runtime files>' record")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")
@@ -74,7 +77,7 @@ def print_env(args, prun) -> int:
     lib = prun.preload_path()
     stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.output or f"pario-profile.{stamp}").resolve()
-    env = prun.profile_env(lib, str(out), args.trace, args.mem)
+    env = prun.profile_env(lib, str(out), args.trace, args.mem, args.runtime_files)
     print("# pario profile: paste into the job script before the launcher line (srun keeps the environment;")
     print("# with mpirun add -x LD_PRELOAD -x PARIO_PROFILE_DIR). Afterwards:")
     print(f"#   pario profile show {out}")
@@ -89,7 +92,7 @@ def profile(args, cmd, prun) -> int:
     if output.is_dir():
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")
     parts = prun.make_parts_dir(output.resolve())
-    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem)
+    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
