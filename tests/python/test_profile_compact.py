@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 import json
 
-from profile_support import ROOT  # noqa: F401  (puts src/ on sys.path)
-
 from pario.analysis.profile.logread import compact, expand, job_from_parts, load
+from profile_support import ROOT  # noqa: F401  (puts src/ on sys.path)
 
 NAMES = {"counters": ["A_OPENS", "A_BYTES"], "kinds": ["count", "bytes"], "ops": ["sum", "sum"],
          "fcounters": ["A_F_TIME"], "fkinds": ["seconds"], "fops": ["sum"]}

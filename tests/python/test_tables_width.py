@@ -1,0 +1,81 @@
+"""Every table at 80 and 160 columns: no column dropped, no word or number cut (issue 15).
+
+The runs are real ones (tests/python/data/runs, stored by `pario bench` on the development VM);
+each table's identifying cells and figures must be present whole in what is printed."""
+from __future__ import annotations
+
+import pytest
+
+from pario.analysis import layers as layer_analysis
+from pario.analysis.summary import summarize
+from pario.report.terminal import layers, tables
+from pario.report.terminal.cells import rate, spread
+from pario.report.terminal.fit import Col, fit, print_fit
+from table_support import assert_whole, console, stored_run, text_of
+
+RUNS = ["layers-2ranks", "default-suite-2ranks", "metadata-2ranks", "jobfile-2ranks"]
+WIDTHS = [80, 160]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", RUNS)
+def test_results_show_keeps_every_label_and_figure(name, width):
+    run = stored_run(name)
+    rows = summarize(run["result"], run["env"])
+    con = console(width)
+    layers.print_run(con, run, rows)
+    out = text_of(con)
+    data = [r for r in rows if r.get("workload") != "metadata"]
+    cells = tables.case_labels(data) if data else []
+    for r in data:
+        cells += [rate(r.get(op)) for op in ("write", "read") if r.get(op)]
+        cells.append(tables.op_notes(r))
+    assert_whole(out, cells, width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_layers_table_keeps_the_layer_column(width):
+    run = stored_run("layers-2ranks")
+    rows = summarize(run["result"], run["env"])
+    con = console(width)
+    layers.print_layers(con, rows, run["result"])
+    out = text_of(con)
+    entries = layer_analysis.compare(rows)
+    names = [e["name"] for e in entries]
+    assert len(names) == 10
+    assert_whole(out, names + [spread(e["write"]) for e in entries] + [spread(e["read"]) for e in entries], width)
+    # every layer named on its own line: three rows of pnetcdf no longer look alike
+    for n in ("pnetcdf-coll", "pnetcdf-iput", "pnetcdf-bput"):
+        assert n in out
+    # headers are whole too (a figure's header does not wrap, so it must not be cut either)
+    assert out.count("median [min-max]") == 2 and out.count("ratio") >= 2
+
+
+def test_labels_keep_the_configuration():
+    rows = [{"strategy": "shared", "backend": "mpiio", "collective": c, "pattern": "segmented", "xfer": 1 << 20,
+             "name": n, "config": {"segments": s, "view": v, "fsync": f, "odirect": False}}
+            for n, c, s, v, f in (("a", True, 4, False, False), ("b", False, 4, False, False),
+                                  ("c", True, 4, True, True))]
+    labels = tables.case_labels(rows)
+    assert labels == ["shared/mpiio coll s=4", "shared/mpiio indep s=4", "shared/mpiio coll s=4 view fsync"]
+    # the same case alone keeps its configuration: labels do not depend on the other cases
+    assert tables.case_labels(rows[:1]) == ["shared/mpiio coll s=4"]
+
+
+@pytest.mark.parametrize("width", [30, 50, 80])
+def test_fit_changes_shape_instead_of_cutting(width):
+    cols = [Col("case", "id"), Col("write MiB/s\nmedian [min-max]", "num", "right"),
+            Col("notes", "text", aside=True)]
+    rows = [["/a/very/long/path/to/one/shared_file.dat", "12345 [10000-99999]", "verified, cache?, warm"],
+            ["fpp/posix", "1.23 [1.00-2.00]", "a note that has many words in it to wrap"]]
+    con = console(width)
+    print_fit(con, cols, rows, title="title")
+    out = text_of(con)
+    assert_whole(out, [c for r in rows for c in r], width)
+    assert "median" in out and "[min-max]" in out
+
+
+def test_fit_is_one_table_when_it_fits():
+    cols = [Col("a", "id"), Col("b", "num", "right")]
+    parts = fit(console(80), cols, [["x", "1"], ["y", "22"]])
+    assert len(parts) == 1
