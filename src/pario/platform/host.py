@@ -6,8 +6,10 @@ import os
 import platform
 import re
 import socket
-import subprocess
 from typing import Any
+
+from pario.model.filesystems import fs_name
+from pario.platform.fsinfo import statfs_magic
 
 
 def meminfo(path: str = "/proc/meminfo") -> dict[str, int]:
@@ -33,12 +35,12 @@ def cpus() -> int:
 
 
 def fs_type(directory: str) -> str | None:
-    """File system type name (e.g. ext2/ext3, xfs, lustre, tmpfs) via GNU stat; None if unknown."""
-    try:
-        out = subprocess.run(["stat", "-f", "-c", "%T", directory], capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or None if out.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired):
+    """File system type name (ext4, xfs, lustre, tmpfs...) from its statfs magic, named as `pario
+    stack` and the profiler name it (GNU stat's %T says "ext2/ext3" for ext4); None if unknown."""
+    if not os.path.exists(directory):
         return None
+    magic = statfs_magic(directory)
+    return fs_name(magic) if magic is not None else None
 
 
 def disk_free(directory: str) -> int:
