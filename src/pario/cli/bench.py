@@ -70,7 +70,7 @@ Job file (--config job.toml): a [defaults] table and [[case]] tables with the lo
 Metadata cases in a job file: workload = "metadata", files_per_dir, file_size, depth, branching,
 per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.toml).
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
-Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
+Hints: ROMIO's (romio_*, cb_*, ind_*), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
 2 bad input, 3 engine or MPI missing."""
 

@@ -86,7 +86,7 @@ def env_lines(run: dict) -> list[str]:
         lines.append("  ".join(facts))
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib") or ceiling.get("read_mib"):
-        lines.append(f"device ceiling (O_DIRECT probe): write {num(ceiling.get('write_mib'))} MiB/s, "
+        lines.append(f"device ceiling (written and read with O_DIRECT): write {num(ceiling.get('write_mib'))} MiB/s, "
                      f"read {num(ceiling.get('read_mib'))} MiB/s")
     if result.get("error"):
         err = result["error"]
