@@ -30,12 +30,18 @@ class Scratch:
         self.created = False
 
     def prepare(self) -> None:
-        """Create the directory if missing (remembering that we did) and prove it is writable."""
+        """Create the directory if missing (remembering that we did) and prove it is writable. Only
+        the last component is created: a mistyped parent must not leave directories behind (say
+        on the root file system, where a scratch run could fill it)."""
         if os.path.exists(self.dir) and not os.path.isdir(self.dir):
             raise ParioError(f"scratch {self.dir} exists and is not a directory; give another with --dir")
+        parent = os.path.dirname(self.dir)
+        if not os.path.isdir(self.dir) and not os.path.isdir(parent):
+            raise ParioError(f"scratch {self.dir}: its parent {parent} does not exist (pario creates only the "
+                             "last component); create it or give another --dir")
         if not os.path.isdir(self.dir):
             try:
-                os.makedirs(self.dir)
+                os.mkdir(self.dir)
                 self.created = True
             except OSError as exc:
                 raise ParioError(f"cannot create scratch directory {self.dir}: {exc.strerror}; "

@@ -87,7 +87,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
         json.dump(spec, fh, indent=1)
     collector = effective.OutputCollector(scratch.prefix)
     env["timeout_s"] = req.timeout
-    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")
+    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
+                  + (" (created for this run; removed at the end if left empty)" if scratch.created else ""))
     observer.note(req.note)
     if in_slurm() and req.launcher == "mpirun":
         observer.note(f"inside Slurm job {in_slurm()}: mpirun places the ranks in its allocation "
