@@ -11,6 +11,7 @@ import pytest
 from browser_support import Browser, need_browser
 from cli_support import ENGINE, HAVE_MPIRUN, pario
 from pario.cli import main
+from pario.store import Store
 from report_data import add_run, bench_cases
 from test_report_trace import ev, job, process
 
@@ -77,6 +78,8 @@ def test_flags_whose_producer_is_missing_say_so(db, tmp_path, capsys):
 
 
 def test_bad_input_is_one_line(db, tmp_path, capsys):
+    _fails(capsys, ["report", "--db", db], "no results store at")
+    Store(db)
     _fails(capsys, ["report", "--db", db], "no runs stored")
     run_id = add_run(db, bench_cases())
     _fails(capsys, ["report", "7", "--db", db], "no run 7")

@@ -33,7 +33,19 @@ def _json(capsys, argv):
     return json.loads(out)
 
 
+def test_read_only_commands_never_create_a_store(tmp_path, capsys):
+    # issue 15: a mistyped --db of results list/show/compare (or report) said "no runs" and left
+    # an empty database (and its directories) behind
+    missing = tmp_path / "typo" / "runs.db"
+    for argv in (["results"], ["results", "show", "1"], ["results", "compare", "1", "2"], ["report"]):
+        assert main(argv + ["--db", str(missing)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "no results store at" in err, err
+    assert not (tmp_path / "typo").exists()
+
+
 def test_list_empty_then_runs(db, capsys):
+    Store(db)  # an empty store (pario bench creates it)
     assert main(["results", "--db", db]) == 0
     assert "no runs stored yet" in capsys.readouterr().out
     first = _add(db, case("fpp-posix", 0, write=[800.0, 900.0]))
@@ -110,6 +122,7 @@ def test_import_ior_then_compare_with_a_pario_run(db, capsys):
     (["results", "--limit", "0"], "--limit must be at least 1"),
 ])
 def test_bad_input_exits_2_with_one_line(db, capsys, argv, message):
+    Store(db)
     if argv[1] == "compare":
         _add(db, case("a", 0, write=[1.0]))
     assert main(argv + ["--db", db]) == 2
@@ -130,6 +143,6 @@ def test_import_of_a_file_that_is_not_ior(db, capsys, tmp_path):
 def test_unwritable_db_location(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    assert main(["results", "--db", str(blocker / "runs.db")]) == 2
+    assert main(["results", "import-ior", str(DATA / "ior4-mpiio-shared.json"), "--db", str(blocker / "runs.db")]) == 2
     err = capsys.readouterr().err
     assert "cannot create the results directory" in err and err.count("\n") == 1

@@ -59,7 +59,7 @@ def load_runs(ids: list[str], db: str | None, default_last: bool) -> list[dict[s
 
     if not ids and not default_last:
         return []
-    store = Store(db)
+    store = Store(db, existing=True)
     if not ids:
         last = store.latest_id()
         if last is None:

@@ -62,10 +62,10 @@ def _emit(doc: Any) -> None:
 
 
 def run(args) -> int:
-    store = Store(getattr(args, "db", None))
+    action = getattr(args, "action", None)
+    store = Store(getattr(args, "db", None), existing=action != "import-ior")
     as_json = getattr(args, "json", False)
     console = Console()
-    action = getattr(args, "action", None)
     if action is None:
         if args.limit < 1:
             raise ParioError(f"--limit must be at least 1 (got {args.limit})")

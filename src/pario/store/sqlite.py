@@ -79,9 +79,14 @@ class Store:
     """Runs kept in SQLite. Every method opens and closes its own connection, so a Store
     can be kept around and used from forked processes."""
 
-    def __init__(self, path: str | None = None):
+    def __init__(self, path: str | None = None, existing: bool = False):
+        """existing: a read-only command's store, never created (a mistyped --db must not leave an
+        empty database and its directories behind)."""
         self.path = os.path.abspath(os.path.expanduser(path or default_path()))
         parent = os.path.dirname(self.path)
+        if existing and not os.path.isfile(self.path):
+            raise ParioError(f"no results store at {self.path}: nothing was stored there; check --db or $PARIO_DB "
+                             "(`pario bench` creates it with its first run)")
         try:
             os.makedirs(parent, exist_ok=True)
         except OSError as exc:
