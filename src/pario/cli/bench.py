@@ -5,6 +5,7 @@ The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> st
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from typing import Any
@@ -27,8 +28,8 @@ from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
 from pario.report.terminal.bench import show
 from pario.report.terminal.progress import Progress
-from pario.run import launchers
-from pario.run.bench import RunRequest, execute
+from pario.run import forward, launchers
+from pario.run.bench import RunRequest, engine_spec, execute
 from pario.store import Store
 
 EPILOG = """\
@@ -110,6 +111,8 @@ def register(subparsers) -> None:
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the launcher command line and the engine's spec; run nothing, create nothing")
     p.set_defaults(run=run)
 
 
@@ -204,6 +207,8 @@ def _reuse(request: BenchRequest) -> int:
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
+    if request.dry_run:
+        return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
@@ -222,7 +227,9 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
 
 def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool) -> int:
     listing = ceiling = None
-    if suite:
+    if suite and request.dry_run:
+        listing = engine_listing(engine_path())  # sizes without the probe: it writes a file
+    elif suite:
         # The suite's sizes follow the device: probe it first (an engine is needed for that anyway).
         engine = engine_path()
         listing = engine_listing(engine)
@@ -234,11 +241,37 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, listing)
+    if request.dry_run:
+        return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
         timeout=request.timeout or default_timeout(cases, ranks)))
+
+
+def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, mpi: MPI, scratch: Scratch,
+            note: str | None) -> int:
+    """--dry-run: what would run (the launcher's argv, the engine's spec), with nothing launched,
+    no scratch directory or file created and no store opened."""
+    spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, "STATUS_DIR", cases)
+    argv = launchers.command(mpi, ranks, [engine, "SPEC.json", "RESULT.json"], io=request.io,
+                             env=forward.timed_env(), launcher=request.launcher)
+    if request.json:
+        json_report.emit({"schema": "pario.bench-dry-run/1", "launcher_argv": argv, "ranks": ranks,
+                          "note": note, "spec": spec})
+        return 0
+    out = Console()
+    out.print("dry run: nothing launched, no file or directory created, nothing stored", highlight=False)
+    if note:
+        out.print(note, highlight=False)
+    out.print(f"{len(cases)} case(s), {ranks} ranks, files {scratch.dir}/{scratch.prefix}.*", highlight=False)
+    out.print("launcher command line (SPEC.json is the spec below, RESULT.json the engine's result):",
+              highlight=False)
+    print(shlex.join(argv))
+    out.print("spec:", highlight=False)
+    print(json.dumps(spec, indent=1))
+    return 0
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:

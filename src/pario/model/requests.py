@@ -65,6 +65,7 @@ class BenchRequest:
     db: str | None = None
     json: bool = False
     list_backends: bool = False    # --list
+    dry_run: bool = False
 
     @classmethod
     def from_namespace(cls, ns: Any) -> BenchRequest:

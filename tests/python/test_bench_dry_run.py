@@ -1,0 +1,67 @@
+"""`pario bench --dry-run` (issue 15): the launcher command line and the engine's spec, with
+nothing launched, no file or directory created and no store opened."""
+from __future__ import annotations
+
+import json
+import os
+
+import jsonschema
+import pytest
+
+from cli_support import ENGINE, ROOT, pario
+
+SCHEMAS = ROOT / "schemas"
+
+pytestmark = pytest.mark.skipif(not ENGINE, reason="the engine is not built (make setup)")
+
+# A launcher that answers `--version` as Open MPI does and logs every other call: the dry run
+# may ask the version (to build the command line), never launch.
+FAKE = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "mpirun (Open MPI) 4.1.4"; exit 0; fi
+echo "$@" >> "{log}"
+exit 1
+"""
+
+
+@pytest.fixture
+def fake_mpirun(tmp_path):
+    path = tmp_path / "bin" / "mpirun"
+    path.parent.mkdir()
+    path.write_text(FAKE.format(log=tmp_path / "launched.log"))
+    path.chmod(0o755)
+    return path
+
+
+def _created(tmp_path):
+    return sorted(p for p in os.listdir(tmp_path) if p != "bin")
+
+
+@pytest.mark.parametrize("args", [["-a", "mpiio", "-c", "-s", "4", "-t", "1m", "-b", "2m"], []],
+                         ids=["one-case", "suite"])
+def test_dry_run_runs_nothing(tmp_path, fake_mpirun, args):
+    scratch = tmp_path / "scratch"
+    run = pario([*args, "-n", "2", "--dir", str(scratch), "--mpirun", str(fake_mpirun), "--dry-run", "--json"],
+                tmp_path)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, json.loads((SCHEMAS / "bench-dry-run.schema.json").read_text()))
+    jsonschema.validate(doc["spec"], json.loads((SCHEMAS / "spec.schema.json").read_text()))
+    assert doc["schema"] == "pario.bench-dry-run/1"
+    argv = doc["launcher_argv"]
+    assert argv[0] == str(fake_mpirun) and argv[1:3] == ["-n", "2"] and argv[-2:] == ["SPEC.json", "RESULT.json"]
+    assert doc["spec"]["schema"] == "pario.spec/1" and doc["spec"]["dir"] == str(scratch) and doc["spec"]["cases"]
+    if args:
+        case = doc["spec"]["cases"][0]
+        assert (case["backend"], case["collective"], case["segments"], case["xfer"]) == ("mpiio", True, 4, 1 << 20)
+    # nothing launched, no scratch directory, no store, no cache of a device probe
+    assert not (tmp_path / "launched.log").exists()
+    assert _created(tmp_path) == [], _created(tmp_path)
+
+
+def test_dry_run_text_shows_command_and_spec(tmp_path, fake_mpirun):
+    run = pario(["-a", "posix", "-F", "-n", "2", "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
+                 "--dry-run"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "dry run: nothing launched" in run.stdout
+    assert f"{fake_mpirun} -n 2" in run.stdout and '"strategy": "fpp"' in run.stdout
+    assert not (tmp_path / "launched.log").exists() and _created(tmp_path) == []
