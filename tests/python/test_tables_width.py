@@ -79,3 +79,11 @@ def test_fit_is_one_table_when_it_fits():
     cols = [Col("a", "id"), Col("b", "num", "right")]
     parts = fit(console(80), cols, [["x", "1"], ["y", "22"]])
     assert len(parts) == 1
+
+
+def test_iops_is_defined_in_the_legend():
+    run = stored_run("default-suite-2ranks")
+    rows = summarize(run["result"], run["env"])
+    con = console(80)
+    tables.print_summary(con, rows)
+    assert "IOPS: I/O calls per second of the transfer time alone" in " ".join(text_of(con).split())

@@ -151,7 +151,9 @@ def footer_lines(rows: list[dict]) -> list[str]:
             s = best[op]["bw_mib"]
             lines.append(f"Fastest {op} here: {escape(labels[best['name']])} at {num(s['median'])} MiB/s "
                          f"(median of {s['n']}).")
-    lines.append("MiB/s: open-to-close (sync included), like IOR; imbalance: last rank done / first rank done.")
+    lines.append("MiB/s: open-to-close (sync included), like IOR; IOPS: I/O calls per second of the transfer "
+                 "time alone (open, sync and close left out), so not MiB/s divided by the transfer size; "
+                 "open+close: their share of the phase; imbalance: last rank done / first rank done.")
     present = sorted({f for r in rows for f in r["flags"]})
     for flag in present:
         lines.append(f"[bold]{flag}[/bold]: {FLAG_HELP[flag]}.")
