@@ -65,3 +65,14 @@ def test_dry_run_text_shows_command_and_spec(tmp_path, fake_mpirun):
     assert "dry run: nothing launched" in run.stdout
     assert f"{fake_mpirun} -n 2" in run.stdout and '"strategy": "fpp"' in run.stdout
     assert not (tmp_path / "launched.log").exists() and _created(tmp_path) == []
+
+
+def test_more_ranks_than_cores_is_said_once(tmp_path, fake_mpirun):
+    ranks = len(os.sched_getaffinity(0)) + 1
+    run = pario(["-a", "posix", "-n", str(ranks), "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
+                 "--dry-run"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("oversubscribed") == 1 and "CPU contention" in run.stderr
+    fits = pario(["-a", "posix", "-n", "1", "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
+                  "--dry-run"], tmp_path)
+    assert "oversubscribed" not in fits.stderr

@@ -173,6 +173,10 @@ def run(args: argparse.Namespace) -> int:
     ranks = request.ranks if request.ranks is not None else host.cpus()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
+    if ranks > host.cpus() and request.launcher == "mpirun":
+        print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns on "
+              "the cores), so the figures include CPU contention: time in MPI calls, imbalance and open+close "
+              "grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
     scratch = Scratch(request.dir)
     suite = not request.config and not request.given(CASE_DESTS)
     try:
