@@ -8,7 +8,7 @@ from pario import __version__
 from pario.model.errors import ParioError
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "report", "stack", "settings"]
+COMMANDS = ["bench", "tune", "results", "profile", "report", "stack", "settings", "completion"]
 
 
 def build_parser() -> argparse.ArgumentParser:
