@@ -76,3 +76,16 @@ def test_more_ranks_than_cores_is_said_once(tmp_path, fake_mpirun):
     fits = pario(["-a", "posix", "-n", "1", "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
                   "--dry-run"], tmp_path)
     assert "oversubscribed" not in fits.stderr
+
+
+def test_flags_that_make_job_cases_identical_are_said(tmp_path, fake_mpirun):
+    job = ROOT / "examples" / "metadata-lrz-dir-size.toml"
+    run = pario(["--config", str(job), "--files-per-dir", "50", "-n", "1", "--dir", str(tmp_path / "s"),
+                 "--mpirun", str(fake_mpirun), "--dry-run"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    text = " ".join(run.stdout.split())
+    assert "--files-per-dir overriding the job file, these cases are identical" in text
+    assert "dir-500, dir-1000, dir-2000, dir-5000" in text
+    plain = pario(["--config", str(job), "-n", "1", "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
+                   "--dry-run"], tmp_path)
+    assert "identical" not in plain.stdout
