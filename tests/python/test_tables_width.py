@@ -4,6 +4,9 @@ The runs are real ones (tests/python/data/runs, stored by `pario bench` on the d
 each table's identifying cells and figures must be present whole in what is printed."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from pario.analysis import layers as layer_analysis
@@ -87,3 +90,30 @@ def test_iops_is_defined_in_the_legend():
     con = console(80)
     tables.print_summary(con, rows)
     assert "IOPS: I/O calls per second of the transfer time alone" in " ".join(text_of(con).split())
+
+
+# a real log: `pario profile -n 2 -- pario-engine SPEC RESULT` of a 2-rank collective MPI-IO case
+PROFILE_LOG = Path(__file__).parent / "data" / "profile" / "mpiio-coll-2ranks.log"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_profile_show_fits_and_keeps_paths_and_figures(width):
+    from pario.analysis.profile import load, summary
+    from pario.report.terminal import profile
+
+    doc = summary(load(str(PROFILE_LOG)))
+    con = console(width)
+    profile.show(doc, console=con)
+    out = text_of(con)
+    files = [f for f in doc["files"] if not profile.is_runtime(f["path"])]
+    cells = [f"{f['reads']}/{f['writes']}" for f in files]
+    cells += [profile.tenths(f["bytes_read"] + f["bytes_written"]) for f in files]
+    assert_whole(out, cells, width)
+    # paths may break after '/', '.', '-' and '_' only: each such piece is whole
+    tokens = set(out.split())
+    for f in files:
+        assert all(p in tokens or any(p in t for t in tokens) for p in re.split(r"(?<=[/._-])", f["path"]) if p)
+    # what users look for first is in the tables, and the MPI runtime's files are apart
+    for label in ("opens", "stats", "fsyncs/syncs", "collective r+w", "independent r+w", "10K-100K: 64"):
+        assert label in out, label
+    assert "MPI runtime files, not counted above" in out

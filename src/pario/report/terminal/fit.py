@@ -9,9 +9,11 @@ cell whole is computed first, and the table changes shape instead of cutting:
    lines, which wrap at spaces;
 3. else every row becomes a block of "header: value" lines under its label.
 
-Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels and paths) wrap at spaces and
-after '/', never inside a word. Text wraps at spaces. A word longer than the whole terminal is
-the only thing ever broken (by rich, at the terminal's edge)."""
+Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces and after '/',
+never inside a word; file paths (`path`) also after '.', '-' and '_' (a file name such as
+pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80). Text wraps at
+spaces. A word longer than the whole terminal is the only thing ever broken (by rich, at the
+terminal's edge)."""
 from __future__ import annotations
 
 import re
@@ -30,12 +32,13 @@ from pario.report.terminal.cells import new_table
 GAP, EDGES = 3, 2
 # Identifiers break after these (a path after each '/'), never elsewhere.
 _BREAK_AFTER = re.compile(r"(?<=[/,;])")
+_BREAK_PATH = re.compile(r"(?<=[/,;._-])")
 
 
 @dataclass
 class Col:
     header: str
-    kind: str = "text"        # "id" (label, path), "num" (never wraps), "text" (wraps at spaces)
+    kind: str = "text"        # "id" (label), "path", "num" (never wraps), "text" (wraps at spaces)
     justify: Literal["left", "right", "center"] = "left"
     aside: bool = False       # may leave the table as "label: text" lines below it
     style: str | None = None
@@ -46,8 +49,8 @@ def atoms(text: str, kind: str = "text") -> list[str]:
     words = text.split()
     if kind == "num":
         return [line for line in text.splitlines()] or [""]
-    if kind == "id":
-        return [p for w in words for p in _BREAK_AFTER.split(w) if p]
+    if kind in ("id", "path"):
+        return [p for w in words for p in (_BREAK_PATH if kind == "path" else _BREAK_AFTER).split(w) if p]
     return words
 
 
@@ -57,13 +60,15 @@ def min_width(text: str, kind: str) -> int:
     return max((len(a) for a in atoms(text, kind)), default=0)
 
 
-def wrap_id(text: str, width: int) -> str:
-    """An identifier wrapped at spaces and after '/', ',' and ';' to at most width columns."""
+def wrap_id(text: str, width: int, kind: str = "id") -> str:
+    """An identifier wrapped at spaces and after '/', ',' and ';' (a path: also '.', '-', '_') to
+    at most width columns."""
+    splitter = _BREAK_PATH if kind == "path" else _BREAK_AFTER
     lines: list[str] = []
     for para in text.splitlines() or [""]:
         line = ""
         for word in para.split(" "):
-            pieces = [p for p in _BREAK_AFTER.split(word) if p] or [""]
+            pieces = [p for p in splitter.split(word) if p] or [""]
             for k, piece in enumerate(pieces):
                 sep = " " if (k == 0 and line) else ""
                 if len(line) + len(sep) + len(piece) <= width or not line:
@@ -147,7 +152,8 @@ def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[
            title: str | None) -> Table:
     avail = console.width - table_width([0] * len(keep))
     maxs = [_natural([r[i] for r in rows], cols[i].header) for i in keep]
-    widths = _allocate([mins[i] for i in keep], maxs, avail, [k for k, i in enumerate(keep) if cols[i].kind == "id"])
+    widths = _allocate([mins[i] for i in keep], maxs, avail,
+                       [k for k, i in enumerate(keep) if cols[i].kind in ("id", "path")])
     table = new_table(escape(title) if title else None)
     for w, i in zip(widths, keep):
         c = cols[i]
@@ -157,8 +163,8 @@ def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[
         cells = []
         for w, i in zip(widths, keep):
             text = row[i]
-            if cols[i].kind == "id":
-                text = wrap_id(text, w)
+            if cols[i].kind in ("id", "path"):
+                text = wrap_id(text, w, cols[i].kind)
             cells.append(Text(text))
         table.add_row(*cells)
     return table
@@ -174,13 +180,14 @@ def _blocks(cols: list[Col], rows: list[list[str]], title: str | None, label: in
             continue_label = True
         else:
             continue_label = False
-            out.append(Text(wrap_id(row[label], max(width, 1)) if cols[label].kind == "id" else row[label],
-                            style="bold"))
+            out.append(Text(wrap_id(row[label], max(width, 1), cols[label].kind)
+                            if cols[label].kind in ("id", "path") else row[label], style="bold"))
         for i, c in enumerate(cols):
             if i == label or not row[i].strip():
                 continue
             head = f"  {c.header.replace(chr(10), ' ')}: "
-            value = wrap_id(row[i], max(width - 4, 1)).replace("\n", "\n    ") if c.kind == "id" else row[i]
+            value = (wrap_id(row[i], max(width - 4, 1), c.kind).replace("\n", "\n    ")
+                     if c.kind in ("id", "path") else row[i])
             out.append(Text(("  " if continue_label else "") + head + value))
     return out
 
