@@ -3,7 +3,7 @@ through fit.py like every other table (the terminal's width, never a cut word or
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 from rich.console import Console
 from rich.text import Text
@@ -95,7 +95,8 @@ def module_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]
         m["coll"] += _counter(f, "COLL_READS") + _counter(f, "COLL_WRITES")
         m["indep"] += _counter(f, "INDEP_READS") + _counter(f, "INDEP_WRITES")
     names = list(mods)
-    lines = [("files", "files", str), ("used by >1 process", "shared", str), ("opens", "opens", str),
+    lines: list[tuple[str, str, Callable[[Any], str]]] = [
+             ("files", "files", str), ("used by >1 process", "shared", str), ("opens", "opens", str),
              ("reads", "reads", str), ("writes", "writes", str), ("bytes read", "br", tenths),
              ("bytes written", "bw", tenths), ("stats", "stats", str), ("seeks", "seeks", str),
              ("fsyncs/syncs", "fsyncs", str), ("read time", "rt", secs), ("write time", "wt", secs),
