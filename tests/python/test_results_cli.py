@@ -146,3 +146,36 @@ def test_unwritable_db_location(tmp_path, capsys):
     assert main(["results", "import-ior", str(DATA / "ior4-mpiio-shared.json"), "--db", str(blocker / "runs.db")]) == 2
     err = capsys.readouterr().err
     assert "cannot create the results directory" in err and err.count("\n") == 1
+
+
+def test_compare_fail_slower_is_an_exit_code_for_ci(db, capsys):
+    a = _add(db, case("fpp-posix", 0, write=[1000.0, 1010.0, 990.0], read=[500.0, 505.0, 495.0]))
+    slower = _add(db, case("fpp-posix", 0, write=[700.0, 710.0, 690.0], read=[498.0, 502.0, 500.0]))
+    noisy = _add(db, case("fpp-posix", 0, write=[700.0, 1200.0, 690.0], read=[500.0, 505.0, 495.0]))
+    # 30% slower, outside the noise: exit 1, one line naming the case and the operation
+    assert main(["results", "compare", str(a), str(slower), "--fail-slower", "10", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "regression: " in err and " write at 0.70x" in err and "30% slower" in err
+    # under the threshold, or within the noise (the ranges overlap): exit 0
+    assert main(["results", "compare", str(a), str(slower), "--fail-slower", "40", "--db", db]) == 0
+    assert main(["results", "compare", str(a), str(noisy), "--fail-slower", "10", "--db", db]) == 0
+    capsys.readouterr()
+    doc = _json(capsys, ["results", "compare", str(a), str(noisy), "--fail-slower", "10", "--json", "--db", db])
+    assert doc["regressions"] == [] and doc["fail_slower_pct"] == 10
+    assert main(["results", "compare", str(a), str(slower), "--fail-slower", "150", "--db", db]) == 2
+
+
+def test_export_csv(db, capsys, tmp_path):
+    import csv as csvmod
+
+    first = _add(db, case("fpp-posix", 0, write=[800.0, 900.0], read=[400.0, 410.0]))
+    second = _add(db, case("shared-posix", 0, strategy="shared", write=[300.0]))
+    assert main(["results", "export", str(first), str(second), "--db", db]) == 0
+    rows = list(csvmod.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(r["run"], r["case"], r["op"]) for r in rows] == [
+        (str(first), "fpp-posix", "write"), (str(first), "fpp-posix", "read"), (str(second), "shared-posix", "write")]
+    assert float(rows[0]["mib_s_median"]) == 850.0 and rows[0]["mib_s_min"] == "800.0" and rows[0]["samples"] == "2"
+    out = tmp_path / "runs.csv"
+    assert main(["results", "export", "last", "-o", str(out), "--db", db]) == 0
+    assert out.read_text().splitlines()[1].startswith(f"{second},")
+    assert main(["results", "export", "1", "-o", str(tmp_path / "no" / "x.csv"), "--db", db]) == 2

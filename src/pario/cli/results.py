@@ -1,8 +1,12 @@
-"""`pario results`: list, show and compare stored runs, and import IOR's JSON summary."""
+"""`pario results`: list, show, compare (with a CI exit code) and export stored runs, and import IOR's JSON
+summary."""
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import os
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -39,6 +43,13 @@ def register(subparsers) -> None:
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
     cmp_.add_argument("a", help="run id A (the baseline)")
     cmp_.add_argument("b", help="run id B")
+    cmp_.add_argument("--fail-slower", type=float, metavar="PCT",
+                      help="exit 1 when a case of B is slower than A by more than PCT percent and outside the "
+                           "noise (the ranges do not overlap), for CI pipelines")
+    exp = sub.add_parser("export", parents=[common], help="runs as CSV: one row per case and operation")
+    exp.add_argument("ids", nargs="+", help="run ids, or 'last'")
+    exp.add_argument("--csv", action="store_true", default=True, help="CSV (the only format; the default)")
+    exp.add_argument("-o", "--output", help="file to write (default: stdout)")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
@@ -55,6 +66,29 @@ def parse_run_id(text: str, store: Store) -> int:
         return int(text.lstrip("#"))
     except ValueError:
         raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
+
+
+def _export(store: Store, args) -> int:
+    rows = []
+    for text in args.ids:
+        one = store.get_run(parse_run_id(text, store))
+        rows += compare.rows_for_csv(one, summary.summarize(one["result"], one["env"]))
+    if not rows:
+        raise ParioError("no bandwidth figures in these runs (metadata runs and failed runs have none)")
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    if not args.output:
+        sys.stdout.write(buf.getvalue())
+        return 0
+    try:
+        with open(args.output, "w", newline="", encoding="utf-8") as fh:
+            fh.write(buf.getvalue())
+    except OSError as exc:
+        raise ParioError(f"cannot write {args.output}: {exc.strerror}") from None
+    print(f"{len(rows)} rows written to {args.output}", file=sys.stderr)
+    return 0
 
 
 def _emit(doc: Any) -> None:
@@ -92,12 +126,22 @@ def run(args) -> int:
         a = store.get_run(parse_run_id(args.a, store))
         b = store.get_run(parse_run_id(args.b, store))
         cmp = compare.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
+        pct = args.fail_slower
+        if pct is not None and not 0 < pct < 100:
+            raise ParioError(f"--fail-slower {pct:g}: give a percentage between 0 and 100, e.g. 10")
+        slower = compare.regressions(cmp, pct) if pct is not None else []
         if as_json:
-            _emit({"a": a["id"], "b": b["id"], "cases": cmp})
+            _emit({"a": a["id"], "b": b["id"], "cases": cmp,
+                   **({"fail_slower_pct": pct, "regressions": slower} if pct is not None else {})})
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
             run_tables.print_compare(console, cmp, title=title)
-        return 0
+        for r in slower:
+            print(f"pario: regression: {r['label']} ({r['name_b']}) {r['op']} at {r['ratio']:.2f}x of run {a['id']}, "
+                  f"{r['slower_pct']:.0f}% slower (more than {pct:g}%, outside the noise)", file=sys.stderr)
+        return 1 if slower else 0
+    if action == "export":
+        return _export(store, args)
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
     raise ParioError(f"unknown results action {action}")
