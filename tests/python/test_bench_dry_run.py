@@ -89,3 +89,40 @@ def test_flags_that_make_job_cases_identical_are_said(tmp_path, fake_mpirun):
     plain = pario(["--config", str(job), "-n", "1", "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
                    "--dry-run"], tmp_path)
     assert "identical" not in plain.stdout
+
+
+def test_o_is_iors_test_file(tmp_path, fake_mpirun):
+    # IOR: `-o=testFile  testFile -- full name for test` (ior -h); pario took -o as a directory
+    target = tmp_path / "new" / "testfile"
+    run = pario(["-a", "posix", "-F", "-n", "2", "-o", str(target), "--mpirun", str(fake_mpirun), "--dry-run",
+                 "--json"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    spec = json.loads(run.stdout)["spec"]
+    assert spec["dir"] == str(target.parent) and spec["prefix"].startswith("testfile.")
+    assert not (tmp_path / "new").exists()
+    for bad, message in ((["-o", str(tmp_path)], "is a directory; -o names a test file"),
+                         (["-o", str(target), "--dir", str(tmp_path)], "give one")):
+        r = pario(["-a", "posix", "-n", "1", *bad, "--mpirun", str(fake_mpirun), "--dry-run"], tmp_path)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+
+
+# IOR 4.0.0's `ior -h` meaning of each flag pario does not honour, and the word its line must carry
+IOR_MEANINGS = [(["-D", "30"], "deadlineForStonewalling"), (["-Y"], "fsyncPerWrite"), (["-u"], "uniqueDir"),
+                (["-E"], "useExistingTestFile"), (["-T", "5"], "maxTimeDuration"),
+                (["-O", "summaryFormat=CSV"], "results export"), (["-O", "summaryFile=x"], "summaryFile"),
+                (["-O", "stoneWallingWearOut=1"], "stoneWallingWearOut")]
+
+
+@pytest.mark.parametrize("flags, word", IOR_MEANINGS)
+def test_ior_flags_pario_cannot_honour_say_so_in_one_line(tmp_path, fake_mpirun, flags, word):
+    run = pario(["-a", "posix", "-n", "1", *flags, "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
+                 "--dry-run"], tmp_path)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith("pario: error: ") and run.stderr.count("\n") == 1 and word in run.stderr
+
+
+def test_summary_format_json_is_json(tmp_path, fake_mpirun):
+    run = pario(["-a", "posix", "-n", "1", "-O", "summaryFormat=JSON", "--dir", str(tmp_path / "s"),
+                 "--mpirun", str(fake_mpirun), "--dry-run"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["schema"] == "pario.bench-dry-run/1"

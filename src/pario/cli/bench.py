@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from pario.analysis.summary import headline, summarize
+from pario.cli import ior_flags
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -44,7 +46,10 @@ IOR flag -> pario (same meaning unless noted):
   -e               -e / --fsync            -k   -k / --keep
   -C               -C (reads shifted to the next host's ranks)  -Q N  -Q N (read shift of N ranks)
   -z               -z (= --pattern random: a permutation of transfer slots, no overlaps)
-  -G N             -G / --seed             -o DIR  -o / --dir
+  -G N             -G / --seed
+  -o PATH          -o PATH: the test file; files PATH.RUN.* (RUN: the run's id); --dir DIR for a directory
+  -O summaryFormat=JSON   the same (= --json); summaryFormat=CSV: `pario results export RUN`
+  -D, -Y, -u, -E, -T      not available: each says so in one line, with what to use instead
 Sizes are powers of 1024 like IOR: 4k, 1m, 256m, 2g. Without -w/-r/-W: write and read.
 Defaults for one case: -a posix, --strategy shared, -t 1m, -b 16m, -s 1, -i 3.
 Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a mpiio; --lib KEY=VALUE
@@ -93,7 +98,10 @@ def register(subparsers) -> None:
     m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
-    r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
+    r.add_argument("-o", dest="test_file", metavar="PATH",
+                   help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
+                        "share a name); its directory is created if it is the only missing part")
+    r.add_argument("--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
     r.add_argument("--reuse", type=int, metavar="RUN",
                    help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
@@ -111,6 +119,7 @@ def register(subparsers) -> None:
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    ior_flags.register(p.add_argument_group("IOR flags pario does not honour (each says why, and what instead)"))
     r.add_argument("--dry-run", action="store_true",
                    help="print the launcher command line and the engine's spec; run nothing, create nothing")
     p.set_defaults(run=run)
@@ -159,6 +168,8 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    if ior_flags.check(args):
+        args.json = True
     request = request_of(args)
     if request.drop_caches:
         raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
@@ -177,13 +188,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns on "
               "the cores), so the figures include CPU contention: time in MPI calls, imbalance and open+close "
               "grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
-    scratch = Scratch(request.dir)
+    scratch = scratch_of(request)
     suite = not request.config and not request.given(CASE_DESTS)
     try:
         return _plan_and_execute(request, ranks, scratch, suite)
     except BaseException:
         scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
         raise
+
+
+def scratch_of(request: BenchRequest) -> Scratch:
+    """--dir DIR, or IOR's -o PATH: a file path, whose directory holds the files and whose base
+    name starts their names."""
+    if not request.test_file:
+        return Scratch(request.dir)
+    if request.dir:
+        raise ParioError("-o PATH (IOR's test file) and --dir DIR both say where the files go; give one")
+    path = os.path.abspath(os.path.expanduser(request.test_file))
+    if request.test_file.endswith("/") or os.path.isdir(path):
+        raise ParioError(f"-o {request.test_file} is a directory; -o names a test file as in IOR "
+                         "(e.g. -o /scratch/me/testfile), --dir names a directory")
+    return Scratch(os.path.dirname(path), name=os.path.basename(path))
 
 
 def list_backends(request: BenchRequest) -> int:

@@ -51,6 +51,7 @@ class BenchRequest:
     # the run
     ranks: int | None = None
     dir: str | None = None
+    test_file: str | None = None   # -o PATH, IOR's test file
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None

@@ -22,11 +22,13 @@ def new_run_id() -> str:
 class Scratch:
     """DIR (from --dir, $PARIO_SCRATCH, else ./pario-scratch), and DIR/pario.<run_id>.* for this run."""
 
-    def __init__(self, directory: str | None = None, run_id: str | None = None):
+    def __init__(self, directory: str | None = None, run_id: str | None = None, name: str = "pario"):
+        """name: the files' first part (IOR's -o PATH gives its base name); the run id always
+        follows, so that two runs never share a file name (nor OMPIO's per-name semaphore)."""
         chosen = directory or os.environ.get("PARIO_SCRATCH") or os.path.join(os.getcwd(), DEFAULT_NAME)
         self.dir = os.path.abspath(os.path.expanduser(chosen))
         self.run_id = run_id or new_run_id()
-        self.prefix = f"pario.{self.run_id}"
+        self.prefix = f"{name}.{self.run_id}"
         self.created = False
 
     def prepare(self) -> None:
