@@ -179,3 +179,15 @@ def test_export_csv(db, capsys, tmp_path):
     assert main(["results", "export", "last", "-o", str(out), "--db", db]) == 0
     assert out.read_text().splitlines()[1].startswith(f"{second},")
     assert main(["results", "export", "1", "-o", str(tmp_path / "no" / "x.csv"), "--db", db]) == 2
+
+
+def test_errors_under_json_are_json(tmp_path, capsys):
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "error.schema.json").read_text())
+    assert main(["results", "show", "1", "--json", "--db", str(tmp_path / "none.db")]) == 2
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema)
+    assert doc["command"] == "results" and "no results store at" in doc["error"] and doc["exit_code"] == 2
+    assert err.startswith("pario: error: no results store at")

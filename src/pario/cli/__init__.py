@@ -2,6 +2,7 @@
 `register(subparsers)` (adds its parser and `set_defaults(run=run)`) and `run(args) -> int`."""
 import argparse
 import importlib
+import json
 import sys
 
 from pario import __version__
@@ -31,6 +32,9 @@ def main(argv=None) -> int:
         return int(args.run(args) or 0)
     except ParioError as exc:
         print(f"pario: error: {exc}", file=sys.stderr)
+        if getattr(args, "json", False):  # a script reading stdout gets a document too (schemas/error.schema.json)
+            print(json.dumps({"schema": "pario.error/1", "command": getattr(args, "command", None),
+                              "error": str(exc), "exit_code": exc.exit_code}))
         return exc.exit_code
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)

@@ -135,7 +135,7 @@ def show(log: str, as_json: bool, top: int) -> int:
 
     result = summary(load(log))
     if as_json:
-        json.dump(result, sys.stdout, indent=1, default=str)
+        json.dump({"schema": "pario.profile-summary/1", **result}, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
     from pario.report.terminal.profile import show as render

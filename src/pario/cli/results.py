@@ -105,7 +105,7 @@ def run(args) -> int:
             raise ParioError(f"--limit must be at least 1 (got {args.limit})")
         runs = store.list_runs(args.limit)
         if as_json:
-            _emit({"db": store.path, "runs": runs})
+            _emit({"schema": "pario.results-list/1", "db": store.path, "runs": runs})
         else:
             run_tables.print_runs(console, runs)
         return 0
@@ -118,7 +118,7 @@ def run(args) -> int:
             return 0
         rows = summary.summarize(one["result"], one["env"])
         if as_json:
-            _emit({**one, "summary": rows})
+            _emit({"schema": "pario.run/1", **one, "summary": rows})
         else:
             layers.print_run(console, one, rows)
         return 0
@@ -131,7 +131,7 @@ def run(args) -> int:
             raise ParioError(f"--fail-slower {pct:g}: give a percentage between 0 and 100, e.g. 10")
         slower = compare.regressions(cmp, pct) if pct is not None else []
         if as_json:
-            _emit({"a": a["id"], "b": b["id"], "cases": cmp,
+            _emit({"schema": "pario.compare/1", "a": a["id"], "b": b["id"], "cases": cmp,
                    **({"fail_slower_pct": pct, "regressions": slower} if pct is not None else {})})
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"

@@ -38,7 +38,7 @@ def run(args) -> int:
     doc = stack.collect(path, probe=None if args.no_probe else probes, engine=engine, mpirun=args.mpirun, io=args.io,
                         refresh=args.refresh)
     if args.json:
-        json_report.emit(doc)
+        json_report.emit({"schema": "pario.stack/1", **doc})
         return 0
     from rich.console import Console
 

@@ -20,6 +20,6 @@ def bench_document(record: RunRecord, rows: list[SummaryRow], run_id: int | None
     """What `pario bench --json` prints: the stored run's id, the verdict, the fastest cases, the
     summary rows and the engine's result document."""
     best = {op: (fastest(rows, op) or {}).get("name") for op in RATE_OPS}
-    return {"run": run_id, "engine_run_id": record.result.get("run_id"), "status": record.status,
-            "error": record.message, "sizes": record.note, "dir": record.directory, "fastest": best,
-            "summary": rows, "result": record.result}
+    return {"schema": "pario.bench/1", "run": run_id, "engine_run_id": record.result.get("run_id"),
+            "status": record.status, "error": record.message, "sizes": record.note, "dir": record.directory,
+            "fastest": best, "summary": rows, "result": record.result}
