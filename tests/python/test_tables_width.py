@@ -117,3 +117,17 @@ def test_profile_show_fits_and_keeps_paths_and_figures(width):
     for label in ("opens", "stats", "fsyncs/syncs", "collective r+w", "independent r+w", "10K-100K: 64"):
         assert label in out, label
     assert "MPI runtime files, not counted above" in out
+
+
+def test_plain_progress_says_elapsed_and_left(capsys, monkeypatch):
+    from pario.report.terminal import progress
+
+    clock = iter([0.0, 100.0, 110.0, 130.0])  # made, start, two phases
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    p = progress.Progress(plain=True)
+    p.event({"event": "start", "steps": 4})
+    p.event({"event": "phase", "name": "fpp-posix", "op": "write", "rep": 0, "step": 1, "steps": 4, "bw_mib": 10.0})
+    p.event({"event": "phase", "name": "fpp-posix", "op": "read", "rep": 0, "step": 4, "steps": 4, "bw_mib": 20.0})
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "pario: [1/4] fpp-posix write rep 0: 10.0 MiB/s (0:10 elapsed, about 0:30 left)"
+    assert err[1] == "pario: [4/4] fpp-posix read rep 0: 20.0 MiB/s (0:30 elapsed)"
