@@ -191,3 +191,51 @@ def test_errors_under_json_are_json(tmp_path, capsys):
     jsonschema.validate(doc, schema)
     assert doc["command"] == "results" and "no results store at" in doc["error"] and doc["exit_code"] == 2
     assert err.startswith("pario: error: no results store at")
+
+
+def test_filter_tag_and_remove(db, capsys):
+    a = _add(db, case("fpp-posix", 0, write=[800.0]))
+    b = _add(db, case("shared-posix", 0, strategy="shared", write=[300.0]))
+    assert main(["results", "tag", str(a), "baseline", "lustre-1", "--db", db]) == 0
+    assert f"run {a}: tagged baseline lustre-1" in capsys.readouterr().out
+
+    def ids(*flags):
+        return [r["id"] for r in _json(capsys, ["results", *flags, "--json", "--db", db])["runs"]]
+
+    assert ids("--tag", "baseline") == [a]
+    assert ids("--case", "shared-posix") == [b] and ids("--case", "nope") == []
+    assert ids("--since", "2000-01-01") == [b, a] and ids("--since", "2999-01-01") == []
+    assert ids("--since", "1h") == [b, a]
+    assert _json(capsys, ["results", "--json", "--db", db])["runs"][1]["tags"] == ["baseline", "lustre-1"]
+    assert main(["results", "--tag", "nope", "--db", db]) == 0
+    assert "no stored run matches these filters" in capsys.readouterr().out
+    assert main(["results", "tag", str(a), "baseline", "--remove", "--db", db]) == 0
+    capsys.readouterr()
+    assert ids("--tag", "baseline") == []
+    for argv, message in ((["results", "tag", str(a), "bad tag!"], "use letters, digits"),
+                          (["results", "--since", "yesterday"], "--since yesterday"),
+                          (["results", "remove", str(a), "99"], "no run 99")):
+        assert main(argv + ["--db", db]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert ids() == [b, a]  # a failed remove removed nothing
+    assert main(["results", "remove", str(a), "--db", db]) == 0
+    capsys.readouterr()
+    assert ids() == [b] and ids("--tag", "lustre-1") == []
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_list_and_compare_fit_the_terminal(db, capsys, monkeypatch, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    command = "pario bench --config /work/somewhere/rather/long/examples/metadata-lrz-dir-size.toml -n 4"
+    a = _add(db, case("fpp-posix", 0, write=[1000.0, 1010.0]), command=command)
+    b = _add(db, case("fpp-posix", 0, write=[700.0, 710.0]))
+    main(["results", "tag", str(a), "baseline", "--db", db])
+    capsys.readouterr()
+    for argv, whole in ((["results"], ["metadata-", "lrz-", "dir-", "size.toml", "baseline"]),
+                        (["results", "compare", str(a), str(b)], ["1005 [1000-1010]", "705 [700-710]", "0.70"])):
+        assert main(argv + ["--db", db]) == 0
+        out = capsys.readouterr().out
+        assert all(len(line) <= width for line in out.splitlines()) and "…" not in out and "..." not in out
+        for piece in whole:  # the command is never cut short: broken only after '/', '.', '-', '_'
+            assert piece in out, (piece, out)

@@ -6,7 +6,9 @@ import argparse
 import csv
 import io
 import os
+import re
 import sys
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rich.console import Console
@@ -35,6 +37,10 @@ def register(subparsers) -> None:
         "results", parents=[common], help="list, show and compare stored runs; import IOR results",
         description="Without a subcommand, list the newest stored runs.")
     parser.add_argument("--limit", type=int, default=50, help="how many runs to list (default 50)")
+    parser.add_argument("--case", help="only runs with a case of this name")
+    parser.add_argument("--since", help="only runs from this UTC date or time on (2026-11-24, 2026-11-24T10:00) "
+                                        "or this long ago (7d, 12h)")
+    parser.add_argument("--tag", help="only runs with this tag (pario results tag)")
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
     show.add_argument("id", help="run id (from `pario results`), or 'last'")
@@ -50,6 +56,12 @@ def register(subparsers) -> None:
     exp.add_argument("ids", nargs="+", help="run ids, or 'last'")
     exp.add_argument("--csv", action="store_true", default=True, help="CSV (the only format; the default)")
     exp.add_argument("-o", "--output", help="file to write (default: stdout)")
+    tag = sub.add_parser("tag", parents=[common], help="label a run (e.g. baseline), or --remove labels")
+    tag.add_argument("id", help="run id, or 'last'")
+    tag.add_argument("tags", nargs="+", help="labels (letters, digits, '.', '_', '-')")
+    tag.add_argument("--remove", action="store_true", help="remove these labels instead")
+    rm = sub.add_parser("remove", parents=[common], help="delete stored runs (their files are not touched)")
+    rm.add_argument("ids", nargs="+", help="run ids")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
@@ -66,6 +78,23 @@ def parse_run_id(text: str, store: Store) -> int:
         return int(text.lstrip("#"))
     except ValueError:
         raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
+
+
+def since_of(text: str | None) -> str | None:
+    """--since as the store's UTC time text: an ISO date or time, or an age such as 7d or 12h."""
+    if not text:
+        return None
+    age = re.fullmatch(r"(\d+)([dhm])", text)
+    if age:
+        unit = {"d": "days", "h": "hours", "m": "minutes"}[age.group(2)]
+        moment = datetime.now(timezone.utc) - timedelta(**{unit: int(age.group(1))})
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        moment = datetime.fromisoformat(text.rstrip("Z"))
+    except ValueError:
+        raise ParioError(f"--since {text}: give a date (2026-11-24), a UTC time (2026-11-24T10:00) or an age "
+                         "(7d, 12h, 30m)") from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _export(store: Store, args) -> int:
@@ -97,17 +126,17 @@ def _emit(doc: Any) -> None:
 
 def run(args) -> int:
     action = getattr(args, "action", None)
-    store = Store(getattr(args, "db", None), existing=action != "import-ior")
+    store = Store(getattr(args, "db", None), existing=action != "import-ior")  # tag, remove: an existing store
     as_json = getattr(args, "json", False)
     console = Console()
     if action is None:
         if args.limit < 1:
             raise ParioError(f"--limit must be at least 1 (got {args.limit})")
-        runs = store.list_runs(args.limit)
+        runs = store.list_runs(args.limit, since=since_of(args.since), tag=args.tag, case=args.case)
         if as_json:
             _emit({"schema": "pario.results-list/1", "db": store.path, "runs": runs})
         else:
-            run_tables.print_runs(console, runs)
+            run_tables.print_runs(console, runs, filtered=bool(args.since or args.tag or args.case))
         return 0
     if action == "show":
         one = store.get_run(parse_run_id(args.id, store))
@@ -142,6 +171,22 @@ def run(args) -> int:
         return 1 if slower else 0
     if action == "export":
         return _export(store, args)
+    if action == "tag":
+        bad = [t for t in args.tags if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", t)]
+        if bad:
+            raise ParioError(f"tag {bad[0]!r}: use letters, digits, '.', '_' and '-' (at most 64)")
+        number = parse_run_id(args.id, store)
+        store.tag_run(number, args.tags, remove=args.remove)
+        print(f"run {number}: {'removed' if args.remove else 'tagged'} {' '.join(args.tags)}")
+        return 0
+    if action == "remove":
+        numbers = [parse_run_id(i, store) for i in args.ids]
+        for n in numbers:
+            store.get_run(n)  # all known before any is removed
+        for n in numbers:
+            store.remove_run(n)
+        print(f"removed run{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))} from {store.path}")
+        return 0
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
     raise ParioError(f"unknown results action {action}")

@@ -4,29 +4,32 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from pario.analysis.summary import OPS, summarize
-from pario.report.terminal.cells import new_table, num, rate
+from pario.report.terminal.cells import num, rate
+from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.tables import print_summary
 
 
-def print_runs(console: Console, runs: list[dict]) -> None:
+def print_runs(console: Console, runs: list[dict], filtered: bool = False) -> None:
     if not runs:
-        console.print("no runs stored yet; `pario bench` makes one")
+        console.print("no stored run matches these filters" if filtered
+                      else "no runs stored yet; `pario bench` makes one")
         return
-    table = new_table(None)
-    table.add_column("id", justify="right", no_wrap=True)
-    table.add_column("created (UTC)", no_wrap=True)
-    for name in ("kind", "status", "command", "summary"):
-        table.add_column(name)
+    cols = [Col("id", "num", "right"), Col("created (UTC)", "num"), Col("kind", "id"), Col("status", "id"),
+            Col("command", "path"), Col("summary", "text", aside=True)]
+    has_tags = any(run.get("tags") for run in runs)
+    if has_tags:
+        cols.insert(4, Col("tags", "id"))
+    rows = []
     for run in runs:
-        command = run["command"] if len(run["command"]) <= 60 else run["command"][:57] + "..."
-        created = run["created"].replace("T", " ")[:16]
-        table.add_row(*(Text(c) for c in (str(run["id"]), created, run["kind"], run["status"],
-                                           command, run.get("headline", ""))))
-    console.print(table)
+        row = [str(run["id"]), run["created"].replace("T", " ")[:16], run["kind"], run["status"], run["command"],
+               run.get("headline", "")]
+        if has_tags:
+            row.insert(4, " ".join(run.get("tags") or []))
+        rows.append(row)
+    print_fit(console, cols, rows)
     console.print("`pario results show ID` for one run, `pario results compare ID ID` for two.")
 
 
@@ -34,13 +37,9 @@ def print_compare(console: Console, cmp: list[dict], title: str | None = None) -
     if not cmp:
         console.print("nothing to compare: both runs have no cases")
         return
-    table = new_table(title)
-    table.add_column("case (A -> B)", overflow="fold", min_width=12)
-    table.add_column("op")
-    table.add_column(escape("A MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column(escape("B MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column("B/A", justify="right", no_wrap=True)
-    table.add_column("verdict", overflow="fold")
+    cols = [Col("case (A -> B)", "id"), Col("op", "id"), Col("A MiB/s\nmedian [min-max]", "num", "right"),
+            Col("B MiB/s\nmedian [min-max]", "num", "right"), Col("B/A", "num", "right"), Col("verdict", "text")]
+    rows = []
     for entry in cmp:
         if entry["name_a"] == entry["name_b"]:
             name = entry["name_a"]
@@ -50,13 +49,12 @@ def print_compare(console: Console, cmp: list[dict], title: str | None = None) -
             name += f" ({entry['matched_by']})"
         ops = [op for op in OPS if entry[op]]
         if not ops:
-            table.add_row(Text(name), "", "", "", "", "")
+            rows.append([name, "", "", "", "", ""])
         for i, op in enumerate(ops):
             c = entry[op]
-            table.add_row(*(Text(x) for x in (
-                name if i == 0 else "", op, rate({"bw_mib": c["a"]}), rate({"bw_mib": c["b"]}),
-                "-" if c["ratio"] is None else f"{c['ratio']:.2f}", c["verdict"])))
-    console.print(table)
+            rows.append([name if i == 0 else "", op, rate({"bw_mib": c["a"]}), rate({"bw_mib": c["b"]}),
+                         "-" if c["ratio"] is None else f"{c['ratio']:.2f}", c["verdict"]])
+    print_fit(console, cols, rows, title)
     console.print("within noise: the min-max ranges over repetitions overlap, so the difference "
                   "is not established.")
 
