@@ -79,3 +79,33 @@ def test_bench(tmp_path):
                            str(tmp_path / "s")], tmp_path)
     assert run.returncode == 0, run.stderr
     _valid(doc)
+
+
+TRACE_LOG = Path(__file__).parent / "data" / "profile" / "mpiio-coll-2ranks-trace.log"
+
+
+def test_profile_trace_view_filters(capsys, monkeypatch):
+    doc = _doc(capsys, ["profile", "show", str(TRACE_LOG), "--trace", "--json", "--limit", "1000"])
+    _valid(doc)
+    assert doc["total"] == doc["matching"] > 0
+    times = [e["t"] for e in doc["events"]]
+    assert times == sorted(times)
+    one = _doc(capsys, ["profile", "show", str(TRACE_LOG), "--trace", "--json", "--rank", "1", "--file", "pario.",
+                        "--from", "0.5", "--limit", "1000"])["events"]
+    assert one and all(e["rank"] == 1 and "pario." in e["path"] and e["t"] >= 0.5 for e in one)
+    assert {e["op"] for e in one} >= {"write", "read"} and {e["module"] for e in one} == {"posix", "mpiio"}
+    # the table at 80 columns: no line wider, the figures whole
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["profile", "show", str(TRACE_LOG), "--trace", "--rank", "1", "--file", "pario.", "--from", "0.5",
+                 "--limit", "5"]) == 0
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines()) and "…" not in out
+    assert f"{one[0]['t']:.6f}" in out and f"{len(one) - 5} more" in out
+
+
+def test_profile_trace_needs_a_trace(capsys):
+    for argv, message in (([str(PROFILE_LOG), "--trace"], "has no trace"),
+                          ([str(TRACE_LOG), "--rank", "1"], "add --trace")):
+        assert main(["profile", "show", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err

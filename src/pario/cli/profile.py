@@ -45,6 +45,12 @@ def _show_args(rest):
     sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--trace", action="store_true", help="the traced operations (a log of pario profile --trace)")
+    sp.add_argument("--file", help="--trace: operations on paths containing this")
+    sp.add_argument("--rank", type=int, help="--trace: operations of this MPI rank")
+    sp.add_argument("--from", dest="t_from", type=float, metavar="S", help="--trace: from S seconds after start")
+    sp.add_argument("--to", dest="t_to", type=float, metavar="S", help="--trace: up to S seconds after start")
+    sp.add_argument("--limit", type=int, default=50, help="--trace: operations shown (default 50)")
     sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
     sp.add_argument("-o", "--output", help="with --html: the page to write (default: the log's name + .html)")
     return sp.parse_args(rest)
@@ -58,6 +64,10 @@ def run(args) -> int:
         sub = _show_args(cmd[1:])
         if sub.html:
             return show_html(sub.log, sub.output)
+        if sub.trace:
+            return show_trace(sub)
+        if sub.file or sub.rank is not None or sub.t_from is not None or sub.t_to is not None:
+            raise ParioError("--file, --rank, --from and --to filter the trace: add --trace")
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     if args.mem is not None and args.mem < 1:
         raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
@@ -141,6 +151,23 @@ def show(log: str, as_json: bool, top: int) -> int:
     from pario.report.terminal.profile import show as render
 
     render(result, top=top)
+    return 0
+
+
+def show_trace(sub) -> int:
+    from pario.analysis.profile import load
+    from pario.analysis.profile.trace import events
+    from pario.report.terminal.profile import show_trace as render
+
+    if sub.limit < 1:
+        raise ParioError(f"--limit {sub.limit}: show at least 1 operation")
+    found, total = events(load(sub.log), file=sub.file, rank=sub.rank, t_from=sub.t_from, t_to=sub.t_to)
+    if sub.json:
+        json.dump({"schema": "pario.profile-trace/1", "total": total, "matching": len(found),
+                   "events": [vars(e) for e in found[:sub.limit]]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    render(found, total, sub.limit)
     return 0
 
 

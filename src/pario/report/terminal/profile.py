@@ -213,3 +213,23 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
         con.print(Text(f"MPI runtime files, not counted above: {shown} ({ops} reads+writes, "
                        f"{tenths(sum(f['bytes_read'] + f['bytes_written'] for f in runtime))}; "
                        "pario profile --runtime-files records them one by one)"))
+
+
+def show_trace(events: list, total: int, limit: int, console: Console | None = None) -> None:
+    """`pario profile show LOG --trace`: the traced operations in time order (after the filters)."""
+    con = console or Console()
+    shown = events[:limit]
+    cols = [Col("time s", "num", "right"), Col("rank", "id"), Col("if", "id"), Col("op", "id"),
+            Col("file", "path"), Col("offset", "num", "right"), Col("bytes", "num", "right"),
+            Col("took", "num", "right")]
+    rows = [[f"{e.t:.6f}", str(e.rank) if e.rank is not None else e.who, e.module, e.op, e.path,
+             "-" if e.offset is None else str(e.offset),
+             str(e.size) if e.size else "-", secs(e.duration)] for e in shown]
+    title = (f"Trace: {len(shown)} of {len(events)} matching operations" + (f" ({total} in the log)"
+             if total != len(events) else "") + "; time s: since the first process started")
+    if not rows:
+        con.print(Text(f"No traced operation matches ({total} in the log)."))
+        return
+    print_fit(con, cols, rows, title)
+    if len(events) > limit:
+        con.print(Text(f"{len(events) - limit} more: narrow with --file, --rank, --from/--to, or raise --limit."))
