@@ -131,3 +131,21 @@ def test_plain_progress_says_elapsed_and_left(capsys, monkeypatch):
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "pario: [1/4] fpp-posix write rep 0: 10.0 MiB/s (0:10 elapsed, about 0:30 left)"
     assert err[1] == "pario: [4/4] fpp-posix read rep 0: 20.0 MiB/s (0:30 elapsed)"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_metadata_table_keeps_case_names_whole(width):
+    from pario.report.terminal.cells import iops
+    from pario.report.terminal.metadata import print_metadata
+
+    run = stored_run("metadata-2ranks")
+    rows = [r for r in summarize(run["result"], run["env"]) if r.get("workload") == "metadata"]
+    # a name like the one a README command gives (md-shared-100f-300k was cut as "md-shared-100f-30" / "0k")
+    rows[0] = {**rows[0], "name": "md-shared-100f-300k"}
+    con = console(width)
+    print_metadata(con, rows)
+    out = text_of(con)
+    spreads = [spread(ph.get("files_per_s"), iops) for r in rows for ph in r["metadata"]["phases"].values()]
+    assert_whole(out, spreads + ["create", "read_small"], width)
+    assert "md-shared-100f-300k" in out or all(p in out.split() for p in ("md-", "shared-", "100f-", "300k"))
+    assert "30\n" not in out and "md-shared-100f-30 " not in out
