@@ -92,16 +92,25 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc == 2 && !strcmp(argv[1], "--list")) return pario_list_backends();
-  if ((argc == 3 || argc == 5) && !strcmp(argv[1], "--probe")) {
-    int mib = argc == 5 && !strcmp(argv[3], "--mib") ? atoi(argv[4]) : 64;
-    int rc = pario_probe(argv[2], mib > 0 ? mib : 64);
+  if (argc >= 3 && argc % 2 == 1 && !strcmp(argv[1], "--probe")) {
+    int mib = 64, streams = 1;
+    for (int k = 3; k + 1 < argc; k += 2) {
+      if (!strcmp(argv[k], "--mib")) mib = atoi(argv[k + 1]);
+      else if (!strcmp(argv[k], "--streams")) streams = atoi(argv[k + 1]);
+      else argc = 0; /* an unknown option: the usage line below */
+    }
+    if (argc == 0) {
+      fprintf(stderr, "usage: pario-engine --probe DIR [--mib M] [--streams N]\n");
+      return 2;
+    }
+    int rc = pario_probe(argv[2], mib > 0 ? mib : 64, streams);
     if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
     return rc ? 1 : 0;
   }
   int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
     fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
-                    " | pario-engine --list | --probe DIR [--mib M] | --version\n");
+                    " | pario-engine --list | --probe DIR [--mib M] [--streams N] | --version\n");
     return 2;
   }
   if (settings) return settings_main(argc, argv);

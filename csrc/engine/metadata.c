@@ -269,7 +269,7 @@ int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_
       md_phase(&m, cs->ops[k], &o);
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, NULL, rec, h);
     }
     if (!rc && !has_remove) {
       md_phase(&m, PARIO_OP_REMOVE, &o);

@@ -11,6 +11,7 @@
 #include "backends/dispatch.h"
 #include "common/log.h"
 #include "engine/casectx.h"
+#include "engine/pagecache.h"
 #include "engine/phases.h"
 #include "engine/reduce.h"
 #include "engine/status.h"
@@ -189,8 +190,9 @@ static void remove_files(const pario_ctx *c, int last) {
 static void describe(const pario_ctx *c, pario_case_rec *rec) {
   rec->files = c->g.nfiles;
   rec->file_bytes = c->geom.file_bytes;
-  rec->bytes_per_rank = pario_pattern_member_bytes(&c->cs->pat);
-  rec->total_bytes = rec->bytes_per_rank * (uint64_t)c->w->nranks;
+  rec->bytes_per_rank = c->geom.member_bytes; /* btio: rank 0's; its members differ */
+  rec->total_bytes = c->cs->pat.kind == PARIO_BTIO ? c->geom.file_bytes
+                                                   : rec->bytes_per_rank * (uint64_t)c->w->nranks;
   rec->ops_per_rank = c->n;
   rec->call_bytes = c->call;
   rec->reorder_shift = c->shift;
@@ -213,12 +215,18 @@ int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_cas
   for (int rep = 0; rep < cs->reps && !rc; rep++) {
     for (int k = 0; k < cs->nops && !rc; k++) {
       outcome o;
+      pario_cache_fig fig, *cache = NULL;
+      if (cs->ops[k] != PARIO_OP_WRITE && (cs->evict || cs->residency)) { /* untimed, before the phase */
+        rc = pario_cache_step(run, ci, c.g.nfiles, w, &fig);
+        if (rc) break;
+        cache = &fig;
+      }
       int first_write = w->rank == 0 && cs->ops[k] == PARIO_OP_WRITE && !rec->have_effective;
       run_phase(&c, cs->ops[k], rep, &o, first_write ? rec : NULL);
       if (first_write) rec->have_effective = 1;
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, cache, rec, h);
     }
     if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c, rep == cs->reps - 1);
   }

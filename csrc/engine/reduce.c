@@ -90,8 +90,9 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
 }
 
 void pario_phase_finish(const pario_world *w, int ci, const pario_case *cs, pario_op op, int rep,
-                        const pario_outcome *o, pario_case_rec *rec, pario_hooks *h) {
+                        const pario_outcome *o, const pario_cache_fig *cache, pario_case_rec *rec, pario_hooks *h) {
   reduce(w, op, rep, o, rec);
+  if (w->rank == 0 && cache) rec->phases[rec->nphases - 1].cache = *cache;
   h->step++;
   if (h->phase_done) h->phase_done(h->arg);
   if (w->rank != 0) return;

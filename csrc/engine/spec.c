@@ -31,6 +31,21 @@ static int check_lib(pario_case *c, const pario_backend *be) {
   return rc ? rc : be->check ? be->check(c) : 0;
 }
 
+/* NAS BTIO's shape: one shared file, each rank's cells through a file view (mpiio, pnetcdf); the
+ * counts that need the number of ranks are checked when the group is made (groups.c). */
+static int check_btio(const pario_case *c, const pario_backend *be) {
+  const pario_pattern *p = &c->pat;
+  if (strcmp(be->name, "mpiio") && strcmp(be->name, "pnetcdf"))
+    return bad(c->name, "the btio pattern runs through the mpiio or pnetcdf backend");
+  if (!p->points[0] || !p->points[1] || !p->points[2]) return bad(c->name, "btio needs grid_points");
+  if (p->steps < 1) return bad(c->name, "btio needs steps >= 1");
+  if (c->strategy != PARIO_SHARED || c->aggregate) return bad(c->name, "btio writes one shared file: strategy shared");
+  if (!c->view) return bad(c->name, "btio describes each rank's cells with a file view: view must be true");
+  if (c->reorder) return bad(c->name, "btio reads back each rank's own cells: reorder does not apply");
+  if (c->odirect) return bad(c->name, "odirect does not apply to btio");
+  return 0;
+}
+
 static int check_case(pario_case *c) {
   pario_pattern *p = &c->pat;
   const pario_backend *be = pario_backend_find(c->backend);
@@ -38,7 +53,10 @@ static int check_case(pario_case *c) {
   if (be->missing) return pario_err(PARIO_E_NOTBUILT, "backend %s is not built: %s", be->name, be->missing);
   if (c->reps < 1) return bad(c->name, "reps must be >= 1");
   if (c->nops < 1) return bad(c->name, "ops is empty");
-  if (p->kind == PARIO_SUBARRAY) {
+  if (p->kind == PARIO_BTIO) {
+    int rc = check_btio(c, be);
+    if (rc) return rc;
+  } else if (p->kind == PARIO_SUBARRAY) {
     if (p->ndims < 1) return bad(c->name, "subarray needs ldims");
     if (c->view && (p->xfer == 0 || p->xfer % 8 || pario_pattern_member_bytes(p) % p->xfer))
       return bad(c->name, "xfer must be a multiple of 8 that divides the local block's bytes");
@@ -47,7 +65,7 @@ static int check_case(pario_case *c) {
     if (p->block == 0 || p->block % p->xfer) return bad(c->name, "block must be a positive multiple of xfer");
     if (p->segments < 1) return bad(c->name, "segments must be >= 1");
   }
-  uint64_t call = c->view ? p->xfer : pario_pattern_call_bytes(p);
+  uint64_t call = p->kind == PARIO_BTIO ? 0 : c->view ? p->xfer : pario_pattern_call_bytes(p);
   if (call > INT_MAX) return bad(c->name, "a transfer must be under 2 GiB");
   unsigned caps = pario_backend_caps(be);
   if (c->collective && !(caps & PARIO_CAP_COLLECTIVE)) return bad(c->name, "collective needs a backend with collective calls");
@@ -59,6 +77,9 @@ static int check_case(pario_case *c) {
     return bad(c->name, "odirect needs blocks that are multiples of 4096 bytes");
   if (c->aggregate && (c->collective || c->view)) return bad(c->name, "aggregate has one writer per file: no collective or view");
   if (c->nhints && !(caps & PARIO_CAP_HINTS)) return bad(c->name, "hints apply to MPI-IO backends only");
+  if (c->evict < 0 || c->evict > 2) return bad(c->name, "evict must be 0 (none), 1 (the case's files) or 2 (also drop_caches)");
+  if ((c->evict || c->residency) && (caps & PARIO_CAP_NODATA))
+    return bad(c->name, "evict and residency need a backend that stores files");
   for (int k = 0; k < c->nops && c->reuse; k++)
     if (c->ops[k] == PARIO_OP_WRITE) return bad(c->name, "reuse reads existing files: no write");
   if (caps & PARIO_CAP_NODATA)

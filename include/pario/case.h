@@ -12,7 +12,7 @@
 #define PARIO_MAX_LIB 32
 
 typedef enum { PARIO_SERIAL, PARIO_FPP, PARIO_SHARED, PARIO_NFILES, PARIO_PERNODE } pario_strategy;
-typedef enum { PARIO_SEGMENTED, PARIO_SUBARRAY, PARIO_RANDOM } pario_pattern_kind;
+typedef enum { PARIO_SEGMENTED, PARIO_SUBARRAY, PARIO_RANDOM, PARIO_BTIO } pario_pattern_kind;
 typedef enum {
   PARIO_OP_WRITE, PARIO_OP_READ, PARIO_OP_VERIFY, /* data workload */
   PARIO_OP_CREATE, PARIO_OP_STAT, PARIO_OP_OPEN, PARIO_OP_READSMALL, PARIO_OP_REMOVE /* metadata */
@@ -45,6 +45,8 @@ typedef struct {
   uint64_t segments;  /* segmented, random */
   int ndims;          /* subarray */
   uint64_t ldims[PARIO_MAX_DIMS]; /* subarray: local block, elements of PARIO_ELEM bytes, C order */
+  uint64_t points[3]; /* btio: global grid points x, y, z (NAS grid_points) */
+  uint64_t steps;     /* btio: records written one after the other */
   uint64_t seed;      /* random placement and data pattern */
 } pario_pattern;
 
@@ -71,6 +73,8 @@ typedef struct {
   int reuse;          /* read or verify files kept by an earlier run (same prefix): no preparatory write */
   int precreated;     /* the front end created the files with a layout: truncate between repetitions */
   int reorder;        /* read shift in ranks; -1 = ranks on this host */
+  int evict;          /* before each read/verify: evict the case's files (engine/pagecache.h PARIO_EVICT_*) */
+  int residency;      /* before each read/verify: measure the files' page-cache residency (mincore) */
   uint64_t buffer_max;
   int nhints;
   char hint_key[PARIO_MAX_HINTS][64];
@@ -96,9 +100,11 @@ static inline const char *pario_case_lib(const pario_case *c, const char *key) {
 typedef struct {
   int file_index, nfiles;
   int member, nmembers;          /* index in the file's group, group size */
-  int grid[PARIO_MAX_DIMS];      /* subarray process grid */
+  int grid[PARIO_MAX_DIMS];      /* subarray process grid; btio: grid[0] = cells per member */
   int coords[PARIO_MAX_DIMS];    /* subarray coordinates of `member` */
   uint64_t file_bytes;           /* final size of the file */
+  uint64_t member_bytes;         /* this member's bytes per phase (btio: differs between members) */
+  uint64_t call_bytes;           /* bytes per call without a view (btio: one step of its cells) */
 } pario_geom;
 
 #endif

@@ -169,3 +169,34 @@ def test_trace_and_memory_bound_from_the_cli(lib, tmp_path):
     assert hot["writes"] == 50000  # the counters stay exact
     table = pario("profile", "show", log).stdout
     assert "dropped at the memory bound" in table
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(not __import__("shutil").which("mpicc"), reason="no MPI")
+def test_show_says_what_get_info_confirmed_and_labels_sums(lib, tmp_path):
+    exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
+    log = tmp_path / "mpi.json"
+    r = pario("profile", "-n", 4, "-o", log, "--", exe, tmp_path / "shared.dat", lib=lib)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(pario("profile", "show", log, "--json").stdout)
+    row = next(f for f in out["files"] if f["path"] == str(tmp_path / "shared.dat") and f["module"] == "mpiio")
+    # Open MPI's MPI_File_get_info gives back the keys the program passed: an echo, not a confirmation;
+    # its MCA variables, read through MPI_T in the run, are what OMPIO used
+    assert row["hints_status"]["echoed"] == {"cb_nodes": "1"} and row["hints_status"]["confirmed"] == {}
+    assert "io_ompio_bytes_per_agg" in row["hints_status"]["mca"]
+    job = out["job"]
+    assert job["io_time_sum"] > 0 and job["per_rank"]["n"] == 4
+    assert job["per_rank"]["low"] <= job["per_rank"]["high"] <= job["io_time_sum"]
+    text = pario("profile", "show", log, env_extra={"COLUMNS": "200"}).stdout
+    assert "echoed by Open MPI" in text and "not confirmed" in text and "hints in effect (as reported" not in text
+    assert "sum over ranks" in text and "I/O time per rank" in text and "I/O time, summed" in text
+
+
+def test_per_rank_time_of_shared_files_is_bounded_by_their_fastest_and_slowest_rank():
+    from pario.analysis.profile.views import per_rank_time
+    own = {0: 1.0, 1: 2.0, 2: 0.5}
+    shared = [{"fastest": (0, 3.0), "slowest": (2, 5.0), "nprocs": 3}]
+    spread = per_rank_time(own, shared)
+    # rank 0: 1 + 3 exactly; rank 2: 0.5 + 5 exactly; rank 1: 2 + somewhere in [3, 5]
+    assert spread == {"n": 3, "low": 4.0, "high": 7.0, "exact": False}
+    assert per_rank_time({0: 1.0, 1: 2.0}, []) == {"n": 2, "low": 1.0, "high": 2.0, "exact": True}

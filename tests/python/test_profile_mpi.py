@@ -47,7 +47,7 @@ def test_shared_file_reduced(lib, tmp_path, mode, ranks, users):
     assert c["MPIIO_FASTEST_RANK"] in range(users) and c["MPIIO_SLOWEST_RANK"] in range(users)
     assert c["MPIIO_F_FASTEST_RANK_TIME"] <= c["MPIIO_F_SLOWEST_RANK_TIME"]
     assert c["MPIIO_F_VARIANCE_RANK_BYTES"] == 0 and c["MPIIO_F_VARIANCE_RANK_TIME"] >= 0
-    # the hint passed at open is what MPI_File_get_info reports in effect
+    # the hint passed at open is what MPI_File_get_info gives back (Open MPI: an echo of it)
     assert files(logs)[("mpiio", str(target))]["hints"].get("cb_nodes") == "1"
     # POSIX I/O underneath MPI-IO is recorded too, and the bytes add up
     posix = files(logs)[("posix", str(target))]["counters"]

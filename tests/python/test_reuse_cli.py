@@ -51,7 +51,8 @@ def test_reuse_reads_and_verifies_the_kept_files_and_leaves_them(extra, tmp_path
     assert row["verify"]["checked_bytes"] == 2 * 2 * 2 * (1 << 20) + 2 * 2 * (256 << 10)
     (case,) = doc["result"]["cases"]
     assert case["spec"]["reuse"] is True and [p["op"] for p in case["phases"]] == ["read", "verify"] * 2
-    assert "warm" in row["flags"]  # two repetitions: the second reads what the first cached
+    # measured before each read: the second repetition reads what the first cached
+    assert "cached" in row["flags"] and "warm" not in row["flags"] and row["read"]["resident"]["samples"][1] > 0.9
     assert _state(files) == before  # not written, truncated or removed
     assert doc["dir"] == str(files[0].parent)
 
@@ -84,6 +85,14 @@ def test_reuse_finds_one_corrupted_byte(tmp_path):
     first = row["verify"]["first_error"]
     assert (first["offset"], first["rank"]) == (offset, 1)
     assert path.exists()
+    # the stored run is not "complete": its data failed the check
+    assert doc["status"] == "verify failed"
+    listed = pario(["--json"], tmp_path, command="results")
+    import json
+    runs = {r["id"]: r for r in json.loads(listed.stdout)["runs"]}
+    assert runs[doc["run"]]["status"] == "verify failed" and runs[run_id]["status"] == "complete"
+    shown = pario(["show", str(doc["run"])], tmp_path, command="results")
+    assert "verify failed" in shown.stdout.splitlines()[0]
 
 
 def test_a_failed_reuse_run_removes_nothing(tmp_path):

@@ -15,16 +15,17 @@ from rich.console import Console
 
 from pario.analysis.summary import headline, summarize
 from pario.cli import ior_flags
+from pario.cli.bench_preset import run_preset
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.result import RunRecord
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, default_timeout, plan
 from pario.platform import host
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
-from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.mpi import MPI, check_io, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
@@ -56,6 +57,18 @@ Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a
 sets a library setting (hdf5 alignment, chunk, coll_metadata; pnetcdf mode=iput|bput, nb_batch;
 netcdf4 fill, chunk; adios2 BP5 parameters such as NumAggregators); `--list` names them all.
 --suite layers: one table of every built layer against raw MPI-IO collective on the same bytes.
+
+NAS BTIO (--pattern btio, -a mpiio or pnetcdf, a square -n): BTIO's block-tridiagonal decomposition of
+a 3-D array of 5 doubles per point, each rank owning sqrt(n) non-contiguous cells, one collective call
+per step; -a mpiio -c is BTIO's method 0 (no -c: method 1), -a pnetcdf -c method 2 (put_vara_all per
+cell), --lib mode=iput method 3 (iput per cell, one wait_all per step). --class A or --grid 64x64x64,
+--steps N. Example: pario bench --pattern btio -a pnetcdf -c --lib mode=iput --class W -n 4 -w -W
+
+Presets (--preset NAME, --preset list): the seeds' experiments (LRZ's hints matrix, CSC's BTIO, KAUST's
+strategies, small writes and striping, ARCHER's small files, ARCHER2's aggregators and layers), each a
+job file in examples/presets/ with the seed's table: this system's median [min-max] beside the seed's
+figure per cell, rows this system cannot run named with the reason, and a reading only where the
+ranges do not overlap. --scale F multiplies the data (default: what fits --time); -n, -i apply.
 
 Metadata workload (like mdtest): --metadata [--files-per-dir N] [--file-size S] [--depth D]
 [--branching B] [--per-rank-dirs (mdtest -u)] [--md-ops create,stat,open_close,read_small,remove]:
@@ -106,16 +119,25 @@ def register(subparsers) -> None:
     r.add_argument("--reuse", type=int, metavar="RUN",
                    help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
                         "they are never written or removed")
+    r.add_argument("--preset", metavar="NAME|list|FILE",
+                   help="a seed's experiment (examples/presets/NAME.toml): its table, this system's figures beside "
+                        "the seed's; `--preset list` names them")
+    r.add_argument("--scale", type=float, metavar="F",
+                   help="presets: multiply each rank's data by F (default: the largest of 1, 1/2, 1/4, ... "
+                        "that fits --time)")
     r.add_argument("--suite", choices=["default", "layers"],
                    help="default: the strategies; layers: each I/O library against raw MPI-IO")
     r.add_argument("--size", help="suites: bytes per phase (all ranks), overrides --time")
-    r.add_argument("--time", type=float, default=60.0, help="suites: time budget in seconds (60)")
+    r.add_argument("--time", type=float, default=60.0, help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
+    r.add_argument("--drop-caches", nargs="?", const="files", metavar="all",
+                   help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
+                        "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
+                        "/proc/sys/vm/drop_caches (root)")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
@@ -149,8 +171,12 @@ def add_case_flags(p):
     g.add_argument("-G", "--seed", type=int, help="data pattern seed")
     g.add_argument("--strategy", help="serial | fpp | shared | nfiles:K | per-node")
     g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
-    g.add_argument("--pattern", help="segmented | subarray | random")
+    g.add_argument("--pattern", help="segmented | subarray | random | btio")
     g.add_argument("--dims", help="subarray local block in 8-byte elements, e.g. 64x64x64")
+    g.add_argument("--class", dest="btio_class", metavar="S|W|A|B|C|D|E",
+                   help="btio: NAS problem class (grid points and records; S: 12^3, 12 records)")
+    g.add_argument("--grid", help="btio: global grid points XxYxZ (5 doubles each), e.g. 2048x1024x256")
+    g.add_argument("--steps", type=int, help="btio: records written one after the other")
     g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
     g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
     g.add_argument("--hint", action="append", metavar="KEY=VALUE", help="MPI-IO hint (repeatable)")
@@ -171,16 +197,19 @@ def run(args: argparse.Namespace) -> int:
     if ior_flags.check(args):
         args.json = True
     request = request_of(args)
-    if request.drop_caches:
-        raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
-                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
-                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if request.list_backends:
         return list_backends(request)
     if request.timeout is not None and request.timeout <= 0:
         raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
-    if request.reuse is not None:
+    if request.scale is not None and request.preset is None:
+        raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
+    if request.reuse is not None and request.preset is None:
         return _reuse(request)
+    if request.preset is not None:
+        if request.dry_run or request.test_file:  # run_preset plans its own cases and directory
+            raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset yet; "
+                             "run the preset without it (--dir DIR sets its directory)")
+        return run_preset(request)
     ranks = request.ranks if request.ranks is not None else host.cpus()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
@@ -233,6 +262,7 @@ def _reuse(request: BenchRequest) -> int:
     store = Store(request.db)
     assert request.reuse is not None
     cases, ranks, scratch, note, facts = reuse.plan(request, store.get_run(request.reuse), CASE_DESTS)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
@@ -240,7 +270,8 @@ def _reuse(request: BenchRequest) -> int:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
+        launcher=request.launcher, no_probe=request.no_probe,
+        facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 
@@ -249,6 +280,7 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
     launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    check_io(mpi, request.io)
     launchers.check_launcher(request.launcher)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
@@ -263,9 +295,10 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         engine = engine_path()
         listing = engine_listing(engine)
         scratch.prepare()
-        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
+        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
     rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
@@ -276,6 +309,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 
@@ -306,15 +340,17 @@ def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, m
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
     """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
     record = execute(run_request, Progress(plain=request.json))
-    run_id = store_run(store, record)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    if bad and record.status == "complete":
+        record.status = "verify failed"  # every phase ran, but the data read back is not what was written
+    run_id = store_run(store, record)
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
     else:
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
     if bad and not record.message:
         print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
     return 0 if record.complete and not bad else 1

@@ -154,13 +154,13 @@ def run(args) -> int:
     if action == "compare":
         a = store.get_run(parse_run_id(args.a, store))
         b = store.get_run(parse_run_id(args.b, store))
-        cmp = compare.compare(summary.summarize(a["result"], a["env"]), summary.summarize(b["result"], b["env"]))
+        cmp = compare.compare_runs(a, b)
         pct = args.fail_slower
         if pct is not None and not 0 < pct < 100:
             raise ParioError(f"--fail-slower {pct:g}: give a percentage between 0 and 100, e.g. 10")
-        slower = compare.regressions(cmp, pct) if pct is not None else []
+        slower = compare.regressions(cmp["cases"], pct) if pct is not None else []
         if as_json:
-            _emit({"schema": "pario.compare/1", "a": a["id"], "b": b["id"], "cases": cmp,
+            _emit({"schema": "pario.compare/1", **cmp,
                    **({"fail_slower_pct": pct, "regressions": slower} if pct is not None else {})})
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"

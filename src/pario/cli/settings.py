@@ -63,6 +63,7 @@ def _read(path: str) -> str:
 def render(args) -> int:
     from pario.settings import DIALECTS, from_pairs, merge, parse, sniff
     from pario.settings import render as render_one
+    from pario.settings.dialects import COMMENTS, untranslated
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
@@ -76,19 +77,28 @@ def render(args) -> int:
         raise ParioError("no settings given; add --set KEY=VALUE (e.g. --set cb_nodes=8) or --from FILE")
     dialects = [args.dialect] if args.dialect else list(DIALECTS)
     out = {d: render_one(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
+    missing = {d: untranslated(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
     if args.json:
-        json_report.emit({"schema": "pario.settings-render/1", "settings": settings.to_dict(), "rendered": out})
+        json_report.emit({"schema": "pario.settings-render/1", "settings": settings.to_dict(), "rendered": out,
+                          "untranslated": missing})
         return 0
-    if args.dialect:
-        text = out[args.dialect]
+    for d in dialects:
+        text = out[d]
+        if text and not text.endswith("\n"):
+            text += "\n"
+        if not args.dialect:
+            print(f"## {d}: {DIALECTS[d][2]}")
         if not text:
-            print(f"pario: nothing of these settings is spoken in dialect {args.dialect}", file=sys.stderr)
+            print(f"pario: nothing of these settings is spoken in dialect {d}",
+                  file=sys.stderr if args.dialect else sys.stdout)
+        note = f"no equivalent in the {d} dialect: {', '.join(missing[d])}" if missing[d] and text else ""
+        if note and d in COMMENTS:
+            text += f"{COMMENTS[d][0]}{note}{COMMENTS[d][1]}\n"  # a comment in the dialect's own syntax
         sys.stdout.write(text)
-        return 0
-    for d, text in out.items():
-        print(f"## {d}: {DIALECTS[d][2]}")
-        sys.stdout.write(text or "(nothing of these settings in this dialect)\n")
-        print()
+        if note and d not in COMMENTS:
+            print(f"pario: {note}", file=sys.stderr if args.dialect else sys.stdout)
+        if not args.dialect:
+            print()
     return 0
 
 
@@ -97,6 +107,13 @@ def check(args) -> int:
     from pario.platform.stack import mpi_facts
     from pario.settings import view
     text = _read(args.file)
+    if args.io and args.io not in ("ompio", "romio", "cray"):  # an Open MPI component: one it has
+        from pario.platform.mpi import check_io, detect, find_mpirun
+        try:
+            check_io(detect(find_mpirun(args.mpirun)), args.io)
+        except ParioError as exc:
+            if exc.exit_code == 2:
+                raise
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
         print(f"pario: {mpi.get('reason')}; checking against the catalogue only", file=sys.stderr)

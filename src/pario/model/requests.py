@@ -33,6 +33,9 @@ class BenchRequest:
     aggregate: bool | None = None
     pattern: str | None = None
     dims: str | None = None
+    btio_class: str | None = None
+    grid: str | None = None
+    steps: int | None = None
     view: bool | None = None
     odirect: bool | None = None
     hint: list[str] | None = None
@@ -55,6 +58,8 @@ class BenchRequest:
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None
+    preset: str | None = None
+    scale: float | None = None
     size: str | None = None
     time: float = 60.0
     io: str | None = None
@@ -62,7 +67,7 @@ class BenchRequest:
     launcher: str = "mpirun"
     timeout: float | None = None
     no_probe: bool = False
-    drop_caches: bool = False
+    drop_caches: str | None = None  # --drop-caches: 'files' (the run's own, any user) or 'all' (root)
     db: str | None = None
     json: bool = False
     list_backends: bool = False    # --list

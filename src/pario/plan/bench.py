@@ -16,15 +16,17 @@ from pario.settings.hints import parse_pair
 
 # Flags that describe the case (rather than the run); any of them means "one case, not the suite".
 CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
-              "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name",
-              "lib", "metadata", "files_per_dir", "file_size", "depth", "branching", "per_rank_dirs", "md_ops")
+              "dims", "btio_class", "grid", "steps", "view", "odirect", "hint", "hints_file", "fpp", "random",
+              "reorder_host", "reorder", "name", "lib", "metadata", "files_per_dir", "file_size", "depth",
+              "branching", "per_rank_dirs", "md_ops")
 
 
 def flag_options(request: BenchRequest) -> dict[str, Any]:
     """The case keys the user gave on the command line (spec.CASE_KEYS names)."""
     opts: dict[str, Any] = {}
     for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
-                "strategy", "aggregate", "pattern", "dims", "view", "odirect", "hints_file", "name",
+                "strategy", "aggregate", "pattern", "dims", "btio_class", "grid", "steps", "view", "odirect",
+                "hints_file", "name",
                 "write", "read", "verify", "buffer_max"):
         value = getattr(request, key, None)
         if value is not None:
@@ -119,6 +121,31 @@ def _amount(case: Case, ranks: int) -> str:
         return f"{md_files(case, ranks)} files"
     return human(case_bytes(case, ranks))
 
+
+
+EVICT = {"files": 1, "all": 2}  # --drop-caches LEVEL -> the engine's evict (schemas/spec.schema.json)
+
+
+def apply_drop_caches(cases: list[Case], level: str | None, is_root: bool) -> None:
+    """--drop-caches [all]: every data case that reads gets its files evicted before each read and
+    verify (the engine: fsync + POSIX_FADV_DONTNEED on every host, as any user; `all` also
+    /proc/sys/vm/drop_caches, root only) and the residency measured after it."""
+    if not level:
+        return
+    if level not in EVICT:
+        raise ParioError(f"--drop-caches {level}: give no value (the run's own files) or 'all' (also the whole "
+                         "page cache, root only)")
+    if level == "all" and not is_root:
+        raise ParioError("--drop-caches all writes /proc/sys/vm/drop_caches, which needs root; plain --drop-caches "
+                         "evicts the run's own files as any user")
+    readers = [c for c in cases if c.get("workload") != "metadata" and c.get("backend") != "null"
+               and set(c.get("ops") or ()) & {"read", "verify"}]
+    if not readers:
+        raise ParioError("--drop-caches evicts the run's files before its reads, and no case reads; add -r "
+                         "(or -W), or drop --drop-caches")
+    for case in readers:
+        case["evict"] = EVICT[level]
+        case["residency"] = True
 
 
 def default_timeout(cases: list[Case], ranks: int) -> float:

@@ -27,6 +27,9 @@ def load_toml(path: str, flag: str = "--config") -> dict[str, Any]:
 def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """([defaults], [case, ...]) of a job file, keys normalised."""
     doc = load_toml(path)
+    if "preset" in doc:
+        raise ParioError(f"--config {path} is a preset (it has a [preset] table): run it with "
+                         f"`pario bench --preset {path}`")
     unknown = set(doc) - {"defaults", "case"}
     if unknown:
         raise ParioError(f"{path}: unknown table '{sorted(unknown)[0]}'; a job file has [defaults] and [[case]] tables")

@@ -8,8 +8,7 @@ import re
 import socket
 from typing import Any
 
-from pario.model.filesystems import fs_name
-from pario.platform.fsinfo import statfs_magic
+from pario.platform import fsinfo
 
 
 def meminfo(path: str = "/proc/meminfo") -> dict[str, int]:
@@ -35,12 +34,18 @@ def cpus() -> int:
 
 
 def fs_type(directory: str) -> str | None:
-    """File system type name (ext4, xfs, lustre, tmpfs...) from its statfs magic, named as `pario
-    stack` and the profiler name it (GNU stat's %T says "ext2/ext3" for ext4); None if unknown."""
-    if not os.path.exists(directory):
-        return None
-    magic = statfs_magic(directory)
-    return fs_name(magic) if magic is not None else None
+    """File system type name as mounted (e.g. ext4, xfs, lustre, tmpfs), of the nearest existing
+    parent; None if unknown. The mount table first: GNU `stat -f` names by superblock magic, which
+    ext2, ext3 and ext4 share ("ext2/ext3"); the magic only where the mount table cannot be read."""
+    probe = os.path.abspath(directory)
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    mounted = fsinfo.mount_of(probe).get("fstype")
+    if mounted:
+        return mounted
+    # no mount table: the statfs magic, named as `pario stack` names it (ext4 for ext2/3/4)
+    magic = fsinfo.statfs_magic(probe)
+    return fsinfo.fs_name(magic) if magic is not None else None
 
 
 def disk_free(directory: str) -> int:

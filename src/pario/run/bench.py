@@ -16,12 +16,12 @@ from pario.model.case import Case
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
 from pario.platform import environment, layout
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import forward, launchers, watchdog
 from pario.run.settings_launch import measured, read_settings
-from pario.settings import effective
+from pario.settings import effective, envsettings
 
 
 @dataclass
@@ -66,7 +66,8 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
 
 def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     scratch, mpi, cases, ranks = req.scratch, req.mpi, req.cases, req.ranks
-    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(req.engine, scratch.dir, skip=req.no_probe)
+    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(
+        req.engine, scratch.dir, skip=req.no_probe, streams=streams_per_host(ranks))
     status_dir = os.path.join(tmp, "status")
     os.mkdir(status_dir)
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
@@ -79,6 +80,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     env.update(req.facts)
     if req.mca:
         env["mca"] = dict(req.mca)
+    # ROMIO_HINTS, OMPI_MCA_ and MPICH_MPIIO_HINTS settings: requested too, with their source; the
+    # MCA parameters the caller exports (a tuner's trial) are in os.environ's place for the ranks
+    env["settings_from_env"] = envsettings.collect({**os.environ, **{f"OMPI_MCA_{k}": v for k, v in req.mca.items()}})
     layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
     for index, rec in layouts.items():
         if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout

@@ -49,7 +49,8 @@ def measured(result: ResultDoc, collector: effective.OutputCollector, layouts: d
     hosts = len((result.get("mpi") or {}).get("hosts") or []) or 1
     impl = (stack.get("mpi") or {}).get("mpiio") or ("ompio" if mpi.flavour == "openmpi" else "romio")
     stack_view = view(stack, impl=impl, fs=env.get("fs_name"), ranks=ranks, hosts=hosts)
-    effective.annotate(result, collector.reports(), mpi.flavour, stack_view)
+    effective.annotate(result, collector.reports(), mpi.flavour, stack_view, env.get("settings_from_env") or (),
+                       (stack.get("mpi") or {}).get("ompio_params"))
     for case in result.get("cases") or []:
         rec = layouts.get(case.get("index"))
         if rec is not None:

@@ -81,6 +81,10 @@ def explain(settings: Settings, stack: dict[str, Any]) -> tuple[Settings, list[A
             h.setdefault(name, value)
             applied.append(Applied("alias", alias, value, value, f"{alias} is OMPIO's alias of {name}",
                                    "common_ompio_file_open.c"))
+    for key in sorted(h):
+        why = hintlib.ignored_here(key, impl, fs)
+        if why:
+            drop(key, "not-read-here", why, "MPI-4.0 14.2.8; ad_gpfs_hints.c")
     if impl == "ompio":
         for key in sorted(h):
             if key not in OMPIO_KEYS and not key.startswith(("gpfs", "sioxAccessRange")):

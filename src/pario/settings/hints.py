@@ -6,6 +6,7 @@ same rows; the other settings (MCA, layout, library knobs) are in settings/knobs
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pario.model.errors import ParioError
@@ -91,13 +92,51 @@ _CRAY = [
     _h("abort_on_rw_error", "choice", (CRAY,), "disable", ("enable", "disable"), "abort on I/O error"),
 ]
 
+# (d) Keys the MPI standard reserves for file info (MPI-4.0 section 14.2.8): legal everywhere, acted on
+# where an implementation chooses to; none of ROMIO, OMPIO or Cray MPICH does (pario passes them on).
+# collective_buffering, cb_buffer_size, cb_nodes, striping_factor and striping_unit are reserved
+# too, and are in the tables above with the implementations that read them.
+STANDARD = "standard"
+_RESERVED = [
+    _h("access_style", "str", (), doc="MPI reserved: comma list of read_once, write_once, read_mostly, "
+       "write_mostly, sequential, reverse_sequential, random"),
+    _h("cb_block_size", "int", (), doc="MPI reserved: collective buffering block size", lo=1),
+    _h("chunked", "str", (), doc="MPI reserved: comma list of array dimensions"),
+    _h("chunked_item", "str", (), doc="MPI reserved: comma list of element sizes"),
+    _h("chunked_size", "str", (), doc="MPI reserved: comma list of chunk dimensions"),
+    _h("file_perm", "str", (), doc="MPI reserved: permissions of a file at creation"),
+    _h("io_node_list", "str", (), doc="MPI reserved: comma list of I/O devices"),
+    _h("nb_proc", "int", (), doc="MPI reserved: processes expected to access the file", lo=1),
+    _h("num_io_nodes", "int", (), doc="MPI reserved: I/O devices in the system", lo=1),
+    _h("filename", "output", (), doc="MPI reserved: the file's name, set by the implementation (read-only)"),
+]
+# Implementation keys outside the three tables: GPFS's, read by ROMIO's GPFS driver (ad_gpfs:
+# IBM Spectrum MPI, MPICH configured for GPFS), by nothing on this kind of stack otherwise.
+GPFS = "romio-gpfs"
+_GPFS = [_h("IBM_largeblock_io", "choice", (GPFS,), "false", BOOL, "GPFS: large-block I/O, no data shipping")]
+
 # Families whose members are too many to list: a hint starting with one of these is known.
 PREFIXES = {
     "romio_pvfs2_dtype_": (ROMIO,), "romio_pvfs2_listio_": (ROMIO,), "romio_pvfs2_posix_": (ROMIO,),
     "sioxAccessRange": (OMPIO,),
 }
 
-CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY}
+CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY + _RESERVED + _GPFS}
+
+
+def ignored_here(name: str, impl: str | None, fs: str | None) -> str | None:
+    """Why a legal key outside what `impl` reads does nothing on this stack (reserved by the MPI
+    standard, or another implementation's), or None when it is not such a key."""
+    row = lookup(name)
+    if row is None:
+        return None
+    if not row.impls:
+        return (f"reserved by the MPI standard for implementations that use it; {impl or 'this MPI-IO'} "
+                "does not act on it (passed on)")
+    if row.impls == (GPFS,) and not (impl == ROMIO and fs == "gpfs"):
+        return ("read by ROMIO's GPFS driver only (IBM Spectrum MPI, MPICH built for GPFS); "
+                "not on this stack (passed on)")
+    return None
 
 
 def lookup(name: str) -> Setting | None:
@@ -115,25 +154,78 @@ def did_you_mean(name: str, choices: Iterable[str] | None = None) -> str:
     return _close(name, CATALOGUE if choices is None else choices)
 
 
-def check(name: str, value: str, where: str = "--hint") -> None:
-    """Reject an unknown hint name or a value of the wrong kind, naming where it came from."""
+_DECIMAL = re.compile(r"[+-]?\d+")
+_ATOI = re.compile(r"\s*([+-]?\d*)")
+_SUFFIX = re.compile(r"^\s*(\d+)\s*([kmgt])i?b?\s*$", re.IGNORECASE)
+
+
+def _atoi(text: str) -> int:
+    """What C's atoi makes of text: leading blanks, a sign and the digits that follow; 0 if none."""
+    digits = _ATOI.match(text).group(1)  # type: ignore[union-attr]  # \s* always matches
+    return int(digits) if digits.strip("+-") else 0
+
+
+def _meant(text: str) -> int | None:
+    """The number a user probably meant by a value atoi misreads (16mb, 0x10, 1e6), or None."""
+    m = _SUFFIX.match(text)
+    if m:
+        return int(m.group(1)) << {"k": 10, "m": 20, "g": 30, "t": 40}[m.group(2).lower()]
+    for parse in (lambda t: int(t, 0), float):
+        try:
+            number = parse(text.strip())
+            return int(number) if float(number).is_integer() else None
+        except ValueError:
+            continue
+    return None
+
+
+def mpi_value(name: str, value: str) -> tuple[str | None, str | None]:
+    """How the MPI-IO layers read a hint value given as text: (the value as they read it, None),
+    or (None, why it would be misread or refused). The one validator of hint values.
+
+    ROMIO (MPICH, Intel MPI, Cray MPICH, Open MPI's romio321/341) reads integers with atoi and
+    compares enable/disable/automatic and true/false with strcmp against the lower- and the
+    upper-case spelling only (adio/common/hint_fns.c, ad_hints.c); OMPIO reads cb_buffer_size and
+    cb_nodes with atoi too. So `16mb` is 16 bytes, `0x10` is 0, `1e6` is 1, and `Enable` is
+    ignored. Measured on this machine: OMPIO dies of a divide-by-zero on cb_nodes=0x10, ROMIO aborts
+    at open with "Out of memory" on cb_buffer_size=-1."""
     hint = lookup(name)
     if hint is None:
-        raise ParioError(f"{where}: unknown MPI-IO hint '{name}'{did_you_mean(name)}; "
-                         "`pario bench --help` names where the known hints come from")
+        return None, f"unknown MPI-IO hint '{name}'{did_you_mean(name)}"
     if hint.kind == "output":
-        raise ParioError(f"{where}: '{name}' is reported by ROMIO, not set; remove it")
+        return None, f"'{name}' is reported by ROMIO, not set; remove it"
+    text = str(value)
     if hint.kind in ("int", "bytes"):
-        try:
-            number = int(value, 0)
-        except ValueError:
-            raise ParioError(f"{where}: hint {name}={value!r} needs an integer"
-                             + (" (bytes)" if hint.kind == "bytes" else "")) from None
+        if not _DECIMAL.fullmatch(text.strip()):
+            meant = _meant(text)
+            hint_to = f"; write {name} {meant}" if meant is not None and meant != _atoi(text) else \
+                "; write the number in plain decimal digits"
+            return None, (f"{name}={text!r} is read as {_atoi(text)} by the MPI (ROMIO and OMPIO parse "
+                          f"integers with atoi){hint_to}")
+        number = int(text.strip())
         if (hint.lo is not None and number < hint.lo) or (hint.hi is not None and number > hint.hi):
-            span = (f"from {hint.lo} to {hint.hi}" if hint.hi is not None else f"at least {hint.lo}")
-            raise ParioError(f"{where}: hint {name}={value} is out of range; give a value {span}")
-    elif hint.kind == "choice" and value.lower() not in hint.choices:
-        raise ParioError(f"{where}: hint {name}={value!r} must be one of {', '.join(hint.choices)}")
+            span = f"from {hint.lo:g} to {hint.hi:g}" if hint.hi is not None else f"at least {hint.lo:g}"
+            return None, f"{name}={text.strip()} is out of range; give a value {span}"
+        return str(number), None
+    if hint.kind == "choice":
+        if text in hint.choices or text in (c.upper() for c in hint.choices):
+            return text.lower(), None
+        if text.strip().lower() in hint.choices:
+            return None, (f"{name}={text!r}: ROMIO compares it with strcmp against "
+                          f"{text.strip().lower()} or {text.strip().upper()} only, and ignores anything else; "
+                          f"write {text.strip().lower()}")
+        return None, f"{name}={text!r} must be one of {', '.join(hint.choices)}"
+    if not text.strip():
+        return None, f"{name} needs a value"
+    return text, None
+
+
+def check(name: str, value: str, where: str = "--hint") -> None:
+    """Reject an unknown hint name or a value the MPI would misread, naming where it came from."""
+    _, why = mpi_value(name, value)
+    if why:
+        more = "; `pario bench --help` names where the known hints come from" if lookup(name) is None else ""
+        raise ParioError(f"{where}: {why}{more}")
 
 
 def parse_pair(text: str) -> tuple[str, str]:

@@ -155,14 +155,22 @@ def _known(section: str, lib: str | None) -> dict:
     return {"mca": knobs.MCA, "layout": knobs.LAYOUT}.get(section) or knobs.LIB.get(lib or "", {})
 
 
-def check_one(key: str, value: str) -> tuple[tuple | None, Issue | None]:
-    """((section, lib, name, component, normalized value), None) or (None, the error)."""
+def check_one(key: str, value: str, raw: bool = False) -> tuple[tuple | None, Issue | None]:
+    """((section, lib, name, component, normalized value), None) or (None, the error).
+
+    raw: the value reaches the MPI as written (a hints file, MPI_Info, MPICH_MPIIO_HINTS), so an
+    MPI-IO hint is judged as the MPI reads it (settings.hints.mpi_value: `16mb` is an error);
+    else it is pario's own `--set` syntax, which pario converts before rendering (`16m` is fine)."""
     section, lib, name, comp = classify(key)
     if section == "hints":
         hint = hintlib.lookup(name)
         if hint is None:
             extra = hintlib.did_you_mean(name, list(hintlib.CATALOGUE) + [f"mca.{m}" for m in knobs.MCA])
             return None, Issue("error", key, f"unknown setting '{key}'{extra}; `pario settings keys` lists them")
+        if raw:
+            norm, message = hintlib.mpi_value(name, value)
+            return ((section, lib, name, comp, norm), None) if message is None else \
+                (None, Issue("error", key, message))
         norm, why = normalize(hint.kind, value, hint.choices, hint.lo, hint.hi)
     else:
         table = _known(section, lib)
@@ -183,11 +191,11 @@ def check_one(key: str, value: str) -> tuple[tuple | None, Issue | None]:
     return (section, lib, name, comp, norm), None
 
 
-def build(pairs: Iterable[tuple[str, str]]) -> tuple[Settings, list[Issue]]:
-    """Settings from KEY=VALUE pairs, and the errors of the pairs left out."""
+def build(pairs: Iterable[tuple[str, str]], raw: bool = False) -> tuple[Settings, list[Issue]]:
+    """Settings from KEY=VALUE pairs, and the errors of the pairs left out (raw: see check_one)."""
     settings, issues = Settings(), []
     for key, value in pairs:
-        ok, issue = check_one(key.strip(), value)
+        ok, issue = check_one(key.strip(), value, raw)
         if ok is None:
             if issue:
                 issues.append(issue)

@@ -33,13 +33,15 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
             console.print(line, highlight=False)
         print_hints(console, result.get("cases") or [])  # requested vs effective settings, with the means used
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
-        if kept and status == "complete":
+        if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib"):
+        streams = ceiling.get("streams") or 1
         source = str(ceiling.get("source"))
         how = {"probe": "measured now", "cached probe": "measured earlier"}.get(source, source)
-        console.print(f"Device ceiling (written and read with O_DIRECT, {how}): write "
+        console.print(f"Device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}, "
+                      f"{how}): write "
                       f"{ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
     else:
         console.print(f"No device ceiling: {ceiling.get('source', 'not measured')}.")

@@ -28,7 +28,7 @@ def print_bench(console: Console, rows: list[dict], result: dict, title: str | N
     data = [r for r in rows if r.get("workload") != "metadata"]
     if data and analysis.is_layers_run(rows):
         print_layers(console, data, result, title)  # one table says it all; the flags' legend below it
-        for line in tables.footer_lines(data)[-len({f for r in data for f in r["flags"]}) - 1:]:
+        for line in tables.flag_lines(data):
             console.print(line)
         md = [r for r in rows if r.get("workload") == "metadata"]
         if md:

@@ -50,7 +50,18 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     others = f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
     lines = [f"processes: {procs}   hosts: {', '.join(view['hosts'])}",
              f"command: {cmds[0] if cmds else '-'}{others}",
-             f"started: {start}   wall time: {secs(view.get('wall_time'))}"]
+             f"started: {start}   wall time: {secs(view.get('wall_time'))} (first process start to last "
+             "process end)"]
+    if view.get("time_interface"):
+        wall, n = view.get("wall_time"), max(view.get("ranks") or view["processes"], 1)
+        share = f" ({view['io_time_sum'] / (wall * n):.0%} of {n} x the wall time)" if wall else ""
+        lines.append(f"I/O time, summed ({view['time_interface']}): {secs(view['io_time_sum'])} over {n} "
+                     f"process{'es' if n != 1 else ''}{share}")
+        spread = view.get("per_rank")
+        if spread:
+            how = "" if spread["exact"] else " (shared files count between their fastest and slowest rank)"
+            lines.append(f"I/O time per rank ({view['time_interface']}): {secs(spread['low'])} to "
+                         f"{secs(spread['high'])} over {spread['n']} ranks{how}")
     if view["partial"]:
         lines.append(f"partial: processes {view['partial_processes']} were stopped by a signal; their counters "
                      "end there")
@@ -99,8 +110,8 @@ def module_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]
              ("files", "files", str), ("used by >1 process", "shared", str), ("opens", "opens", str),
              ("reads", "reads", str), ("writes", "writes", str), ("bytes read", "br", tenths),
              ("bytes written", "bw", tenths), ("stats", "stats", str), ("seeks", "seeks", str),
-             ("fsyncs/syncs", "fsyncs", str), ("read time", "rt", secs), ("write time", "wt", secs),
-             ("metadata time", "mt", secs)]
+             ("fsyncs/syncs", "fsyncs", str), ("read time (sum over ranks)", "rt", secs),
+             ("write time (sum over ranks)", "wt", secs), ("metadata time (sum over ranks)", "mt", secs)]
     rows = [[label] + [fmt(mods[n][key]) for n in names] for label, key, fmt in lines]
     rows.insert(5, ["ops < 1 MiB"] + [pct(mods[n]["small"], mods[n]["reads"] + mods[n]["writes"]) for n in names])
     if "mpiio" in mods:
@@ -171,13 +182,24 @@ def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]
 
 
 def hint_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
-    cols = [Col("file", "path"), Col("hints", "id")]
+    """Hints confirmed in effect, hints Open MPI only echoed, and the MCA settings the run used."""
+    cols = [Col("file", "path"), Col("settings", "id")]
     rows = []
     for f in files:
-        if f["module"] == "mpiio":
-            h = f["hints"]
-            rows.append([f["path"], "; ".join(f"{k}={v}" for k, v in h.items()) if h
-                         else "(the MPI library reported none)"])
+        if f["module"] != "mpiio":
+            continue
+        status = f.get("hints_status") or {}
+        parts = []
+        if status.get("confirmed"):
+            parts.append("in effect (MPI_File_get_info returns the values in effect): "
+                         + ", ".join(f"{k}={v}" for k, v in status["confirmed"].items()))
+        if status.get("echoed"):
+            parts.append("echoed by Open MPI, not confirmed (its MPI_File_get_info gives back the keys the "
+                         "program passed): " + ", ".join(f"{k}={v}" for k, v in status["echoed"].items()))
+        if status.get("mca"):
+            parts.append("MCA settings this run used (MPI_T): "
+                         + ", ".join(f"{k}={v}" for k, v in status["mca"].items()))
+        rows.append([f["path"], "\n".join(parts) or "(the MPI library reported none)"])
     return cols, rows
 
 
@@ -205,7 +227,7 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
             print_fit(con, cols, rows, "Files used by several ranks/processes: per-rank spread")
         cols, rows = hint_rows(files)
         if rows:
-            print_fit(con, cols, rows, "MPI-IO files: hints in effect (as reported by MPI_File_get_info)")
+            print_fit(con, cols, rows, "MPI-IO files: hints (MPI_File_get_info) and MCA settings (MPI_T)")
     if runtime:
         ops = sum(f["reads"] + f["writes"] for f in runtime)
         names = sorted({f["path"] for f in runtime})

@@ -76,7 +76,9 @@ def print_stack(console: Console, doc: dict[str, Any]) -> None:
         table.add_row(Text(key), Text(str(value)))
     console.print(table)
     for p in doc.get("probes") or []:
-        label = f"--io {p['io']}" if p.get("io") else "default MPI-IO"
+        label = f"--io {p['io']}" if p.get("io") else "this MPI's default MPI-IO"
+        if not p.get("ok"):
+            label = f"--io {p['io']}" if p.get("io") else "the MPI-IO probe"
         if not p.get("ok"):
             console.print(f"hints in effect ({escape(label)}): not measured: {escape(str(p.get('reason')))}")
             continue

@@ -6,7 +6,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from pario.analysis.summary import FLAG_HELP, OPS, fastest
+from pario.analysis import noise
+from pario.analysis.summary import FLAG_HELP, OPS
+from pario.analysis.verdicts import winner
 from pario.report.terminal.cells import iops, num, pct, rate, size, times
 from pario.report.terminal.fit import Col, fits, print_fit
 
@@ -142,26 +144,106 @@ def _long(rows: list[dict]) -> tuple[list[Col], list[list[str]]]:
     return cols, out
 
 
-def footer_lines(rows: list[dict]) -> list[str]:
-    labels = dict(zip((r["name"] for r in rows), case_labels(rows)))
+def _names(labels: dict, names: list[str]) -> str:
+    shown = [escape(labels[n]) for n in names[:3]]
+    return ", ".join(shown) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def verdict_lines(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    """The fastest case of each operation, named only when the noise test supports it, and what
+    to make of it when every figure is page cache."""
     lines = []
     for op in OPS:
-        best = fastest(rows, op)
-        if best and len([r for r in rows if r.get(op)]) > 1:
-            s = best[op]["bw_mib"]
-            lines.append(f"Fastest {op} here: {escape(labels[best['name']])} at {num(s['median'])} MiB/s "
-                         f"(median of {s['n']}).")
+        w = winner(rows, op)
+        if w is None:
+            continue
+        best = escape(labels[w["best"]])
+        v = w["vs_runner_up"]
+        against = f"{v['ratio']:.2f}x {escape(labels[w['runner_up']])}" + (
+            f" [{v['low']:.2f}-{v['high']:.2f}]" if v.get("low") is not None else "")
+        if w["clear"]:
+            lines.append(f"Fastest {op} here: {best} at {num(w['median'])} MiB/s (median of {w['n']}), {against}.")
+        elif w["undecided"]:
+            fewest = min(r[op]["bw_mib"]["n"] for r in rows if r.get(op))
+            lines.append(f"No verdict on the fastest {op}: {fewest} repetition{'s are' if fewest != 1 else ' is'} "
+                         f"too few to tell a difference from the noise ({w['min_samples']} or more: "
+                         f"-i {w['min_samples']}); highest median: {best} at {num(w['median'])} MiB/s.")
+        else:
+            tie = _names(labels, w["ties"])
+            lines.append(f"No clear fastest {op}: {best} has the highest median ({num(w['median'])} MiB/s), "
+                         f"but {tie} {'is' if len(w['ties']) == 1 else 'are'} within the noise of it "
+                         f"({against} includes 1).")
+        if w["all_cache"]:
+            if "cache?" in w["cache_flags"] and all("cache?" in r[op]["flags"] for r in rows if r.get(op)):
+                what = f"Every {op} figure here is above the device ceiling (cache?): page cache, not the device"
+            else:
+                what = (f"Every {op} figure here may come from page cache "
+                        f"({', '.join(w['cache_flags'])}), not the device")
+            fix = ("--odirect, -e (fsync inside the timed phase) or a --size above twice RAM" if op == "write" else
+                   "--odirect, --drop-caches (evicts the run's files before each read) or a --size above twice RAM")
+            lines.append(f"{what}; the comparison is of memory copies. For device figures: {fix}.")
+    if lines:
+        lines.append(f"Fastest: named only when faster than every other case beyond the noise (bootstrap "
+                     f"{noise.LEVEL:.0%} interval of the ratio of medians, shown in brackets, above 1).")
+    return lines
+
+
+def footer_lines(rows: list[dict]) -> list[str]:
+    labels = dict(zip((r["name"] for r in rows), case_labels(rows)))
+    lines = verdict_lines(rows, labels)
     lines.append("MiB/s: open-to-close (sync included), like IOR; IOPS: I/O calls per second of the transfer "
                  "time alone (open, sync and close left out), so not MiB/s divided by the transfer size; "
                  "open+close: their share of the phase; imbalance: last rank done / first rank done.")
-    present = sorted({f for r in rows for f in r["flags"]})
-    for flag in present:
-        lines.append(f"[bold]{flag}[/bold]: {FLAG_HELP[flag]}.")
+    lines += flag_lines(rows, labels)
     period = [p for p in ((r.get("verify") or {}).get("repeats_every") for r in rows) if p is not None]
     if period:
         lines.append(f"verified: read back and checked word by word; each rank's data repeats every "
                      f"{size(max(period))} (--buffer SIZE for more distinct data).")
+    return lines
+
+
+def flag_lines(rows: list[dict], labels: dict[str, str] | None = None) -> list[str]:
+    """What each flag present means, and the figures behind the cache and warm-up flags."""
+    labels = labels or dict(zip((r["name"] for r in rows), case_labels(rows)))
+    lines = [f"[bold]{flag}[/bold]: {FLAG_HELP[flag]}." for flag in sorted({f for r in rows for f in r["flags"]})]
+    for r in rows:
+        for op in OPS:
+            up = (r.get(op) or {}).get("warmup")
+            if up:
+                slower = f"{up['factor']:.1f}x slower" if up.get("factor") else "slower"
+                lines.append(escape(f"  warm-up?: {labels[r['name']]} {op}: first repetition {num(up['first'])} "
+                                    f"MiB/s, {slower} than the median of the others ({num(up['others_median'])})."))
     details = [escape(f"{labels[r['name']]}: {', '.join(r['cache_details'])}") for r in rows if r.get("cache_details")]
     if details:
         lines.append("  above the ceiling: " + "; ".join(details))
-    return lines
+        probe = next((r["ceiling"] for r in rows if r.get("ceiling")), None)
+        if probe and probe["streams"] < probe["ranks_per_host"]:
+            lines.append(f"  (ceiling: O_DIRECT probe with {probe['streams']} stream"
+                         f"{'s' if probe['streams'] != 1 else ''}; this run has {probe['ranks_per_host']} "
+                         "ranks on a host)")
+    return lines + residency_lines(rows, labels)
+
+
+_EVICTED = {"files": "evicted: fsync + POSIX_FADV_DONTNEED",
+            "system": "evicted: fsync + POSIX_FADV_DONTNEED + drop_caches"}
+
+
+def residency_lines(rows: list[dict], labels: dict[str, str]) -> list[str]:
+    """What the engine measured of the page cache before each read: the line under the table."""
+    out = []
+    for r in rows:
+        for op in OPS:
+            res = (r.get(op) or {}).get("resident")
+            if not res:
+                continue
+            shares = res["samples"]
+            how = _EVICTED.get(res.get("evicted") or "")
+            if len({f"{x:.0%}" for x in shares}) == 1:
+                each = "before each of" if len(shares) > 1 else "before its"
+                what = f"{shares[0]:.0%} resident {each} {len(shares)} repetition{'s' if len(shares) != 1 else ''}"
+            else:
+                what = (f"{', '.join(f'{x:.0%}' for x in shares)} resident before repetitions 1-{len(shares)}")
+            out.append(escape(f"  {labels[r['name']]} {op}: {what}" + (f" ({how})" if how else "")))
+    if out:
+        out.insert(0, "Page cache before the reads (measured with mincore): share of the case's files resident")
+    return out

@@ -23,7 +23,7 @@ def parse_info(text: str) -> tuple[Settings, list[Issue]]:
         raise ParioError("not a JSON object of hints")
     if isinstance(doc.get("hints"), dict):  # an engine case or a result's hints block
         doc = doc["hints"].get("requested", doc["hints"]) if "requested" in doc["hints"] else doc["hints"]
-    return build((str(k), str(v)) for k, v in doc.items())
+    return build(((str(k), str(v)) for k, v in doc.items()), raw=True)  # MPI_Info_set takes them as written
 
 
 def render_romio(s: Settings, **_) -> str:
@@ -50,7 +50,7 @@ def romio_pairs(text: str) -> list[tuple[int, str, str]]:
 def parse_romio(text: str) -> tuple[Settings, list[Issue]]:
     pairs = romio_pairs(text)
     bad = [Issue("error", f"line {n}", f"line {n}: expected 'key value', got {v!r}") for n, k, v in pairs if not k]
-    settings, issues = build((k, v) for _, k, v in pairs if k)
+    settings, issues = build(((k, v) for _, k, v in pairs if k), raw=True)  # ROMIO reads the file as written
     return settings, bad + issues
 
 
@@ -135,6 +135,6 @@ def cray_patterns(text: str) -> dict[str, dict[str, str]]:
 def parse_cray(text: str, pattern: str = "*") -> tuple[Settings, list[Issue]]:
     groups = cray_patterns(text)
     pairs = [kv for p, kvs in groups.items() if p == pattern or pattern == "*" for kv in kvs.items()]
-    return build(pairs)
+    return build(pairs, raw=True)  # Cray MPICH hands the values to ROMIO as written
 
 
