@@ -9,6 +9,7 @@
 #include "common/json_write.h"
 #include "common/log.h"
 #include "engine/groups.h"
+#include "engine/guard.h"
 #include "engine/listing.h"
 #include "engine/metadata.h"
 #include "engine/phases.h"
@@ -76,6 +77,7 @@ static int settings_main(int argc, char **argv) {
   pario_log_set_rank(rank);
   int rc = pario_world_init(&world);
   if (!rc) rc = load_spec(argv[2], rank, &run);
+  if (!rc) pario_guard_start(&run, argv[2], NULL);
   if (!rc) {
     rc = pario_settings_run(&run, &world);
     pario_spec_free(&run);
@@ -107,6 +109,7 @@ int main(int argc, char **argv) {
     if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
     return rc ? 1 : 0;
   }
+  if (argc == 4 && !strcmp(argv[1], "--orphaned")) return pario_orphan_main(argv[2], argv[3]);
   int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
     fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
@@ -141,6 +144,7 @@ int main(int argc, char **argv) {
     return exit_code(rc);
   }
   res.run = &run;
+  pario_guard_start(&run, argv[1], result_path);
   pario_clock_sync(MPI_COMM_WORLD, &res.clock_offset_max);
   pario_status_open(run.status_dir, rank);
   pario_hooks hooks = {.phase_done = phase_done};

@@ -20,6 +20,7 @@ typedef struct {
   double first_done, open_close_max;
   double *r_open, *r_xfer, *r_sync, *r_close, *r_done, *r_bytes;
   uint64_t checked_bytes, errors;
+  double check_s; /* timed reads: the longest time a rank spent checking, taken out of its timings */
   int bad_rank, bad_file;
   uint64_t bad_offset, bad_expected, bad_got;
   pario_cache_fig cache; /* the eviction and residency before a read or verify (cache.measured / evicted) */
@@ -49,6 +50,7 @@ typedef struct {
   double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
   uint64_t bytes, ops, checked, errors;
   uint64_t bad_off, bad_exp, bad_got, bad_file;
+  double check_s; /* time spent checking inside the timed loop (reads), not counted as I/O */
   int rc;
 } pario_outcome;
 

@@ -102,6 +102,7 @@ static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
     pario_jw_obj(j, "verify");
     pario_jw_uint(j, "checked_bytes", p->checked_bytes);
     pario_jw_uint(j, "errors", p->errors);
+    if (p->op == PARIO_OP_READ) pario_jw_dbl(j, "check_s", p->check_s);
     if (p->errors) {
       pario_jw_obj(j, "first_error");
       pario_jw_int(j, "rank", p->bad_rank);

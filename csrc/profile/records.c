@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -294,6 +295,13 @@ void pario_rec_layout(struct pario_rec *r, int fd) {
   pario_unlock(&r->lock);
 }
 
+/* Where an O_APPEND descriptor's first write lands: the file's end, read with fstat. Seeking
+ * there would move the descriptor's offset, which a read before the first write would see. */
+static int64_t end_of(int fd) {
+  struct stat st;
+  return syscall(SYS_fstat, fd, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
 /* ---- fd table (pario_fd() is inline in profile.h) ---- */
 
 static int64_t cur_offset(int fd) { return (int64_t)syscall(SYS_lseek, fd, 0, SEEK_CUR); }
@@ -328,7 +336,7 @@ void pario_fd_opened(int fd, const char *path, int flags) {
   e->stdio = NULL;
   e->posix = r ? r : PARIO_UNTRACKED;
   e->append = (flags & O_APPEND) != 0;
-  e->pos = e->append ? (int64_t)syscall(SYS_lseek, fd, 0, SEEK_END) : 0;
+  e->pos = e->append ? end_of(fd) : 0;
 }
 
 void pario_fd_closed(int fd) {
@@ -440,6 +448,6 @@ struct pario_rec *pario_fd_stdio(int fd, const char *path, int append) {
   if (fd_path(fd, canon, sizeof canon) == 0 || (path && (pario_abspath(path, canon, sizeof canon), 1)))
     r = pario_rec_get(canon, PARIO_MOD_STDIO);
   e->stdio = r ? r : PARIO_UNTRACKED;
-  e->spos = path ? (append ? (int64_t)syscall(SYS_lseek, fd, 0, SEEK_END) : 0) : cur_offset(fd);
+  e->spos = path ? (append ? end_of(fd) : 0) : cur_offset(fd);
   return r;
 }

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -200,3 +201,62 @@ def test_per_rank_time_of_shared_files_is_bounded_by_their_fastest_and_slowest_r
     # rank 0: 1 + 3 exactly; rank 2: 0.5 + 5 exactly; rank 1: 2 + somewhere in [3, 5]
     assert spread == {"n": 3, "low": 4.0, "high": 7.0, "exact": False}
     assert per_rank_time({0: 1.0, 1: 2.0}, []) == {"n": 2, "low": 1.0, "high": 2.0, "exact": True}
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _profile_in_background(lib, tmp_path, argv):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), PARIO_PRELOAD=lib)
+    env.pop("LD_PRELOAD", None)
+    log = tmp_path / "sig.json"
+    proc = subprocess.Popen([sys.executable, "-m", "pario", "profile", "-o", str(log), "--", *map(str, argv)],
+                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "ready\n"
+    program = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == proc.pid]
+    return proc, log, program
+
+
+def _parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rpartition(")")[2].split()[1])
+    except (OSError, ValueError):
+        return None
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_a_signal_to_pario_is_passed_on_and_the_log_is_written(lib, tmp_path, sig):
+    """pario waits for the program it profiles: the signal goes to the program (which dies of it),
+    the log is written (partial), the parts are removed, and pario exits as the program did."""
+    exe = compile_c(tmp_path, "signalled")
+    work = tmp_path / "w"
+    work.mkdir()
+    proc, log, program = _profile_in_background(lib, tmp_path, [exe, work, "plain"])
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert program and not any(_alive(p) for p in program), "the program outlived pario"
+    doc = json.loads(log.read_text())
+    assert doc["job"]["exit_code"] == -sig
+    assert [p["process"]["partial"] for p in doc["processes"]] == [True]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sig.json.parts-")]
+    assert f"passed {signal.Signals(sig).name} on" in err and "Traceback" not in err
+
+
+def test_sighup_is_passed_on_and_pario_exits_with_the_program_s_code(lib, tmp_path):
+    script = tmp_path / "hup.py"
+    script.write_text("import signal, sys, time\n"
+                      "def bye(*a):\n    open('bye.txt', 'w').write('x' * 100)\n    sys.exit(5)\n"
+                      "signal.signal(signal.SIGHUP, bye)\nprint('ready', flush=True)\ntime.sleep(300)\n")
+    proc, log, program = _profile_in_background(lib, tmp_path, [sys.executable, script])
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 5, err
+    assert not any(_alive(p) for p in program)
+    doc = json.loads(log.read_text())
+    paths = {rec["path"] for p in doc["processes"] for rec in p["modules"]["posix"]["records"]}
+    assert str(tmp_path / "bye.txt") in paths, "the log holds what the program did on its way out"

@@ -70,9 +70,14 @@ def test_shortcuts(db, tmp_path, capsys):
     assert "shared" in capsys.readouterr().out
 
 
-def test_flags_whose_producer_is_missing_say_so(db, tmp_path, capsys):
+def test_advise_on_a_log_that_cannot_be_read(db, tmp_path, capsys):
+    """--advise LOG with a missing or malformed log: one line, no page (the findings on a real
+    profiled program: test_advise_e2e.py)."""
     add_run(db, bench_cases())
-    _fails(capsys, ["report", "--advise", "--db", db], "no `pario advise` yet (issue 10)")
+    _fails(capsys, ["report", "--advise", str(tmp_path / "none.log"), "--db", db], "none.log: no such file")
+    bad = tmp_path / "bad.darshan"
+    bad.write_bytes(b"\x1f\x8b" + b"not a darshan log" * 4)
+    _fails(capsys, ["report", "--advise", str(bad), "--db", db], "bad.darshan")
     assert not (tmp_path / "pario-report.html").exists()
 
 

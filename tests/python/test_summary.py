@@ -81,7 +81,10 @@ def test_partial_and_verify_outcomes():
     assert row["verify"]["errors"] == 0 and row["verify"]["checked_bytes"] == 64 * MIB
     assert row["flags"] == []
     (row,) = _rows(case("v", 0, write=[100.0, 100.0], read=[200.0, 200.0], verify_errors=3))
-    assert row["verify"]["errors"] == 6 and row["verify"]["first_error"]["offset"] == 4096
+    # each phase counts the words it read: two phases finding 3 each are 3 bad words, twice
+    assert row["verify"]["errors"] == 3 and row["verify"]["failing_phases"] == 2
+    assert [(p["op"], p["rep"], p["errors"]) for p in row["verify"]["by_phase"]] == [("verify", 0, 3), ("verify", 1, 3)]
+    assert row["verify"]["first_error"]["offset"] == 4096
     assert "verify-errors" in row["flags"]
 
 

@@ -174,14 +174,22 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
 
 
 def _verify(case: dict, spec: dict, phases: list[dict]) -> dict | None:
+    """What the checked phases found (timed reads, verify, read_small), phase by phase: a phase's
+    count is of the words it read, so counts of different phases are never added together.
+    errors: the most bad words one phase found; first_error: the first failing phase's first."""
     checks = [p for p in phases if p["op"] == "verify" or p.get("verify")]
     if not checks:
         return None
+    per_phase = [{"op": p["op"], "rep": p.get("rep"), "errors": (p.get("verify") or {}).get("errors", 0),
+                  "checked_bytes": (p.get("verify") or {}).get("checked_bytes", 0),
+                  "first_error": (p.get("verify") or {}).get("first_error")} for p in checks]
+    failing = [p for p in per_phase if p["errors"]]
     return {"phases": len(checks),
-            "errors": sum((p.get("verify") or {}).get("errors", 0) for p in checks),
-            "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
-            "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
-                                 if (p.get("verify") or {}).get("first_error")), None),
+            "errors": max((p["errors"] for p in per_phase), default=0),
+            "failing_phases": len(failing),
+            "checked_bytes": sum(p["checked_bytes"] for p in per_phase),
+            "first_error": failing[0]["first_error"] if failing else None,
+            "by_phase": per_phase,
             # the data repeats every ring (buffer_max bytes, at least one call) per rank:
             # misplacement by a multiple goes unseen
             "repeats_every": None if case.get("verify_exact", True) else _ring(spec, case)}

@@ -6,10 +6,11 @@ import json
 import sys
 
 from pario import __version__
-from pario.model.errors import ParioError
+from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "report", "stack", "settings", "completion"]
+COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report", "stack", "settings",
+            "completion"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +36,9 @@ def main(argv=None) -> int:
         if getattr(args, "json", False):  # a script reading stdout gets a document too (schemas/error.schema.json)
             print(json.dumps({"schema": "pario.error/1", "command": getattr(args, "command", None),
                               "error": str(exc), "exit_code": exc.exit_code}))
+        return exc.exit_code
+    except Stopped as exc:  # before anything was measured (a run that measured is stored and returns)
+        print(f"pario: stopped by {exc.name}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)

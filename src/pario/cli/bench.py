@@ -13,15 +13,15 @@ from typing import Any
 
 from rich.console import Console
 
-from pario.analysis.summary import headline, summarize
+from pario.analysis.summary import summarize
 from pario.cli import ior_flags
 from pario.cli.bench_preset import run_preset
+from pario.cli.store_run import store_run
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
-from pario.model.result import RunRecord
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, plan
 from pario.platform import host
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
@@ -29,9 +29,9 @@ from pario.platform.mpi import MPI, check_io, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
-from pario.report.terminal.bench import show
+from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
-from pario.run import forward, launchers
+from pario.run import forward, launchers, stop, watchdog
 from pario.run.bench import RunRequest, engine_spec, execute
 from pario.store import Store
 
@@ -91,7 +91,9 @@ per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.tom
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
 Hints: ROMIO's (romio_*, cb_*, ind_*), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
-2 bad input, 3 engine or MPI missing."""
+2 bad input, 3 engine or MPI missing, 4 measured but not stored (kept in a file for `pario results import`),
+128+N stopped by signal N (SIGTERM 143, SIGHUP 129, SIGINT 130: the run is ended, its files removed, what
+it measured stored as partial)."""
 
 
 def register(subparsers) -> None:
@@ -132,7 +134,8 @@ def register(subparsers) -> None:
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended")
+    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended "
+                                                 "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all",
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
@@ -199,31 +202,31 @@ def run(args: argparse.Namespace) -> int:
     request = request_of(args)
     if request.list_backends:
         return list_backends(request)
-    if request.timeout is not None and request.timeout <= 0:
-        raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
+    watchdog.check_timeout(request.timeout)
     if request.scale is not None and request.preset is None:
         raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
-    if request.reuse is not None and request.preset is None:
-        return _reuse(request)
-    if request.preset is not None:
-        if request.dry_run or request.test_file:  # run_preset plans its own cases and directory
-            raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset yet; "
-                             "run the preset without it (--dir DIR sets its directory)")
-        return run_preset(request)
-    ranks = request.ranks if request.ranks is not None else host.cpus()
-    if ranks < 1:
-        raise ParioError(f"-n {ranks}: ranks must be at least 1")
-    if ranks > host.cpus() and request.launcher == "mpirun":
-        print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns on "
-              "the cores), so the figures include CPU contention: time in MPI calls, imbalance and open+close "
-              "grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
-    scratch = scratch_of(request)
-    suite = not request.config and not request.given(CASE_DESTS)
-    try:
-        return _plan_and_execute(request, ranks, scratch, suite)
-    except BaseException:
-        scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
-        raise
+    with stop.StopOnSignals():  # SIGTERM, SIGHUP, SIGINT: end the run, keep what it measured
+        if request.reuse is not None and request.preset is None:
+            return _reuse(request)
+        if request.preset is not None:
+            if request.dry_run or request.test_file:  # run_preset plans its own cases and directory
+                raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset "
+                                 "yet; run the preset without it (--dir DIR sets its directory)")
+            return run_preset(request)
+        ranks = request.ranks if request.ranks is not None else host.cpus()
+        if ranks < 1:
+            raise ParioError(f"-n {ranks}: ranks must be at least 1")
+        if ranks > host.cpus() and request.launcher == "mpirun":
+            print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
+                  "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
+                  "open+close grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
+        scratch = scratch_of(request)
+        suite = not request.config and not request.given(CASE_DESTS)
+        try:
+            return _plan_and_execute(request, ranks, scratch, suite)
+        except BaseException:
+            scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
+            raise
 
 
 def scratch_of(request: BenchRequest) -> Scratch:
@@ -272,7 +275,7 @@ def _reuse(request: BenchRequest) -> int:
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, no_probe=request.no_probe,
         facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        timeout=request.timeout))
 
 
 def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
@@ -310,7 +313,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
         facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        timeout=request.timeout))
 
 
 def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, mpi: MPI, scratch: Scratch,
@@ -338,29 +341,30 @@ def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, m
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
-    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
+    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors,
+    4 not stored, 128+N stopped by signal N."""
     record = execute(run_request, Progress(plain=request.json))
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    bad = [r["name"] for r in rows if (r.get("verify") or {}).get("errors")]
     if bad and record.status == "complete":
         record.status = "verify failed"  # every phase ran, but the data read back is not what was written
-    run_id = store_run(store, record)
+    run_id, _kept = store_run(store, record)
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
     else:
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
+    if bad and request.json:  # the tables (stdout) are not printed: where the data differ goes to stderr
+        for line in verify_lines(rows):
+            print(f"pario: {line}", file=sys.stderr)
     if bad and not record.message:
-        print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+        print(f"pario: error: checked reads found data that differ from what was written in {', '.join(bad)} "
+              "(the lines above say where)", file=sys.stderr)
+    signals = stop.current()
+    first = record.stopped or (signals.first if signals else None)
+    if first:
+        return 128 + first
+    if run_id is None:
+        return 4
     return 0 if record.complete and not bad else 1
-
-
-def store_run(store: Store, record: RunRecord) -> int | None:
-    try:
-        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
-                             env=record.env, result=record.result, status=record.status,
-                             headline=headline(record.result))
-    except ParioError as exc:
-        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
-        return None

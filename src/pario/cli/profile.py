@@ -2,6 +2,8 @@
 
     pario profile [-o LOG] [--trace] [--mem MIB] -- ./app args     a serial program (and its children)
     pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
+    pario profile --buffer [-o LOG] -- ./app args                  with pario buffer on: the log also shows
+                                                                   the writes the file system saw
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
     pario profile show LOG [--json] [--top N]                      tables, or one JSON document
     pario profile show LOG --html [-o PAGE]                        an HTML page with plots (pario report)
@@ -11,12 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
+import signal
 import sys
 import time
 from pathlib import Path
 
 from pario.model.errors import ParioError
+from pario.run import child
 
 HELP = __doc__.split("\n", 2)[2]
 
@@ -33,6 +36,11 @@ def register(subparsers) -> None:
                    help="record the MPI runtime's own files (shared memory, session directories) one by one "
                         "instead of as one '<MPI runtime files>' record")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
+    p.add_argument("--buffer", action="store_true",
+                   help="run with pario buffer's write coalescing on; the log gets the file system's view")
+    p.add_argument("--buffer-size", default="64m", help="with --buffer: buffer per file (default 64m)")
+    p.add_argument("--buffer-files", action="append", default=[], metavar="PATTERN[:size=N]",
+                   help="with --buffer: the files to buffer (as pario buffer --files)")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")
     p.add_argument("--top", type=int, default=20, help="with show: how many files to list (default 20)")
@@ -103,6 +111,15 @@ def profile(args, cmd, prun) -> int:
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")
     parts = prun.make_parts_dir(output.resolve())
     env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
+    stats_dir = None
+    if args.buffer:
+        from pario.buffer import run as brun
+        from pario.cli.buffer import settings
+
+        size, files = settings(argparse.Namespace(size=args.buffer_size, files=args.buffer_files))
+        stats_dir = brun.make_stats_dir(parts.parent)
+        env_vars.update(brun.buffer_env(lib, size, files, str(stats_dir)))
+        env_vars.pop("PARIO_PROFILE_DISABLE")
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
@@ -113,31 +130,42 @@ def profile(args, cmd, prun) -> int:
         child_env = dict(os.environ)
         child_env.update(env_vars)
         child_env["LD_PRELOAD"] = prun.merged_preload(lib)
-    try:
-        proc = subprocess.run(argv, env=child_env)
-        code = proc.returncode
-    except FileNotFoundError:
+    try:  # signals to pario go to the program (a Ctrl-C never SIGKILLs its buffers); pario waits for it
+        ended = child.run(argv, env=child_env)  # and writes the log anyway
+    except OSError as exc:
         prun.remove_parts(parts)
-        raise ParioError(f"cannot run {argv[0]}: no such program (check the path after --)", exit_code=127) from None
-    except PermissionError:
-        prun.remove_parts(parts)
-        raise ParioError(f"cannot run {argv[0]}: permission denied (is it executable?)", exit_code=126) from None
+        if stats_dir:
+            brun.remove_stats_dir(stats_dir)
+        raise child.cannot_run(argv[0], exc) from None
+    code = ended.returncode
     job = {"command": cmd, "launcher": "mpirun" if args.ranks else "direct", "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
+    if ended.forwarded:
+        names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
+        print(f"pario: passed {names} on to the program", file=sys.stderr)
     try:
-        doc = prun.merge(parts, output, job)
+        extra = None
+        if stats_dir:
+            from pario.analysis.buffer_stats import docs_in
+
+            extra = {"filesystem": {"source": "pario buffer", "processes": docs_in(stats_dir)}}
+        doc = prun.merge(parts, output, job, ended.signal, extra)
     finally:
         if not args.keep_parts:
             prun.remove_parts(parts)
+        if stats_dir:
+            brun.remove_stats_dir(stats_dir)
     nproc = len(doc["processes"])
     partial = sum(1 for p in doc["processes"] if p["process"].get("partial"))
     msg = f"pario: profile of {nproc} process{'es' if nproc != 1 else ''} written to {output}"
     if partial:
         msg += f" ({partial} stopped by a signal: partial)"
     print(msg + f"; see it with: pario profile show {output}", file=sys.stderr)
-    if code != 0:
+    if ended.signal:
+        print(f"pario: the program was ended by {signal.Signals(ended.signal).name}", file=sys.stderr)
+    elif code != 0:
         print(f"pario: the program exited with status {code}", file=sys.stderr)
-    return code if code >= 0 else 128 - code
+    return ended.shell_code
 
 
 def show(log: str, as_json: bool, top: int) -> int:

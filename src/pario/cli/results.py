@@ -1,5 +1,5 @@
-"""`pario results`: list, show, compare (with a CI exit code) and export stored runs, and import IOR's JSON
-summary."""
+"""`pario results`: list, show, compare (with a CI exit code), tag, remove and export stored runs;
+store a run `pario bench` kept in a file (import) and IOR's JSON summary (import-ior)."""
 from __future__ import annotations
 
 import argparse
@@ -18,7 +18,7 @@ from pario.model.errors import ParioError
 from pario.report import json as json_report
 from pario.report.terminal import layers
 from pario.report.terminal import runs as run_tables
-from pario.store import Store, ior_import
+from pario.store import Store, ior_import, spool
 
 
 def _common() -> argparse.ArgumentParser:
@@ -62,6 +62,9 @@ def register(subparsers) -> None:
     tag.add_argument("--remove", action="store_true", help="remove these labels instead")
     rm = sub.add_parser("remove", parents=[common], help="delete stored runs (their files are not touched)")
     rm.add_argument("ids", nargs="+", help="run ids")
+    run_file = sub.add_parser("import", parents=[common],
+                              help="store a run that `pario bench` measured but could not store (it names the file)")
+    run_file.add_argument("file", help="the run's file (pario-run-*.json)")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
@@ -187,9 +190,29 @@ def run(args) -> int:
             store.remove_run(n)
         print(f"removed run{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))} from {store.path}")
         return 0
+    if action == "import":
+        return _import_run(args.file, store, as_json, console)
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
     raise ParioError(f"unknown results action {action}")
+
+
+def _import_run(path: str, store: Store, as_json: bool, console: Console) -> int:
+    """A run kept by `pario bench` when the store could not take it: stored once, then the file goes."""
+    run = spool.load(path)
+    engine_run = run["spec"].get("run_id")
+    already = store.find_run_id(engine_run) if isinstance(engine_run, str) and engine_run else None
+    if already is not None:
+        raise ParioError(f"{path} is stored already as run {already} (engine run {engine_run}); "
+                         "delete the file, or `pario results show " f"{already}`")
+    run_id = store.add_run(**run)
+    spool.discard(path)
+    if as_json:
+        _emit({"id": run_id, "kind": run["kind"], "status": run["status"], "file": path})
+    else:
+        console.print(f"Stored {path} as run {run_id} ({run['status']}) and removed the file: "
+                      f"pario results show {run_id}", highlight=False)
+    return 0
 
 
 def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int:

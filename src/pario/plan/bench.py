@@ -122,7 +122,6 @@ def _amount(case: Case, ranks: int) -> str:
     return human(case_bytes(case, ranks))
 
 
-
 EVICT = {"files": 1, "all": 2}  # --drop-caches LEVEL -> the engine's evict (schemas/spec.schema.json)
 
 
@@ -146,14 +145,6 @@ def apply_drop_caches(cases: list[Case], level: str | None, is_root: bool) -> No
     for case in readers:
         case["evict"] = EVICT[level]
         case["residency"] = True
-
-
-def default_timeout(cases: list[Case], ranks: int) -> float:
-    """Generous: 10 minutes plus time for the largest phase at 4 MiB/s."""
-    biggest = max((case_bytes(c, ranks) for c in cases), default=0)
-    return 600.0 + biggest / (4 << 20)
-
-
 def check_room(cases: list[Case], ranks: int, directory: str) -> None:
     """Refuse a run that cannot fit: files of kept cases stay, the others go after each case."""
     free = host.disk_free(host.nearest_existing(directory))

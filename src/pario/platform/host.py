@@ -56,6 +56,18 @@ def disk_free(directory: str) -> int:
         return 0
 
 
+def disk_room(directory: str) -> tuple[int, int | None] | None:
+    """(bytes this user may still write, free inodes or None where the file system has no inode
+    limit) of directory's file system; None when it cannot be asked. Root may use the blocks a
+    file system reserves for it, so root's room is the free blocks, a user's the available ones."""
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return None
+    blocks = st.f_bfree if os.geteuid() == 0 else st.f_bavail
+    return blocks * st.f_frsize, (st.f_favail if st.f_files else None)
+
+
 def host_facts() -> dict[str, Any]:
     mem = meminfo()
     return {"hostname": socket.gethostname(), "cpus_usable": cpus(), "cpus": os.cpu_count(),

@@ -76,13 +76,19 @@ def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     return command(mpi, ranks, app, env=env)
 
 
-def merge(parts_dir: Path, output: Path, job: dict) -> dict:
-    """Write one job log from the parts, atomically (compact: logread.compact); return it."""
+def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:
+    """Write one job log from the parts (and `extra` top-level keys, such as the file system's
+    view of a buffered run), atomically and compact (logread.compact); return it. ended_by: the
+    signal that ended the program, if one did."""
     files = parts_in(parts_dir)
     if not files:
-        raise ParioError(f"the program left no profile logs in {parts_dir}: it may not use dynamic linking "
-                         "(static binaries cannot be preloaded) or it was killed with SIGKILL")
+        import signal
+        why = (f"{signal.Signals(ended_by).name} ended it before it wrote one" if ended_by
+               else "it may not use dynamic linking (static binaries cannot be preloaded)")
+        raise ParioError(f"the program left no profile logs in {parts_dir}: {why}", exit_code=128 + ended_by
+                         if ended_by else 2)
     doc = job_from_parts([_load_json(f) for f in files], job)
+    doc.update(extra or {})
     tmp = output.with_name(output.name + f".tmp.{os.getpid()}")
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(compact(doc), fh, separators=(",", ":"))

@@ -20,7 +20,7 @@ SETTINGS_TIMEOUT = 120.0  # seconds without progress: one open and close per cas
 
 def read_settings(*, mpi: MPI, io: str | None, launcher: str, ranks: int, engine: str, spec_path: str,
                   cases: list[Case], collector: effective.OutputCollector, forwarded: dict[str, str],
-                  observer: RunObserver) -> None:
+                  observer: RunObserver, pidfile: str | None = None) -> None:
     """Before the timed run (settings.effective reads the lines the MPI prints). When it fails, the
     timed run still runs and reports the problem; the effective settings are then unknown."""
     display = forward.settings_env(mpi, io, cases)
@@ -32,7 +32,7 @@ def read_settings(*, mpi: MPI, io: str | None, launcher: str, ranks: int, engine
         try:
             outcome = watchdog.run(argv, env=launchers.launch_env(mpi, io, launcher, env),
                                    timeout=SETTINGS_TIMEOUT, status_dir=None, ranks=ranks, cases=cases,
-                                   observer=observer.quiet(), sink=collector, stderr=err)
+                                   observer=observer.quiet(), sink=collector, stderr=err, pidfile=pidfile)
         except ParioError as exc:
             observer.note(f"the settings in effect were not read: {exc}")
             return

@@ -10,15 +10,20 @@ from pario.report.terminal.layers import print_bench
 
 
 def verify_lines(rows: list[SummaryRow]) -> list[str]:
-    """Where each case's read-back first differed from what was written."""
+    """Where each checked phase first differed from what was written: per operation, its first
+    failing phase with that phase's own count (a read and a verify are counted apart)."""
     out = []
     for r in rows:
         v = r.get("verify") or {}
-        first = v.get("first_error") or {}
-        if v.get("errors"):
+        failing = [p for p in v.get("by_phase") or [] if p.get("errors")]
+        for op in dict.fromkeys(p["op"] for p in failing):
+            mine = [p for p in failing if p["op"] == op]
+            p, first = mine[0], mine[0].get("first_error") or {}
             where = (f"; first on rank {first.get('rank')}, file {first.get('file')}, offset {first.get('offset')}: "
                      f"expected {first.get('expected')}, got {first.get('got')}") if first else ""
-            out.append(f"{r['name']}: verify found {v['errors']} bad 8-byte word(s){where}.")
+            more = f" (and in {len(mine) - 1} more {op} phase{'s' if len(mine) > 2 else ''})" if len(mine) > 1 else ""
+            out.append(f"{r['name']}: {op} rep {p.get('rep')} found {p['errors']} bad 8-byte word(s) of "
+                       f"{p.get('checked_bytes', 0) // 8} checked{where}{more}.")
     return out
 
 

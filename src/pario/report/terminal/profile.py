@@ -6,6 +6,7 @@ import time
 from typing import Any, Callable
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from pario.analysis.profile.views import hist
@@ -199,6 +200,8 @@ def hint_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
         if status.get("mca"):
             parts.append("MCA settings this run used (MPI_T): "
                          + ", ".join(f"{k}={v}" for k, v in status["mca"].items()))
+        if status.get("requested"):  # what the program passed (open, set_view, set_info)
+            parts.append("requested by the program: " + ", ".join(f"{k}={v}" for k, v in status["requested"].items()))
         rows.append([f["path"], "\n".join(parts) or "(the MPI library reported none)"])
     return cols, rows
 
@@ -235,6 +238,16 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
         con.print(Text(f"MPI runtime files, not counted above: {shown} ({ops} reads+writes, "
                        f"{tenths(sum(f['bytes_read'] + f['bytes_written'] for f in runtime))}; "
                        "pario profile --runtime-files records them one by one)"))
+    if summary.get("filesystem"):
+        from pario.model.buffer import BufferFileStats, BufferStats
+        from pario.report.terminal.buffer import notes, table
+
+        fs = dict(summary["filesystem"])
+        stats = BufferStats(**{**fs, "files": [BufferFileStats(**f) for f in fs["files"]]})
+        con.print(table(stats, title="What the file system saw (pario buffer): the program's write calls "
+                                     "against the writes that reached the files"))
+        for line in notes(stats):
+            con.print(f"[dim]{escape(line)}[/]")
 
 
 def show_trace(events: list, total: int, limit: int, console: Console | None = None) -> None:
