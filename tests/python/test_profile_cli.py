@@ -240,7 +240,7 @@ def test_a_signal_to_pario_is_passed_on_and_the_log_is_written(lib, tmp_path, si
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + sig, err
     assert program and not any(_alive(p) for p in program), "the program outlived pario"
-    doc = json.loads(log.read_text())
+    doc = load(log)  # the compact log, expanded by the reader
     assert doc["job"]["exit_code"] == -sig
     assert [p["process"]["partial"] for p in doc["processes"]] == [True]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sig.json.parts-")]
@@ -257,6 +257,6 @@ def test_sighup_is_passed_on_and_pario_exits_with_the_program_s_code(lib, tmp_pa
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 5, err
     assert not any(_alive(p) for p in program)
-    doc = json.loads(log.read_text())
+    doc = load(log)  # the compact log, expanded by the reader
     paths = {rec["path"] for p in doc["processes"] for rec in p["modules"]["posix"]["records"]}
     assert str(tmp_path / "bye.txt") in paths, "the log holds what the program did on its way out"
