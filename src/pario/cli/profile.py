@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
     p.add_argument("--mem", type=float, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
+    p.add_argument("--runtime-files", action="store_true",
+                   help="record the MPI runtime's own files (shared memory, session directories) one by one "
+                        "instead of as one '<MPI runtime files>' record")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("--buffer", action="store_true",
                    help="run with pario buffer's write coalescing on; the log gets the file system's view")
@@ -50,6 +53,12 @@ def _show_args(rest):
     sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--trace", action="store_true", help="the traced operations (a log of pario profile --trace)")
+    sp.add_argument("--file", help="--trace: operations on paths containing this")
+    sp.add_argument("--rank", type=int, help="--trace: operations of this MPI rank")
+    sp.add_argument("--from", dest="t_from", type=float, metavar="S", help="--trace: from S seconds after start")
+    sp.add_argument("--to", dest="t_to", type=float, metavar="S", help="--trace: up to S seconds after start")
+    sp.add_argument("--limit", type=int, default=50, help="--trace: operations shown (default 50)")
     sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
     sp.add_argument("-o", "--output", help="with --html: the page to write (default: the log's name + .html)")
     return sp.parse_args(rest)
@@ -63,6 +72,10 @@ def run(args) -> int:
         sub = _show_args(cmd[1:])
         if sub.html:
             return show_html(sub.log, sub.output)
+        if sub.trace:
+            return show_trace(sub)
+        if sub.file or sub.rank is not None or sub.t_from is not None or sub.t_to is not None:
+            raise ParioError("--file, --rank, --from and --to filter the trace: add --trace")
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     if args.mem is not None and args.mem < 1:
         raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
@@ -82,7 +95,7 @@ def print_env(args, prun) -> int:
     lib = prun.preload_path()
     stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.output or f"pario-profile.{stamp}").resolve()
-    env = prun.profile_env(lib, str(out), args.trace, args.mem)
+    env = prun.profile_env(lib, str(out), args.trace, args.mem, args.runtime_files)
     print("# pario profile: paste into the job script before the launcher line (srun keeps the environment;")
     print("# with mpirun add -x LD_PRELOAD -x PARIO_PROFILE_DIR). Afterwards:")
     print(f"#   pario profile show {out}")
@@ -97,7 +110,7 @@ def profile(args, cmd, prun) -> int:
     if output.is_dir():
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")
     parts = prun.make_parts_dir(output.resolve())
-    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem)
+    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
     stats_dir = None
     if args.buffer:
         from pario.buffer import run as brun
@@ -160,12 +173,29 @@ def show(log: str, as_json: bool, top: int) -> int:
 
     result = summary(load(log))
     if as_json:
-        json.dump(result, sys.stdout, indent=1, default=str)
+        json.dump({"schema": "pario.profile-summary/1", **result}, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
     from pario.report.terminal.profile import show as render
 
     render(result, top=top)
+    return 0
+
+
+def show_trace(sub) -> int:
+    from pario.analysis.profile import load
+    from pario.analysis.profile.trace import events
+    from pario.report.terminal.profile import show_trace as render
+
+    if sub.limit < 1:
+        raise ParioError(f"--limit {sub.limit}: show at least 1 operation")
+    found, total = events(load(sub.log), file=sub.file, rank=sub.rank, t_from=sub.t_from, t_to=sub.t_to)
+    if sub.json:
+        json.dump({"schema": "pario.profile-trace/1", "total": total, "matching": len(found),
+                   "events": [vars(e) for e in found[:sub.limit]]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    render(found, total, sub.limit)
     return 0
 
 
