@@ -68,7 +68,7 @@ def test_bench_follows_the_allocation(cluster, tmp_path, flavour, plugin):
 def test_a_preset_follows_the_allocation(cluster, tmp_path):
     """pario bench --preset takes the allocation's tasks and srun like a plain bench."""
     _needs(OPENMPI)
-    out = pario(cluster, ["bench", "--preset", "lrz-hints", "--scale", "0.01", "--no-probe", "-o", "scratch"],
+    out = pario(cluster, ["bench", "--preset", "lrz-hints", "--scale", "0.01", "--no-probe", "--dir", "scratch"],
                 tmp_path, salloc=2)
     assert out.returncode == 0, out.stderr
     run = _last_run(tmp_path)

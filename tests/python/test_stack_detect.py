@@ -135,6 +135,12 @@ def test_pario_stack_probes_open_mpi(tmp_path):
     assert table.returncode == 0 and "MPI-IO" in table.stdout and "ignores ROMIO hints" in table.stdout
 
 
+def test_bench_names_the_file_system_as_stack_does(tmp_path):
+    # issue 15: bench headers said "ext2/ext3" (stat's %T) where `pario stack` said ext4
+    from pario.platform import host
+    assert host.fs_type(str(tmp_path)) == fsinfo.describe(str(tmp_path))["type"]
+
+
 def _missing_component():
     """An Open MPI io component name this Open MPI does not have (romio341 on Debian's 4.1)."""
     text = subprocess.run(["ompi_info", "--parsable"], capture_output=True, text=True).stdout

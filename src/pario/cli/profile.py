@@ -2,6 +2,8 @@
 
     pario profile [-o LOG] [--trace] [--mem MIB] -- ./app args     a serial program (and its children)
     pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun (srun inside a Slurm allocation)
+    pario profile --buffer [-o LOG] -- ./app args                  with pario buffer on: the log also shows
+                                                                   the writes the file system saw
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
     pario profile show LOG [--json] [--top N]                      tables, or one JSON document
     pario profile show LOG --html [-o PAGE]                        an HTML page with plots (pario report)
@@ -35,7 +37,15 @@ def register(subparsers) -> None:
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
     p.add_argument("--mem", type=float, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
+    p.add_argument("--runtime-files", action="store_true",
+                   help="record the MPI runtime's own files (shared memory, session directories) one by one "
+                        "instead of as one '<MPI runtime files>' record")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
+    p.add_argument("--buffer", action="store_true",
+                   help="run with pario buffer's write coalescing on; the log gets the file system's view")
+    p.add_argument("--buffer-size", default="64m", help="with --buffer: buffer per file (default 64m)")
+    p.add_argument("--buffer-files", action="append", default=[], metavar="PATTERN[:size=N]",
+                   help="with --buffer: the files to buffer (as pario buffer --files)")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")
     p.add_argument("--top", type=int, default=20, help="with show: how many files to list (default 20)")
@@ -48,6 +58,12 @@ def _show_args(rest):
     sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--trace", action="store_true", help="the traced operations (a log of pario profile --trace)")
+    sp.add_argument("--file", help="--trace: operations on paths containing this")
+    sp.add_argument("--rank", type=int, help="--trace: operations of this MPI rank")
+    sp.add_argument("--from", dest="t_from", type=float, metavar="S", help="--trace: from S seconds after start")
+    sp.add_argument("--to", dest="t_to", type=float, metavar="S", help="--trace: up to S seconds after start")
+    sp.add_argument("--limit", type=int, default=50, help="--trace: operations shown (default 50)")
     sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
     sp.add_argument("-o", "--output", help="with --html: the page to write (default: the log's name + .html)")
     return sp.parse_args(rest)
@@ -61,6 +77,10 @@ def run(args) -> int:
         sub = _show_args(cmd[1:])
         if sub.html:
             return show_html(sub.log, sub.output)
+        if sub.trace:
+            return show_trace(sub)
+        if sub.file or sub.rank is not None or sub.t_from is not None or sub.t_to is not None:
+            raise ParioError("--file, --rank, --from and --to filter the trace: add --trace")
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     if args.mem is not None and args.mem < 1:
         raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
@@ -92,7 +112,7 @@ def print_env(args, prun) -> int:
     lib = prun.preload_path()
     stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.output or f"pario-profile.{stamp}").resolve()
-    env = prun.profile_env(lib, str(out), args.trace, args.mem)
+    env = prun.profile_env(lib, str(out), args.trace, args.mem, args.runtime_files)
     print("# pario profile: paste into the job script before the launcher line (srun keeps the environment;")
     print("# with mpirun add -x LD_PRELOAD -x PARIO_PROFILE_DIR). Afterwards:")
     print(f"#   pario profile show {out}")
@@ -107,7 +127,16 @@ def profile(args, cmd, prun) -> int:
     if output.is_dir():
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")
     parts = prun.make_parts_dir(output.resolve())
-    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem)
+    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
+    stats_dir = None
+    if args.buffer:
+        from pario.buffer import run as brun
+        from pario.cli.buffer import settings
+
+        size, files = settings(argparse.Namespace(size=args.buffer_size, files=args.buffer_files))
+        stats_dir = brun.make_stats_dir(parts.parent)
+        env_vars.update(brun.buffer_env(lib, size, files, str(stats_dir)))
+        env_vars.pop("PARIO_PROFILE_DISABLE")
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
@@ -118,14 +147,13 @@ def profile(args, cmd, prun) -> int:
         child_env = dict(os.environ)
         child_env.update(env_vars)
         child_env["LD_PRELOAD"] = prun.merged_preload(lib)
-    try:  # signals to pario go to the program; pario waits for it and writes the log anyway
-        ended = child.run(argv, env=child_env)
-    except FileNotFoundError:
+    try:  # signals to pario go to the program (a Ctrl-C never SIGKILLs its buffers); pario waits for it
+        ended = child.run(argv, env=child_env)  # and writes the log anyway
+    except OSError as exc:
         prun.remove_parts(parts)
-        raise ParioError(f"cannot run {argv[0]}: no such program (check the path after --)", exit_code=127) from None
-    except PermissionError:
-        prun.remove_parts(parts)
-        raise ParioError(f"cannot run {argv[0]}: permission denied (is it executable?)", exit_code=126) from None
+        if stats_dir:
+            brun.remove_stats_dir(stats_dir)
+        raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
     job = {"command": cmd, "launcher": args.launcher if args.ranks else "direct", "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
@@ -138,10 +166,17 @@ def profile(args, cmd, prun) -> int:
         names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
         print(f"pario: passed {names} on to the program", file=sys.stderr)
     try:
-        doc = prun.merge(parts, output, job, ended.signal)
+        extra = None
+        if stats_dir:
+            from pario.analysis.buffer_stats import docs_in
+
+            extra = {"filesystem": {"source": "pario buffer", "processes": docs_in(stats_dir)}}
+        doc = prun.merge(parts, output, job, ended.signal, extra)
     finally:
         if not args.keep_parts:
             prun.remove_parts(parts)
+        if stats_dir:
+            brun.remove_stats_dir(stats_dir)
     nproc = len(doc["processes"])
     partial = sum(1 for p in doc["processes"] if p["process"].get("partial"))
     msg = f"pario: profile of {nproc} process{'es' if nproc != 1 else ''} written to {output}"
@@ -160,12 +195,29 @@ def show(log: str, as_json: bool, top: int) -> int:
 
     result = summary(load(log))
     if as_json:
-        json.dump(result, sys.stdout, indent=1, default=str)
+        json.dump({"schema": "pario.profile-summary/1", **result}, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
     from pario.report.terminal.profile import show as render
 
     render(result, top=top)
+    return 0
+
+
+def show_trace(sub) -> int:
+    from pario.analysis.profile import load
+    from pario.analysis.profile.trace import events
+    from pario.report.terminal.profile import show_trace as render
+
+    if sub.limit < 1:
+        raise ParioError(f"--limit {sub.limit}: show at least 1 operation")
+    found, total = events(load(sub.log), file=sub.file, rank=sub.rank, t_from=sub.t_from, t_to=sub.t_to)
+    if sub.json:
+        json.dump({"schema": "pario.profile-trace/1", "total": total, "matching": len(found),
+                   "events": [vars(e) for e in found[:sub.limit]]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    render(found, total, sub.limit)
     return 0
 
 

@@ -51,6 +51,7 @@ of medians above 1).
 
   pario tune -a mpiio -c -t 1m -b 64m -n 4 -w --trials 30
   pario tune -a mpiio -c -t 4k -b 1m -n 4 -r --space mca.io,collective,romio_cb_read
+  pario tune --from-log app.log --trials 20   # the case the job's log shows (pario profile or Darshan)
   pario tune --list                      # the stored sessions
   pario tune --resume 3                  # go on with an interrupted session
 Exit codes: 0 a session ended (winner or default kept), 1 no trial ran, 2 bad input, 3 engine or MPI
@@ -70,6 +71,10 @@ def register(subparsers) -> None:
     t.add_argument("--space-file", help="TOML file with a [space] table: KNOB = [\"value\", ...]")
     t.add_argument("--objective", choices=["write", "read"], help="the rate to raise (default: the case's first op)")
     t.add_argument("--sampler-seed", type=int, default=0, help="the optuna sampler's seed (0)")
+    t.add_argument("--from-log", metavar="LOG", help="tune the case of the file a job spent most I/O time on, "
+                                                    "from its pario profile or Darshan log (its interface, "
+                                                    "sizes, ranks, sharing, collective or not; bench flags "
+                                                    "given beside it override what the log says)")
     t.add_argument("--resume", type=int, metavar="SESSION", help="continue an interrupted session")
     t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
     t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
@@ -122,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     seconds = parse_duration(args.budget_time) if args.budget_time else None
     if args.resume is not None:
         return _resume(args, store, seconds)
+    if args.from_log:
+        _case_from_log(args)
     request = BenchRequest.from_namespace(args)
     request.time, request.reps = 60.0, None   # --time is tune's budget; -i sets the rungs below
     case, ranks = _one_case(args, request)
@@ -168,6 +175,37 @@ def run(args: argparse.Namespace) -> int:
                              launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
                              timeout=args.timeout)
     return _search(args, store, session, space, evaluator, budget, guesses, case)
+
+
+def _case_from_log(args: argparse.Namespace) -> None:
+    """Fill the case flags the user left out from the job model pario advise builds of the log,
+    and say on stderr what was taken."""
+    from pario.advise.jobcase import dominant_case
+    from pario.cli.advise import _read_all
+
+    if args.config:
+        raise ParioError("--from-log and --config each give the case to tune; give one")
+    jobs, errors = _read_all([args.from_log])
+    if errors:
+        raise ParioError(f"--from-log: {errors[0]}")
+    taken = dominant_case(jobs[0])
+    kept = []
+    for dest, value in taken.flags.items():
+        if value is None:
+            continue
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, value)
+        else:
+            kept.append(dest)
+    if args.ranks is None:
+        args.ranks = taken.ranks
+    if args.objective is None and getattr(args, taken.objective, None):
+        args.objective = taken.objective
+    print(f"pario: tuning the case taken from {args.from_log}: {taken.argv()}", file=sys.stderr)
+    for line in taken.said:
+        print(f"  {line}", file=sys.stderr)
+    if kept:
+        print(f"  given on the command line, kept instead of the log's: {', '.join(kept)}", file=sys.stderr)
 
 
 def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:

@@ -54,6 +54,7 @@ class BenchRequest:
     # the run
     ranks: int | None = None
     dir: str | None = None
+    test_file: str | None = None   # -o PATH, IOR's test file
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None
@@ -70,6 +71,7 @@ class BenchRequest:
     db: str | None = None
     json: bool = False
     list_backends: bool = False    # --list
+    dry_run: bool = False
 
     @classmethod
     def from_namespace(cls, ns: Any) -> BenchRequest:

@@ -110,7 +110,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
         json.dump(spec, fh, indent=1)
     collector = effective.OutputCollector(scratch.prefix)
     limit = watchdog.Limit(req.timeout, cases, ranks)
-    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")
+    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
+                  + (" (created for this run; removed at the end if left empty)" if scratch.created else ""))
     observer.note(req.note)
     observer.note(f"watchdog: {limit.policy()}")
     if in_slurm() and req.launcher == "mpirun":

@@ -15,6 +15,8 @@ import subprocess
 from dataclasses import dataclass, field
 from types import FrameType
 
+from pario.model.errors import ParioError
+
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 FROM_TERMINAL = (signal.SIGINT, signal.SIGQUIT)
 
@@ -46,6 +48,15 @@ def in_terminal_foreground() -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def cannot_run(program: str, exc: OSError) -> ParioError:
+    """The one line for a program that could not be started, with the shell's exit code."""
+    if isinstance(exc, FileNotFoundError):
+        return ParioError(f"cannot run {program}: no such program (check the path after --)", exit_code=127)
+    if isinstance(exc, PermissionError):
+        return ParioError(f"cannot run {program}: permission denied (is it executable?)", exit_code=126)
+    return ParioError(f"cannot run {program}: {exc.strerror or exc}", exit_code=126)
 
 
 def run(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> ChildExit:

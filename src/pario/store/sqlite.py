@@ -50,6 +50,15 @@ MIGRATIONS = [
         doc TEXT NOT NULL
     );
     """,
+    # `pario results tag`: a run's labels (a baseline, a machine, a CI job), filtered with --tag.
+    """
+    CREATE TABLE run_tags (
+        run_id INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (run_id, tag)
+    );
+    CREATE INDEX run_tags_tag ON run_tags(tag);
+    """,
     # Batch jobs pario submitted to Slurm (bench --submit, a tuning session's trials): the job
     # stores its own run (env.slurm.job names it); this row says what was submitted, what Slurm
     # last said of it, and which run it made, so that a front end that was gone (logged out) can
@@ -110,6 +119,15 @@ def wait_seconds() -> float:
     return value
 
 
+def _case_names(spec_text: str) -> set[str]:
+    try:
+        spec = json.loads(spec_text)
+    except ValueError:
+        return set()
+    cases = spec.get("cases") if isinstance(spec, dict) else None
+    return {str(c.get("name")) if isinstance(c, dict) else str(c) for c in cases or [] if c}
+
+
 def _locked(exc: Exception) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -119,10 +137,15 @@ class Store:
     """Runs kept in SQLite. Every method opens and closes its own connection, so a Store
     can be kept around and used from forked processes."""
 
-    def __init__(self, path: str | None = None, wait_s: float | None = None):
+    def __init__(self, path: str | None = None, wait_s: float | None = None, existing: bool = False):
+        """existing: a read-only command's store, never created (a mistyped --db must not leave an
+        empty database and its directories behind)."""
         self.path = os.path.abspath(os.path.expanduser(path or default_path()))
         self.wait_s = wait_seconds() if wait_s is None else wait_s
         parent = os.path.dirname(self.path)
+        if existing and not os.path.isfile(self.path):
+            raise ParioError(f"no results store at {self.path}: nothing was stored there; check --db or $PARIO_DB "
+                             "(`pario bench` creates it with its first run)")
         try:
             os.makedirs(parent, exist_ok=True)
         except OSError as exc:
@@ -257,18 +280,73 @@ class Store:
             run[key] = json.loads(run[key])
         return run
 
-    def list_runs(self, limit: int = 50) -> list[dict]:
-        """The newest runs first, without their documents."""
-        def select(con):
-            return con.execute("SELECT id, created, kind, command, status, headline FROM runs "
-                               "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
-        keys = ("id", "created", "kind", "command", "status", "headline")
-        return [dict(zip(keys, row)) for row in self._read(select)]
+    def list_runs(self, limit: int = 50, *, since: str | None = None, tag: str | None = None,
+                  case: str | None = None) -> list[dict]:
+        """The newest runs first, without their documents; `since`: created at or after this UTC
+        time (ISO text), `tag`: carrying it, `case`: with a case of this name."""
+        where, params = [], []
+        if since:
+            where.append("created >= ?")
+            params.append(since)
+        if tag:
+            where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
+            params.append(tag)
+        sql = ("SELECT id, created, kind, command, status, headline, "
+               "(SELECT GROUP_CONCAT(tag, ' ') FROM run_tags WHERE run_id = runs.id), spec FROM runs"
+               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC")
+        keys = ("id", "created", "kind", "command", "status", "headline", "tags")
+        out = []
+        for row in self._read(lambda con: con.execute(sql, params).fetchall()):
+            if case is not None and case not in _case_names(row[7]):
+                continue
+            run = dict(zip(keys, row[:7]))
+            run["tags"] = sorted((run["tags"] or "").split())
+            out.append(run)
+            if len(out) >= limit:
+                break
+        return out
+
+    def tag_run(self, run_id: int, tags: list[str], remove: bool = False) -> None:
+        self.get_run(run_id)  # a run that is not there is one line, not a silent no-op
+
+        def change(con):
+            for t in tags:
+                if remove:
+                    con.execute("DELETE FROM run_tags WHERE run_id = ? AND tag = ?", (int(run_id), t))
+                else:
+                    con.execute("INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?, ?)", (int(run_id), t))
+        self._write(change)
+
+    def remove_run(self, run_id: int) -> None:
+        self.get_run(run_id)
+
+        def delete(con):
+            con.execute("DELETE FROM run_tags WHERE run_id = ?", (int(run_id),))
+            con.execute("DELETE FROM runs WHERE id = ?", (int(run_id),))
+        self._write(delete)
 
     def latest_id(self) -> int | None:
         """The id of the newest run, or None when the store is empty."""
         row = self._read(lambda con: con.execute("SELECT MAX(id) FROM runs").fetchone())
         return row[0] if row else None
+
+    def runs_of_kind(self, kinds: tuple[str, ...], limit: int = 200) -> list[dict]:
+        """The newest runs of these kinds first, with their documents decoded (what a reader of
+        stored measurements, e.g. `pario advise` looking for a calibration, searches)."""
+        marks = ", ".join("?" for _ in kinds)
+
+        def select(con):
+            return con.execute(f"SELECT id, created, kind, command, status, spec, env, result FROM runs "
+                               f"WHERE kind IN ({marks}) ORDER BY id DESC LIMIT ?",
+                               (*kinds, int(limit))).fetchall()
+        keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
+        out = []
+        for row in self._read(select):
+            run = dict(zip(keys, row))
+            for key in ("spec", "env", "result"):
+                run[key] = json.loads(run[key])
+            out.append(run)
+        return out
 
     # -- tuning sessions ------------------------------------------------------------------
 

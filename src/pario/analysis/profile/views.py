@@ -131,9 +131,12 @@ def hints_status(hints: dict[str, str] | None) -> dict[str, dict[str, str]] | No
     if hints is None:
         return None
     mca = {k[len("mca:"):]: v for k, v in hints.items() if k.startswith("mca:")}
-    info = {k: v for k, v in hints.items() if not k.startswith("mca:")}
+    # "req:" items: what the program passed (open, set_view, set_info), kept apart from the answer
+    requested = {k[len("req:"):]: v for k, v in hints.items() if k.startswith("req:")}
+    info = {k: v for k, v in hints.items() if not k.startswith(("mca:", "req:"))}
     open_mpi = bool(mca)
-    return {"echoed": info if open_mpi else {}, "confirmed": {} if open_mpi else info, "mca": mca}
+    return {"echoed": info if open_mpi else {}, "confirmed": {} if open_mpi else info, "mca": mca,
+            "requested": requested}
 
 
 def per_rank_time(own: dict[int, float], shared: list[dict[str, Any]],
@@ -232,9 +235,25 @@ def _time_of_job(procs: list[dict[str, Any]], mods: dict[str, dict[str, Any]]) -
     m = mods[top]
     return {"time_interface": top, "io_time_sum": m["read_time"] + m["write_time"] + m["meta_time"],
             "per_rank": _rank_times(procs, top)}
+def filesystem_view(job: dict[str, Any]) -> dict[str, Any] | None:
+    """A buffered run (pario profile --buffer): per file, the writes the file system saw, from
+    the buffer's stats kept in the log; None for an unbuffered run."""
+    fs = job.get("filesystem")
+    if not isinstance(fs, dict):
+        return None
+    from dataclasses import asdict
+
+    from pario.analysis.buffer_stats import checked, summarize
+
+    return asdict(summarize([checked(d, "the profile log's filesystem view") for d in fs.get("processes", [])]))
 
 
 def summary(job: dict[str, Any]) -> dict[str, Any]:
-    """What `pario profile show --json` prints: the job view and the file rows."""
+    """What `pario profile show --json` prints: the job view, the file rows and, for a buffered
+    run, what the file system saw."""
     files = file_view(job)
-    return {"job": job_view(job, files), "files": files}
+    out = {"job": job_view(job, files), "files": files}
+    fs = filesystem_view(job)
+    if fs is not None:
+        out["filesystem"] = fs
+    return out

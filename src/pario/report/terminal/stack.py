@@ -106,11 +106,11 @@ def print_stack(console: Console, doc: dict[str, Any]) -> None:
             console.print(f"hints in effect ({escape(label)}): not measured: {escape(str(p.get('reason')))}")
             continue
         hints = p.get("hints") or {}
-        t = Table(title=escape(f"hints in effect for a new file here ({label}; means: {p.get('means')})"),
+        t = Table(title=escape(f"hints in effect for a new file here ({label}; as reported by {p.get('means')})"),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         t.add_column("hint")
         t.add_column("value", overflow="fold")
         for key, value in hints.items():
             t.add_row(Text(key), Text(str(value)))
         console.print(t if hints else f"hints in effect ({escape(label)}): none reported "
-                                      f"(means: {escape(str(p.get('means')))})")
+                                      f"(asked {escape(str(p.get('means')))})")
