@@ -80,8 +80,10 @@ def test_lfs_df_counts_osts():
 
 
 def test_slurm_facts_from_the_environment():
-    env = {"SLURM_JOB_ID": "42", "SLURM_JOB_NUM_NODES": "16", "SLURM_NTASKS": "2048", "SLURM_JOB_PARTITION": "std"}
-    assert stack.slurm_facts(env) == {"job": "42", "nodes": "16", "tasks": "2048", "partition": "std"}
+    env = {"SLURM_JOB_ID": "42", "SLURM_JOB_NUM_NODES": "16", "SLURM_NTASKS": "2048", "SLURM_JOB_PARTITION": "std",
+           "SLURM_TASKS_PER_NODE": "128(x16)"}
+    assert stack.slurm_facts(env) == {"job": "42", "nodes": 16, "tasks": 2048, "partition": "std",
+                                      "tasks_per_node": [128] * 16}
     assert stack.slurm_facts({}) is None
 
 

@@ -23,9 +23,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Options whose value is itself a command line ("-t 30 -p debug"): argparse would take such a value
+# for one of pario's own short options (-t is --transfer), so `--sbatch-args VALUE` is joined into
+# `--sbatch-args=VALUE` before parsing.
+COMMAND_LINE_VALUES = ("--sbatch-args",)
+
+
+def join_values(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(argv)
+    for word in it:
+        if word == "--":
+            out.append(word)
+            out += list(it)
+            break
+        flag = [f for f in COMMAND_LINE_VALUES if len(word) > 3 and f.startswith(word)]
+        if flag and "=" not in word:
+            value = next(it, None)
+            out.append(f"{flag[0]}={value}" if value is not None else word)
+        else:
+            out.append(word)
+    return out
+
+
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_values(list(sys.argv[1:] if argv is None else argv)))
     if not getattr(args, "run", None):
         parser.print_help()
         return 2

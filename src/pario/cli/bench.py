@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from pario.analysis.summary import summarize
-from pario.cli import ior_flags
+from pario.cli import ior_flags, submit
 from pario.cli.bench_preset import run_preset
 from pario.cli.store_run import store_run
 from pario.model.case import Case
@@ -22,7 +22,7 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.plan import reuse, validate
 from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, plan
-from pario.platform import host
+from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.mpi import MPI, check_io, detect, find_mpirun
@@ -112,7 +112,8 @@ def register(subparsers) -> None:
     m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
     m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
+    r.add_argument("-n", "-N", "--ranks", type=int,
+                   help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
     r.add_argument("-o", dest="test_file", metavar="PATH",
                    help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
                         "share a name); its directory is created if it is the only missing part")
@@ -133,7 +134,8 @@ def register(subparsers) -> None:
     r.add_argument("--time", type=float, default=60.0, help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
+    r.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended "
                                                  "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
@@ -144,6 +146,7 @@ def register(subparsers) -> None:
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    submit.add_flags(p)
     ior_flags.register(p.add_argument_group("IOR flags pario does not honour (each says why, and what instead)"))
     r.add_argument("--dry-run", action="store_true",
                    help="print the launcher command line and the engine's spec; run nothing, create nothing")
@@ -205,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
     watchdog.check_timeout(request.timeout)
     if request.scale is not None and request.preset is None:
         raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
+    if args.submit or args.script_only or args.sbatch_args:
+        return _as_job(request, args)
     with stop.StopOnSignals():  # SIGTERM, SIGHUP, SIGINT: end the run, keep what it measured
         if request.reuse is not None and request.preset is None:
             return _reuse(request)
@@ -213,10 +218,10 @@ def run(args: argparse.Namespace) -> int:
                 raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset "
                                  "yet; run the preset without it (--dir DIR sets its directory)")
             return run_preset(request)
-        ranks = request.ranks if request.ranks is not None else host.cpus()
+        ranks = request.ranks if request.ranks is not None else default_ranks()
         if ranks < 1:
             raise ParioError(f"-n {ranks}: ranks must be at least 1")
-        if ranks > host.cpus() and request.launcher == "mpirun":
+        if ranks > host.cpus() and launchers.resolve(request.launcher) == "mpirun":
             print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
                   "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
                   "open+close grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
@@ -227,6 +232,22 @@ def run(args: argparse.Namespace) -> int:
         except BaseException:
             scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
             raise
+
+
+def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
+    """--submit / --script-only: the cases are checked here, so that bad input fails now rather
+    than in the queue; the job plans and runs them in its allocation."""
+    if not (args.submit or args.script_only):
+        raise ParioError("--sbatch-args goes with --submit (or --script-only)")
+    if request.reuse is None and request.ranks is not None and (request.config or request.given(CASE_DESTS)):
+        cases, _ = plan(request, request.ranks, None, 1 << 62, 150.0)
+        validate.check_all(cases, request.ranks)
+    return submit.run("bench", args, request.ranks)
+
+
+def default_ranks() -> int:
+    """Inside a Slurm allocation its tasks (SLURM_NTASKS), else the cores this process may use."""
+    return slurm.default_ranks(slurm.allocation()) or host.cpus()
 
 
 def scratch_of(request: BenchRequest) -> Scratch:
@@ -273,7 +294,7 @@ def _reuse(request: BenchRequest) -> int:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe,
         facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout))
 
@@ -282,9 +303,10 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
                     listing: dict[str, Any] | None) -> MPI:
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
-    launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    launcher = launchers.resolve(request.launcher)
+    launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
     check_io(mpi, request.io)
-    launchers.check_launcher(request.launcher)
+    launchers.check_launcher(launcher, mpi)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
@@ -311,7 +333,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
         facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout))
 
@@ -322,7 +344,7 @@ def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, m
     no scratch directory or file created and no store opened."""
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, "STATUS_DIR", cases)
     argv = launchers.command(mpi, ranks, [engine, "SPEC.json", "RESULT.json"], io=request.io,
-                             env=forward.timed_env(), launcher=request.launcher)
+                             env=forward.timed_env(), launcher=launchers.resolve(request.launcher))
     if request.json:
         json_report.emit({"schema": "pario.bench-dry-run/1", "launcher_argv": argv, "ranks": ranks,
                           "note": note, "spec": spec})

@@ -1,7 +1,7 @@
 """`pario profile`: what an unmodified application does to the file system.
 
     pario profile [-o LOG] [--trace] [--mem MIB] -- ./app args     a serial program (and its children)
-    pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
+    pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun (srun inside a Slurm allocation)
     pario profile --buffer [-o LOG] -- ./app args                  with pario buffer on: the log also shows
                                                                    the writes the file system saw
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from pario.model.errors import ParioError
-from pario.run import child
+from pario.platform import slurm
+from pario.run import child, launchers
 
 HELP = __doc__.split("\n", 2)[2]
 
@@ -27,7 +28,11 @@ HELP = __doc__.split("\n", 2)[2]
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
                               description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=int, help="launch with mpirun -n RANKS (MPI programs)")
+    p.add_argument("-n", "--ranks", type=int,
+                   help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
+                        "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("-o", "--output", help="job log to write (for --env: the directory the processes write to)")
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
     p.add_argument("--mem", type=float, metavar="MIB",
@@ -88,6 +93,18 @@ def run(args) -> int:
                          "or `pario profile show LOG`")
     if args.ranks is not None and args.ranks < 1:
         raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
+    if args.launcher == "srun" and args.ranks is None:
+        args.ranks = slurm.default_ranks(slurm.allocation())
+        if args.ranks is None:
+            raise ParioError("--launcher srun without -n: not inside a Slurm allocation, so give -n RANKS")
+    if args.launcher == "mpirun" and args.ranks is None:
+        raise ParioError("--launcher mpirun: give the number of ranks, -n RANKS")
+    alloc = slurm.allocation()
+    if args.ranks is not None:
+        args.launcher = launchers.resolve(args.launcher)
+    elif alloc is not None:
+        print(f"pario: inside Slurm job {alloc.job}: running {cmd[0]} once, directly; -n N or "
+              "--launcher srun starts it as the allocation's tasks", file=sys.stderr)
     return profile(args, cmd, prun)
 
 
@@ -123,8 +140,8 @@ def profile(args, cmd, prun) -> int:
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
-        argv = prun.mpirun_argv(args.ranks, env_vars, cmd)
-        child_env = dict(os.environ)  # mpirun itself runs without the profiler
+        argv = prun.launch_argv(args.ranks, env_vars, cmd, args.launcher)
+        child_env = dict(os.environ)  # the launcher itself runs without the profiler
     else:
         argv = cmd
         child_env = dict(os.environ)
@@ -138,8 +155,13 @@ def profile(args, cmd, prun) -> int:
             brun.remove_stats_dir(stats_dir)
         raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
-    job = {"command": cmd, "launcher": "mpirun" if args.ranks else "direct", "ranks": args.ranks or 0,
+    job = {"command": cmd, "launcher": args.launcher if args.ranks else "direct", "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
+    if args.ranks:
+        job["launcher_argv"] = argv
+    alloc = slurm.allocation()
+    if alloc is not None:
+        job["slurm"] = alloc.to_dict()
     if ended.forwarded:
         names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
         print(f"pario: passed {names} on to the program", file=sys.stderr)

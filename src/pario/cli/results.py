@@ -68,6 +68,8 @@ def register(subparsers) -> None:
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
+    jobs = sub.add_parser("jobs", parents=[common], help="batch jobs pario submitted to Slurm, and their runs")
+    jobs.add_argument("--limit", type=int, default=50, help="how many jobs to list (default 50)")
     parser.set_defaults(run=run)
 
 
@@ -192,6 +194,16 @@ def run(args) -> int:
         return 0
     if action == "import":
         return _import_run(args.file, store, as_json, console)
+    if action == "jobs":
+        from pario.cli import submit
+        from pario.report.terminal.jobs import print_jobs
+
+        rows = submit.refresh(store, store.list_jobs(limit=max(1, args.limit)))
+        if as_json:
+            _emit({"db": store.path, "jobs": rows})
+        else:
+            print_jobs(console, rows)
+        return 0
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
     raise ParioError(f"unknown results action {action}")

@@ -64,7 +64,7 @@ class BenchRequest:
     time: float = 60.0
     io: str | None = None
     mpirun: str | None = None
-    launcher: str = "mpirun"
+    launcher: str | None = None    # None: srun inside a Slurm allocation, else mpirun (run.launchers.resolve)
     timeout: float | None = None
     no_probe: bool = False
     drop_caches: str | None = None  # --drop-caches: 'files' (the run's own, any user) or 'all' (root)

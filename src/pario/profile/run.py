@@ -10,7 +10,7 @@ from pathlib import Path
 from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, compact, job_from_parts, parts_in
 from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
-from pario.run.launchers import command
+from pario.run.launchers import check_launcher, command
 
 LIB = "libpario-preload.so"
 NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
@@ -71,8 +71,18 @@ def make_parts_dir(output: Path) -> Path:
 
 def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     """mpirun with the profiler's variables exported to the ranks only (not to mpirun itself)."""
-    # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags)
+    return launch_argv(ranks, env, app, "mpirun")
+
+
+def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str) -> list[str]:
+    """The MPI launch of `app` with the profiler's variables set in the ranks only: mpirun exports
+    them (-x/-genv); under srun, which would pass its own environment on (and be profiled itself),
+    `env VAR=VALUE... app` sets them in each task just before the program starts."""
+    # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags, srun's plugin)
     mpi = detect(find_mpirun())
+    if launcher == "srun":
+        check_launcher("srun", mpi)
+        return command(mpi, ranks, ["env", *(f"{k}={v}" for k, v in env.items()), *app], launcher="srun")
     return command(mpi, ranks, app, env=env)
 
 
@@ -116,4 +126,4 @@ def default_output(app: list[str]) -> Path:
 
 
 __all__ = ["FORMAT", "VERSION", "preload_path", "profile_env", "env_exports", "merged_preload", "make_parts_dir",
-           "mpirun_argv", "merge", "remove_parts", "default_output"]
+           "mpirun_argv", "launch_argv", "merge", "remove_parts", "default_output"]

@@ -128,6 +128,9 @@ def env_lines(run: dict) -> list[str]:
         facts.append(f"dir: {escape(str(env['dir']))}")
     if facts:
         lines.append("  ".join(facts))
+    where = slurm_line(env.get("slurm") or {}, mpi.get("placement") or {})
+    if where:
+        lines.append(escape(where))
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib") or ceiling.get("read_mib"):
         streams = ceiling.get("streams") or 1
@@ -138,6 +141,28 @@ def env_lines(run: dict) -> list[str]:
         err = result["error"]
         lines.append(f"[red]error[/red]: {escape(str(err.get('message', err)))}")
     return lines
+
+
+def slurm_line(slurm: dict, placement: dict) -> str:
+    """Where a run ran in Slurm's terms: the job, the launch, and the ranks per node."""
+    parts = []
+    if slurm.get("job"):
+        where = ", ".join(f"{k} {slurm[k]}" for k in ("cluster", "partition") if slurm.get(k))
+        parts.append(f"Slurm job {slurm['job']}" + (f" ({where})" if where else ""))
+    if slurm.get("launcher") == "srun":
+        parts.append(f"srun --mpi={slurm.get('mpi_plugin') or 'none'}")
+    ranks = placement.get("ranks") or []
+    if ranks:
+        hosts: dict[str, list[int]] = {}
+        for r in ranks:
+            hosts.setdefault(r.get("host", "?"), []).append(r.get("rank"))
+        spread = "; ".join(f"{h}: {len(rs)}" for h, rs in list(hosts.items())[:4]) + ("; ..." if len(hosts) > 4 else "")
+        cpus = {r.get("cpus") for r in ranks}
+        bound = ("each rank on CPUs " + ",".join(sorted(c for c in cpus if c)) if len(cpus) == len(ranks) > 1
+                 else f"CPUs {next(iter(cpus))} each" if len(cpus) == 1 else "")
+        parts.append(f"ranks per node ({placement.get('source')} placement): {spread}"
+                     + (f", {bound}" if bound else ""))
+    return "; ".join(parts)
 
 
 def print_run(console: Console, run: dict, rows: list[dict] | None = None) -> None:

@@ -36,9 +36,7 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
                             f"{short(gpfs.get('min_fragment'))}" if gpfs.get("available") else gpfs.get("reason")))
     out.append(("host", f"{host.get('hostname')}: {host.get('cpus_usable')} usable of {host.get('cpus')} CPUs, "
                         f"{short(host.get('mem_total'))} memory; {host.get('os')}, kernel {host.get('kernel')}"))
-    slurm = doc.get("slurm")
-    out.append(("scheduler", "Slurm job " + ", ".join(f"{k} {v}" for k, v in slurm.items()) if slurm
-                else "no Slurm allocation in the environment"))
+    out += slurm_rows(doc.get("slurm"))
     if not mpi.get("available", True):
         out.append(("MPI", mpi.get("reason", "not found")))
     else:
@@ -64,6 +62,31 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
         out.append(("engine backends", ", ".join(built) + (f" (not built: {', '.join(missing)})" if missing else "")))
     else:
         out.append(("engine backends", "unknown (pario-engine not found or --no-probe)"))
+    return out
+
+
+def slurm_rows(slurm: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The scheduler, the allocation (partition, nodes, tasks) and srun's MPI plugin."""
+    if not slurm:
+        return [("scheduler", "no Slurm allocation in the environment")]
+    where = f"cluster {slurm['cluster']}, " if slurm.get("cluster") else ""
+    nodes = slurm.get("nodes")
+    text = (f"Slurm job {slurm.get('job')}" + (f" (array task {slurm['array']})" if slurm.get("array") else "")
+            + f": {where}partition {slurm.get('partition', '?')}, {nodes or '?'} node{'s' if nodes != 1 else ''}"
+            + (f" ({slurm['nodelist']})" if slurm.get("nodelist") else ""))
+    tasks = slurm.get("tasks")
+    per_node = slurm.get("tasks_per_node") or []
+    if tasks or per_node:
+        spread = (f"{per_node[0]} per node" if len(set(per_node)) == 1 else "per node " + ",".join(map(str, per_node)))
+        text += f", {tasks or sum(per_node)} tasks" + (f" ({spread})" if per_node else "")
+    if slurm.get("step") is not None:
+        text += f"; inside step {slurm['step']}"
+    out = [("scheduler", text)]
+    if slurm.get("mpi_plugin_error"):
+        out.append(("srun --mpi", slurm["mpi_plugin_error"]))
+    elif slurm.get("mpi_plugins"):
+        out.append(("srun --mpi", f"{slurm.get('mpi_plugin')} ({slurm.get('mpi_plugin_source')}; this srun offers "
+                                  f"{', '.join(slurm['mpi_plugins'])})"))
     return out
 
 
