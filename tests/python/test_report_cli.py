@@ -11,6 +11,7 @@ import pytest
 from browser_support import Browser, need_browser
 from cli_support import ENGINE, HAVE_MPIRUN, pario
 from pario.cli import main
+from pario.store import Store
 from report_data import add_run, bench_cases, session
 from test_report_trace import ev, job, process
 
@@ -81,7 +82,8 @@ def test_advise_on_a_log_that_cannot_be_read(db, tmp_path, capsys):
 
 
 def test_report_of_a_stored_tuning_session(db, tmp_path, capsys):
-    from pario.store import Store
+    _fails(capsys, ["report", "--tune", "1", "--db", db], "no results store at")  # never created by report
+    Store(db)
     _fails(capsys, ["report", "--tune", "1", "--db", db], "no tuning session 1")
     _fails(capsys, ["report", "--tune", "x", "--db", db], "give a tuning session number")
     number = Store(db).add_session(command="pario tune ...", doc=session().to_dict(), status="done")
@@ -91,6 +93,8 @@ def test_report_of_a_stored_tuning_session(db, tmp_path, capsys):
 
 
 def test_bad_input_is_one_line(db, tmp_path, capsys):
+    _fails(capsys, ["report", "--db", db], "no results store at")
+    Store(db)
     _fails(capsys, ["report", "--db", db], "no runs stored")
     run_id = add_run(db, bench_cases())
     _fails(capsys, ["report", "7", "--db", db], "no run 7")

@@ -78,7 +78,7 @@ def sessions_for(ids: list[str], db: str | None) -> list:
     from pario.model.tuning import TuningSession
     from pario.store import Store
 
-    store = Store(db)
+    store = Store(db, existing=True)  # read only: never create a store
     out = []
     for text in ids:
         try:
@@ -103,7 +103,7 @@ def load_runs(ids: list[str], db: str | None, default_last: bool) -> list[dict[s
 
     if not ids and not default_last:
         return []
-    store = Store(db)
+    store = Store(db, existing=True)
     if not ids:
         last = store.latest_id()
         if last is None:
