@@ -59,7 +59,8 @@ def plan(f: Finding, job: Job, budget_s: float) -> Program:
         raise ParioError("a Darshan log keeps the executable's name, not a command line to run again"
                          if job.format == "darshan" else "the log does not record the command")
     if job.nprocs > 1 or job.launcher not in ("", "direct"):
-        raise ParioError(f"an MPI program ({job.nprocs} ranks): --verify runs serial programs again, not MPI jobs")
+        ranks = f"{job.nprocs} rank{'s' if job.nprocs != 1 else ''}"
+        raise ParioError(f"an MPI program ({ranks}): --verify runs serial programs again, not MPI jobs")
     m = _SIZE.search(f.fix.command or "")
     if not m:
         raise ParioError("the fix names no buffer size")
