@@ -153,3 +153,19 @@ def test_profile_under_srun(cluster, tmp_path, tmp_path_factory):
     ranks = sorted(p["process"].get("rank") for p in doc["processes"])
     assert ranks == [0, 1]
     assert os.path.getsize(tmp_path / "data") == 2 * 65536
+
+
+def test_buffer_under_srun(cluster, tmp_path, tmp_path_factory):
+    """pario buffer starts an MPI program as the allocation's tasks (srun), each rank buffered."""
+    _needs(OPENMPI)
+    if not shutil.which("mpicc"):
+        pytest.skip("mpicc not found")
+    exe = tmp_path / "fpp"
+    subprocess.run(["mpicc", "-O2", "-o", str(exe), str(ROOT / "tests" / "buffer" / "mpi_fpp.c")], check=True)
+    lib = preload_lib(tmp_path_factory)
+    out = pario(cluster, ["buffer", "--stats", "--launcher", "srun", "--", exe, tmp_path, "2000"], tmp_path,
+                salloc=2, extra={"PARIO_PRELOAD": lib})
+    assert out.returncode == 0, out.stderr
+    for rank in (0, 1):
+        assert os.path.getsize(tmp_path / f"out.{rank}") == 2000 * 100
+        assert f"out.{rank}" in out.stderr  # each task's buffered file is in the --stats table

@@ -91,6 +91,14 @@ def run(args) -> int:
     if not cmd:
         raise ParioError("nothing to profile: give the program after --, e.g. `pario profile -- ./app args`, "
                          "or `pario profile show LOG`")
+    choose_launcher(args, cmd)
+    return profile(args, cmd, prun)
+
+
+def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
+    """-n and --launcher of a command that wraps a program (profile, buffer): args.ranks and
+    args.launcher as they will be used (srun inside a Slurm allocation, else mpirun; no -n: run
+    the program once, directly)."""
     if args.ranks is not None and args.ranks < 1:
         raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
     if args.launcher == "srun" and args.ranks is None:
@@ -105,7 +113,6 @@ def run(args) -> int:
     elif alloc is not None:
         print(f"pario: inside Slurm job {alloc.job}: running {cmd[0]} once, directly; -n N or "
               "--launcher srun starts it as the allocation's tasks", file=sys.stderr)
-    return profile(args, cmd, prun)
 
 
 def print_env(args, prun) -> int:
