@@ -133,6 +133,9 @@ class Job:
     nprocs: int                     # MPI ranks (1 for a serial program)
     run_time: float | None          # wall seconds
     command: str = ""
+    argv: list[str] = field(default_factory=list)    # the command as the log keeps it ([]: it does not)
+    cwd: str = ""                   # where it ran, when the log says (pario profile records it)
+    launcher: str = ""              # direct | mpirun (pario profile); "" when the log does not say
     hosts: list[str] = field(default_factory=list)   # [] when the log does not say
     records: list[Rec] = field(default_factory=list)
     partial: list[str] = field(default_factory=list)  # why the log is incomplete, one reason each
