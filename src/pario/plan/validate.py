@@ -2,7 +2,6 @@
 saying what is wrong and how to fix it."""
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
@@ -10,7 +9,7 @@ from pario.model.case import MD_OPS, Case
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.units import exact
 from pario.settings import hints as hintlib
-from pario.settings import knobs
+from pario.settings import knobs, values
 from pario.settings.catalogue import Setting
 
 # The engine's backends (csrc/backends, one file each); its --list is the authority once known.
@@ -21,7 +20,6 @@ STATIC_CAPS = {"posix": {"shared", "odirect"}, "mpiio": {"collective", "shared",
                "null": {"collective", "shared", "nodata"}, "hdf5": {"collective", "shared", "view", "hints"},
                "pnetcdf": {"collective", "shared", "view", "nonblocking", "hints"},
                "netcdf4": {"collective", "shared", "view", "hints"}, "adios2": {"shared", "view"}}
-_LIB_SIZE = re.compile(r"^\d+[kmgKMG]?$")  # what the engine's pario_parse_size takes
 
 
 def _with(cap: str) -> str:
@@ -86,8 +84,12 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
     else:
         _check_segmented(case)
 
-    for key, value in (case.get("hints") or {}).items():
-        hintlib.check(key, value, where=_hint_where(case))
+    hints = case.get("hints") or {}
+    most = knobs.limit("hints")
+    if most is not None and len(hints) > most:
+        _fail(case, f"{len(hints)} MPI-IO hints; the engine passes at most {most} (MPI_Info of one open)")
+    for key, value in hints.items():
+        hints[key] = hintlib.check(key, value, where=_hint_where(case))  # as the MPI will read it
     if backend in knobs.LIBRARIES or case.get("lib"):
         check_lib(case, lib_options(backend))
 
@@ -154,16 +156,10 @@ def check_lib(case: Case, options: dict[str, Setting]) -> None:
 
 
 def _lib_value(case: Case, backend: str, setting: Setting, value: str) -> str:
+    """The value as the engine (or ADIOS2) gets it: settings.values checks it against the row of the
+    engine's option table, for the settings ADIOS2 checks at open too, so nothing is refused late."""
     key = setting.name
-    if backend == "adios2":
-        return value  # BP5 checks its own parameters when the file is opened
-    choices = setting.values
-    if choices:
-        if value.lower() not in choices:
-            _fail(case, f"--lib {key}={value}: {backend} {key} is one of {', '.join(choices)}"
-                        f"{did_you_mean(value.lower(), choices)}")
-        return value.lower()
-    if key == "chunk":
+    if key == "chunk" or setting.kind == "dims":
         ndims = len(case.get("ldims") or [1]) if case.get("pattern") == "subarray" else 1
         parts = value.split(",")
         if value.lower() in ("none", "block"):
@@ -173,10 +169,14 @@ def _lib_value(case: Case, backend: str, setting: Setting, value: str) -> str:
                     if ndims > 1 else "a positive element count (the array has one dimension)")
             _fail(case, f"--lib chunk={value}: give none, block or {what}")
         return ",".join(p.strip() for p in parts)
-    if not _LIB_SIZE.match(value) or (key == "nb_batch" and int(value.rstrip("kmgKMG")) < 1):
-        _fail(case, f"--lib {key}={value}: {backend} {key} is "
-                    f"{'a number of requests >= 1' if key == 'nb_batch' else 'a size in bytes (e.g. 1048576 or 1m)'}")
-    return value
+    if key == "nb_batch":
+        setting = Setting(key, "int", lo=1, doc="requests per wait")
+    norm, why = values.check(setting, value, "pario", max_chars=knobs.limit("lib_value_chars"))
+    if why or norm is None:
+        what = "a number of requests >= 1" if key == "nb_batch" else values.describe(setting)
+        _fail(case, f"--lib {key}={value}: {backend} {key} is {what}"
+                    f"{did_you_mean(value.lower(), setting.values) if setting.values else ''}")
+    return norm
 
 
 def _check_caps(case: Case, caps) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from pario.model.errors import ParioError
 from pario.model.errors import did_you_mean as _close
+from pario.settings import knobs, values
 from pario.settings.catalogue import Setting, hint
 
 ROMIO = "romio"      # MPICH, Intel MPI, Open MPI's romio321/romio341 component
@@ -115,25 +116,35 @@ def did_you_mean(name: str, choices: Iterable[str] | None = None) -> str:
     return _close(name, CATALOGUE if choices is None else choices)
 
 
-def check(name: str, value: str, where: str = "--hint") -> None:
-    """Reject an unknown hint name or a value of the wrong kind, naming where it came from."""
+def name_problem(name: str) -> str | None:
+    """What is wrong with a hint name as a name (a control character, beyond the engine's length), or None."""
+    bad = values.control_char(name)
+    if bad:
+        return f"hint name {name!r} holds the control character {bad}; remove it"
+    most = knobs.limit("hint_key_chars")
+    if most is not None and len(name) > most:
+        return f"hint name {name[:20]}... is {len(name)} characters long; MPI_Info keys have at most {most}"
+    return None
+
+
+def check(name: str, value: str, where: str = "--hint") -> str:
+    """The value as the MPI will read it (settings.values, "mpi" syntax: '16mb' is refused, ' 4' is
+    4); an unknown hint name or a value of the wrong kind raises one line naming where it came from."""
+    why = name_problem(name)
+    if why:
+        raise ParioError(f"{where}: {why}")
     hint = lookup(name)
     if hint is None:
         raise ParioError(f"{where}: unknown MPI-IO hint '{name}'{did_you_mean(name)}; "
                          "`pario bench --help` names where the known hints come from")
-    if hint.kind == "output":
-        raise ParioError(f"{where}: '{name}' is reported by ROMIO, not set; remove it")
-    if hint.kind in ("int", "bytes"):
-        try:
-            number = int(value, 0)
-        except ValueError:
-            raise ParioError(f"{where}: hint {name}={value!r} needs an integer"
-                             + (" (bytes)" if hint.kind == "bytes" else "")) from None
-        if (hint.lo is not None and number < hint.lo) or (hint.hi is not None and number > hint.hi):
-            span = (f"from {hint.lo} to {hint.hi}" if hint.hi is not None else f"at least {hint.lo}")
-            raise ParioError(f"{where}: hint {name}={value} is out of range; give a value {span}")
-    elif hint.kind == "choice" and value.lower() not in hint.choices:
-        raise ParioError(f"{where}: hint {name}={value!r} must be one of {', '.join(hint.choices)}")
+    norm, why = values.check(hint, value, "mpi", max_chars=knobs.limit("hint_value_chars"))
+    if why or norm is None:
+        raise ParioError(f"{where}: hint {name}={_shown(value)} {why}")
+    return norm
+
+
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 40 else value[:37] + "...")
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -145,24 +156,21 @@ def parse_pair(text: str) -> tuple[str, str]:
     return key, value
 
 
-def parse_hints_file(path: str) -> dict[str, str]:
-    """A ROMIO-format hints file: one `key value` per line, `#` starts a comment.
-    Names are checked here so that an error says file:line."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ParioError(f"hints file {path}: cannot read it ({reason}); give a readable ROMIO hints file") from None
+def parse_hints_text(text: str, path: str) -> dict[str, str]:
+    """A ROMIO-format hints file's text: one `key value` per line, `#` starts a comment. Names and
+    values are checked here (the values as the MPI will read them) so that an error says file:line;
+    reading the file, bounded, is the caller's (plan/cases.py read_hints_file)."""
     out: dict[str, str] = {}
-    for lineno, raw in enumerate(lines, 1):
+    for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         parts = line.split(None, 1)
         if len(parts) != 2 or "=" in parts[0]:
-            raise ParioError(f"{path}:{lineno}: expected 'key value' (ROMIO hints format), got {raw.strip()!r}")
+            raise ParioError(f"{path}:{lineno}: expected 'key value' (ROMIO hints format), got {_shown(raw.strip())}")
         key, value = parts[0], parts[1].strip()
-        check(key, value, where=f"{path}:{lineno}")
-        out[key] = value
+        out[key] = check(key, value, where=f"{path}:{lineno}")
+    most = knobs.limit("hints")
+    if most is not None and len(out) > most:
+        raise ParioError(f"{path}: {len(out)} hints; the engine passes at most {most} to one MPI_File_open")
     return out

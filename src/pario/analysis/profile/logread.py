@@ -4,33 +4,61 @@ Counter names, kinds and merge operations come from the log itself (written from
 include/pario/counters.h), so this module keeps no list of its own."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.platform import documents
 
 FORMAT = "pario-profile"
 VERSION = 1
 
 
+LIMIT = 1 << 30        # bytes of one log: about 9 KB per rank, so room for 100,000 ranks
+_HOW = "give the file written by `pario profile -o`"
+# Counter kinds that cannot be negative (offsets and ranks use -1 for "none").
+_NON_NEGATIVE = ("count", "bytes", "size")
+_INT64 = 1 << 63
+
+
 def _load_json(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ParioError(f"cannot read profile log {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ParioError(f"{path} is not a pario profile log (invalid JSON at line {exc.lineno}); "
-                         "give the file written by `pario profile -o`") from None
+    """One log file, bounded and validated (schemas/profile-log.schema.json, then what a schema
+    cannot say: counter arrays as long as their names, no negative counts or times)."""
+    where = f"profile log {path}"
+    doc = documents.parse_json(documents.decode(documents.read_bytes(path, "profile log", LIMIT), where), where)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ParioError(f"{path} is not a pario profile log (no \"format\": \"{FORMAT}\"); "
-                         "give the file written by `pario profile -o`")
+        raise ParioError(f"{path} is not a pario profile log (no \"format\": \"{FORMAT}\"); {_HOW}")
     if doc.get("version") != VERSION:
-        raise ParioError(f"{path} is profile log version {doc.get('version')}, this pario reads version "
+        raise ParioError(f"{path} is profile log version {doc.get('version')!r}, this pario reads version "
                          f"{VERSION}; use the pario that wrote it")
+    documents.validate(doc, "profile-log", where)
+    processes = doc["processes"] if doc.get("kind") == "job" else [doc]
+    for i, proc in enumerate(processes):
+        _check_process(proc, f"processes[{i}]." if doc.get("kind") == "job" else "", where)
     return doc
+
+
+def _check_process(proc: dict[str, Any], at: str, where: str) -> None:
+    for name, module in proc["modules"].items():
+        here = f"{at}modules.{name}"
+        for names, kinds, ops in (("counters", "kinds", "ops"), ("fcounters", "fkinds", "fops")):
+            if not len(module[names]) == len(module[kinds]) == len(module[ops]):
+                raise ParioError(f"{where}: {here}: {names}, {kinds} and {ops} differ in length "
+                                 f"({len(module[names])}, {len(module[kinds])}, {len(module[ops])}); "
+                                 "the log is damaged")
+        for r, rec in enumerate(module["records"]):
+            for key, names, kinds in (("c", "counters", "kinds"), ("fc", "fcounters", "fkinds")):
+                values = rec[key]
+                if len(values) != len(module[names]):
+                    raise ParioError(f"{where}: {here}.records[{r}].{key} has {len(values)} values for "
+                                     f"{len(module[names])} {names}; the log is damaged")
+                for k, (value, kind) in enumerate(zip(values, module[kinds])):
+                    bad = value is not None and (abs(value) >= _INT64 or value < 0 and
+                                                 (kind in _NON_NEGATIVE or key == "fc" and kind == "seconds"))
+                    if bad:
+                        raise ParioError(f"{where}: {here}.records[{r}].{key}[{k}] ({module[names][k]}) is "
+                                         f"{value}, impossible for a {kind} counter; the log is damaged")
 
 
 def parts_in(directory: Path) -> list[Path]:
@@ -52,7 +80,10 @@ def load(path: str | os.PathLike) -> dict[str, Any]:
         raise ParioError(f"profile log {p} does not exist; give the file written by `pario profile -o` "
                          "or the PARIO_PROFILE_DIR directory of a job")
     if p.is_dir():
-        files = parts_in(p)
+        try:
+            files = parts_in(p)
+        except OSError as exc:
+            raise ParioError(f"{p}: cannot list it ({exc.strerror})") from None
         if not files:
             raise ParioError(f"{p} holds no process logs (*.json); did the job run with LD_PRELOAD set "
                              "by `pario profile --env`?")
@@ -60,8 +91,6 @@ def load(path: str | os.PathLike) -> dict[str, Any]:
     doc = _load_json(p)
     if doc.get("kind") == "process":
         return job_from_parts([doc], {"source": str(p)})
-    if doc.get("kind") != "job" or not isinstance(doc.get("processes"), list):
-        raise ParioError(f"{p}: unknown profile log kind {doc.get('kind')!r}; expected \"job\" or \"process\"")
     return doc
 
 
