@@ -5,6 +5,7 @@ import importlib
 import sys
 
 from pario import __version__
+from pario.cli.args import Parser
 from pario.model.errors import ParioError
 
 # Subcommand modules, in the order `pario --help` lists them.
@@ -12,7 +13,7 @@ COMMANDS = ["bench", "results", "profile", "stack", "settings"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="pario", description="Parallel I/O toolkit for HPC: measure, inspect, tune and profile I/O.")
     parser.add_argument("--version", action="version", version=f"pario {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -23,11 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return 2
     try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return 2
         return int(args.run(args) or 0)
     except ParioError as exc:
         print(f"pario: error: {exc}", file=sys.stderr)

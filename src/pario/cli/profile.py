@@ -15,32 +15,39 @@ import sys
 import time
 from pathlib import Path
 
+from pario.cli.args import Parser, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import INTEGER_MAX, RUN
 
 HELP = __doc__.split("\n", 2)[2]
+# The profiler's memory bound per process, in MiB: its arena is mapped at start (csrc/profile), so
+# at most 1 TiB; the preload library raises anything under 1 MiB to 1 MiB.
+MEM = row("mem", "float", "memory bound per process in MiB", lo=1, hi=1 << 20)
+TOP = row("top", "int", "files listed", lo=0, hi=INTEGER_MAX)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
                               description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=int, help="launch with mpirun -n RANKS (MPI programs)")
-    p.add_argument("-o", "--output", help="job log to write (for --env: the directory the processes write to)")
+    p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]), help="launch with mpirun -n RANKS (MPI programs)")
+    p.add_argument("-o", "--output", type=row("output", "path"),
+                   help="job log to write (for --env: the directory the processes write to)")
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
-    p.add_argument("--mem", type=float, metavar="MIB",
+    p.add_argument("--mem", type=MEM, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")
-    p.add_argument("--top", type=int, default=20, help="with show: how many files to list (default 20)")
+    p.add_argument("--top", type=TOP, default=20, help="with show: how many files to list (default 20)")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS, or: show LOG")
     p.set_defaults(run=run)
 
 
 def _show_args(rest):
-    sp = argparse.ArgumentParser(prog="pario profile show", description="print a profile log")
-    sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
+    sp = Parser(prog="pario profile show", description="print a profile log")
+    sp.add_argument("log", type=row("log", "path"), help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--top", type=TOP, default=20, help="files listed (default 20)")
     return sp.parse_args(rest)
 
 
@@ -51,8 +58,6 @@ def run(args) -> int:
     if cmd and cmd[0] == "show":
         sub = _show_args(cmd[1:])
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
-    if args.mem is not None and args.mem < 1:
-        raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
     from pario.profile import run as prun
 
     if args.env:
@@ -60,8 +65,6 @@ def run(args) -> int:
     if not cmd:
         raise ParioError("nothing to profile: give the program after --, e.g. `pario profile -- ./app args`, "
                          "or `pario profile show LOG`")
-    if args.ranks is not None and args.ranks < 1:
-        raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
     return profile(args, cmd, prun)
 
 

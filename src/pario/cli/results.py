@@ -8,7 +8,9 @@ from typing import Any
 from rich.console import Console
 
 from pario.analysis import compare, summary
+from pario.cli.args import Parser, checked, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import INTEGER_MAX, RUN
 from pario.report import json as json_report
 from pario.report.terminal import layers
 from pario.report.terminal import runs as run_tables
@@ -17,10 +19,10 @@ from pario.store import Store, ior_import
 
 def _common() -> argparse.ArgumentParser:
     # SUPPRESS lets `pario results --json show 3` and `pario results show 3 --json` both work.
-    p = argparse.ArgumentParser(add_help=False)
+    p = Parser(add_help=False)
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print one JSON document on stdout instead of tables")
-    p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+    p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, type=typed(RUN["db"]),
                    help="results database (default: $PARIO_DB, else pario.db in the user data directory)")
     return p
 
@@ -30,29 +32,37 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "results", parents=[common], help="list, show and compare stored runs; import IOR results",
         description="Without a subcommand, list the newest stored runs.")
-    parser.add_argument("--limit", type=int, default=50, help="how many runs to list (default 50)")
+    parser.add_argument("--limit", type=row("limit", "int", lo=1, hi=INTEGER_MAX), default=50,
+                        help="how many runs to list (default 50)")
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
-    show.add_argument("id", help="run id (from `pario results`), or 'last'")
+    show.add_argument("id", type=checked(_run_word), help="run id (from `pario results`), or 'last'")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
-    cmp_.add_argument("a", help="run id A (the baseline)")
-    cmp_.add_argument("b", help="run id B")
+    cmp_.add_argument("a", type=checked(_run_word), help="run id A (the baseline)")
+    cmp_.add_argument("b", type=checked(_run_word), help="run id B")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
-    imp.add_argument("file", help="IOR JSON summary file")
+    imp.add_argument("file", type=row("file", "path"), help="IOR JSON summary file")
     parser.set_defaults(run=run)
 
 
-def _run_id(text: str, store: Store) -> int:
+def _run_word(text: str) -> str | int:
+    """'last', or a run number (3 or #3), checked before any store is opened."""
     if text in ("last", "latest"):
+        return "last"
+    word = text[1:] if text.startswith("#") else text
+    if not word.isascii() or not word.isdigit() or not 1 <= int(word) <= INTEGER_MAX:
+        raise ParioError(f"run id must be a number like 3, or last (got {text[:40]!r}); `pario results` lists them")
+    return int(word)
+
+
+def _run_id(word: str | int, store: Store) -> int:
+    if word == "last":
         last = store.latest_id()
         if last is None:
             raise ParioError("no runs stored yet; `pario bench` makes one")
         return last
-    try:
-        return int(text.lstrip("#"))
-    except ValueError:
-        raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
+    return int(word)
 
 
 def _emit(doc: Any) -> None:
@@ -65,8 +75,6 @@ def run(args) -> int:
     console = Console()
     action = getattr(args, "action", None)
     if action is None:
-        if args.limit < 1:
-            raise ParioError(f"--limit must be at least 1 (got {args.limit})")
         runs = store.list_runs(args.limit)
         if as_json:
             _emit({"db": store.path, "runs": runs})

@@ -7,9 +7,18 @@ import sys
 
 from rich.console import Console
 
+from pario.cli.args import checked, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import RUN
 from pario.report import json as json_report
 from pario.settings.check import findings
+from pario.settings.dialects import DIALECTS
+from pario.settings.model import parse_pair
+
+
+def _set_pair(text: str) -> str:
+    parse_pair(text)  # KEY=VALUE; the value is checked against the key's row when the settings are built
+    return text
 
 
 def register(subparsers) -> None:
@@ -18,21 +27,29 @@ def register(subparsers) -> None:
                                           "library knobs, spoken in each dialect.")
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     r = sub.add_parser("render", help="print settings in a dialect (all dialects without --dialect)")
-    r.add_argument("--dialect", help="info, romio, ompi, ompi-env, cray, lfs, adios2, hdf5, pnetcdf")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+    r.add_argument("--dialect", type=row("dialect", "choice", choices=tuple(DIALECTS)),
+                   help="info, romio, ompi, ompi-env, cray, lfs, adios2, hdf5, pnetcdf")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=checked(_set_pair),
                    help="a setting: hint name, mca.NAME, lustre.KEY (lustre.N.KEY for PFL), hdf5.KEY, "
                         "pnetcdf.KEY, netcdf4.KEY, adios2.KEY (repeatable; wins over --from)")
-    r.add_argument("--from", dest="source", metavar="FILE", help="read settings from a file in any dialect")
-    r.add_argument("--path", default="DIR", help="the path an lfs command names (default DIR)")
-    r.add_argument("--pattern", default="*", help="file pattern of MPICH_MPIIO_HINTS (default *)")
+    r.add_argument("--from", dest="source", metavar="FILE", type=row("from", "path"),
+                   help="read settings from a file in any dialect")
+    r.add_argument("--path", default="DIR", type=row("path", "path"),
+                   help="the path an lfs command names (default DIR)")
+    r.add_argument("--pattern", default="*", type=row("pattern", "str"),
+                   help="file pattern of MPICH_MPIIO_HINTS (default *)")
     r.add_argument("--json", action="store_true", help="one JSON document: the settings and each rendering")
     c = sub.add_parser("check", help="validate a hints file: unknown keys, bad values, ignored hints")
-    c.add_argument("file", help="a ROMIO hints file (or any dialect: JSON, MPICH_MPIIO_HINTS, ADIOS2 XML, ...)")
-    c.add_argument("--dir", default=".", help="where the job writes (file system of the checks; default .)")
-    c.add_argument("--mpirun", help="MPI launcher whose MPI-IO is checked against (default mpirun)")
-    c.add_argument("--io", help="Open MPI io component the job uses (default: ompio, or $OMPI_MCA_io)")
-    c.add_argument("--ranks", type=int, help="ranks of the job (for the cb_nodes rules)")
-    c.add_argument("--hosts", type=int, help="hosts of the job (for the cb_nodes rules)")
+    c.add_argument("file", type=row("file", "path"),
+                   help="a ROMIO hints file (or any dialect: JSON, MPICH_MPIIO_HINTS, ADIOS2 XML, ...)")
+    c.add_argument("--dir", default=".", type=row("dir", "path"),
+                   help="where the job writes (file system of the checks; default .)")
+    c.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher whose MPI-IO is checked against (default mpirun)")
+    c.add_argument("--io", type=typed(RUN["io"]),
+                   help="Open MPI io component the job uses (default: ompio, or $OMPI_MCA_io)")
+    c.add_argument("--ranks", type=typed(RUN["ranks"]), help="ranks of the job (for the cb_nodes rules)")
+    c.add_argument("--hosts", type=typed(RUN["ranks"]), help="hosts of the job (for the cb_nodes rules)")
     c.add_argument("--strict", action="store_true", help="warnings (ignored hints) fail too")
     c.add_argument("--json", action="store_true", help="one JSON document of the findings")
     k = sub.add_parser("keys", help="every known setting with its type, default and who honours it")

@@ -1,30 +1,25 @@
 """A TOML job file: a [defaults] table and [[case]] tables with the long flag names."""
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.plan import inputs
 from pario.plan.cases import normalise
+from pario.platform import documents
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older Pythons only
-    import tomli as tomllib
+JOB_FILE_LINES = 100000  # a job file of thousands of cases still fits
 
 
 def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """([defaults], [case, ...]) of a job file, keys normalised."""
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except OSError as exc:
-        raise ParioError(f"--config {path}: cannot read it ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ParioError(f"--config {path}: not valid TOML ({exc})") from None
+    """([defaults], [case, ...]) of a job file, read bounded (platform.documents), every key and
+    value checked by its row (plan/inputs.py) before anything else happens."""
+    text = documents.read_text(path, "job file", max_lines=JOB_FILE_LINES)
+    doc = documents.parse_toml(text, f"job file {path}")
     unknown = set(doc) - {"defaults", "case"}
     if unknown:
-        raise ParioError(f"{path}: unknown table '{sorted(unknown)[0]}'; a job file has [defaults] and [[case]] tables")
+        raise ParioError(f"{path}: unknown table '{inputs.shown(sorted(unknown)[0])[1:-1]}'; "
+                         "a job file has [defaults] and [[case]] tables")
     defaults = normalise(doc.get("defaults", {}), f"{path} [defaults]")
     cases = doc.get("case", [])
     if not isinstance(cases, list) or not cases:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from pario.model.errors import ParioError
 
+# Open MPI's io components (`--mca io NAME`): the MPI-IO implementations one Open MPI may carry.
+IO_COMPONENTS = ("ompio", "romio321", "romio341")
 INSTALL_MPI = ("install an MPI: Debian/Ubuntu `apt-get install openmpi-bin libopenmpi-dev`, "
                "RHEL `dnf install openmpi-devel`, or `module load` your site's MPI; "
                "or point --mpirun / $PARIO_MPIRUN at its mpirun")

@@ -6,12 +6,11 @@ import os
 import shutil
 
 from pario.model.errors import ParioError
-from pario.platform.mpi import MPI
+from pario.platform.mpi import IO_COMPONENTS, MPI
 from pario.run.forward import DISPLAY_VARS
 from pario.run.launchers import mpirun, srun
 
 LAUNCHERS = ("mpirun", "srun")
-IO_COMPONENTS = ("ompio", "romio321", "romio341")
 
 
 def check_launcher(launcher: str) -> None:
