@@ -11,6 +11,7 @@ from pario.analysis import compare, summary
 from pario.cli.args import Parser, checked, row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import INTEGER_MAX, RUN
+from pario.platform import documents
 from pario.report import json as json_report
 from pario.report.terminal import layers
 from pario.report.terminal import runs as run_tables
@@ -105,11 +106,7 @@ def run(args) -> int:
 
 
 def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ParioError(f"cannot read {path}: {exc.strerror}") from None
+    text = documents.read_text(path, "IOR summary", limit=ior_import.LIMIT)
     doc = ior_import.parse_text(text, where=path)
     result = ior_import.convert(doc)
     run_id = store.add_run(kind="ior", command=ior_import.command_of(doc),

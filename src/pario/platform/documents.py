@@ -100,11 +100,31 @@ def schema(name: str) -> dict[str, Any]:
                      exit_code=3)
 
 
+def _inline(node: Any, defs: dict[str, Any], level: int = 0) -> Any:
+    """The schema with its local "$ref"s to $defs replaced by what they name: jsonschema resolves
+    every $ref at every instance, which doubles the time of a large document (pario's schemas are
+    not recursive; a deeper chain is left as a $ref)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and level < 16:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            target = _inline(defs[ref[len("#/$defs/"):]], defs, level + 1)
+            return {**target, **_inline(rest, defs, level)} if rest else target
+        return {k: _inline(v, defs, level) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs, level) for v in node]
+    return node
+
+
 @cache
-def _validator(name: str) -> Any:
+def _validator(name: str, part: str | None = None) -> Any:
     import jsonschema  # imported here: only commands that read documents pay for it
 
     doc = schema(name)
+    defs = doc.get("$defs", {})
+    if part:  # one of the schema's $defs (the document's own kind says which)
+        doc = {**defs[part], "$schema": doc.get("$schema")}
+    doc = {**_inline(doc, defs), "$defs": defs}
     cls = jsonschema.validators.validator_for(doc)
     return cls(doc)
 
@@ -114,7 +134,7 @@ def where_in(path: Any) -> str:
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "the top level"
+    return out or "the document"
 
 
 def _shown(value: Any) -> str:
@@ -141,19 +161,21 @@ def violation(error: Any) -> str:
     if kind == "enum":
         return f"is {_shown(value)}, must be one of {', '.join(_shown(e) for e in expected)}"
     if kind == "required":
-        return error.message.replace(" is a required property", " is missing")
+        return "has no " + error.message.replace(" is a required property", "")
     if kind in ("minItems", "maxItems", "minLength", "maxLength"):
-        return f"has {len(value)} {'items' if 'Items' in kind else 'characters'}; {kind[:3]} {expected}"
+        noun = "items" if "Items" in kind else "characters"
+        return f"has {len(value)} {noun}; {'at least' if kind.startswith('min') else 'at most'} {expected} needed"
     if kind == "additionalProperties":
         return error.message.split(" (")[0] if len(error.message) > 120 else error.message
     message = error.message
     return message if len(message) <= 120 else message[:117] + "..."
 
 
-def validate(doc: Any, name: str, what: str) -> None:
-    """Refuse doc with the first violation of schemas/<name>.schema.json, and its path."""
+def validate(doc: Any, name: str, what: str, part: str | None = None) -> None:
+    """Refuse doc with the first violation of schemas/<name>.schema.json (or of its $defs `part`,
+    where the document's own kind says which: the violation then names the right branch), and its path."""
     import jsonschema
 
-    error = jsonschema.exceptions.best_match(_validator(name).iter_errors(doc))
+    error = jsonschema.exceptions.best_match(_validator(name, part).iter_errors(doc))
     if error is not None:
         raise ParioError(f"{what}: {where_in(error.absolute_path)} {violation(error)}")
