@@ -17,10 +17,12 @@ from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.result import RunRecord
+from pario.model.units import parse_size
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, check_request, check_room, default_timeout, plan
 from pario.plan.cases import parse_lib
 from pario.plan.inputs import CASE, RUN
+from pario.plan.suites import suite_fits
 from pario.platform import host
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
@@ -181,17 +183,17 @@ def run(args: argparse.Namespace) -> int:
                          "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if request.list_backends:
         return list_backends(request)
-    if request.timeout is not None and request.timeout <= 0:
-        raise ParioError(f"--timeout {request.timeout:g}: give a positive number of seconds")
+    check_request(request)  # every value by its row (argparse did this for a command line; a caller may not)
     if request.reuse is not None:
         return _reuse(request)
     ranks = request.ranks if request.ranks is not None else host.cpus()
-    if ranks < 1:
-        raise ParioError(f"-n {ranks}: ranks must be at least 1")
     scratch = Scratch(request.dir)
     suite = not request.config and not request.given(CASE_DESTS)
+    mpi = _launcher(request, ranks)  # a launcher that is not one is refused before anything is written
+    if suite and request.size is not None:
+        suite_fits(parse_size(request.size, "--size"), host.disk_free(host.nearest_existing(scratch.dir)), scratch.dir)
     try:
-        return _plan_and_execute(request, ranks, scratch, suite)
+        return _plan_and_execute(request, ranks, scratch, suite, mpi)
     except BaseException:
         scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
         raise
@@ -228,17 +230,23 @@ def _reuse(request: BenchRequest) -> int:
         timeout=request.timeout or default_timeout(cases, ranks)))
 
 
-def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
-                    listing: dict[str, Any] | None) -> MPI:
-    """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
+def _launcher(request: BenchRequest, ranks: int) -> MPI:
+    """The MPI to launch with: an MPI launcher (platform.mpi.detect), with --io and --launcher it takes."""
     mpi = detect(find_mpirun(request.mpirun))
     launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
     launchers.check_launcher(request.launcher)
+    return mpi
+
+
+def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
+                    listing: dict[str, Any] | None, mpi: MPI | None = None) -> MPI:
+    """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
+    mpi = mpi or _launcher(request, ranks)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
 
-def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool) -> int:
+def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool, mpi: MPI) -> int:
     listing = ceiling = None
     if suite:
         # The suite's sizes follow the device: probe it first (an engine is needed for that anyway).
@@ -251,7 +259,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
-    mpi = _checked_launch(request, cases, ranks, engine, listing)
+    mpi = _checked_launch(request, cases, ranks, engine, listing, mpi)
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,

@@ -10,6 +10,8 @@ from rich.console import Console
 from pario.cli.args import checked, row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
+from pario.platform import documents
+from pario.platform.mpi import detect, find_mpirun
 from pario.report import json as json_report
 from pario.settings.check import findings
 from pario.settings.dialects import DIALECTS
@@ -68,13 +70,20 @@ def run(args) -> int:
     return 2
 
 
+SETTINGS_LINES = 10000  # a settings file holds tens of settings and their comments
+
+
 def _read(path: str) -> str:
+    return documents.read_text(path, "settings file", max_lines=SETTINGS_LINES)
+
+
+def _parsed(path: str, parse):
+    """parse() of a file's text, its one-line errors naming the file."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ParioError(f"{path}: cannot read it ({reason}); give a readable settings file") from None
+        return parse()
+    except ParioError as exc:
+        message = str(exc)
+        raise ParioError(message if message.startswith(path) else f"{path}: {message}") from None
 
 
 def render(args) -> int:
@@ -83,7 +92,7 @@ def render(args) -> int:
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
-        parsed, issues = parse(text, sniff(text))
+        parsed, issues = _parsed(args.source, lambda: parse(text, sniff(text)))
         errors = [i for i in issues if i.level == "error"]
         if errors:
             raise ParioError(f"{args.source}: {errors[0].message} (`pario settings check {args.source}` lists all)")
@@ -113,13 +122,18 @@ def check(args) -> int:
     from pario.platform import fsinfo
     from pario.platform.stack import mpi_facts
     from pario.settings import view
+    if args.ranks is not None and args.hosts is not None and args.hosts > args.ranks:
+        raise ParioError(f"--hosts {args.hosts} with --ranks {args.ranks}: every host runs at least one rank; "
+                         "give --hosts at most --ranks")
     text = _read(args.file)
+    if args.mpirun:  # a launcher the user names must be one (without it: the catalogue only, said below)
+        detect(find_mpirun(args.mpirun))
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
         print(f"pario: {mpi.get('reason')}; checking against the catalogue only", file=sys.stderr)
     fs = fsinfo.describe(args.dir if os.path.exists(args.dir) else ".")
     stack_view = view(impl=mpi.get("mpiio"), fs=fs.get("type"), ranks=args.ranks, hosts=args.hosts)
-    found = findings(text, stack_view)
+    found = _parsed(args.file, lambda: findings(text, stack_view))
     failing = ("error", "warning") if args.strict else ("error",)
     bad = sum(1 for f in found if f["level"] in failing)
     if args.json:

@@ -8,6 +8,7 @@ from pario.cli.args import row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
 from pario.platform.engine import engine_path
+from pario.platform.mpi import detect, find_mpirun
 from pario.report import json as json_report
 
 
@@ -31,6 +32,8 @@ def run(args) -> int:
     from pario.run.probe import probes
     if not os.path.exists(args.path):
         raise ParioError(f"{args.path} does not exist; give an existing directory (where your job writes)")
+    if args.mpirun:  # a launcher the user names must be one
+        detect(find_mpirun(args.mpirun))
     path = args.path if os.path.isdir(args.path) else os.path.dirname(os.path.abspath(args.path))
     engine = None
     if not args.no_probe:

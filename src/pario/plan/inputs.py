@@ -90,6 +90,22 @@ RUN: dict[str, Setting] = {r.name: r for r in [
     _row("buffer", "size", "distinct data per rank", lo=8, hi=_lim("integer_max", INTEGER_MAX)),
 ]}
 
+_FLAG = Setting("flag", "bool", doc="a switch")
+# Every field of model.requests.BenchRequest, with the row that checks it (plan.bench.check_request):
+# a field without a row fails there and in tests/python/test_inputs.py.
+REQUEST: dict[str, Setting] = {
+    **{k: CASE[k] for k in ("backend", "transfer", "block", "segments", "reps", "seed", "strategy", "pattern",
+                            "dims", "hints_file", "name", "buffer_max", "files_per_dir", "file_size", "depth",
+                            "branching")},
+    **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "fpp", "fsync", "keep",
+                          "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
+                          "no_probe", "drop_caches", "json", "list_backends")},
+    "reorder": Setting("reorder", "int", doc="-Q: read shift in ranks", lo=0, hi=CASE["reorder"].hi),
+    "hint": RUN["hint"], "lib": RUN["lib_pairs"], "md_ops": RUN["md_ops"],
+    **{k: RUN[k] for k in ("ranks", "dir", "config", "reuse", "suite", "size", "time", "io", "mpirun", "launcher",
+                           "timeout", "db")},
+}
+
 # Aliases a job file may use for a key (IOR's names).
 ALIASES = {"api": "backend", "xfer": "transfer", "iterations": "reps", "repetitions": "reps",
            "transfer_size": "transfer", "block_size": "block"}
@@ -148,6 +164,10 @@ def _composite(row: Setting, value: Any) -> tuple[Any, str | None]:
         if not items:
             return None, f"names no phase; give some of {', '.join(names)}"
         return items, None
+    if row.kind == "pairs":
+        if not isinstance(value, list) or not all(isinstance(p, str) and "=" in p for p in value):
+            return None, "must be KEY=VALUE texts"
+        return value, None
     return value, None
 
 

@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from pario.model.errors import ParioError
+from pario.model.formats import parse_json
+from pario.platform import documents
 
 # Each entry brings the schema from version i to i + 1; never edit one that has shipped,
 # append a new one instead.
@@ -185,8 +187,15 @@ class Store:
             raise ParioError(f"no run {run_id} in {self.path}; `pario results` lists them")
         keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
         run = dict(zip(keys, row))
+        where = f"run {run_id} in {self.path}"
         for key in ("spec", "env", "result"):
-            run[key] = json.loads(run[key])
+            if not isinstance(run[key], str):
+                raise ParioError(f"{where}: its {key} is not JSON text; the store is damaged (pass --db for another)")
+            run[key] = parse_json(run[key], f"{where}: its {key}")
+        # a store is a file like any other: what is read back is checked before anything uses it
+        documents.validate({k: run[k] for k in ("spec", "env", "result")}, "stored-run", where)
+        for key in ("kind", "status", "command", "created"):
+            run[key] = str(run[key])
         return run
 
     def list_runs(self, limit: int = 50) -> list[dict]:
