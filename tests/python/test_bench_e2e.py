@@ -178,14 +178,14 @@ BAD = [
     (["--pattern", "subarray"], "--dims"),
     (["-a", "mpiio", "--hint", "romio_cb_writ=enable"], "did you mean romio_cb_write"),
     (["--hint", "cb_nodes=2"], "MPI-IO hints apply to mpiio,"),
-    (["-a", "mpiio", "--hints-file", "/no/such/file"], "cannot read"),
-    (["-i", "0", "-F"], "at least 1"),
+    (["-a", "mpiio", "--hints-file", "/no/such/file"], "does not exist"),
+    (["-i", "0", "-F"], "argument -i/--reps: '0' is out of range; give a value from 1 to"),
     (["-a", "posixx"], "did you mean posix"),
     (["-t", "4q"], "not a size"),
     (["--strategy", "nfile:2"], "nfiles"),
     (["-F", "-b", "1000t"], "is free"),
     (["--drop-caches"], "not available"),
-    (["-n", "0", "-F"], "at least 1"),
+    (["-n", "0", "-F"], "argument -n/-N/--ranks: '0' is out of range; give a value from 1 to"),
 ]
 
 

@@ -22,7 +22,7 @@ def db(tmp_path, monkeypatch):
 
 def _add(db, *cases, kind="bench", command="pario bench", env=None):
     doc = result(*cases)
-    return Store(db).add_run(kind=kind, command=command, spec={"cases": [c["name"] for c in cases]},
+    return Store(db).add_run(kind=kind, command=command, spec={"cases": [{"name": c["name"]} for c in cases]},
                              env=env or {}, result=doc, status="complete", headline=headline(doc))
 
 

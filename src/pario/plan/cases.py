@@ -92,6 +92,15 @@ def normalise(opts: Any, where: str) -> Case:
 def build_case(opts: dict[str, Any], where: str = "command line") -> Case:
     """One engine case dict from normalised options. The private key '_where' says where the case
     came from so that validation messages can name it; it is dropped before the spec is written."""
+    try:
+        return _build_case(opts, where)
+    except ParioError as exc:  # a job file's problem names the file and the case
+        if where == "command line" or str(exc).startswith(where.split(" ")[0]):
+            raise
+        raise ParioError(f"{where}: {exc}", exc.exit_code) from None
+
+
+def _build_case(opts: dict[str, Any], where: str) -> Case:
     workload = str(opts.get("workload", "data")).lower()
     if workload == "metadata":
         return build_metadata_case(opts, where)

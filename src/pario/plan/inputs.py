@@ -129,6 +129,8 @@ def check(row: Setting, value: Any) -> tuple[Any, str | None]:
     """(typed value, None) or (None, what is wrong, as a phrase that follows the value)."""
     if row.kind in ("list", "table", "pairs"):
         return _composite(row, value)
+    if row.kind == "bool" and not isinstance(value, bool):  # a job file's "no" is a string, not false
+        return None, f"must be true or false (a TOML boolean), not {_kind(value)}"
     if row.name == "reorder" and isinstance(value, str) and value.strip().lower() == "host":
         return "host", None  # IOR -C: the next host's ranks
     if row.kind == "dims" and isinstance(value, list):

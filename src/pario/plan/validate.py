@@ -2,6 +2,7 @@
 saying what is wrong and how to fix it."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
@@ -15,6 +16,7 @@ from pario.settings.catalogue import Setting
 # The engine's backends (csrc/backends, one file each); its --list is the authority once known.
 KNOWN_BACKENDS = ("posix", "mpiio", "null", "hdf5", "pnetcdf", "netcdf4", "adios2")
 ALIGN = 4096  # O_DIRECT alignment of sizes and offsets
+_ENGINE_SIZE = re.compile(r"^\d+[kmgKMG]?$")  # what the engine's pario_parse_size reads
 # Capabilities used before the engine is asked; its --list is the authority once known.
 STATIC_CAPS = {"posix": {"shared", "odirect"}, "mpiio": {"collective", "shared", "view", "hints"},
                "null": {"collective", "shared", "nodata"}, "hdf5": {"collective", "shared", "view", "hints"},
@@ -176,7 +178,9 @@ def _lib_value(case: Case, backend: str, setting: Setting, value: str) -> str:
         what = "a number of requests >= 1" if key == "nb_batch" else values.describe(setting)
         _fail(case, f"--lib {key}={value}: {backend} {key} is {what}"
                     f"{did_you_mean(value.lower(), setting.values) if setting.values else ''}")
-    return norm
+    if setting.kind == "size" and backend != "adios2" and _ENGINE_SIZE.match(value.strip()):
+        return value.strip()  # as the user wrote it (8k): the engine reads this syntax itself
+    return norm  # a size as plain bytes for ADIOS2 (its own units differ), canonical choices and booleans
 
 
 def _check_caps(case: Case, caps) -> None:

@@ -10,9 +10,9 @@ Who reads the value decides its syntax:
            is spelled as they compare it (lower or upper case).
   "pario"  pario reads it and hands on a plain number (--set, flags, job files, library knobs):
            sizes may carry a binary suffix (4k, 16m, 2g: powers of 1024 like IOR).
-Kinds: int | bytes (a byte count; "mpi": decimal only) | size (a byte count; suffixes always, as
-the engine, Open MPI's MCA and lfs read them) | float | bool | choice | str | output (reported by
-the MPI, never set)."""
+Kinds: int | bytes (a byte count the MPI reads into a C int; "mpi": decimal only) | size (a byte
+count; suffixes always, as the engine, Open MPI's MCA and lfs read them) | float | bool | choice |
+str | output (reported by the MPI, never set)."""
 from __future__ import annotations
 
 import math
@@ -131,7 +131,7 @@ def parse(row: Setting, value: Any, syntax: str = "pario", max_chars: int | None
             return None, f"needs {_NOUN[kind]}"
         assert number is not None
         lo, hi = row.lo, row.hi
-        if syntax == "mpi":  # atoi into a C int: beyond it the MPI reads another number
+        if syntax == "mpi" or kind == "bytes":  # atoi into a C int: beyond it the MPI reads another number
             lo = INT_MIN if lo is None else max(lo, INT_MIN)
             hi = INT_MAX if hi is None else min(hi, INT_MAX)
         elif kind == "int":  # strtol into an int, std::stoi: a C int unless the row says otherwise
