@@ -5,7 +5,7 @@ import importlib
 import sys
 
 from pario import __version__
-from pario.cli.args import Parser
+from pario.cli.args import Parser, one_line
 from pario.model.errors import ParioError
 
 # Subcommand modules, in the order `pario --help` lists them.
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
             return 2
         return int(args.run(args) or 0)
     except ParioError as exc:
-        print(f"pario: error: {exc}", file=sys.stderr)
+        print(f"pario: error: {one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)

@@ -15,6 +15,13 @@ from pario.plan import inputs
 from pario.settings.catalogue import Setting
 
 
+def one_line(message: str) -> str:
+    """The message with control characters shown as escapes: a name or value from a file may hold a
+    newline or a carriage return, and the error is still one line."""
+    return "".join(repr(ch)[1:-1] if ch < " " or "\x7f" <= ch <= "\x9f" or ch in "\u2028\u2029" else ch
+                   for ch in message)
+
+
 class UsageError(ParioError):
     """A command line argparse could not read: exit 2, one line."""
 

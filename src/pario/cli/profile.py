@@ -44,11 +44,16 @@ def register(subparsers) -> None:
 
 
 def _show_args(rest):
+    return show_parser().parse_args(rest)
+
+
+def show_parser() -> Parser:
+    """`pario profile show`'s own parser (its arguments follow the command's REMAINDER)."""
     sp = Parser(prog="pario profile show", description="print a profile log")
     sp.add_argument("log", type=row("log", "path"), help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=TOP, default=20, help="files listed (default 20)")
-    return sp.parse_args(rest)
+    return sp
 
 
 def run(args) -> int:

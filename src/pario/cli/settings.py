@@ -7,7 +7,7 @@ import sys
 
 from rich.console import Console
 
-from pario.cli.args import checked, row, typed
+from pario.cli.args import checked, one_line, row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
 from pario.platform import documents
@@ -141,7 +141,7 @@ def check(args) -> int:
     else:
         for f in found:
             where = f"{args.file}:{f['line']}" if f.get("line") else args.file
-            print(f"{where}: {f['level']}: {f['message']}")
+            print(one_line(f"{where}: {f['level']}: {f['message']}"))
         impl = stack_view.get("impl") or "unknown MPI-IO"
         print(f"pario: {args.file}: {sum(f['level'] == 'error' for f in found)} error(s), "
               f"{sum(f['level'] == 'warning' for f in found)} warning(s) for {impl} on {stack_view.get('fs')}",

@@ -7,7 +7,7 @@ from typing import Any
 from pario.settings import dialects
 from pario.settings.dialects import sniff
 from pario.settings.equivalence import explain
-from pario.settings.model import build, check_one
+from pario.settings.model import build, check_one, not_a_hint
 
 
 def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -21,7 +21,9 @@ def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
             if not key:
                 out.append({"level": "error", "line": lineno, "message": f"expected 'key value', got {value!r}"})
                 continue
-            _, issue = check_one(key, value)
+            ok, issue = check_one(key, value)
+            if ok is not None and ok[0] != "hints":  # mca.*, lustre.*, fcoll...: ROMIO reads MPI_Info keys only
+                issue = not_a_hint(key)
             if issue:
                 out.append({"level": "error", "line": lineno, "message": issue.message})
                 continue

@@ -149,11 +149,20 @@ def check_one(key: str, value: str, syntax: str = "mpi") -> tuple[tuple | None, 
     return (section, lib, name, comp, norm), None
 
 
-def build(pairs: Iterable[tuple[str, str]], syntax: str = "mpi") -> tuple[Settings, list[Issue]]:
-    """Settings from KEY=VALUE pairs, and the errors of the pairs left out."""
+def not_a_hint(key: str) -> Issue:
+    return Issue("error", key, f"'{key}' is not an MPI-IO hint: a ROMIO hints file holds MPI_Info keys only "
+                               "(`pario settings render` writes each kind of setting in its own dialect)")
+
+
+def build(pairs: Iterable[tuple[str, str]], syntax: str = "mpi",
+          hints_only: bool = False) -> tuple[Settings, list[Issue]]:
+    """Settings from KEY=VALUE pairs, and the errors of the pairs left out. `hints_only`: a dialect
+    the MPI reads (a ROMIO hints file) holds hints and nothing else."""
     settings, issues = Settings(), []
     for key, value in pairs:
         ok, issue = check_one(key.strip(), value, syntax)
+        if ok is not None and hints_only and ok[0] != "hints":
+            ok, issue = None, not_a_hint(key.strip())
         if ok is None:
             if issue:
                 issues.append(issue)

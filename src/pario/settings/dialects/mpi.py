@@ -26,8 +26,8 @@ def parse_info(text: str) -> tuple[Settings, list[Issue]]:
     nested = [k for k, v in doc.items() if isinstance(v, (dict, list)) or v is None]
     issues = [Issue("error", k, f"{k}: an MPI_Info value is a string or a number, not "
                     f"{'null' if doc[k] is None else 'a ' + type(doc[k]).__name__}") for k in nested]
-    settings, more = build((str(k), str(v).lower() if isinstance(v, bool) else str(v))
-                           for k, v in doc.items() if k not in nested)
+    settings, more = build(((str(k), str(v).lower() if isinstance(v, bool) else str(v))
+                            for k, v in doc.items() if k not in nested), hints_only=True)
     return settings, issues + more
 
 
@@ -63,7 +63,7 @@ def romio_pairs(text: str) -> list[tuple[int, str, str]]:
 def parse_romio(text: str) -> tuple[Settings, list[Issue]]:
     pairs = romio_pairs(text)
     bad = [Issue("error", f"line {n}", f"line {n}: expected 'key value', got {v!r}") for n, k, v in pairs if not k]
-    settings, issues = build((k, v) for _, k, v in pairs if k)
+    settings, issues = build(((k, v) for _, k, v in pairs if k), hints_only=True)
     return settings, bad + issues
 
 
@@ -148,6 +148,6 @@ def cray_patterns(text: str) -> dict[str, dict[str, str]]:
 def parse_cray(text: str, pattern: str = "*") -> tuple[Settings, list[Issue]]:
     groups = cray_patterns(text)
     pairs = [kv for p, kvs in groups.items() if p == pattern or pattern == "*" for kv in kvs.items()]
-    return build(pairs)
+    return build(pairs, hints_only=True)
 
 
