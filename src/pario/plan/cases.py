@@ -35,9 +35,10 @@ def parse_dims(text: Any) -> list[int]:
     try:
         dims = [int(p) for p in parts]
     except (TypeError, ValueError):
-        raise ParioError(f"--dims {text!r}: write the local block as NxNxN elements, e.g. 64x64x64") from None
+        raise ParioError(f"--dims {inputs.shown(text)}: write the local block as NxNxN elements, "
+                         "e.g. 64x64x64") from None
     if not dims or len(dims) > 8 or any(d < 1 for d in dims):
-        raise ParioError(f"--dims {text!r}: 1 to 8 positive dimensions, e.g. 64x64x64")
+        raise ParioError(f"--dims {inputs.shown(text)}: 1 to 8 positive dimensions, e.g. 64x64x64")
     return dims
 
 
@@ -49,11 +50,11 @@ def parse_strategy(text: str):
     if s.startswith("nfiles"):
         _, _, k = s.partition(":")
         if not k.strip().isdigit():
-            raise ParioError(f"--strategy {text}: write nfiles:K with K files, e.g. nfiles:2")
+            raise ParioError(f"--strategy {inputs.shown(str(text))}: write nfiles:K with K files, e.g. nfiles:2")
         return "nfiles", int(k)
     if s in ("serial", "fpp", "shared"):
         return s, None
-    raise ParioError(f"--strategy {text}: unknown; choose serial, fpp, shared, nfiles:K or per-node"
+    raise ParioError(f"--strategy {inputs.shown(str(text))}: unknown; choose serial, fpp, shared, nfiles:K or per-node"
                      + did_you_mean(s, ["serial", "fpp", "shared", "nfiles", "per-node"]))
 
 

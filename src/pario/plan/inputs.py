@@ -18,6 +18,7 @@ from pario.settings.catalogue import Setting
 
 INT_MAX = values.INT_MAX
 INTEGER_MAX = values.INT64_MAX
+TEXT_MAX = 4096
 
 
 def _lim(name: str, fallback: int) -> int:
@@ -138,7 +139,9 @@ def check(row: Setting, value: Any) -> tuple[Any, str | None]:
             return value, None
         return None, "must list positive element counts, e.g. [64, 64, 64]"
     chars = _CHARS.get(row.name)
-    return values.parse(row, value, "pario", max_chars=knobs.limit(chars) if chars else None)
+    # No flag or key needs more than a path's 4096 characters; a megabyte of text is a mistake.
+    most = (knobs.limit(chars) if chars else None) or TEXT_MAX
+    return values.parse(row, value, "pario", max_chars=most)
 
 
 def convert(row: Setting, value: Any, where: str) -> Any:

@@ -85,6 +85,7 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
         _check_subarray(case)
     else:
         _check_segmented(case)
+    _check_totals(case, ranks)
 
     hints = case.get("hints") or {}
     most = knobs.limit("hints")
@@ -248,6 +249,52 @@ def _check_subarray(case: Case) -> None:
         if row % ALIGN:
             _fail(case, f"--odirect needs offsets that are multiples of 4096: a subarray row is {row} B; "
                         f"make the last dimension a multiple of 512 (e.g. {_near(dims[-1], 512)})")
+
+
+def grid(n: int, ndims: int) -> list[int]:
+    """MPI_Dims_create(n, ndims): n's prime factors spread over the dimensions, as even as can be,
+    largest first (the engine's process grid of a subarray case, csrc/engine/groups.c)."""
+    factors, m, p = [], n, 2
+    while p * p <= m:
+        while m % p == 0:
+            factors.append(p)
+            m //= p
+        p += 1
+    if m > 1:
+        factors.append(m)
+    dims = [1] * ndims
+    for f in sorted(factors, reverse=True):
+        dims[dims.index(min(dims))] *= f
+    return sorted(dims, reverse=True)
+
+
+def _members(case: Case, ranks: int) -> int:
+    """Ranks sharing one file, at most (per-node: every rank on one node, the largest it can be)."""
+    if case["strategy"] == "fpp":
+        return 1
+    if case["strategy"] == "nfiles":
+        return -(-ranks // max(case.get("nfiles", 1), 1))
+    return ranks
+
+
+def _check_totals(case: Case, ranks: int) -> None:
+    """What the engine's types hold: a file under 2^63 bytes, MPI's int counts of a subarray."""
+    most = knobs.limit("integer_max") or (1 << 63) - 1
+    members = _members(case, ranks)
+    if case["pattern"] == "subarray":
+        dims = case.get("ldims") or [1]
+        for d, (local, procs) in enumerate(zip(dims, grid(members, len(dims)))):
+            if local * procs > (knobs.limit("int_max") or (1 << 31) - 1):
+                _fail(case, f"--dims: dimension {d} of the global array is {local} x {procs} ranks = {local * procs} "
+                            "elements, beyond what MPI's datatypes count (2^31 - 1); make the local block smaller")
+        member = 8
+        for local in dims:
+            member *= local
+    else:
+        member = case["block"] * case.get("segments", 1)
+    if member * members > most:
+        _fail(case, f"the file would hold {member * members} bytes ({members} ranks x {member}), beyond the "
+                    "2^63 bytes a file offset holds; lower -b, -s or --dims")
 
 
 def check_backends(cases: list[Case], listing: dict[str, Any] | None) -> None:

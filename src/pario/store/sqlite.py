@@ -11,6 +11,7 @@ import json
 import os
 import random
 import sqlite3
+import stat
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -76,6 +77,9 @@ class Store:
                              "pass --db PATH or set PARIO_DB to a writable place") from None
         if os.path.isdir(self.path):
             raise ParioError(f"results database {self.path} is a directory; "
+                             "pass --db with a file name, e.g. --db runs.db")
+        if os.path.exists(self.path) and not stat.S_ISREG(os.stat(self.path).st_mode):
+            raise ParioError(f"results database {self.path} is not a regular file (a device, pipe or socket); "
                              "pass --db with a file name, e.g. --db runs.db")
         writable = os.access(self.path, os.W_OK) if os.path.exists(self.path) else os.access(parent, os.W_OK)
         # WAL needs to create -wal and -shm files beside the database.
