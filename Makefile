@@ -3,7 +3,7 @@ VENV := .venv
 # The venv's bin first: it holds pip's cmake on systems whose CMake is older than 3.18.
 WITH_VENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
-.PHONY: demo test setup clean
+.PHONY: demo test setup setup-tests clean
 
 # The engine the venv's pario runs; the end-to-end tests use it (and fail if it was not built).
 define ENGINE_OF_VENV
@@ -20,6 +20,10 @@ export ENGINE_OF_VENV
 setup:
 	@bash scripts/setup.sh
 
+# The same, plus what the tests run against (MPICH beside Open MPI, a local Slurm, Chromium).
+setup-tests:
+	@bash scripts/setup.sh --tests
+
 demo: setup
 	$(VENV)/bin/pario bench
 
@@ -27,7 +31,7 @@ demo: setup
 # (mpicc.mpich), the engine is also built against it and the flavour tests run under both. No tests found fails in both (ctest --no-tests=error,
 # pytest exit code 5).
 # (cd + ctest rather than ctest --test-dir, which needs CMake 3.20; we support 3.18.)
-test: setup
+test: setup-tests
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy
 	$(WITH_VENV) cmake -S . -B build/ctest -DPARIO_TESTS=ON

@@ -6,7 +6,16 @@
 # Missing system packages are installed with apt only when running as root on Debian/Ubuntu
 # (set PARIO_SETUP_APT=0 to forbid that); otherwise this prints what to install and fails.
 # Quick when everything is there: pario is rebuilt only when its sources changed.
+# `setup.sh --tests` (what `make test` runs) also gets what the tests run against (section 1c).
 set -euo pipefail
+
+FOR_TESTS=0
+for arg in "$@"; do
+    case "$arg" in
+        --tests) FOR_TESTS=1 ;;
+        *) printf 'setup: unknown option %s (use --tests)\n' "$arg" >&2; exit 2 ;;
+    esac
+done
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
@@ -99,10 +108,14 @@ elif [ "${PARIO_SETUP_LAYERS:-1}" != 0 ]; then
     say "note: the hdf5, pnetcdf and netcdf4 layers need parallel HDF5, PnetCDF and NetCDF-4 with MPI; load your site's modules before setup to build them"
 fi
 
-# ---- 1c. what the tests run against: a real one-node Slurm (scripts/local-slurm.sh) ------------
-# Only for `make test` (PARIO_SETUP_TEST_TOOLS=0 skips it); a missing tool skips its tests with a reason.
-TEST_PKGS=(slurmctld slurmd slurm-client munge)
-if [ "${PARIO_SETUP_TEST_TOOLS:-1}" != 0 ] && [ -r /etc/debian_version ] && have dpkg-query; then
+# ---- 1c. what the tests run against (only with --tests, as `make test` runs this) --------------
+# MPICH beside Open MPI (the flavour tests build the engine against both: the ROMIO that Cray
+# MPICH and Intel MPI derive from), a real one-node Slurm (scripts/local-slurm.sh) and a headless
+# browser for the pages of `pario report` (Debian's chromium + chromedriver). A missing tool skips its tests with a reason;
+# PARIO_SETUP_BROWSER=0 leaves the browser out.
+TEST_PKGS=(mpich libmpich-dev libhdf5-mpich-dev slurmctld slurmd slurm-client munge)
+[ "${PARIO_SETUP_BROWSER:-1}" != 0 ] && TEST_PKGS+=(chromium chromium-driver)
+if [ "$FOR_TESTS" = 1 ] && [ -r /etc/debian_version ] && have dpkg-query; then
     test_missing=()
     for p in "${TEST_PKGS[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || test_missing+=("$p")
@@ -115,7 +128,7 @@ if [ "${PARIO_SETUP_TEST_TOOLS:-1}" != 0 ] && [ -r /etc/debian_version ] && have
                 apt-get update -qq && apt-get install -y -qq --no-install-recommends "${test_missing[@]}" >/dev/null; } \
                 || say "note: could not install ${test_missing[*]}; the tests that need them will be skipped"
         else
-            say "note: ${test_missing[*]} not installed; the Slurm tests will be skipped" \
+            say "note: ${test_missing[*]} not installed; the tests that need them will be skipped" \
                 "(install them with: sudo apt-get install -y --no-install-recommends ${test_missing[*]})"
         fi
     fi

@@ -38,6 +38,7 @@ BAD = {
 }
 # How to reach each command's flags with otherwise sound arguments.
 CONTEXT = {"bench": (["bench", "-w", "--no-probe"], []), "results": (["results"], []),
+           "tune": (["tune", "-a", "mpiio", "-w", "--no-probe"], []), "report": (["report"], []),
            "profile": (["profile"], ["--", "true"]), "stack": (["stack", "--no-probe"], []),
            "settings render": (["settings", "render", "--set", "cb_nodes=2"], []),
            "settings check": (["settings", "check", "empty.txt"], [])}
@@ -52,6 +53,9 @@ def _parsers():
     yield "results", subs["results"]
     yield "profile", subs["profile"]
     yield "stack", subs["stack"]
+    for name in ("tune", "report"):  # commands other helpers add: their flags get the same bad values
+        if name in subs:
+            yield name, subs[name]
     settings = next(a for a in subs["settings"]._actions if a.__class__.__name__ == "_SubParsersAction").choices
     yield "settings render", settings["render"]
     yield "settings check", settings["check"]

@@ -158,7 +158,7 @@ def test_the_table_is_the_generators(capsys):
 def test_the_table_covers_every_command():
     commands = {r["argv"][0] if r["argv"][0] != "settings" else " ".join(r["argv"][:2]) for r in ROWS}
     assert len(ROWS) >= 500
-    assert {"bench", "results", "profile", "stack", "settings render", "settings check"} <= commands
+    assert {"bench", "results", "profile", "stack", "settings render", "settings check", "tune", "report"} <= commands
     assert sum(r["exit"] == 0 for r in ROWS) >= 3  # a few sound inputs: the runner can tell the two apart
 
 

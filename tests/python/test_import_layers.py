@@ -13,7 +13,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Lowest first. A module may import from its own layer and from any layer before it.
 LAYERS = ("model", "settings", "platform", "plan", "run", "store", "analysis", "report",
-          "profile",   # capability packages (profile; later tune, advise, buffer) sit above report
+          "profile",   # capability packages sit above report: profile, buffer, advise, tune (tune may
+          "buffer", "advise", "tune",   # use advise, advise may use profile)
           "cli")
 # The package's own top level: pario/__init__ (the version) is the bottom, pario/__main__ the top.
 TOP = {"pario": 0, "pario.__main__": len(LAYERS) - 1}

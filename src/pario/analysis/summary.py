@@ -51,8 +51,11 @@ def _op_stats(phases: list[dict]) -> dict | None:
         "bw_mib": _spread([p["bw_mib"] for p in phases]),
         "xfer_bw_mib": _spread([p["xfer_bw_mib"] for p in phases if p.get("xfer_bw_mib") is not None]),
         "iops": _median(p.get("iops") for p in phases),
+        # the same figures per repetition, for plots of the spread (report/html)
+        "iops_spread": _spread([p["iops"] for p in phases if p.get("iops") is not None]),
         "open_close_share": _median(p.get("open_close_share") for p in phases),
         "imbalance": _median(imbalance),
+        "imbalance_spread": _spread(imbalance),
         "time_s": _median(p.get("open_to_close_s") for p in phases),
         "flags": [],
     }

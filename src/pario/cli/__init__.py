@@ -9,7 +9,7 @@ from pario.cli.args import Parser, one_line
 from pario.model.errors import ParioError
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "results", "profile", "stack", "settings"]
+COMMANDS = ["bench", "tune", "results", "profile", "report", "stack", "settings"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -87,42 +87,8 @@ def register(subparsers) -> None:
                               description="Run I/O strategies on real files through POSIX and MPI-IO, store the "
                                           "run, print median [min-max] bandwidth per strategy.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_case_flags(p)
     flag = dict(action="store_const", const=True, default=None)
-    g = p.add_argument_group("one case (IOR flags)")
-    g.add_argument("-a", "--backend", "--api", dest="backend", type=typed(CASE["backend"]),
-                   help="posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2")
-    g.add_argument("-c", "--collective", **flag, help="collective calls (mpiio, hdf5, pnetcdf, netcdf4)")
-    g.add_argument("-t", "--transfer", type=typed(CASE["transfer"]), help="bytes per I/O call (1m)")
-    g.add_argument("-b", "--block", type=typed(CASE["block"]), help="bytes per rank per segment (16m)")
-    g.add_argument("-s", "--segments", type=typed(CASE["segments"]), help="segments (strided when > 1)")
-    g.add_argument("-w", "--write", **flag, help="timed write")
-    g.add_argument("-r", "--read", **flag, help="timed read")
-    g.add_argument("-W", "--verify", **flag, help="untimed read-back checked against the pattern")
-    g.add_argument("-R", "--check-read", dest="check_read", **flag, help="alias of -r (reads are checked)")
-    g.add_argument("-i", "--reps", type=typed(CASE["reps"]), help="repetitions (3)")
-    g.add_argument("-F", dest="fpp", **flag, help="file per process (= --strategy fpp)")
-    g.add_argument("-e", "--fsync", **flag, help="fsync after writing, inside the timed phase")
-    g.add_argument("-k", "--keep", **flag, help="keep the files")
-    g.add_argument("-C", dest="reorder_host", **flag, help="read the data of the next host's ranks")
-    g.add_argument("-Q", "--reorder", type=typed(Setting("reorder", "int", lo=0, hi=CASE["reorder"].hi)),
-                   help="read the data of rank r+N")
-    g.add_argument("-z", dest="random", **flag, help="random offsets (= --pattern random)")
-    g.add_argument("-G", "--seed", type=typed(CASE["seed"]), help="data pattern seed")
-    g.add_argument("--strategy", type=typed(CASE["strategy"]), help="serial | fpp | shared | nfiles:K | per-node")
-    g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
-    g.add_argument("--pattern", type=typed(CASE["pattern"]), help="segmented | subarray | random")
-    g.add_argument("--dims", type=typed(CASE["dims"]), help="subarray local block in 8-byte elements, e.g. 64x64x64")
-    g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
-    g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
-    g.add_argument("--hint", action="append", metavar="KEY=VALUE", type=checked(_hint_pair),
-                   help="MPI-IO hint (repeatable)")
-    g.add_argument("--hints-file", type=typed(CASE["hints_file"]), help="ROMIO-format hints file (key value per line)")
-    g.add_argument("--lib", action="append", metavar="KEY=VALUE", type=checked(_lib_pair),
-                   help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
-    g.add_argument("--name", type=typed(CASE["name"]), help="case name")
-    g.add_argument("--buffer", dest="buffer_max", metavar="SIZE", type=typed(CASE["buffer_max"]),
-                   help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
-                        "like IOR's buffer; larger: data from memory, verify exact at any distance)")
     m = p.add_argument_group("metadata workload (mdtest-like)")
     m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
     m.add_argument("--files-per-dir", type=typed(CASE["files_per_dir"]),
@@ -159,6 +125,46 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
     p.set_defaults(run=run)
+
+
+def add_case_flags(p):
+    """The flags of one case, IOR's (also `pario tune`'s: it tunes one case given the same way)."""
+    flag = dict(action="store_const", const=True, default=None)
+    g = p.add_argument_group("one case (IOR flags)")
+    g.add_argument("-a", "--backend", "--api", dest="backend", type=typed(CASE["backend"]),
+                   help="posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2")
+    g.add_argument("-c", "--collective", **flag, help="collective calls (mpiio, hdf5, pnetcdf, netcdf4)")
+    g.add_argument("-t", "--transfer", type=typed(CASE["transfer"]), help="bytes per I/O call (1m)")
+    g.add_argument("-b", "--block", type=typed(CASE["block"]), help="bytes per rank per segment (16m)")
+    g.add_argument("-s", "--segments", type=typed(CASE["segments"]), help="segments (strided when > 1)")
+    g.add_argument("-w", "--write", **flag, help="timed write")
+    g.add_argument("-r", "--read", **flag, help="timed read")
+    g.add_argument("-W", "--verify", **flag, help="untimed read-back checked against the pattern")
+    g.add_argument("-R", "--check-read", dest="check_read", **flag, help="alias of -r (reads are checked)")
+    g.add_argument("-i", "--reps", type=typed(CASE["reps"]), help="repetitions (3)")
+    g.add_argument("-F", dest="fpp", **flag, help="file per process (= --strategy fpp)")
+    g.add_argument("-e", "--fsync", **flag, help="fsync after writing, inside the timed phase")
+    g.add_argument("-k", "--keep", **flag, help="keep the files")
+    g.add_argument("-C", dest="reorder_host", **flag, help="read the data of the next host's ranks")
+    g.add_argument("-Q", "--reorder", type=typed(Setting("reorder", "int", lo=0, hi=CASE["reorder"].hi)),
+                   help="read the data of rank r+N")
+    g.add_argument("-z", dest="random", **flag, help="random offsets (= --pattern random)")
+    g.add_argument("-G", "--seed", type=typed(CASE["seed"]), help="data pattern seed")
+    g.add_argument("--strategy", type=typed(CASE["strategy"]), help="serial | fpp | shared | nfiles:K | per-node")
+    g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
+    g.add_argument("--pattern", type=typed(CASE["pattern"]), help="segmented | subarray | random")
+    g.add_argument("--dims", type=typed(CASE["dims"]), help="subarray local block in 8-byte elements, e.g. 64x64x64")
+    g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
+    g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
+    g.add_argument("--hint", action="append", metavar="KEY=VALUE", type=checked(_hint_pair),
+                   help="MPI-IO hint (repeatable)")
+    g.add_argument("--hints-file", type=typed(CASE["hints_file"]), help="ROMIO-format hints file (key value per line)")
+    g.add_argument("--lib", action="append", metavar="KEY=VALUE", type=checked(_lib_pair),
+                   help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
+    g.add_argument("--name", type=typed(CASE["name"]), help="case name")
+    g.add_argument("--buffer", dest="buffer_max", metavar="SIZE", type=typed(CASE["buffer_max"]),
+                   help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
+                        "like IOR's buffer; larger: data from memory, verify exact at any distance)")
 
 
 def _hint_pair(text: str) -> str:

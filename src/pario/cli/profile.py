@@ -4,6 +4,7 @@
     pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
     pario profile show LOG [--json] [--top N]                      tables, or one JSON document
+    pario profile show LOG --html [-o PAGE]                        an HTML page with plots (pario report)
 """
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ def show_parser() -> Parser:
     sp.add_argument("log", type=row("log", "path"), help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=TOP, default=20, help="files listed (default 20)")
+    sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
+    sp.add_argument("-o", "--output", type=row("output", "path"),
+                    help="with --html: the page to write (default: the log's name + .html)")
     return sp
 
 
@@ -62,6 +66,8 @@ def run(args) -> int:
         cmd = cmd[1:]
     if cmd and cmd[0] == "show":
         sub = _show_args(cmd[1:])
+        if sub.html:
+            return show_html(sub.log, sub.output)
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     from pario.profile import run as prun
 
@@ -141,4 +147,13 @@ def show(log: str, as_json: bool, top: int) -> int:
     from pario.report.terminal.profile import show as render
 
     render(result, top=top)
+    return 0
+
+
+def show_html(log: str, output: str | None) -> int:
+    from pario.analysis.profile import load
+    from pario.report.html import save
+
+    out = output or (Path(log.rstrip("/")).stem or "profile") + ".html"
+    print(save(out, profiles=[(log, load(log))]))
     return 0

@@ -37,17 +37,20 @@ def register(subparsers) -> None:
                         help="how many runs to list (default 50)")
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
-    show.add_argument("id", type=checked(_run_word), help="run id (from `pario results`), or 'last'")
+    show.add_argument("id", type=checked(parse_run_word), help="run id (from `pario results`), or 'last'")
+    show.add_argument("--html", action="store_true", help="write the run as an HTML page with plots (pario report)")
+    show.add_argument("-o", "--output", type=row("output", "path"),
+                      help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
-    cmp_.add_argument("a", type=checked(_run_word), help="run id A (the baseline)")
-    cmp_.add_argument("b", type=checked(_run_word), help="run id B")
+    cmp_.add_argument("a", type=checked(parse_run_word), help="run id A (the baseline)")
+    cmp_.add_argument("b", type=checked(parse_run_word), help="run id B")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", type=row("file", "path"), help="IOR JSON summary file")
     parser.set_defaults(run=run)
 
 
-def _run_word(text: str) -> str | int:
+def parse_run_word(text: str) -> str | int:
     """'last', or a run number (3 or #3), checked before any store is opened."""
     if text in ("last", "latest"):
         return "last"
@@ -55,6 +58,11 @@ def _run_word(text: str) -> str | int:
     if not word.isascii() or not word.isdigit() or not 1 <= int(word) <= INTEGER_MAX:
         raise ParioError(f"run id must be a number like 3, or last (got {text[:40]!r}); `pario results` lists them")
     return int(word)
+
+
+def parse_run_id(text: str, store: Store) -> int:
+    """A run id as users write it (3, #3, last) in the store: one line when it is none."""
+    return _run_id(parse_run_word(text), store)
 
 
 def _run_id(word: str | int, store: Store) -> int:
@@ -84,6 +92,11 @@ def run(args) -> int:
         return 0
     if action == "show":
         one = store.get_run(_run_id(args.id, store))
+        if getattr(args, "html", False):
+            from pario.report.html import save
+
+            print(save(args.output or f"pario-run-{one['id']}.html", [one]))
+            return 0
         rows = summary.summarize(one["result"], one["env"])
         if as_json:
             _emit({**one, "summary": rows})

@@ -1,5 +1,12 @@
 """A tuning session of `pario tune`, as records: the tuner (tune/) makes them, the store keeps
-them, the reporters (report/) render them. No I/O here."""
+them, the reporters (report/) render them. No I/O here.
+
+Fields added by `pario tune` itself (issue 12) beyond the first sketch: a trial may take several
+launches (a short run first, more repetitions if it is not pruned), so it lists all its `runs`;
+`ratio` is its median over the default's; `confirm` is the winner re-run beside the last control;
+the session keeps what a resume needs (`context`, `budget`, `seed`, `command`) and what the report
+states (`incumbent`, `notes`, `importance_method`); the winner says how it differs from the case as
+given (`case_changes`, as bench flags) besides its settings, and its `verdict` beyond the noise."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -10,12 +17,14 @@ from typing import Any
 class Trial:
     number: int
     settings: dict[str, str]        # settings-model keys -> values; {} is the default configuration
-    state: str                      # complete | pruned | failed | control (a re-run of the default)
+    state: str                      # complete | pruned | failed | control (a re-run of the default) | confirm
     rates: list[float] = field(default_factory=list)   # MiB/s of each repetition
     median: float | None = None
-    run_id: int | None = None       # the stored run behind it
+    run_id: int | None = None       # the stored run behind it (the first, when there are several)
     started: str = ""               # ISO time
     note: str = ""
+    runs: list[int] = field(default_factory=list)      # every stored run of this trial, in order
+    ratio: float | None = None      # median / the default's median (controls so far)
 
 
 @dataclass
@@ -23,6 +32,7 @@ class Dropped:
     """A knob left out of the search, and why (the effective settings showed it did not apply)."""
     key: str
     reason: str
+    evidence: str = ""              # the run that showed it (a measured drop), or "" (predicted)
 
 
 @dataclass
@@ -33,6 +43,12 @@ class Winner:
     method: str                     # how the interval was computed (bootstrap, rank test, ...)
     runs: list[int] = field(default_factory=list)
     rendered: dict[str, str] = field(default_factory=dict)     # dialect -> the settings in it
+    verdict: str = ""               # faster | within noise | too few samples (analysis.noise)
+    trial: int | None = None        # the trial it came from
+    median: float | None = None     # MiB/s of the winner and of the default, over the runs behind the gain
+    default_median: float | None = None
+    case_changes: dict[str, str] = field(default_factory=dict)  # strategy/collective/... changed from the case
+    bench_flags: str = ""           # the whole winner as `pario bench` flags
 
 
 @dataclass
@@ -47,6 +63,28 @@ class TuningSession:
     importance: dict[str, float] = field(default_factory=dict)
     winner: Winner | None = None
     status: str = "running"         # running | done | interrupted
+    incumbent: int | None = None    # the trial that holds the best place so far
+    budget: dict[str, Any] = field(default_factory=dict)   # trials, seconds, reps of each rung
+    seed: int = 0
+    command: str = ""
+    context: dict[str, Any] = field(default_factory=dict)  # the facts the space was built from (resume)
+    notes: list[str] = field(default_factory=list)          # drift of the controls, an exhausted space, ...
+    importance_method: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> TuningSession:
+        """A stored session back (unknown keys, e.g. of a newer pario, are left out)."""
+        def known(kind, d):
+            return {k: v for k, v in d.items() if k in kind.__dataclass_fields__}
+        out = cls(**{k: v for k, v in known(cls, doc).items() if k not in ("trials", "dropped", "winner")})
+        out.trials = [Trial(**known(Trial, t)) for t in doc.get("trials") or []]
+        out.dropped = [Dropped(**known(Dropped, d)) for d in doc.get("dropped") or []]
+        w = doc.get("winner")
+        if w:
+            w = known(Winner, w)
+            w["interval"] = tuple(w.get("interval") or (0.0, 0.0))
+            out.winner = Winner(**w)
+        return out

@@ -11,11 +11,18 @@ from pario.platform import documents
 JOB_FILE_LINES = 100000  # a job file of thousands of cases still fits
 
 
+def load_toml(path: str, flag: str = "--config") -> dict[str, Any]:
+    """A TOML file (a job file, a tuning space file), read bounded (platform.documents), or one line
+    saying why not."""
+    what = "job file" if flag == "--config" else f"{flag} file"
+    text = documents.read_text(path, what, max_lines=JOB_FILE_LINES)
+    return documents.parse_toml(text, f"{what} {path}")
+
+
 def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """([defaults], [case, ...]) of a job file, read bounded (platform.documents), every key and
     value checked by its row (plan/inputs.py) before anything else happens."""
-    text = documents.read_text(path, "job file", max_lines=JOB_FILE_LINES)
-    doc = documents.parse_toml(text, f"job file {path}")
+    doc = load_toml(path)
     unknown = set(doc) - {"defaults", "case"}
     if unknown:
         raise ParioError(f"{path}: unknown table '{inputs.shown(sorted(unknown)[0])[1:-1]}'; "

@@ -41,6 +41,8 @@ class RunRequest:
     ceiling: dict[str, Any] | None = None   # the device ceiling if already measured
     no_probe: bool = False              # do not measure the device ceiling
     facts: dict[str, Any] = field(default_factory=dict)   # more of what the caller knows, kept in env
+    mca: dict[str, str] = field(default_factory=dict)     # Open MPI MCA parameters of the ranks (a tuner's
+    # trial: fcoll, io_ompio_*), exported to every rank as OMPI_MCA_NAME, which Open MPI reads at start
 
 
 def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: list[Case]) -> SpecDoc:
@@ -97,12 +99,14 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     os.mkdir(status_dir)
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
-    forwarded = forward.timed_env()
+    forwarded = {**forward.timed_env(), **{f"OMPI_MCA_{k}": v for k, v in sorted(req.mca.items())}}
     argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
                              launcher=req.launcher)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=req.engine)
     env.update(req.facts)
+    if req.mca:
+        env["mca"] = dict(req.mca)
     layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
     for index, rec in layouts.items():
         if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout

@@ -38,6 +38,21 @@ MIGRATIONS = [
     CREATE INDEX runs_created ON runs(created);
     CREATE INDEX runs_kind ON runs(kind);
     """,
+    # `pario tune` sessions: the session record (model.tuning.TuningSession) as one JSON document,
+    # rewritten after every trial; its trials' runs are rows of `runs` (kind 'tune') that the
+    # document names. One document, not a trials table: a session is read and written whole, its
+    # trials are few, and its shape is the model's (a resume needs all of it at once).
+    """
+    CREATE TABLE tune_sessions (
+        id INTEGER PRIMARY KEY,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        status TEXT NOT NULL,
+        command TEXT NOT NULL,
+        headline TEXT NOT NULL DEFAULT '',
+        doc TEXT NOT NULL
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -214,3 +229,44 @@ class Store:
         """The id of the newest run, or None when the store is empty."""
         row = self._read(lambda con: con.execute("SELECT MAX(id) FROM runs").fetchone())
         return row[0] if row else None
+
+    # -- tuning sessions ------------------------------------------------------------------
+
+    def add_session(self, *, command: str, doc: dict, status: str, headline: str = "") -> int:
+        """Store a new tuning session document; returns its id."""
+        now = _now()
+
+        def insert(con):
+            cur = con.execute("INSERT INTO tune_sessions(created, updated, status, command, headline, doc) "
+                              "VALUES (?, ?, ?, ?, ?, ?)", (now, now, status, command, headline, json.dumps(doc)))
+            return int(cur.lastrowid)
+        return self._write(insert)
+
+    def update_session(self, session_id: int, *, doc: dict, status: str, headline: str = "") -> None:
+        row = (_now(), status, headline, json.dumps(doc), int(session_id))
+        self._write(lambda con: con.execute("UPDATE tune_sessions SET updated = ?, status = ?, headline = ?, doc = ? "
+                                            "WHERE id = ?", row))
+
+    def get_session(self, session_id: int) -> dict:
+        """One session with its document decoded."""
+        def select(con):
+            return con.execute("SELECT id, created, updated, status, command, headline, doc FROM tune_sessions "
+                               "WHERE id = ?", (int(session_id),)).fetchone()
+        row = self._read(select)
+        if row is None:
+            raise ParioError(f"no tuning session {session_id} in {self.path}; `pario tune --list` lists them")
+        out = dict(zip(("id", "created", "updated", "status", "command", "headline", "doc"), row))
+        try:
+            out["doc"] = json.loads(out["doc"])
+        except ValueError:
+            raise ParioError(f"tuning session {session_id} in {self.path} is damaged (its document is not "
+                             "JSON); start a new session") from None
+        return out
+
+    def list_sessions(self, limit: int = 50) -> list[dict]:
+        """The newest tuning sessions first, without their documents."""
+        def select(con):
+            return con.execute("SELECT id, created, updated, status, command, headline FROM tune_sessions "
+                               "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
+        keys = ("id", "created", "updated", "status", "command", "headline")
+        return [dict(zip(keys, row)) for row in self._read(select)]

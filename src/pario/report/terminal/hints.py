@@ -9,7 +9,7 @@ from rich.text import Text
 from pario.report.terminal.cells import new_table
 
 
-def _hint_rows(hints: dict) -> list[tuple]:
+def hint_rows(hints: dict) -> list[tuple]:
     """(hint, requested, effective, verdict) per requested hint: from the measured check that
     pario.settings.effective wrote into the case, else from comparing the two dicts."""
     if hints.get("check"):
@@ -30,7 +30,7 @@ def _hint_rows(hints: dict) -> list[tuple]:
 
 def not_applied(hints: dict) -> list[str]:
     """Requested hint names that did not take effect."""
-    return [key for key, _, _, status in _hint_rows(hints) if status.startswith("not applied")]
+    return [key for key, _, _, status in hint_rows(hints) if status.startswith("not applied")]
 
 
 def print_hints(console: Console, cases: list[dict]) -> None:
@@ -46,7 +46,7 @@ def print_hints(console: Console, cases: list[dict]) -> None:
     for hints, names in groups.values():
         more = ", ..." if len(names) > 3 else ""
         scope = names[0] if len(names) == 1 else f"{len(names)} cases ({', '.join(names[:3])}{more})"
-        rows_h = _hint_rows(hints)
+        rows_h = hint_rows(hints)
         if not rows_h:
             effective = hints.get("effective") or {}
             console.print(f"hints of {scope}: none requested; {len(effective)} in effect (--json lists them)")

@@ -12,7 +12,7 @@ from rich.table import Table
 from pario.model.units import tenths
 
 
-def _secs(x: float | None) -> str:
+def secs(x: float | None) -> str:
     if x is None:
         return "-"
     if x >= 1:
@@ -22,11 +22,11 @@ def _secs(x: float | None) -> str:
     return f"{x * 1e6:.0f} us" if x else "0"
 
 
-def _size(v: int) -> str:
+def size(v: int) -> str:
     return tenths(v).replace(".0 ", " ") if v >= 1024 else f"{v}"
 
 
-def _pct(part: float, whole: float) -> str:
+def pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
@@ -42,7 +42,7 @@ def job_table(view: dict[str, Any]) -> Table:
     others = f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
     t.add_row("command", escape(cmds[0] if cmds else "-") + others)
     t.add_row("started", start)
-    t.add_row("wall time", _secs(view.get("wall_time")))
+    t.add_row("wall time", secs(view.get("wall_time")))
     if view["partial"]:
         t.add_row("[red]partial[/]", f"[red]processes {view['partial_processes']} were stopped by a signal; "
                                      "their counters end there[/]")
@@ -66,8 +66,8 @@ def module_table(view: dict[str, Any]) -> Table:
         ops = m["reads"] + m["writes"]
         t.add_row(mod, str(m["files"]), str(m["shared_files"]), str(m["reads"]), str(m["writes"]),
                   tenths(m["bytes_read"]), tenths(m["bytes_written"]),
-                  _pct(m["small_reads"] + m["small_writes"], ops),
-                  _secs(m["read_time"]), _secs(m["write_time"]), _secs(m["meta_time"]))
+                  pct(m["small_reads"] + m["small_writes"], ops),
+                  secs(m["read_time"]), secs(m["write_time"]), secs(m["meta_time"]))
     return t
 
 
@@ -86,13 +86,13 @@ def files_table(files: list[dict[str, Any]], top: int) -> Table:
         seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
         unal = c.get(f"{p}_FILE_NOT_ALIGNED")
         align = c.get(f"{p}_FILE_ALIGNMENT")
-        sizes = ", ".join(f"{_size(v)}x{n}" for v, n in f["common_sizes"][:3])
+        sizes = ", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3])
         t.add_row(f["module"], escape(f["path"]), str(f["nprocs"]), str(f["reads"]), str(f["writes"]),
                   tenths(f["bytes_read"] + f["bytes_written"]), sizes,
-                  _pct(seq, ops) if f["module"] == "posix" else "-",
-                  _pct(unal, ops) if unal is not None else "-",
-                  (_size(align) if align else "-") + (f" {f['fs']}" if f.get("fs") else ""),
-                  _secs(f["read_time"] + f["write_time"]), _secs(f["meta_time"]))
+                  pct(seq, ops) if f["module"] == "posix" else "-",
+                  pct(unal, ops) if unal is not None else "-",
+                  (size(align) if align else "-") + (f" {f['fs']}" if f.get("fs") else ""),
+                  secs(f["read_time"] + f["write_time"]), secs(f["meta_time"]))
     return t
 
 
@@ -107,10 +107,10 @@ def spread_table(files: list[dict[str, Any]]) -> Table | None:
         c, p = f["counters"], f["module"].upper()
         vt, vb = c.get(f"{p}_F_VARIANCE_RANK_TIME"), c.get(f"{p}_F_VARIANCE_RANK_BYTES")
         t.add_row(f["module"], escape(f["path"]), str(f["nprocs"]),
-                  f"r{c.get(f'{p}_FASTEST_RANK')} {_secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
-                  f"r{c.get(f'{p}_SLOWEST_RANK')} {_secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
+                  f"r{c.get(f'{p}_FASTEST_RANK')} {secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
+                  f"r{c.get(f'{p}_SLOWEST_RANK')} {secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
                   f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))} / {tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))}",
-                  _secs(vt ** 0.5) if vt is not None else "-", tenths(vb ** 0.5) if vb is not None else "-")
+                  secs(vt ** 0.5) if vt is not None else "-", tenths(vb ** 0.5) if vb is not None else "-")
     return t
 
 

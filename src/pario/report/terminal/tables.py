@@ -39,7 +39,7 @@ def case_labels(rows: list[dict]) -> list[str]:
     return labels
 
 
-def _notes(row: dict, op: str | None = None) -> str:
+def op_notes(row: dict, op: str | None = None) -> str:
     """Notes of a case, or of one of its operations (case-wide notes go with its first op)."""
     if op is None:
         notes = list(row["flags"])
@@ -92,7 +92,7 @@ def _wide_table(rows: list[dict], title: str | None) -> Table:
         if has_read:
             cells.append(rate(row.get("read")))
         cells += [_pair(row, "iops", iops), _pair(row, "open_close_share", pct),
-                  _pair(row, "imbalance", times), _notes(row)]
+                  _pair(row, "imbalance", times), op_notes(row)]
         table.add_row(*(Text(c) for c in cells))
     return table
 
@@ -116,7 +116,7 @@ def _long_table(rows: list[dict], title: str | None) -> Table:
             table.add_row(*(Text(c) for c in (
                 label if i == 0 else "", op, rate(stats), iops(stats.get("iops")),
                 pct(stats.get("open_close_share")), times(stats.get("imbalance")),
-                _notes(row, op) if row.get(op) else _notes(row))))
+                op_notes(row, op) if row.get(op) else op_notes(row))))
     return table
 
 

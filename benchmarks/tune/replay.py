@@ -1,0 +1,113 @@
+"""Sample efficiency of `pario tune`, replayed against recorded grids (measure_grid.py).
+
+For each grid and objective (write, read), over --seeds seeds, four searchers run the same session
+logic (tune.search.Search: controls, rungs, the noise test, the confirmation) against the grid,
+each evaluation drawing recorded repetitions at random (GridReplay):
+  tuner     TPE seeded with the knowledge-based guesses (what `pario tune` does)
+  tpe-only  TPE without the guesses
+  random    optuna's RandomSampler without the guesses
+  guess     the knowledge-based first guess alone: its grid median, no search
+The figure is the number of evaluations (counted repetitions drawn, the controls' included) after
+which the searcher's recommendation (its incumbent, or the default while none beat it beyond the
+noise) has a grid median of at least 95% of the grid's best median; "-" when it never does within
+--trials trials. Target (issue 12): at most 15% of the grid's size for every seed.
+
+    .venv/bin/python benchmarks/tune/replay.py benchmarks/tune/grid-1m.json benchmarks/tune/grid-4k.json \\
+        --seeds 20 --out benchmarks/tune/replay.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+
+import optuna
+
+from pario.model.tuning import TuningSession
+from pario.tune.knobs import build
+from pario.tune.prior import guesses
+from pario.tune.replay import GridReplay
+from pario.tune.search import Budget, Search
+from pario.tune.space import Context
+
+TARGET = 0.95
+
+
+def reached(trace: list[tuple[int, int | None]], session: TuningSession, grid: GridReplay, space,
+            best: float) -> int | None:
+    """The evaluations after which the recommendation first reached TARGET x best."""
+    default = space.default()
+    for evals, inc in trace:
+        trial = next((t for t in session.trials if t.number == inc), None)
+        config = {**default, **trial.settings} if trial else default
+        if grid.median(config) >= TARGET * best:
+            return evals
+    return None
+
+
+def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dict:
+    ctx = Context.from_dict({**doc["context"], "objective": objective})
+    space = build(ctx)
+    grid = GridReplay(doc, space, seed=seed)
+    best = grid.best()
+    if searcher == "guess":
+        first = guesses(space)[0][0]
+        return {"evals": None, "ratio": grid.median(first) / best, "config": first}
+    session = TuningSession(id=None, case=doc["case"], objective=objective, ranks=doc["ranks"],
+                            space=space.values(), seed=seed)
+    sampler = optuna.samplers.RandomSampler(seed=seed) if searcher == "random" else None
+    search = Search(space, grid, session, Budget(trials=trials), sampler=sampler)
+    search.run(guesses(space) if searcher == "tuner" else [])
+    inc = next((t for t in session.trials if t.number == session.incumbent), None)
+    final = {**space.default(), **inc.settings} if inc else space.default()
+    return {"evals": reached(search.trace, session, grid, space, best), "total_evals": search.evals,
+            "ratio": grid.median(final) / best, "trials": len(session.trials)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("grids", nargs="+")
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--trials", type=int, default=30, help="the session's budget of trials (as pario tune --trials)")
+    ap.add_argument("--out", help="write every result as JSON here")
+    args = ap.parse_args()
+    results = []
+    for path in args.grids:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        for objective in ("write", "read"):
+            space = build(Context.from_dict({**doc["context"], "objective": objective}))
+            size = len(space.grid())
+            row = {"grid": path, "objective": objective, "grid_size": size, "target_evals": 0.15 * size}
+            for searcher in ("guess", "tuner", "tpe-only", "random"):
+                runs = [one(doc, objective, s, searcher, args.trials) for s in range(args.seeds)]
+                row[searcher] = runs
+            results.append(row)
+            report(row)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump({"command": "python benchmarks/tune/replay.py " + " ".join(sys.argv[1:]), "results": results},
+                      fh, indent=1)
+    return 0
+
+
+def report(row: dict) -> None:
+    size, target = row["grid_size"], row["target_evals"]
+    print(f"\n{row['grid']} {row['objective']}: grid {size} configurations, target <= {target:.1f} evaluations")
+    g = row["guess"][0]
+    print(f"  guess     first guess alone: {g['ratio']:.0%} of the best median "
+          f"({'reaches' if g['ratio'] >= TARGET else 'does not reach'} 95%)")
+    for name in ("tuner", "tpe-only", "random"):
+        evals = [r["evals"] for r in row[name]]
+        hit = [e for e in evals if e is not None]
+        within = sum(1 for e in hit if e <= target)
+        med = statistics.median(hit) if hit else None
+        print(f"  {name:9} reached 95% in {len(hit)}/{len(evals)} seeds; evaluations median "
+              f"{med if med is not None else '-'}, max {max(hit) if hit else '-'}; within target in "
+              f"{within}/{len(evals)}; final pick median {statistics.median(r['ratio'] for r in row[name]):.0%}")
+        print(f"            per seed: {' '.join(str(e) if e is not None else '-' for e in evals)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""`pario tune`: the best settings for one case in few runs, proven better than the default beyond
+the noise. The conductor: argparse -> one case (plan) -> the space on this stack (tune.knobs) ->
+the search (tune.search, every trial a stored run) -> the verdict -> report (lines or JSON)."""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import signal
+import sys
+from typing import Any
+
+from pario.cli.args import checked, row, typed
+from pario.cli.bench import add_case_flags
+from pario.model.case import Case
+from pario.model.errors import ParioError
+from pario.model.requests import BenchRequest
+from pario.model.tuning import TuningSession
+from pario.plan import validate
+from pario.plan.bench import CASE_DESTS, default_timeout, plan
+from pario.plan.inputs import CASE, INT_MAX, RUN
+from pario.plan.jobfile import load_toml
+from pario.platform import host, stack
+from pario.platform.ceiling import device_ceiling
+from pario.platform.engine import engine_listing, engine_path
+from pario.platform.mpi import detect, find_mpirun
+from pario.platform.scratch import Scratch
+from pario.report import json as json_report
+from pario.report.terminal import tune as show
+from pario.run import launchers
+from pario.store import Store
+from pario.tune import importance, knobs, prior, verdict
+from pario.tune.search import Budget, Search
+from pario.tune.space import Context, Space
+from pario.tune.trials import EngineTrials
+
+EPILOG = """\
+One case to tune, given like `pario bench` gives it (IOR flags), or one [[case]] of a job file
+(--config FILE --case NAME). The default space is what exists and takes effect for that case on this
+stack: the MPI-IO layer (Open MPI's ompio or romio321), collective or independent calls, ROMIO's
+collective buffering and aggregators (cb_config_list), OMPIO's fcoll and cb_nodes, cb_buffer_size,
+Lustre striping (on Lustre only), the file strategy (shared, fpp, nfiles:2, aggregated) and the
+library layers' knobs; `--dry-run` shows it, with the knobs left out and why.
+
+Every trial is a stored run (`pario results`); a trial starts with one counted repetition (after an
+uncounted warm-up) and gets the rest only if optuna's successive halving keeps it. The default runs as
+a control at the start, every 8 trials and at the end, and the winner is re-run beside the last one.
+A winner is named only when it beats the default beyond the noise (95% bootstrap interval of the ratio
+of medians above 1).
+
+  pario tune -a mpiio -c -t 1m -b 64m -n 4 -w --trials 30
+  pario tune -a mpiio -c -t 4k -b 1m -n 4 -r --space mca.io,collective,romio_cb_read
+  pario tune --list                      # the stored sessions
+  pario tune --resume 3                  # go on with an interrupted session
+Exit codes: 0 a session ended (winner or default kept), 1 no trial ran, 2 bad input, 3 engine or MPI
+missing, 130/143 interrupted (the finished trials are kept; --resume goes on)."""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("tune", help="find the best settings for one case, proven beyond the noise",
+                              description="Search the settings that exist on this stack for one case with few "
+                                          "runs, and name a winner only when it beats the default beyond the noise.",
+                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_case_flags(p)
+    t = p.add_argument_group("the session")
+    t.add_argument("--trials", type=row("trials", "int", lo=1, hi=INT_MAX),
+                   help="budget: trials, controls and the confirmation included (30)")
+    t.add_argument("--time", dest="budget_time", metavar="DURATION", type=checked(_duration_text),
+                   help="budget: wall time, e.g. 20m, 1h, 900s")
+    t.add_argument("--space", type=row("space", "str"),
+                   help="knobs to search, comma-separated (default: all of this case on this stack)")
+    t.add_argument("--space-file", type=typed(RUN["config"]),
+                   help="TOML file with a [space] table: KNOB = [\"value\", ...]")
+    t.add_argument("--objective", type=row("objective", "choice", choices=("write", "read")),
+                   help="the rate to raise (default: the case's first op)")
+    t.add_argument("--sampler-seed", type=row("sampler_seed", "int", lo=0, hi=(1 << 32) - 1), default=0,
+                   help="the optuna sampler's seed (0)")
+    t.add_argument("--resume", type=typed(RUN["reuse"]), metavar="SESSION", help="continue an interrupted session")
+    t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
+    t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
+    r = p.add_argument_group("run")
+    r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]), help="MPI ranks (default: cores available)")
+    r.add_argument("-o", "--dir", type=typed(RUN["dir"]),
+                   help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
+    r.add_argument("--config", type=typed(RUN["config"]),
+                   help="job file (TOML); with several cases, pick one with --case")
+    r.add_argument("--case", dest="case_name", metavar="NAME", type=typed(CASE["name"]),
+                   help="the [[case]] of --config to tune")
+    r.add_argument("--io", type=typed(RUN["io"]),
+                   help="fix Open MPI's io component (ompio | romio321): the layer is then not searched")
+    r.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
+    r.add_argument("--launcher", type=typed(RUN["launcher"]), default="mpirun", help="mpirun (default) or srun")
+    r.add_argument("--timeout", type=typed(RUN["timeout"]),
+                   help="watchdog: seconds without progress before a run is ended")
+    r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
+    r.add_argument("--db", type=typed(RUN["db"]),
+                   help="results store (default $PARIO_DB, else the user data directory)")
+    r.add_argument("--json", action="store_true", help="one JSON document on stdout (progress on stderr)")
+    p.set_defaults(run=run)
+
+
+def _duration_text(text: str) -> str:
+    parse_duration(text)  # checked here; run() converts it
+    return text
+
+
+def parse_duration(text: str) -> float:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
+    if not m or float(m.group(1)) <= 0:
+        raise ParioError(f"--time {text!r}: give a duration such as 900s, 20m or 1h")
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store(args.db)   # opened first: a bad --db must not cost a run
+    if args.list:
+        rows = store.list_sessions()
+        if args.json:
+            json_report.emit({"db": store.path, "sessions": rows})
+        else:
+            show.sessions(rows)
+        return 0
+    if args.trials is not None and args.trials < 4:
+        raise ParioError(f"--trials {args.trials}: give at least 4 (the default, a trial, the last control and "
+                         "the confirmation)")
+    seconds = parse_duration(args.budget_time) if args.budget_time else None
+    if args.resume is not None:
+        return _resume(args, store, seconds)
+    request = BenchRequest.from_namespace(args)
+    request.time, request.reps = 60.0, None   # --time is tune's budget; -i sets the rungs below
+    case, ranks = _one_case(args, request)
+    reps = args.reps if args.reps is not None else 3
+    if reps < 2:
+        raise ParioError(f"-i {reps}: a complete trial needs at least 2 counted repetitions (3 by default)")
+    engine = engine_path()
+    mpi = detect(find_mpirun(args.mpirun))
+    launchers.command(mpi, ranks, [], io=args.io, launcher=args.launcher)   # rejects a bad --io early
+    launchers.check_launcher(args.launcher)
+    listing = engine_listing(engine)
+    validate.check_backends([case], listing)
+    scratch = Scratch(args.dir)
+    scratch.prepare()
+    facts = stack.collect(scratch.dir, engine=engine, mpirun=mpi.path, io=args.io)
+    row: dict[str, Any] = next((b for b in (listing or {}).get("backends", []) if b["name"] == case["backend"]), {})
+    objective = args.objective or next((op for op in case["ops"] if op in ("write", "read")), None)
+    if objective is None or objective not in case["ops"]:
+        raise ParioError(f"--objective {objective}: the case does not {objective or 'write or read'}; "
+                         "add -w or -r")
+    ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io)
+    only, values = _space_request(args)
+    space = knobs.build(ctx, only, values)
+    session = TuningSession(id=None, case={k: v for k, v in case.items() if not k.startswith("_")},
+                            objective=objective, ranks=ranks, space=space.values(), dropped=list(space.dropped),
+                            seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
+                            context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,
+                                     "io": args.io, "launcher": args.launcher})
+    budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
+    session.budget = budget.to_dict()
+    guesses = prior.guesses(space)
+    if args.dry_run:
+        return _dry_run(args, session, space, guesses)
+    ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
+    session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
+                                   headline=verdict.summary_line(session))
+    evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
+                             launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
+                             timeout=args.timeout or default_timeout([case], ranks))
+    return _search(args, store, session, space, evaluator, budget, guesses, case)
+
+
+def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:
+    ranks = args.ranks if args.ranks is not None else host.cpus()
+    if ranks < 1:
+        raise ParioError(f"-n {ranks}: ranks must be at least 1")
+    if not request.config and not request.given(CASE_DESTS):
+        raise ParioError("give the one case to tune: bench flags (e.g. -a mpiio -c -t 1m -b 64m -n 4 -w) "
+                         "or --config FILE --case NAME")
+    cases, _ = plan(request, ranks, None, 0)
+    if args.case_name:
+        chosen = [c for c in cases if c["name"] == args.case_name]
+        if not chosen:
+            raise ParioError(f"--case {args.case_name}: no such case in {args.config}; it has: "
+                             + ", ".join(c["name"] for c in cases))
+        cases = chosen
+    if len(cases) != 1:
+        raise ParioError(f"{args.config} has {len(cases)} cases; pick one with --case NAME ("
+                         + ", ".join(c["name"] for c in cases) + ")")
+    case = cases[0]
+    if case.get("workload") == "metadata":
+        raise ParioError("pario tune tunes data cases (bandwidth); the metadata workload has no settings to tune")
+    validate.check_all([case], ranks)
+    return case, ranks
+
+
+def _space_request(args: argparse.Namespace) -> tuple[list[str] | None, dict[str, list[str]]]:
+    only = [k.strip() for k in args.space.split(",") if k.strip()] if args.space else None
+    if args.space is not None and not only:
+        raise ParioError("--space: name at least one knob, e.g. --space mca.io,collective")
+    values: dict[str, list[str]] = {}
+    if args.space_file:
+        doc = load_toml(args.space_file, "--space-file")
+        table = doc.get("space")
+        if not isinstance(table, dict) or not table:
+            raise ParioError(f"{args.space_file}: needs a [space] table of KNOB = [\"value\", ...]")
+        for key, vals in table.items():
+            if not isinstance(vals, list) or not all(isinstance(v, (str, int, bool)) for v in vals):
+                raise ParioError(f"{args.space_file}: space.{key} must be a list of values, e.g. [\"1\", \"2\"]")
+            values[str(key)] = [str(v).lower() if isinstance(v, bool) else str(v) for v in vals]
+    return only, values
+
+
+def _dry_run(args: argparse.Namespace, session: TuningSession, space: Space, guesses: list) -> int:
+    grid = len(space.grid())
+    if args.json:
+        json_report.emit({"schema": "pario.tune/1", "dry_run": True, "grid": grid,
+                          "guesses": [{"config": c, "why": w} for c, w in guesses], "session": session.to_dict()})
+        return 0
+    show.header(session, grid, columns=False)
+    for i, (config, why) in enumerate(guesses):
+        diff = {k: v for k, v in config.items() if space.default().get(k) != v}
+        print(show._wrap(f"guess {i + 1}: {show.short(diff)}: {why}", "  "))
+    return 0
+
+
+def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> int:
+    row = store.get_session(args.resume)
+    session = TuningSession.from_dict(row["doc"])
+    session.id = row["id"]
+    ctx_doc = session.context or {}
+    if session.status == "done" and (args.trials is None or args.trials <= len(session.trials)):
+        raise ParioError(f"session {session.id} is done ({len(session.trials)} trials); give --trials N above that "
+                         "to search on, or start a new session")
+    ctx = Context.from_dict(ctx_doc.get("space") or {})
+    space = knobs.build(ctx, ctx_doc.get("only"), ctx_doc.get("values") or {})
+    for d in session.dropped:
+        knob = space.knob(d.key)
+        if d.evidence and knob is not None:   # dropped by a measurement during the session
+            space.knobs.remove(knob)
+    case: Case = dict(session.case)
+    engine = engine_path()
+    mpi = detect(find_mpirun(args.mpirun))
+    launcher = ctx_doc.get("launcher") or args.launcher
+    directory = args.dir or ctx_doc.get("dir")
+    if directory and not os.path.isdir(directory):
+        directory = None
+    old = session.budget or {}
+    budget = Budget(trials=args.trials or int(old.get("trials") or 30),
+                    seconds=seconds if seconds is not None else old.get("seconds"),
+                    rungs=tuple(old.get("rungs") or (1, 3)), control_every=int(old.get("control_every") or 8))
+    session.status = "running"
+    scratch = Scratch(directory)
+    scratch.prepare()
+    evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
+                             directory=directory, launcher=launcher, store=store, facts={"session": session.id},
+                             ceiling=device_ceiling(engine, scratch.dir, skip=args.no_probe),
+                             timeout=args.timeout or default_timeout([case], session.ranks))
+    return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a job's time limit, `timeout`): ends the run like Ctrl-C does."""
+
+
+def _on_term(signum, frame):
+    raise _Terminated()
+
+
+def _search(args: argparse.Namespace, store: Store, session: TuningSession, space: Space, evaluator: EngineTrials,
+            budget: Budget, guesses: list, case: Case) -> int:
+    out = sys.stderr if args.json else sys.stdout
+    printed: dict[int, tuple[Any, ...]] = {}
+
+    assert session.id is not None
+    sid: int = session.id
+
+    def listener(s: TuningSession, trial) -> None:
+        store.update_session(sid, doc=s.to_dict(), status=s.status, headline=verdict.summary_line(s))
+        if trial is not None and trial.state != "running":
+            state = (trial.state, trial.median, s.incumbent)
+            if printed.get(trial.number) != state:
+                printed[trial.number] = state
+                print(show.trial_line(s, trial), file=out, flush=True)
+
+    if not args.json:
+        show.header(session, len(space.grid()))
+    elif session.dropped:
+        show.dropped(session.dropped, out)
+    previous = signal.signal(signal.SIGTERM, _on_term)
+    try:
+        Search(space, evaluator, session, budget, listener=listener).run(guesses)
+    except KeyboardInterrupt as exc:
+        session.status = "interrupted"
+        for t in session.trials:
+            if t.state == "running":
+                t.state, t.note = "interrupted", "interrupted: its finished runs are kept"
+        store.update_session(sid, doc=session.to_dict(), status=session.status,
+                             headline=verdict.summary_line(session))
+        done = sum(1 for t in session.trials if t.state not in ("interrupted", "failed"))
+        print(f"pario: interrupted: session {session.id} keeps {done} finished trial(s); "
+              f"`pario tune --resume {session.id}` goes on", file=sys.stderr)
+        return 143 if isinstance(exc, _Terminated) else 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    session.winner = verdict.conclude(session, space, case, session.ranks)
+    session.importance, session.importance_method = importance.importance(session, space)
+    store.update_session(sid, doc=session.to_dict(), status=session.status,
+                         headline=verdict.summary_line(session))
+    if args.json:
+        json_report.emit({"schema": "pario.tune/1", "db": store.path, "session": session.to_dict()})
+    else:
+        show.winner(session)
+        print(f"\nStored as tuning session {session.id}: `pario tune --list`; its runs: `pario results`.")
+    ran = any(t.rates for t in session.trials)
+    return 0 if ran else 1

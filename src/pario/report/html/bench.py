@@ -1,0 +1,155 @@
+"""A stored bench run as a section of the page: what ran where, bandwidth and IOPS per case
+(median, min-max, every repetition, the cache flags on the points), imbalance, per-rank timelines,
+requested against effective settings, and the metadata workload. Draws rows made by
+pario.analysis.summary, as the terminal tables do; computes nothing --json lacks."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from pario.analysis.summary import FLAG_HELP, OPS
+from pario.model.case import MD_OPS
+from pario.model.units import human
+from pario.report.html import anchors, settings, timeline
+from pario.report.html.page import Note, Plot, Section, Table
+from pario.report.html.style import COLOURS, PALETTE, layout, log_toggle, spread_traces
+from pario.report.terminal.tables import case_labels, op_notes
+
+
+def facts(run: dict) -> list[list[str]]:
+    """Where and how the run ran, as (what, value) rows."""
+    env, result = run.get("env") or {}, run.get("result") or {}
+    mpi = result.get("mpi") or {}
+    rows = [["run", f"{run['id']} ({run.get('kind', '?')}, {run.get('status', '?')}), "
+                    f"stored {run.get('created', '?')}"],
+            ["command", run.get("command") or "?"]]
+    library = mpi.get("library") or " ".join(str(env[k]) for k in ("mpi_flavour", "mpi_version") if env.get(k))
+    if library:
+        rows.append(["MPI", str(library).splitlines()[0][:120]])
+    if env.get("io_component"):
+        rows.append(["MPI-IO component", str(env["io_component"])])
+    ranks = env.get("ranks") or mpi.get("ranks")
+    hosts = mpi.get("hosts") or env.get("hosts") or []
+    names = [h.get("name", "?") if isinstance(h, dict) else str(h) for h in hosts]
+    if ranks:
+        rows.append(["ranks", f"{ranks}" + (f" on {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
+                                            if names else "")])
+    if env.get("dir"):
+        fs = " ".join(str(env[k]) for k in ("fs_type", "fs_name") if env.get(k))
+        rows.append(["directory", f"{env['dir']}" + (f" ({fs})" if fs else "")])
+    ceiling = env.get("ceiling") or {}
+    if ceiling.get("write_mib") or ceiling.get("read_mib"):
+        rows.append(["device ceiling", f"write {ceiling.get('write_mib') or 0:.0f} MiB/s, read "
+                                       f"{ceiling.get('read_mib') or 0:.0f} MiB/s (O_DIRECT probe)"])
+    if env.get("mem_total"):
+        rows.append(["memory", f"{human(env['mem_total'])} per node"])
+    if result.get("error"):
+        err = result["error"]
+        rows.append(["error", str(err.get("message", err)) if isinstance(err, dict) else str(err)])
+    return rows
+
+
+def _rate_plot(run_id, labels: list[str], rows: list[dict], env: dict, what: str) -> Plot:
+    """Bandwidth (what=bandwidth) or IOPS per case and operation."""
+    fig = go.Figure()
+    for op in OPS:
+        if not any(r.get(op) for r in rows):
+            continue
+        key = "bw_mib" if what == "bandwidth" else "iops_spread"
+        spreads = [(r.get(op) or {}).get(key) for r in rows]
+        notes = [op_notes(r, op) if r.get(op) else "" for r in rows]
+        for t in spread_traces(labels, spreads, name=op, colour=COLOURS[op], group=op, notes=notes,
+                               unit="MiB/s" if what == "bandwidth" else "ops/s"):
+            fig.add_trace(t)
+    ceiling = env.get("ceiling") or {}
+    if what == "bandwidth":
+        for op in OPS:
+            limit = ceiling.get(f"{op}_mib")
+            if limit and any(r.get(op) for r in rows):
+                fig.add_hline(y=limit, line={"dash": "dash", "color": COLOURS[op], "width": 1},
+                              annotation_text=f"{op} device ceiling (O_DIRECT) {limit:.0f} MiB/s",
+                              annotation_position="top left", annotation_font={"size": 10, "color": COLOURS[op]})
+    unit = "MiB/s, open to close" if what == "bandwidth" else "operations/s (transfer time)"
+    fig.update_layout(layout(height=420, scattermode="group", updatemenus=log_toggle(),
+                             yaxis={"title": unit, "rangemode": "tozero"}, xaxis={"title": None}))
+    flags = sorted({f for r in rows for f in r["flags"]} | {f for r in rows for op in OPS for f in
+                                                            (r.get(op) or {}).get("flags", [])})
+    legend = " ".join(f"{f}: {FLAG_HELP[f]}." for f in flags if f in FLAG_HELP)
+    caption = ("Diamond: median over repetitions, bar: min-max, dots: each repetition. "
+               "An open diamond is flagged, and the flag is written beside it. " + legend)
+    title = "Bandwidth per case" if what == "bandwidth" else "IOPS per case"
+    return Plot(anchors.run(run_id, what), title, fig, caption.strip())
+
+
+def _imbalance_plot(run_id, labels: list[str], rows: list[dict]) -> Plot:
+    fig = go.Figure()
+    for op in OPS:
+        spreads = [(r.get(op) or {}).get("imbalance_spread") for r in rows]
+        if any(spreads):
+            for t in spread_traces(labels, spreads, name=op, colour=COLOURS[op], group=op, unit="x"):
+                fig.add_trace(t)
+    fig.add_hline(y=1.0, line={"dash": "dot", "color": "#777777", "width": 1}, annotation_text="balanced",
+                  annotation_position="bottom left", annotation_font={"size": 10})
+    fig.update_layout(layout(height=340, scattermode="group",
+                             yaxis={"title": "last rank done / first rank done"}))
+    return Plot(anchors.run(run_id, "imbalance"), "Imbalance per case", fig,
+                "How much later the last rank closed than the first, per phase (1.00: all together). "
+                "The per-rank timelines below show who was late.")
+
+
+def _metadata(run_id, rows: list[dict]) -> list[Plot | Table]:
+    fig = go.Figure()
+    for i, row in enumerate(rows):
+        phases = row["metadata"]["phases"]
+        ops = [op for op in MD_OPS if op in phases]
+        for t in spread_traces(ops, [phases[op].get("files_per_s") for op in ops], name=row["name"],
+                               colour=PALETTE[i % len(PALETTE)], group=row["name"], unit="files/s",
+                               notes=[", ".join(row["flags"])] + [""] * (len(ops) - 1)):
+            fig.add_trace(t)
+    fig.update_layout(layout(height=380, scattermode="group", updatemenus=log_toggle(),
+                             yaxis={"title": "files per second", "rangemode": "tozero"}))
+    table_rows = []
+    for row in rows:
+        md = row["metadata"]
+        v = row.get("verify")
+        table_rows.append([row["name"], "shared" if md.get("shared_dir", True) else "per rank",
+                           str(md.get("files_per_rep", "?")), str(md.get("created", "?")), str(md.get("removed", "?")),
+                           str(md.get("left_behind") or 0),
+                           "-" if not v else ("verified" if not v["errors"] else f"{v['errors']} words differ")])
+    return [Plot(anchors.run(run_id, "metadata"), "Metadata workload: files per second of each phase", fig,
+                 "files handled by all ranks / time from the first rank's start to the last rank's end."),
+            Table(anchors.run(run_id, "metadata-counts"), "Metadata workload: exact counts",
+                  ["case", "tree", "files/rep", "created", "removed", "left behind", "read back"], table_rows)]
+
+
+def section(run: dict, rows: list[dict]) -> Section:
+    """One stored run (Store.get_run) and its summary rows (analysis.summary.summarize)."""
+    run_id = run["id"]
+    result = run.get("result") or {}
+    env = run.get("env") or {}
+    sec = Section(anchors.run(run_id, "section"), f"Run {run_id}: {run.get('kind', 'bench')}",
+                  intro="MiB/s are open-to-close (sync included), like IOR; the terminal's "
+                        f"`pario results show {run_id}` prints the same figures.")
+    sec.items.append(Table(anchors.run(run_id, "facts"), "Where it ran", ["", ""], facts(run)))
+    data = [r for r in rows if r.get("workload") != "metadata"]
+    metadata = [r for r in rows if r.get("workload") == "metadata"]
+    if not rows:
+        sec.items.append(Note("This run has no cases (it ended before the first one).", "warn"))
+    if data:
+        labels = case_labels(data)
+        sec.items.append(_rate_plot(run_id, labels, data, env, "bandwidth"))
+        details = [d for r in data for d in r.get("cache_details", [])]
+        if details:
+            sec.items.append(Note("Above the device ceiling: " + "; ".join(
+                f"{lab}: {', '.join(r['cache_details'])}" for lab, r in zip(labels, data) if r.get("cache_details"))
+                + ".", "warn"))
+        sec.items.append(_rate_plot(run_id, labels, data, env, "iops"))
+        sec.items.append(_imbalance_plot(run_id, labels, data))
+        cases = {c.get("index"): c for c in result.get("cases") or []}
+        for label, row in zip(labels, data):
+            plot = timeline.case_plot(run_id, label, cases.get(row["index"]) or {})
+            if plot:
+                sec.items.append(plot)
+    if metadata:
+        sec.items += _metadata(run_id, metadata)
+    sec.items += settings.items(run_id, result.get("cases") or [], rows)
+    return sec

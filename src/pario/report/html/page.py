@@ -1,0 +1,134 @@
+"""The page: sections of plots, tables and notes, rendered with jinja2 into one self-contained HTML
+file (plotly.js inlined, no fonts or scripts fetched), and written atomically."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+from pario import __version__
+from pario.model.errors import ParioError
+from pario.model.findings import Finding
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass
+class Plot:
+    anchor: str                    # the element id; findings link to it (anchors.py names them)
+    title: str
+    figure: Any                    # a plotly Figure
+    caption: str = ""              # how to read it: one or two sentences
+
+
+@dataclass
+class Cell:
+    text: str
+    sort: float | str | None = None    # the value the column sorts by (numbers sort as numbers)
+    mark: str = ""                     # "bad" | "warn" | "ok": printed and coloured
+
+
+@dataclass
+class Table:
+    anchor: str
+    title: str
+    columns: list[str]
+    rows: Sequence[Sequence[Cell | str]]
+    caption: str = ""
+    sortable: bool = False
+
+
+@dataclass
+class Note:
+    text: str
+    level: str = "info"            # info | warn
+
+
+Item = Union[Plot, Table, Note]
+
+
+@dataclass
+class Section:
+    anchor: str
+    title: str
+    intro: str = ""
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    title: str
+    shows: list[str]                       # the header's list of what the page shows
+    sections: list[Section] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    findings_asked: bool = False           # --advise was given (an empty list then says "none")
+
+    def anchors(self) -> set[str]:
+        out = {s.anchor for s in self.sections}
+        out |= {i.anchor for s in self.sections for i in s.items if isinstance(i, (Plot, Table))}
+        return out
+
+
+def figure_json(fig: Any) -> str:
+    """A figure as JSON that is safe inside a <script> element."""
+    import plotly.io as pio
+
+    text = pio.to_json(fig, validate=False, pretty=False)
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def _cells(row: Sequence[Cell | str]) -> list[Cell]:
+    return [c if isinstance(c, Cell) else Cell(str(c)) for c in row]
+
+
+def render(page: Page) -> str:
+    import jinja2
+    import plotly.offline
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(Plot=Plot, Table=Table, Note=Note)
+    env.tests["plot"] = lambda i: isinstance(i, Plot)
+    env.tests["table"] = lambda i: isinstance(i, Table)
+    env.filters["figure_json"] = figure_json
+    env.filters["cells"] = _cells
+    anchors = page.anchors()
+    return env.get_template("report.html.j2").render(
+        page=page, anchors=anchors, version=__version__,
+        generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        plotly_js=plotly.offline.get_plotlyjs(), css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
+        script=(TEMPLATES / "report.js").read_text(encoding="utf-8"),
+        seconds=lambda x: "not costed" if x is None else f"{x:.3g} s", json=json)
+
+
+def write(page: Page, path: str | os.PathLike) -> int:
+    """Write the page to path (through a temporary file and a rename: a reader never sees half a
+    page, and an old report is kept if writing fails); returns its size in bytes."""
+    out = Path(path)
+    if out.is_dir():
+        raise ParioError(f"-o {out} is a directory; give a file name such as {out / 'report.html'}")
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise ParioError(f"-o {out}: directory {parent} does not exist; create it or choose another place")
+    data = render(page).encode("utf-8")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=str(parent))
+    except OSError as exc:
+        raise ParioError(f"cannot write {out}: {exc.strerror}; choose another place with -o") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it
+        os.replace(tmp, out)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise ParioError(f"cannot write {out}: {exc.strerror}; choose another place with -o") from None
+    return len(data)

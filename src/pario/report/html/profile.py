@@ -1,0 +1,218 @@
+"""A profile log as a section of the page: the job, I/O per interface, a sortable per-file table,
+access-size histograms per interface, the read/write/metadata time split, the per-rank spread of
+shared files, and the operation timeline of a --trace log (trace.py). Draws the views of
+pario.analysis.profile, the same that `pario profile show` prints."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from pario.analysis.profile.views import hist
+from pario.model.units import tenths
+from pario.report.html import anchors, trace
+from pario.report.html.page import Cell, Note, Plot, Section, Table
+from pario.report.html.style import COLOURS, layout, plain
+from pario.report.terminal.profile import pct, secs, size
+
+MAX_FILES = 2000      # rows of the per-file table; the rest is counted in a note
+
+
+def _job_rows(view: dict[str, Any]) -> list[list[str]]:
+    start = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(view["start"])) if view.get("start") else "-"
+    cmds = [" ".join(c) for c in view["commands"] if c]
+    others = f" (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
+    rows = [["processes", f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else
+             str(view["processes"])],
+            ["hosts", ", ".join(view["hosts"])], ["command", (cmds[0] if cmds else "-") + others],
+            ["started", start], ["wall time", secs(view.get("wall_time"))]]
+    if view["partial"]:
+        rows.append(["partial", f"processes {view['partial_processes']} were stopped by a signal; "
+                                "their counters end there"])
+    if view["dropped_records"]:
+        rows.append(["memory bound", f"{view['dropped_records']} files folded into \"<other files>\" "
+                                     "(totals exact; raise --mem)"])
+    if view["trace_kept"] or view["trace_dropped"]:
+        rows.append(["trace", f"{view['trace_kept']} events kept" + (
+            f", {view['trace_dropped']} dropped at the memory bound (counters exact; raise --mem)"
+            if view["trace_dropped"] else "")])
+    return rows
+
+
+def _interfaces(n: int, view: dict[str, Any]) -> Table:
+    rows: list[list[str]] = []
+    for mod, m in view["modules"].items():
+        ops = m["reads"] + m["writes"]
+        rows.append([mod, str(m["files"]), str(m["shared_files"]), str(m["reads"]), str(m["writes"]),
+                     tenths(m["bytes_read"]), tenths(m["bytes_written"]),
+                     pct(m["small_reads"] + m["small_writes"], ops),
+                     secs(m["read_time"]), secs(m["write_time"]), secs(m["meta_time"])])
+    return Table(anchors.profile(n, "interfaces"), "I/O by interface",
+                 ["interface", "files", "shared", "reads", "writes", "read", "written", "< 1 MiB ops", "read time",
+                  "write time", "meta time"], rows)
+
+
+def _files(n: int, files: list[dict[str, Any]]) -> list[Table | Note]:
+    shown = [f for f in files if f["reads"] or f["writes"] or f["meta_time"]]
+    shown.sort(key=lambda f: -(f["read_time"] + f["write_time"] + f["meta_time"]))
+    rows: list[list[Cell | str]] = []
+    for f in shown[:MAX_FILES]:
+        c, p = f["counters"], f["module"].upper()
+        ops = f["reads"] + f["writes"]
+        seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
+        unal = c.get(f"{p}_FILE_NOT_ALIGNED")
+        align = c.get(f"{p}_FILE_ALIGNMENT")
+        io_time = f["read_time"] + f["write_time"]
+        small = f["small_reads"] + f["small_writes"]
+        rows.append([
+            f["module"], Cell(f["path"], mark="path"), Cell(str(f["nprocs"]), f["nprocs"]),
+            Cell(str(f["reads"]), f["reads"]),
+            Cell(str(f["writes"]), f["writes"]),
+            Cell(tenths(f["bytes_read"]), f["bytes_read"]), Cell(tenths(f["bytes_written"]), f["bytes_written"]),
+            ", ".join(f"{size(v)}x{k}" for v, k in f["common_sizes"][:3]),
+            Cell(pct(small, ops), small / ops if ops else -1),
+            Cell(pct(seq, ops) if f["module"] == "posix" else "-", seq / ops if ops and f["module"] == "posix" else -1),
+            Cell(pct(unal, ops) if unal is not None else "-", unal / ops if unal is not None and ops else -1),
+            (size(align) if align else "-") + (f" {f['fs']}" if f.get("fs") else ""),
+            Cell(secs(io_time), io_time), Cell(secs(f["meta_time"]), f["meta_time"])])
+    out: list[Table | Note] = [Table(
+        anchors.profile(n, "files"), "Files", ["if", "file", "procs", "reads", "writes", "read", "written",
+                                              "common sizes", "< 1 MiB", "seq", "unaligned", "align", "I/O time",
+                                              "meta time"], rows,
+        "Every file with I/O, longest time first; click a header to sort. seq: POSIX accesses after the "
+        "previous one; unaligned: starts off the file system's block or stripe size (align).", sortable=True)]
+    if len(shown) > MAX_FILES:
+        out.append(Note(f"The table lists the {MAX_FILES} files with the longest times of {len(shown)} "
+                        "(`pario profile show LOG --json` has all)."))
+    return out
+
+
+def _sizes(n: int, files: list[dict[str, Any]]) -> Plot | None:
+    per: dict[str, dict[str, dict[str, int]]] = {}
+    for f in files:
+        for rw in ("READ", "WRITE"):
+            acc = per.setdefault(f["module"], {}).setdefault(rw, {})
+            for bucket, count in hist(f["module"], f["counters"], rw).items():
+                acc[bucket] = acc.get(bucket, 0) + count
+    mods = [m for m, d in per.items() if any(sum(v.values()) for v in d.values())]
+    if not mods:
+        return None
+    fig = make_subplots(rows=1, cols=len(mods), subplot_titles=mods, shared_yaxes=False)
+    for i, mod in enumerate(mods):
+        for rw, op in (("READ", "read"), ("WRITE", "write")):
+            buckets = per[mod].get(rw, {})
+            fig.add_trace(go.Bar(x=[b.replace("_", "-") for b in buckets], y=list(buckets.values()), name=op,
+                                 marker={"color": COLOURS[op]}, legendgroup=op, showlegend=i == 0,
+                                 hovertemplate=f"{mod} {op}s of %{{x}} bytes: %{{y}}<extra></extra>"),
+                          row=1, col=i + 1)
+    fig.update_layout(layout(height=360, barmode="group"))
+    fig.update_yaxes(title_text="operations", col=1)
+    fig.update_xaxes(tickangle=-45)
+    return Plot(anchors.profile(n, "sizes"), "Access sizes per interface", fig,
+                "Operations per size range, reads and writes, summed over files (buckets as Darshan's; "
+                "100K-1M holds sizes below 1 MiB, exactly 1 MiB is in 1M-4M).")
+
+
+def _time_split(n: int, view: dict[str, Any], files: list[dict[str, Any]]) -> Plot | None:
+    mods = {m: v for m, v in view["modules"].items() if v["read_time"] + v["write_time"] + v["meta_time"] > 0}
+    if not mods:
+        return None
+    top = sorted(files, key=lambda f: -(f["read_time"] + f["write_time"] + f["meta_time"]))[:15]
+    top = [f for f in top if f["read_time"] + f["write_time"] + f["meta_time"] > 0]
+    fig = make_subplots(rows=2, cols=1, row_heights=[0.3, 0.7], vertical_spacing=0.12,
+                        subplot_titles=["per interface", f"the {len(top)} files with the longest time"])
+    labels = [f"{f['module']}: {_short(f['path'])}" for f in top]
+    for key, name in (("read_time", "read"), ("write_time", "write"), ("meta_time", "meta")):
+        fig.add_trace(go.Bar(y=list(mods), x=[m[key] for m in mods.values()], orientation="h", name=name,
+                             marker={"color": COLOURS[name]}, legendgroup=name,
+                             hovertemplate=f"%{{y}} {name}: %{{x:.4g}} s<extra></extra>"), row=1, col=1)
+        fig.add_trace(go.Bar(y=labels, x=[f[key] for f in top], orientation="h", name=name, showlegend=False,
+                             marker={"color": COLOURS[name]}, legendgroup=name,
+                             hovertext=[f"{plain(f['path'])}<br>{name}: {f[key]:.4g} s" for f in top],
+                             hoverinfo="text"),
+                      row=2, col=1)
+    fig.update_layout(layout(height=260 + 24 * (len(top) + len(mods)), barmode="stack"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title_text="seconds (summed over processes)", row=2, col=1)
+    return Plot(anchors.profile(n, "time"), "Time split: read, write, metadata", fig,
+                "Seconds inside read, write and metadata calls (open, close, stat, seek, sync), summed over "
+                "the processes that used each file.")
+
+
+def _short(path: str, keep: int = 48) -> str:
+    return plain(path if len(path) <= keep else "..." + path[-(keep - 3):])
+
+
+def _spread(n: int, files: list[dict[str, Any]]) -> Plot | None:
+    shared = [f for f in files if f["nprocs"] > 1 and (f["reads"] or f["writes"])]
+    if not shared:
+        return None
+    shared = sorted(shared, key=lambda f: -(f["read_time"] + f["write_time"]))[:30]
+    fig = go.Figure()
+    line_x: list[float | None] = []
+    line_y: list[str | None] = []
+    fast: list[float] = []
+    slow: list[float] = []
+    fast_h: list[str] = []
+    slow_h: list[str] = []
+    ys: list[str] = []
+    for f in shared:
+        c, p = f["counters"], f["module"].upper()
+        tf, ts = float(c.get(f"{p}_F_FASTEST_RANK_TIME") or 0), float(c.get(f"{p}_F_SLOWEST_RANK_TIME") or 0)
+        y = f"{f['module']}: {_short(f['path'])}" + (f" (slowest {ts / tf:.2f}x fastest)" if tf else "")
+        ys.append(y)
+        var = c.get(f"{p}_F_VARIANCE_RANK_TIME")
+        sd = f", sd {var ** 0.5:.3g} s" if var is not None else ""
+        line_x += [tf, ts, None]
+        line_y += [y, y, None]
+        fast.append(tf)
+        slow.append(ts)
+        fast_h.append(f"{plain(f['path'])}<br>fastest: rank {c.get(f'{p}_FASTEST_RANK')} {tf:.4g} s, "
+                      f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))}{sd}")
+        slow_h.append(f"{plain(f['path'])}<br>slowest: rank {c.get(f'{p}_SLOWEST_RANK')} {ts:.4g} s, "
+                      f"{tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))} ({f['nprocs']} processes){sd}")
+    fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="lines", line={"color": "#999999", "width": 2},
+                             showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=fast, y=ys, mode="markers", name="fastest rank", hovertext=fast_h, hoverinfo="text",
+                             marker={"symbol": "circle", "size": 11, "color": "#009E73"}))
+    fig.add_trace(go.Scatter(x=slow, y=ys, mode="markers", name="slowest rank", hovertext=slow_h, hoverinfo="text",
+                             marker={"symbol": "diamond", "size": 12, "color": "#D55E00"}))
+    fig.update_layout(layout(height=160 + 30 * len(shared), xaxis={"title": "seconds of I/O of one rank",
+                                                                   "rangemode": "tozero"},
+                             yaxis={"autorange": "reversed", "type": "category"}, margin={"l": 20, "r": 90}))
+    fig.update_yaxes(automargin=True)
+    return Plot(anchors.profile(n, "spread"), "Per-rank spread of shared files", fig,
+                "For each file used by several processes: the I/O time of its fastest and slowest rank "
+                "(hover for the ranks, their bytes and the standard deviation over ranks).")
+
+
+def _hints(n: int, files: list[dict[str, Any]]) -> Table | None:
+    rows = [f for f in files if f["module"] == "mpiio"]
+    if not rows:
+        return None
+    return Table(anchors.profile(n, "hints"), "MPI-IO files: hints in effect (MPI_File_get_info)", ["file", "hints"],
+                 [[f["path"], "; ".join(f"{k}={v}" for k, v in f["hints"].items()) if f["hints"] else
+                   "(the MPI library reported none)"] for f in rows])
+
+
+def section(n: int, name: str, job: dict[str, Any], summary: dict[str, Any]) -> Section:
+    """The n-th profile log (1, 2, ...): its job document (analysis.profile.load) and the summary of
+    it (analysis.profile.summary, what `pario profile show --json` prints)."""
+    view, files = summary["job"], summary["files"]
+    sec = Section(anchors.profile(n, "section"), f"Profile: {name}",
+                  intro="What the program did to files, as `pario profile show` prints it, with plots.")
+    sec.items.append(Table(anchors.profile(n, "job"), "Job", ["", ""], _job_rows(view)))
+    if view["partial"] or view["dropped_records"] or view["trace_dropped"]:
+        sec.items.append(Note("Some limits were hit (see the Job table): the figures below say what was kept.", "warn"))
+    if not files:
+        sec.items.append(Note("No file I/O was recorded (paths under the excluded prefixes are not recorded)."))
+    else:
+        sec.items.append(_interfaces(n, view))
+        sec.items += _files(n, files)
+        for item in (_sizes(n, files), _time_split(n, view, files), _spread(n, files), _hints(n, files)):
+            if item is not None:
+                sec.items.append(item)
+    sec.items += trace.items(n, job)
+    return sec

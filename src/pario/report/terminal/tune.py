@@ -1,0 +1,120 @@
+"""`pario tune` in a terminal: the space, one live line per trial, the winner (its gain and interval,
+the runs behind it, the knobs that mattered, bench flags and the settings in every dialect), and the
+list of sessions. Plain lines, wrapped at 80 columns, so that a log or a job's output reads the same."""
+from __future__ import annotations
+
+import sys
+import textwrap
+from typing import Any, TextIO
+
+from pario.model.tuning import Dropped, Trial, TuningSession
+from pario.model.units import human
+
+WIDTH = 80
+
+
+def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
+    return textwrap.fill(text, WIDTH, initial_indent=first if first is not None else indent,
+                         subsequent_indent=indent + "  ", break_on_hyphens=False, break_long_words=False)
+
+
+def short(settings: dict[str, str]) -> str:
+    """A trial's difference from the default, short enough for one line."""
+    parts = []
+    for k, v in settings.items():
+        name = k.replace("mca.", "").replace("romio_", "")
+        if v.isdigit() and int(v) >= 1024:
+            v = human(int(v)).replace(" ", "")
+        parts.append(f"{name}={v}")
+    return " ".join(parts) or "(default)"
+
+
+def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns: bool = True) -> None:
+    case = session.case
+    size = f"{human(case.get('xfer', 0))} x {human(case.get('block', 0))}" if case.get("block") else ""
+    print(_wrap(f"pario tune: {case.get('name')} ({case.get('backend')}, {session.ranks} ranks, {size}), "
+                f"objective {session.objective}; {len(session.space)} knobs, {grid} distinct configurations; "
+                f"budget {session.budget.get('trials')} trials", "", ""), file=out)
+    for knob, values in session.space.items():
+        print(_wrap(f"{knob}: {', '.join(short({'': v}).lstrip('=') for v in values)}", "  "), file=out)
+    dropped(session.dropped, out)
+    if columns:
+            print(f"{'#':>3} {'trial':<9}{'MiB/s':>9} {'x dflt':>7} {'best':>5}  settings (vs the default)", file=out)
+
+
+def dropped(items: list[Dropped], out: TextIO = sys.stdout) -> None:
+    for d in items:
+        where = f" ({d.evidence})" if d.evidence else ""
+        print(_wrap(f"not searched: {d.key}: {d.reason}{where}", "  "), file=out)
+
+
+def trial_line(session: TuningSession, trial: Trial) -> str:
+    median = f"{trial.median:9.1f}" if trial.median is not None else f"{'-':>9}"
+    ratio = f"{trial.ratio:6.2f}x" if trial.ratio is not None else f"{'':>7}"
+    best = f"#{session.incumbent}" if session.incumbent is not None else "dflt"
+    what = {"control": "(default, control)", "confirm": f"(confirm {trial.note}) {short(trial.settings)}"}.get(
+        trial.state, short(trial.settings))
+    if trial.state == "failed":
+        what = f"{what}: {trial.note}"
+    line = f"{trial.number:>3} {trial.state:<9}{median} {ratio} {best:>5}  {what}"
+    return line if len(line) <= WIDTH else line[: WIDTH - 3] + "..."
+
+
+def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
+    w = session.winner
+    print(file=out)
+    for note in session.notes:
+        print(_wrap(f"note: {note}", "", ""), file=out)
+    if w is None:
+        print("no winner: the session did not finish", file=out)
+        return
+    op = session.objective
+    if w.trial is None:
+        print(_wrap(f"Winner: the default configuration (nothing was faster beyond the noise); {op} "
+                    f"{w.default_median or 0:.1f} MiB/s over {len(w.runs)} control run(s): {_ids(w.runs)}", "", ""),
+              file=out)
+        return
+    changes = " ".join(f"{k}={v}" for k, v in w.case_changes.items())
+    what = " ".join(x for x in (short(w.settings) if w.settings else "", changes) if x)
+    title = "Winner" if w.verdict == "faster" else "No winner beyond the noise; the best candidate"
+    print(_wrap(f"{title}: trial {w.trial}: {what}", "", ""), file=out)
+    verdict = {"faster": "faster than the default beyond the noise",
+               "within noise": "NOT faster beyond the noise (the interval includes 1)",
+               "too few samples": "too few samples for an interval"}.get(w.verdict, w.verdict)
+    print(_wrap(f"{op} {w.median or 0:.1f} MiB/s against the default's {w.default_median or 0:.1f} MiB/s: "
+                f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})", "  "),
+          file=out)
+    print(_wrap(f"runs behind it: {_ids(w.runs)} (`pario results show ID`)", "  "), file=out)
+    if session.importance:
+        ranked = sorted(session.importance.items(), key=lambda kv: -kv[1])
+        print(_wrap("knobs that mattered: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked)
+                    + f" ({session.importance_method})", "  "), file=out)
+    elif session.importance_method:
+        print(_wrap(f"knobs that mattered: {session.importance_method}", "  "), file=out)
+    if w.bench_flags:
+        print("  as one bench command:", file=out)
+        print(_wrap(w.bench_flags, "    "), file=out)
+    if w.case_changes:
+        print(_wrap("the case itself changes (" + changes + "): that is the program's own I/O calls or files, "
+                    "not a setting", "  "), file=out)
+    if w.rendered:
+        print("  the settings in every dialect, ready to paste:", file=out)
+        for dialect, text in w.rendered.items():
+            print(f"  ## {dialect}", file=out)
+            body = text.rstrip("\n") or "(nothing of these settings in this dialect)"
+            for line in body.splitlines():
+                print(f"    {line}", file=out)
+
+
+def _ids(runs: list[int]) -> str:
+    return ", ".join(str(r) for r in runs) or "none stored"
+
+
+def sessions(rows: list[dict[str, Any]], out: TextIO = sys.stdout) -> None:
+    if not rows:
+        print("no tuning sessions stored yet; `pario tune -a mpiio -c -n 4 -w` starts one", file=out)
+        return
+    print(f"{'id':>4}  {'updated':<20} {'status':<12} summary", file=out)
+    for r in rows:
+        line = f"{r['id']:>4}  {r['updated']:<20} {r['status']:<12} {r['headline']}"
+        print(line if len(line) <= WIDTH else line[: WIDTH - 3] + "...", file=out)

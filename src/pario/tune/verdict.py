@@ -1,0 +1,123 @@
+"""The end of a session: the winner's gain over the default with its interval (analysis.noise), the
+runs behind it, how it differs from the case as given, and its settings in every dialect."""
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from pario.analysis import noise
+from pario.model.case import Case
+from pario.model.tuning import TuningSession, Winner
+from pario.model.units import exact
+from pario.settings import DIALECTS, Settings, render
+from pario.tune.space import DEFAULT, Config, Space
+
+
+def winner_settings(space: Space, config: Config) -> Settings:
+    """The settings of a configuration, with the MPI-IO layer as the MCA parameter `io`."""
+    settings = space.settings_of(config)
+    io = space.effective(config).get("mca.io", DEFAULT)
+    if io != DEFAULT:
+        settings.mca["io"] = io
+    return settings
+
+
+def case_changes(space: Space, config: Config) -> dict[str, str]:
+    """What the winner changes in the case itself (not settings): strategy, calls, O_DIRECT."""
+    ctx, eff = space.ctx, space.effective(config)
+    out = {}
+    if space.strategy(eff) != ctx.strategy:
+        out["strategy"] = space.strategy(eff)
+    if space.collective(eff) != ctx.collective:
+        out["collective"] = str(space.collective(eff)).lower()
+    if "odirect" in eff and (eff["odirect"] == "true") != ctx.odirect:
+        out["odirect"] = eff["odirect"]
+    return out
+
+
+def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
+    """The winner as one `pario bench` command (MCA parameters other than io as OMPI_MCA_ variables,
+    which Open MPI's ranks read from the environment mpirun passes on)."""
+    eff = space.effective(config)
+    strategy, _, agg = space.strategy(eff).partition("+")
+    words = ["pario", "bench", "-a", base["backend"]]
+    if space.collective(eff):
+        words.append("-c")
+    words += [{"write": "-w", "read": "-r", "verify": "-W"}[op] for op in base.get("ops") or []]
+    if base.get("pattern", "segmented") == "segmented":
+        words += ["-t", exact(base["xfer"]), "-b", exact(base["block"])]
+        if base.get("segments", 1) > 1:
+            words += ["-s", str(base["segments"])]
+    else:
+        words += ["--pattern", base["pattern"]] + (["--dims", "x".join(map(str, base["ldims"]))]
+                                                   if base.get("ldims") else [])
+    words += ["-n", str(ranks), "--strategy", strategy] + (["--aggregate"] if agg else [])
+    if eff.get("odirect") == "true" or (base.get("odirect") and "odirect" not in eff):
+        words.append("--odirect")
+    settings = winner_settings(space, config)
+    env = [f"OMPI_MCA_{k}={shlex.quote(v)}" for k, v in sorted(settings.mca.items()) if k != "io"]
+    if "io" in settings.mca or space.ctx.io_fixed:
+        words += ["--io", settings.mca.get("io") or str(space.ctx.io_fixed)]
+    hints = {**(base.get("hints") or {}), **settings.hints}
+    words += [w for k, v in sorted(hints.items()) for w in ("--hint", f"{k}={v}")]
+    lib = {**(base.get("lib") or {}), **settings.lib.get(base["backend"], {})}
+    words += [w for k, v in sorted(lib.items()) for w in ("--lib", f"{k}={v}")]
+    return " ".join(env + [shlex.quote(w) for w in words])
+
+
+def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
+    """The recommendation: the incumbent, or the default when nothing beat it beyond the noise."""
+    controls = [t for t in session.trials if t.state == "control"]
+    inc = next((t for t in session.trials if t.number == session.incumbent), None)
+    default_rates = [r for t in controls for r in t.rates]
+    if inc is None:
+        best = max((t for t in session.trials if t.state == "complete" and t.median), key=lambda t: t.median or 0,
+                   default=None)
+        cmp = noise.compare(default_rates, best.rates if best else [])
+        w = Winner(settings={}, gain=1.0, interval=(cmp.low or 0.0, cmp.high or 0.0), method=noise.METHOD,
+                   runs=[r for t in controls for r in t.runs], verdict="default kept", trial=None,
+                   median=noise.median(default_rates), default_median=noise.median(default_rates))
+        if best is not None:
+            session.notes.append(f"no configuration was faster than the default beyond the noise; the best, trial "
+                                 f"{best.number}, measured {cmp.ratio or 0:.2f}x [{cmp.low or 0:.2f}-"
+                                 f"{cmp.high or 0:.2f}] ({cmp.verdict})")
+        return w
+    confirms = [t for t in session.trials if t.state == "confirm" and t.note == f"#{inc.number}"]
+    win_rates = inc.rates + [r for t in confirms for r in t.rates]
+    runs = inc.runs + [r for t in confirms for r in t.runs]
+    default_runs = [r for t in controls for r in t.runs]
+    if len(controls) >= 2:
+        drift = noise.compare(controls[0].rates, controls[-1].rates)
+        if drift.verdict in ("faster", "slower") and confirms:
+            session.notes.append(f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in "
+                                 "the last control as in the first: the file system changed during the session, so "
+                                 "the gain compares only the last control with the confirmation run beside it")
+            default_rates, default_runs = controls[-1].rates, controls[-1].runs
+            win_rates = [r for t in confirms for r in t.rates]
+            runs = [r for t in confirms for r in t.runs]
+    cmp = noise.compare(default_rates, win_rates)
+    config = {**space.default(), **inc.settings}
+    settings = winner_settings(space, config)
+    rendered = {d: render(settings, d) for d in DIALECTS} if not settings.empty() else {}
+    return Winner(settings=dict(settings.pairs()), gain=float(cmp.ratio or 0.0),
+                  interval=(float(cmp.low or 0.0), float(cmp.high or 0.0)), method=noise.METHOD,
+                  runs=runs + default_runs, rendered=rendered, verdict=cmp.verdict, trial=inc.number,
+                  median=noise.median(win_rates), default_median=noise.median(default_rates),
+                  case_changes=case_changes(space, config), bench_flags=bench_flags(space, base, config, ranks))
+
+
+def summary_line(session: TuningSession) -> str:
+    """One line for `pario tune --list` and the store's headline."""
+    w = session.winner
+    done = sum(1 for t in session.trials if t.state in ("complete", "pruned"))
+    head = f"{session.case.get('name', '?')} {session.objective}, {done} trials"
+    if w is None:
+        return f"{head}, {session.status}"
+    if w.trial is None:
+        return f"{head}: default kept (nothing faster beyond the noise)"
+    return f"{head}: {w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}] over the default ({w.verdict})"
+
+
+def describe(config: dict[str, Any]) -> str:
+    """A configuration's difference from the default, short: 'collective=false mca.io=romio321'."""
+    return " ".join(f"{k}={v}" for k, v in config.items()) or "(default)"

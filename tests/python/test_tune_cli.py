@@ -1,0 +1,103 @@
+"""`pario tune` end to end with the real engine under mpirun: small cases (2 ranks, 256 KiB), the null
+and posix backends, a hint this MPI ignores shown dropped, SIGTERM mid-session then --resume, the
+JSON document against schemas/tune.schema.json, the sessions and their runs listed."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+
+from cli_support import ENGINE, HAVE_MPIRUN, ROOT, SRC, pario
+
+pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
+              pytest.mark.skipif(not (ENGINE and HAVE_MPIRUN), reason="needs the engine and mpirun")]
+SCHEMA = json.loads((ROOT / "schemas" / "tune.schema.json").read_text())
+SMALL = ["-t", "64k", "-b", "256k", "-n", "2", "-w", "--no-probe"]
+
+
+def tune_json(args, tmp_path, **kw):
+    run = pario([*args, "--json"], tmp_path, command="tune", **kw)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    return doc
+
+
+def test_null_backend_session_is_stored_with_its_runs(tmp_path):
+    doc = tune_json(["-a", "null", "-c", *SMALL, "--trials", "7"], tmp_path)
+    s = doc["session"]
+    assert s["status"] == "done" and len(s["trials"]) <= 7
+    assert set(s["space"]) == {"strategy", "collective"}
+    assert s["trials"][0]["state"] == "control" and len(s["trials"][0]["rates"]) == 3
+    runs = [r for t in s["trials"] for r in t["runs"]]
+    assert runs and all(t["runs"] for t in s["trials"] if t["rates"])
+    assert s["winner"]["method"].startswith("bootstrap") and s["winner"]["verdict"]
+    listed = json.loads(pario(["--json"], tmp_path, command="results").stdout)["runs"]
+    assert set(runs) <= {r["id"] for r in listed if r["kind"] == "tune"}
+    sessions = json.loads(pario(["--list", "--json"], tmp_path, command="tune").stdout)["sessions"]
+    assert [x["id"] for x in sessions] == [s["id"]] and sessions[0]["status"] == "done"
+
+
+def test_posix_session_prints_80_columns_and_a_bench_command(tmp_path):
+    run = pario(["-a", "posix", *SMALL, "--trials", "6"], tmp_path, command="tune")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert any(line.lstrip().startswith("0 control") for line in lines)
+    assert "Winner" in run.stdout or "winner beyond the noise" in run.stdout or "default configuration" in run.stdout
+    assert "Stored as tuning session 1" in run.stdout
+    assert not os.path.exists(tmp_path / "pario-scratch") or not os.listdir(tmp_path / "pario-scratch")
+
+
+def test_a_hint_ompio_ignores_is_dropped_and_striping_does_not_exist_here(tmp_path):
+    doc = tune_json(["-a", "mpiio", "-c", *SMALL, "--io", "ompio", "--space", "romio_cb_write,cb_nodes",
+                     "--trials", "5"], tmp_path)
+    s = doc["session"]
+    dropped = {d["key"]: d["reason"] for d in s["dropped"]}
+    assert "ompio ignores" in dropped["romio_cb_write"]
+    assert list(s["space"]) == ["cb_nodes"]
+    assert all("romio_cb_write" not in t["settings"] for t in s["trials"])
+    dry = tune_json(["-a", "mpiio", "-c", *SMALL, "--dry-run"], tmp_path)
+    reasons = {d["key"]: d["reason"] for d in dry["session"]["dropped"]}
+    if dry["session"]["context"]["space"]["fs"] != "lustre":
+        assert "not Lustre" in reasons["striping_factor"] and "not Lustre" in reasons["striping_unit"]
+    assert dry["grid"] > 10 and dry["guesses"]
+
+
+def test_sigterm_keeps_the_finished_trials_and_resume_goes_on(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(SRC), PARIO_DB=str(tmp_path / "runs.db"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), PARIO_ENGINE=ENGINE)
+    proc = subprocess.Popen([sys.executable, "-m", "pario", "tune", "-a", "null", "-c", *SMALL, "--trials", "12"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    seen, deadline = 0, time.monotonic() + 120
+    while seen < 2 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line[:3].strip().isdigit():
+            seen += 1
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "--resume 1" in err
+    first = json.loads(pario(["--list", "--json"], tmp_path, command="tune").stdout)["sessions"][0]
+    assert first["status"] == "interrupted"
+    time.sleep(0.5)
+    doc = tune_json(["--resume", "1"], tmp_path)
+    s = doc["session"]
+    assert s["status"] == "done" and s["id"] == 1 and len(s["trials"]) <= 12
+    assert len([t for t in s["trials"] if t["state"] in ("complete", "pruned", "control")]) >= 3
+    assert not [p for p in os.listdir(tmp_path) if p.startswith("pario-") and p != "pario-scratch"]
+
+
+def test_bad_input_is_one_line(tmp_path):
+    for args, text in ((["-a", "mpiio", *SMALL, "--space", "cb_node"], "did you mean cb_nodes"),
+                       (["-n", "2", "-w"], "give the one case to tune"),
+                       (["-a", "mpiio", *SMALL, "--time", "soon"], "--time 'soon'"),
+                       (["--resume", "9"], "no tuning session 9")):
+        run = pario(args, tmp_path, command="tune")
+        assert run.returncode == 2 and text in run.stderr and "Traceback" not in run.stderr, run.stderr

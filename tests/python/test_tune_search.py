@@ -1,0 +1,151 @@
+"""tune.search: the session loop against a synthetic evaluator (no MPI): the knowledge-based guesses
+first, each configuration measured once, short runs first, an incumbent only beyond the noise,
+controls and the confirmation, a knob dropped when a run shows it was not applied, resume."""
+import random
+
+from pario.model.tuning import TuningSession
+from pario.settings import DIALECTS, parse, render
+from pario.settings.check import findings
+from pario.settings.equivalence import view
+from pario.settings.knobs import HINT_TO_MCA
+from pario.tune import verdict
+from pario.tune.knobs import build
+from pario.tune.prior import guesses
+from pario.tune.search import Budget, Search
+from pario.tune.space import Context
+from pario.tune.trials import Measured
+
+CAPS = frozenset({"collective", "shared", "view", "hints"})
+CASE = {"name": "t", "backend": "mpiio", "strategy": "shared", "pattern": "segmented", "ops": ["write"],
+        "collective": True, "xfer": 1 << 20, "block": 16 << 20, "segments": 1}
+
+
+def space():
+    return build(Context(backend="mpiio", strategy="shared", collective=True, ops=("write",), objective="write",
+                         ranks=4, xfer=1 << 20, block=16 << 20, caps=CAPS))
+
+
+class Synthetic:
+    """Rates from a rule over the effective configuration, with +-spread noise; records every launch."""
+
+    def __init__(self, sp, rate, spread=0.05, seed=1, checks=None, stop_after=None):
+        self.sp, self.rate, self.spread, self.rng = sp, rate, spread, random.Random(seed)
+        self.checks, self.stop_after, self.launches = checks, stop_after, []
+
+    def run(self, config, reps, role):
+        if self.stop_after is not None and len(self.launches) >= self.stop_after:
+            raise KeyboardInterrupt
+        eff = self.sp.effective(config)
+        self.launches.append((self.sp.canonical(config), reps, role))
+        base = self.rate(eff)
+        rates = [base * (1 + self.spread * (2 * self.rng.random() - 1)) for _ in range(reps)]
+        return Measured(rates, run_id=len(self.launches), checks=self.checks(eff) if self.checks else [])
+
+
+def best_is_romio_independent(eff):
+    if eff.get("collective", "false") == "false":
+        return 1000.0 if eff.get("mca.io") == "romio321" and eff["strategy"] == "shared" else 600.0
+    return 300.0 if eff.get("mca.fcoll", "default") == "default" else 200.0
+
+
+def session(sp, seed=0):
+    return TuningSession(id=1, case=CASE, objective="write", ranks=4, space=sp.values(), seed=seed)
+
+
+def test_finds_the_best_proves_it_and_spends_the_budget_honestly():
+    sp = space()
+    ev = Synthetic(sp, best_is_romio_independent)
+    s = session(sp)
+    Search(sp, ev, s, Budget(trials=20)).run(guesses(sp))
+    assert len(s.trials) <= 20 and s.status == "done"
+    states = [t.state for t in s.trials]
+    assert states[0] == "control" and states[-2:] == ["control", "confirm"]
+    assert states.count("control") >= 3  # the start, every 8 trials, the end
+    # every configuration measured once (controls and the confirmation re-run the default and the winner)
+    keys = [k for k, _, role in ev.launches if role == "trial"]
+    firsts = [k for i, (k, reps, role) in enumerate(ev.launches) if role == "trial" and reps == 1]
+    assert len(set(firsts)) == len(firsts) and set(keys) == set(firsts)
+    # the knowledge-based guesses ran first, in order
+    assert [t.settings for t in s.trials[1:3]] == [{"collective": "false"}, {"collective": "false",
+                                                                             "mca.io": "romio321"}]
+    assert any(t.state == "pruned" and len(t.rates) == 1 for t in s.trials)  # short runs first
+    w = verdict.conclude(s, sp, CASE, 4)
+    assert w.verdict == "faster" and w.case_changes == {"collective": "false"}
+    assert w.settings == {"mca.io": "romio321"} and 3.0 < w.interval[0] <= w.gain <= w.interval[1] < 3.7
+    assert "--io romio321" in w.bench_flags and " -c " not in w.bench_flags and "-w" in w.bench_flags
+    assert set(w.runs) >= set(s.trials[s.incumbent].runs)
+
+
+def test_a_flat_landscape_names_no_winner():
+    sp = space()
+    s = session(sp)
+    Search(sp, Synthetic(sp, lambda eff: 500.0, spread=0.3, seed=3), s, Budget(trials=16)).run(guesses(sp))
+    w = verdict.conclude(s, sp, CASE, 4)
+    assert w.verdict != "faster"
+
+
+def test_a_knob_the_run_shows_not_applied_is_dropped():
+    sp = space()
+
+    def checks(eff):
+        if "cb_nodes" in eff and eff["cb_nodes"] != "default":
+            return [{"key": "cb_nodes", "status": "not applied", "requested": eff["cb_nodes"], "effective": "1",
+                     "reason": "ompio did not report accepting it"}]
+        return []
+
+    s = session(sp)
+    ev = Synthetic(sp, lambda eff: 400.0 + 100 * (eff.get("cb_nodes") == "2"), checks=checks)
+    seeded = [({**sp.default(), "cb_nodes": "2"}, "test")]
+    Search(sp, ev, s, Budget(trials=14)).run(seeded)
+    gone = [d for d in s.dropped if d.key == "cb_nodes"]
+    assert gone and gone[0].evidence.startswith("run ") and "ompio did not report" in gone[0].reason
+    assert "cb_nodes" not in s.space
+    first = next(t.number for t in s.trials if "cb_nodes" in t.settings)
+    assert all("cb_nodes" not in t.settings for t in s.trials[first + 1:] if t.state != "confirm")
+
+
+def test_resume_keeps_the_finished_trials_and_goes_on():
+    sp = space()
+    s = session(sp)
+    ev = Synthetic(sp, best_is_romio_independent, stop_after=5)
+    try:
+        Search(sp, ev, s, Budget(trials=18)).run(guesses(sp))
+        raise AssertionError("the evaluator should have interrupted the search")
+    except KeyboardInterrupt:
+        pass
+    stored = TuningSession.from_dict(s.to_dict())
+    kept = [(t.number, t.state, t.rates) for t in stored.trials if t.state != "running"]
+    assert len(kept) >= 3
+    sp2 = space()
+    ev2 = Synthetic(sp2, best_is_romio_independent, seed=2)
+    Search(sp2, ev2, stored, Budget(trials=18)).run(guesses(sp2))
+    assert [(t.number, t.state, t.rates) for t in stored.trials[: len(kept)]] == kept
+    assert stored.status == "done" and len(stored.trials) <= 18
+    done = {sp.canonical({**sp.default(), **t.settings}) for t in stored.trials[: len(kept)] if t.state == "complete"}
+    again = [k for k, reps, role in ev2.launches if role == "trial" and reps == 1]
+    assert not done & set(again)  # nothing measured before was measured again
+    assert stored.trials[stored.incumbent].settings == {"collective": "false", "mca.io": "romio321"}
+
+
+def test_the_winner_renders_in_every_dialect_and_passes_settings_check():
+    sp = space()
+    config = {**sp.default(), "mca.io": "romio321", "romio_cb_write": "enable", "cb_config_list": "*:2",
+              "cb_buffer_size": str(1 << 20)}
+    settings = verdict.winner_settings(sp, config)
+    assert settings.hints == {"romio_cb_write": "enable", "cb_config_list": "*:2", "cb_buffer_size": "1048576"}
+    assert settings.mca == {"io": "romio321"}
+    stack = view(impl="romio", fs="ext4", ranks=4, hosts=1)
+    for dialect in DIALECTS:
+        text = render(settings, dialect)
+        if not text.strip():
+            continue
+        back, issues = parse(text, dialect)
+        assert not [i for i in issues if i.level == "error"], dialect
+        for key, value in back.hints.items():
+            assert settings.hints[key] == value, dialect
+        as_mca = {**settings.mca, **{HINT_TO_MCA[k]: v for k, v in settings.hints.items() if k in HINT_TO_MCA}}
+        for key, value in back.mca.items():
+            assert as_mca[key] == value, dialect
+        assert not [f for f in findings(text, stack) if f["level"] == "error"], dialect
+    assert "cb_config_list *:2" in render(settings, "romio")
+    assert "--mca io romio321" in render(settings, "ompi")

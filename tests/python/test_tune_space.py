@@ -1,0 +1,105 @@
+"""tune.knobs/tune.space/tune.prior: the default space of a case on a stack, its tree, canonical forms,
+the knobs left out and why, and the knowledge-based guesses. Pure: no MPI."""
+import pytest
+
+from pario.model.errors import ParioError
+from pario.tune.knobs import build
+from pario.tune.prior import guesses
+from pario.tune.space import DEFAULT, Context
+
+CAPS = frozenset({"collective", "shared", "view", "hints"})
+
+
+def ctx(**over):
+    base = dict(backend="mpiio", strategy="shared", collective=True, ops=("write", "read"), objective="write",
+                ranks=4, xfer=1 << 20, block=16 << 20, caps=CAPS)
+    base.update(over)
+    return Context(**base)
+
+
+def dropped(space):
+    return {d.key: d.reason for d in space.dropped}
+
+
+def test_default_space_on_one_host_with_ext4_and_open_mpi():
+    sp = build(ctx())
+    keys = [k.key for k in sp.knobs]
+    assert keys[:3] == ["strategy", "collective", "mca.io"]
+    assert {"romio_cb_write", "mca.fcoll", "cb_config_list", "cb_nodes", "cb_buffer_size"} <= set(keys)
+    assert "romio_cb_read" not in keys  # the objective is write
+    gone = dropped(sp)
+    assert "not Lustre (ext4)" in gone["striping_factor"] and "striping_unit" in gone
+    assert "per-node" in " ".join(gone)  # one host: per-node is the shared file
+    assert "contiguous" in gone["romio_ds_write"]
+
+
+def test_the_tree_only_sets_a_knob_where_it_acts():
+    sp = build(ctx())
+    indep = sp.effective({"collective": "false", "mca.io": "romio321", "romio_cb_write": "enable"})
+    assert "romio_cb_write" not in indep and "cb_config_list" not in indep
+    ompio = sp.effective({"collective": "true", "romio_cb_write": "enable", "mca.fcoll": "dynamic"})
+    assert "romio_cb_write" not in ompio and ompio["mca.fcoll"] == "dynamic"
+    # ROMIO's automatic mode does not run two-phase for non-interleaved requests: aggregator knobs are inert
+    auto = sp.effective({"mca.io": "romio321", "romio_cb_write": DEFAULT, "cb_config_list": "*:2"})
+    assert "cb_config_list" not in auto
+
+
+def test_canonical_forms_merge_what_the_stack_treats_the_same():
+    sp = build(ctx())
+    base = {"mca.io": "romio321", "romio_cb_write": "enable"}
+    # cb_buffer_size at least one call's bytes (1 MiB x 4 ranks) acts like ROMIO's 16 MiB default
+    assert sp.canonical({**base, "cb_buffer_size": str(64 << 20)}) == sp.canonical(base)
+    assert sp.canonical({**base, "cb_buffer_size": str(1 << 20)}) != sp.canonical(base)
+    # *:4 and more aggregators per host than ranks are the same; an explicit default is no setting
+    assert sp.canonical({**base, "cb_config_list": "*:4"}) != sp.canonical({**base, "cb_config_list": "*:2"})
+    assert sp.canonical({**base, "romio_cb_write": "enable", "cb_config_list": DEFAULT}) == sp.canonical(base)
+    grid = sp.grid()
+    assert len({sp.canonical(c) for c in grid}) == len(grid)
+    assert sp.canonical(sp.default()) in {sp.canonical(c) for c in grid}
+    small = build(ctx(xfer=4096, block=1 << 20)).grid()
+    assert len(small) < len(grid)  # 4 KiB calls: every cb_buffer_size is one round
+
+
+def test_narrowed_space_drops_a_hint_this_mpi_ignores_with_the_reason():
+    sp = build(ctx(io_fixed="ompio"), only=["romio_cb_write", "cb_nodes"])
+    assert [k.key for k in sp.knobs] == ["cb_nodes"]
+    gone = dropped(sp)
+    assert "ompio ignores" in gone["romio_cb_write"] and "fixed by --io ompio" in gone["mca.io"]
+
+
+def test_space_values_and_unknown_keys():
+    sp = build(ctx(), only=["collective", "mca.io"], values={"romio_cb_pfr": ["enable"]})
+    assert sp.knob("romio_cb_pfr").values == (DEFAULT, "enable")
+    with pytest.raises(ParioError, match="did you mean cb_nodes"):
+        build(ctx(), only=["cb_node"])
+    with pytest.raises(ParioError, match="space file"):
+        build(ctx(), only=["ind_wr_buffer_size"])
+
+
+def test_posix_and_null_spaces_are_small():
+    posix = build(ctx(backend="posix", collective=False, caps=frozenset({"shared", "odirect"})))
+    assert [k.key for k in posix.knobs] == ["strategy", "odirect"]
+    null = build(ctx(backend="null", caps=frozenset({"collective", "shared", "nodata"})))
+    assert [k.key for k in null.knobs] == ["strategy", "collective"]
+    assert len(null.grid()) == 7  # shared, fpp, nfiles:2 x (collective, independent) + shared+agg
+
+
+def test_guesses_follow_the_access_pattern_and_are_never_the_default():
+    sp = build(ctx())
+    first, why = guesses(sp)[0]
+    assert first["collective"] == "false" and "LRZ" in why
+    assert sp.canonical(sp.default()) not in {sp.canonical(c) for c, _ in guesses(sp)}
+    # interleaved requests (a subarray view): collective buffering first
+    inter = build(ctx(pattern="subarray", view=True))
+    first, why = guesses(inter)[0]
+    # (under OMPIO "collective buffering on" is the default itself, so the first guess is ROMIO's)
+    assert first["collective"] == "true" and first["romio_cb_write"] == "enable" and "interleaved" in why
+    # small requests on a parallel file system: collective buffering first too
+    lustre = build(ctx(xfer=4096, fs="lustre", osts=8))
+    first, _ = guesses(lustre)[0]
+    assert first["collective"] == "true" and first["striping_unit"] == str(1 << 20)
+
+
+def test_context_round_trips():
+    c = ctx(fs="lustre", osts=4)
+    assert Context.from_dict(c.to_dict()) == c
