@@ -7,7 +7,9 @@
 2. `pario-engine --check` of a one-case spec (run before every launch);
 3. the bad-input table (tests/python/test_bad_inputs.py) end to end.
 
-    PARIO_ENGINE=... python3 benchmarks/input_checks/run.py [--reps 5] [--write-results]
+    PARIO_ENGINE=... .venv/bin/python benchmarks/input_checks/run.py [--reps 5] [--write-results]
+
+(the venv's pario, as `make setup` installs it: it carries the profiler library `profile` needs).
 
 Figures go to benchmarks/input_checks/RESULTS.md with --write-results."""
 from __future__ import annotations
@@ -77,7 +79,7 @@ def main() -> None:
     engine = os.environ.get("PARIO_ENGINE")
     if not engine:
         sys.exit("set PARIO_ENGINE to the pario-engine to measure (make test prints it)")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    env = dict(os.environ)
     py = [sys.executable, "-m", "pario"]
     rows = []
     load = os.getloadavg()[0]
@@ -101,15 +103,20 @@ def main() -> None:
         (tmp / "spec.json").write_text(json.dumps(spec))
         check = _seconds([engine, "--check", str(tmp / "spec.json")], args.reps * 4)
         rows.append(("pario-engine --check, one case", statistics.median(check), None))
+    table_rows = sum(1 for _ in (ROOT / "tests/python/data/bad-inputs.jsonl").open())
+    whole = _seconds([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                      str(ROOT / "tests/python/test_bad_inputs.py")], 1, dict(env, PARIO_ENGINE=engine))
+    rows.append((f"the bad-input table, {table_rows} rows (pytest, whole file)", whole[0], None))
     table = ["| what | median s | jsonschema alone, before (s) |", "|---|---:|---:|"]
     table += [f"| {w} | {s:.3f} | {'' if a is None else f'{a:.3f}'} |" for w, s, a in rows]
-    command = f"PARIO_ENGINE={engine} python3 benchmarks/input_checks/run.py --reps {args.reps}"
+    command = f"PARIO_ENGINE={engine} .venv/bin/python benchmarks/input_checks/run.py --reps {args.reps}"
     text = "\n".join([
         "# What checking input at the door costs", "",
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with:", "", f"    {command}", "",
         f"Machine: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
         f"1-minute load average before: {load:.1f} (other helpers' work shows as time here).",
-        f"Medians of {args.reps} runs (the 1,000-process schema-alone figure: one run).", "", *table, ""])
+        f"Medians of {args.reps} runs (the 1,000-process schema-alone figure and the bad-input table: "
+        "one run).", "", *table, ""])
     print(text)
     if args.write_results:
         RESULTS.write_text(text + RESULTS_NOTES)
@@ -123,9 +130,9 @@ instance: on logs of hundreds of processes it was most of the time. Now each dis
 counter names is checked once, at its first place in the log, and the schema's local `$ref`s are
 inlined (platform/documents.py), with the same violations reported at the same paths.
 
-The bad-input table (918 rows, in process, in a pool of worker processes) ran in 28.6 s on this
-machine with a load average of 13.9 from other work (`make test` runs it; pytest prints its three
-slowest rows, which are `settings check` asking ompi_info once per worker).
+The bad-input table runs in process, in a pool of worker processes (`make test` runs it; pytest
+prints its three slowest rows with -s); its figure includes pytest's start-up and the few rows run
+as subprocesses.
 """
 
 if __name__ == "__main__":
