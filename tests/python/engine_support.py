@@ -4,7 +4,9 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,16 +63,42 @@ def mpirun(n):
     return argv
 
 
-def run_engine(tmp_path, cases, n=2, prefix="pario.t", timeout=300, env=None, status=False):
+def prefix_for(tmp_path):
+    """A file prefix no other test shares. Open MPI's OMPIO names a semaphore after each open
+    file's basename (/dev/shm/sem.OMPIO_<name>); a job killed during an open leaves it taken,
+    and every later open of that basename, in any directory, waits for ever."""
+    return f"pario.t{zlib.crc32(str(tmp_path).encode()):08x}"
+
+
+def launch(argv, timeout, env=None):
+    """subprocess.run with a gentler timeout: mpirun gets SIGTERM (which it forwards to the
+    ranks) before SIGKILL, which would leave the ranks running."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def run_engine(tmp_path, cases, n=2, prefix=None, timeout=300, env=None, status=False):
     """One engine launch; returns (completed process, result document or None). status: the
-    per-rank status files go into tmp_path; env: extra environment (e.g. PARIO_FAULT)."""
-    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path), "prefix": prefix, "cases": cases}
+    per-rank status files go into tmp_path; env: extra environment (e.g. PARIO_FAULT);
+    prefix: the data files' prefix, by default prefix_for(tmp_path)."""
+    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path),
+            "prefix": prefix or prefix_for(tmp_path), "cases": cases}
     if status:
         spec["status_dir"] = str(tmp_path)
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     result = tmp_path / "result.json"
-    proc = subprocess.run(mpirun(n) + [ENGINE, str(tmp_path / "spec.json"), str(result)],
-                          capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    proc = launch(mpirun(n) + [ENGINE, str(tmp_path / "spec.json"), str(result)], timeout,
+                  env={**os.environ, **(env or {})})
     doc = json.loads(result.read_text()) if result.exists() else None
     return proc, doc
 

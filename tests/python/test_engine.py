@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from engine_support import ENGINE, ROOT, mpirun
+from engine_support import ENGINE, ROOT, mpirun, prefix_for
 from engine_support import run_engine as _run
 
 pytestmark = [pytest.mark.mpi, pytest.mark.skipif(not ENGINE or not shutil.which("mpirun"),
@@ -25,7 +25,7 @@ def case(name="c", **kw):
 
 
 def data_files(tmp_path):
-    return sorted(p.name for p in tmp_path.glob("pario.t.*"))
+    return sorted(p.name[len(prefix_for(tmp_path)):] for p in tmp_path.glob(prefix_for(tmp_path) + ".*"))
 
 
 def test_null_backend_phases_and_reductions(tmp_path):
@@ -61,14 +61,14 @@ def test_result_matches_schema(tmp_path):
 def test_files_removed_unless_kept(tmp_path):
     proc, doc = run_engine(tmp_path, [case("a", strategy="fpp", reps=2), case("b", keep=True)], n=2)
     assert proc.returncode == 0, proc.stderr
-    assert data_files(tmp_path) == ["pario.t.1.0"]
-    assert (tmp_path / "pario.t.1.0").stat().st_size == 2 * 16384 * 2
+    assert data_files(tmp_path) == [".1.0"]
+    assert (tmp_path / f"{prefix_for(tmp_path)}.1.0").stat().st_size == 2 * 16384 * 2
 
 
 def test_verify_catches_one_corrupted_byte(tmp_path):
     proc, _ = run_engine(tmp_path, [case(ops=["write"], keep=True)], n=2)
     assert proc.returncode == 0, proc.stderr
-    f = tmp_path / "pario.t.0.0"
+    f = tmp_path / f"{prefix_for(tmp_path)}.0.0"
     raw = bytearray(f.read_bytes())
     raw[50001] ^= 0x01
     f.write_bytes(bytes(raw))
@@ -81,7 +81,7 @@ def test_verify_catches_one_corrupted_byte(tmp_path):
 
 def test_reads_that_return_nothing_fail(tmp_path):
     proc, _ = run_engine(tmp_path, [case(ops=["write"], keep=True)], n=1)
-    f = tmp_path / "pario.t.0.0"
+    f = tmp_path / f"{prefix_for(tmp_path)}.0.0"
     f.write_bytes(b"\0" * f.stat().st_size)  # right size, wrong data
     proc, doc = run_engine(tmp_path, [case(ops=["verify"], reuse=True)], n=1)
     assert doc["cases"][0]["phases"][0]["verify"]["errors"] == 2 * 16384 // 8
@@ -107,7 +107,8 @@ def test_unwritable_directory_is_one_clear_error(tmp_path):
     ro.chmod(0o500)
     spec_dir = tmp_path
     cases = [case()]
-    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(ro / "missing"), "prefix": "pario.t", "cases": cases}
+    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(ro / "missing"), "prefix": prefix_for(tmp_path),
+            "cases": cases}
     (spec_dir / "spec.json").write_text(json.dumps(spec))
     proc = subprocess.run(mpirun(2) + [ENGINE, str(spec_dir / "spec.json"), str(spec_dir / "result.json")],
                           capture_output=True, text=True, timeout=60)
@@ -154,7 +155,7 @@ def test_precreated_files_keep_their_identity_across_repetitions(tmp_path):
     # is fixed at creation, so the engine must empty them between repetitions, not recreate them.
     # An extended attribute stands in for the layout: it survives only if the file does.
     import os
-    path = tmp_path / "pario.t.0.0"
+    path = tmp_path / f"{prefix_for(tmp_path)}.0.0"
     path.write_bytes(b"")
     try:
         os.setxattr(path, "user.pario_test", b"layout")

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from engine_support import ENGINE, HAVE_MPIRUN, LAYERS, layer_built, run_engine, tool, why_not_built
+from engine_support import ENGINE, HAVE_MPIRUN, LAYERS, layer_built, prefix_for, run_engine, tool, why_not_built
 
 pytestmark = [pytest.mark.mpi,
               pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")]
@@ -69,7 +69,7 @@ def run(request, tmp_path_factory):
     spec = cases()
     proc, doc = run_engine(tmp, spec, n=request.param)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    kept = {c["name"]: tmp / f"pario.t.{i}.0" for i, c in enumerate(spec) if c.get("keep")}
+    kept = {c["name"]: tmp / f"{prefix_for(tmp)}.{i}.0" for i, c in enumerate(spec) if c.get("keep")}
     yield {"n": request.param, "doc": doc, "spec": spec, "kept": kept, "dir": tmp}
     for path in kept.values():  # the test removes what it asked the engine to keep
         shutil.rmtree(path) if path.is_dir() else path.unlink()

@@ -11,7 +11,7 @@ import pytest
 from browser_support import Browser, need_browser
 from cli_support import ENGINE, HAVE_MPIRUN, pario
 from pario.cli import main
-from report_data import add_run, bench_cases
+from report_data import add_run, bench_cases, session
 from test_report_trace import ev, job, process
 
 pytestmark = [pytest.mark.e2e]
@@ -72,8 +72,17 @@ def test_shortcuts(db, tmp_path, capsys):
 def test_flags_whose_producer_is_missing_say_so(db, tmp_path, capsys):
     add_run(db, bench_cases())
     _fails(capsys, ["report", "--advise", "--db", db], "no `pario advise` yet (issue 10)")
-    _fails(capsys, ["report", "--tune", "1", "--db", db], "no `pario tune` yet (issue 12)")
     assert not (tmp_path / "pario-report.html").exists()
+
+
+def test_report_of_a_stored_tuning_session(db, tmp_path, capsys):
+    from pario.store import Store
+    _fails(capsys, ["report", "--tune", "1", "--db", db], "no tuning session 1")
+    _fails(capsys, ["report", "--tune", "x", "--db", db], "give a tuning session number")
+    number = Store(db).add_session(command="pario tune ...", doc=session().to_dict(), status="done")
+    assert main(["report", "--tune", str(number), "--db", db]) == 0
+    html = (tmp_path / "pario-report.html").read_text()
+    assert "cb_nodes" in html and "1.22" in html       # the winner's settings and its interval
 
 
 def test_bad_input_is_one_line(db, tmp_path, capsys):

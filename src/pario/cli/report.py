@@ -55,16 +55,35 @@ def _require(flag: str, package: str, issue: int) -> None:
 
 
 # The page renders findings (model.findings.Finding) and tuning sessions (model.tuning.TuningSession)
-# given to it; these two connect the flags to their producers once `pario advise` and `pario tune`
-# are in this tree. Until then they say so rather than pretend.
+# given to it; these connect the flags to their producers. `pario advise` is not connected yet, and
+# says so rather than pretend.
 def findings_for(runs: list[dict[str, Any]], profiles: list[tuple[str, dict[str, Any]]]) -> list:
     raise ParioError("--advise: `pario advise` is installed but `pario report` is not connected to it yet; "
                      "run without --advise")
 
 
 def sessions_for(ids: list[str], db: str | None) -> list:
-    raise ParioError("--tune: `pario tune` is installed but `pario report` is not connected to it yet; "
-                     "run without --tune")
+    """The stored tuning sessions of `pario tune` (`pario tune --list` names them)."""
+    from pario.model.tuning import TuningSession
+    from pario.store import Store
+
+    store = Store(db)
+    out = []
+    for text in ids:
+        try:
+            number = int(text.lstrip("#"))
+        except ValueError:
+            raise ParioError(f"--tune {text!r}: give a tuning session number "
+                             "(`pario tune --list` lists them)") from None
+        row = store.get_session(number)
+        try:
+            session = TuningSession.from_dict(row["doc"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ParioError(f"tuning session {number} in {store.path} cannot be read ({exc}); "
+                             "start a new session") from None
+        session.id = number
+        out.append(session)
+    return out
 
 
 def load_runs(ids: list[str], db: str | None, default_last: bool) -> list[dict[str, Any]]:
@@ -98,8 +117,6 @@ def run(args) -> int:
     # a flag whose producer is missing fails before any work
     if args.advise:
         _require("--advise", "advise", 10)
-    if args.tune:
-        _require("--tune", "tune", 12)
     runs = load_runs(args.runs, args.db, default_last=not args.profile and not args.tune)
     profiles = load_profiles(args.profile)
     findings = findings_for(runs, profiles) if args.advise else None
