@@ -147,7 +147,8 @@ def hints_file_rows() -> list[dict]:
 
 def store_rows() -> list[dict]:
     """The fixture store (test_bad_inputs.py) holds run 1 (complete, files kept), 2 (failed), 3 (a result
-    that is a list), 4 (a spec that is not JSON), 5 (a phase whose bandwidth is a string)."""
+    that is a list), 4 (a spec that is not JSON), 5 (a phase whose bandwidth is a string); tuning sessions
+    1 (not JSON), 2 (a list) and 3 (trials a string)."""
     rows = []
     for argv, says in [
         (["results", "show", "0"], "run id must be a number"), (["results", "show", "-1"], "run id must be a number"),
@@ -171,6 +172,12 @@ def store_rows() -> list[dict]:
         (["bench", "--reuse", "1", "-r", "-n", "3"], "read them with -n 2"),
         (["bench", "--reuse", "1", "-r", "--suite", "layers"], "drop --config/--suite"),
         (["bench", "--reuse", "4", "-r"], "not valid JSON"), (["bench", "--reuse", "5", "-r"], "bw_mib is a string"),
+        (["report", "--tune", "1"], "its document is not valid JSON"), (["report", "--tune", "2"], "is a list"),
+        (["report", "--tune", "3"], "trials is a string"), (["report", "--tune", "99"], "no tuning session 99"),
+        (["report", "--tune", "last"], "give a tuning session number"),
+        (["report", "--tune", "#x"], "give a tuning session number"),
+        (["tune", "--resume", "1"], "its document is not valid JSON"), (["tune", "--resume", "2"], "is a list"),
+        (["tune", "--resume", "3"], "trials is a string"), (["tune", "--resume", "99"], "no tuning session 99"),
     ]:
         rows.append({"id": " ".join(a or "''" for a in argv), "argv": argv,
                      "files": {"garbage.db": "this is not SQLite\n" * 10, "dir": {"dir": True}, "file": "x"},

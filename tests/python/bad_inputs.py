@@ -2,7 +2,10 @@
 tests/python/data/bad-inputs.jsonl, which test_bad_inputs.py runs. Regenerate after changing a
 message or a flag:
 
-    PYTHONPATH=src python tests/python/bad_inputs.py --write
+    .venv/bin/python tests/python/bad_inputs.py --write
+
+(the venv's pario, as `make setup` installs it: the flags' ranges come from the built engine's
+limits, data/engine-options.json, which a bare src/ tree does not have).
 
 Each row: "id"; "argv" (after `pario`); "files" written into the row's own directory first;
 "exit" expected; "says", a fragment of the one line expected on "stream" (stderr unless said).
@@ -248,7 +251,7 @@ def table_text(rows: list[dict]) -> str:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: PYTHONPATH=src python tests/python/bad_inputs.py --write")
+        sys.exit("usage: .venv/bin/python tests/python/bad_inputs.py --write")
     rows = all_rows()
     TABLE.write_text(table_text(rows))
     print(f"{len(rows)} rows written to {TABLE}")

@@ -46,7 +46,9 @@ def _alarm(signum, frame):
 
 
 def _store(path: Path) -> None:
-    """Runs 1 (complete, files kept, 2 ranks), 2 (failed) and three damaged ones (3, 4, 5)."""
+    """Runs 1 (complete, files kept, 2 ranks), 2 (failed) and three damaged ones (3, 4, 5); tuning
+    sessions 1 (not JSON), 2 (a list) and 3 (trials a string), all three damaged."""
+    from pario.model.tuning import TuningSession
     from pario.store import Store
 
     store = Store(str(path))
@@ -55,7 +57,12 @@ def _store(path: Path) -> None:
     store.add_run(kind="bench", command="pario bench -k", spec=spec, env={}, result=result, status="complete")
     store.add_run(kind="bench", command="pario bench", spec={"cases": []}, env={}, result={"cases": []},
                   status="failed")
+    sound = TuningSession(id=None, case={"backend": "mpiio", "strategy": "shared", "ops": ["write"]},
+                          objective="write", ranks=2, space={"cb_nodes": ["1", "2"]}).to_dict()
+    for doc in ({}, [1, 2], {**sound, "trials": "x"}):
+        store.add_session(command="pario tune", doc=doc, status="interrupted")
     con = sqlite3.connect(path)
+    con.execute("UPDATE tune_sessions SET doc = '{bad' WHERE id = 1")
     rows = [("{}", "{}", "[]"), ("{bad", "{}", "{}"),
             ("{}", "{}", json.dumps({"cases": [{"name": "a", "phases": [{"op": "write", "rep": 0, "bw_mib": "x"}]}]}))]
     for spec_text, env_text, result_text in rows:
@@ -152,7 +159,7 @@ def outcomes(tmp_path_factory):
 def test_the_table_is_the_generators(capsys):
     """The kept table is what bad_inputs.py makes from today's parsers (regenerate it with --write)."""
     assert TABLE.read_text() == table_text(all_rows()), \
-        "tests/python/data/bad-inputs.jsonl is stale: PYTHONPATH=src python tests/python/bad_inputs.py --write"
+        "tests/python/data/bad-inputs.jsonl is stale: .venv/bin/python tests/python/bad_inputs.py --write"
 
 
 def test_the_table_covers_every_command():

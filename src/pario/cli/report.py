@@ -15,7 +15,7 @@ from typing import Any
 
 from pario.cli.args import checked, row, typed
 from pario.model.errors import ParioError
-from pario.plan.inputs import RUN
+from pario.plan.inputs import INTEGER_MAX, RUN
 
 HELP = __doc__.split("\n", 2)[2]
 DEFAULT_OUTPUT = "pario-report.html"   # as pario.report.html.DEFAULT_OUTPUT (not imported: --help stays fast)
@@ -29,7 +29,7 @@ def register(subparsers) -> None:
     p.add_argument("--profile", action="append", default=[], metavar="LOG", type=row("profile", "path"),
                    help="a profile log (`pario profile -o LOG`) or a PARIO_PROFILE_DIR directory; repeatable")
     p.add_argument("--advise", action="store_true", help="put pario advise's findings at the top, linked to the plots")
-    p.add_argument("--tune", action="append", default=[], metavar="SESSION", type=checked(_run_text),
+    p.add_argument("--tune", action="append", default=[], metavar="SESSION", type=checked(_session_number),
                    help="a tuning session of pario tune")
     p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, type=row("output", "path"),
                    help=f"the page to write (default {DEFAULT_OUTPUT})")
@@ -47,6 +47,14 @@ def _run_text(text: str) -> str:
     return text
 
 
+def _session_number(text: str) -> int:
+    """A tuning session number as written (3 or #3), checked before any store is opened."""
+    word = text[1:] if text.startswith("#") else text
+    if not word.isascii() or not word.isdigit() or not 1 <= int(word) <= INTEGER_MAX:
+        raise ParioError(f"give a tuning session number like 3 (got {text[:40]!r}); `pario tune --list` lists them")
+    return int(word)
+
+
 def _require(flag: str, package: str, issue: int) -> None:
     """Fail before any work when the producer of a flag's records is not in this pario."""
     if importlib.util.find_spec(f"pario.{package}") is None:
@@ -62,19 +70,15 @@ def findings_for(runs: list[dict[str, Any]], profiles: list[tuple[str, dict[str,
                      "run without --advise")
 
 
-def sessions_for(ids: list[str], db: str | None) -> list:
-    """The stored tuning sessions of `pario tune` (`pario tune --list` names them)."""
+def sessions_for(ids: list[int], db: str | None) -> list:
+    """The stored tuning sessions of `pario tune` (`pario tune --list` names them); the store checks
+    each document against schemas/tune.schema.json as it reads it."""
     from pario.model.tuning import TuningSession
     from pario.store import Store
 
     store = Store(db)
     out = []
-    for text in ids:
-        try:
-            number = int(text.lstrip("#"))
-        except ValueError:
-            raise ParioError(f"--tune {text!r}: give a tuning session number "
-                             "(`pario tune --list` lists them)") from None
+    for number in ids:
         row = store.get_session(number)
         try:
             session = TuningSession.from_dict(row["doc"])

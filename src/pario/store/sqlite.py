@@ -256,11 +256,12 @@ class Store:
         if row is None:
             raise ParioError(f"no tuning session {session_id} in {self.path}; `pario tune --list` lists them")
         out = dict(zip(("id", "created", "updated", "status", "command", "headline", "doc"), row))
-        try:
-            out["doc"] = json.loads(out["doc"])
-        except ValueError:
-            raise ParioError(f"tuning session {session_id} in {self.path} is damaged (its document is not "
-                             "JSON); start a new session") from None
+        where = f"tuning session {session_id} in {self.path} is damaged (start a new session)"
+        if not isinstance(out["doc"], str):
+            raise ParioError(f"{where}: its document is not JSON text")
+        out["doc"] = parse_json(out["doc"], f"{where}: its document")
+        # read back like any file: checked before --resume or report uses it
+        documents.validate(out["doc"], "tune", where, part="session")
         return out
 
     def list_sessions(self, limit: int = 50) -> list[dict]:
