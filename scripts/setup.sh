@@ -185,7 +185,7 @@ fi
 # ---- 3. pario itself, rebuilt only when its sources changed --------------------------------
 
 sources_hash() {
-    { find pyproject.toml CMakeLists.txt README.md src csrc include schemas -type f \
+    { find pyproject.toml CMakeLists.txt README.md src csrc include schemas examples/presets -type f \
         -not -name '*.pyc' -not -path '*/__pycache__/*' -print0 2>/dev/null || true; } \
         | sort -z | xargs -0 -r sha256sum
     # the libraries the engine can link: a library installed or built later means a rebuild

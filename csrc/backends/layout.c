@@ -15,6 +15,17 @@ void pario_layout_init(pario_layout *l, const pario_case *cs, const pario_geom *
   l->block = p->block;
   l->member = (uint64_t)g->member;
   l->nmembers = (uint64_t)g->nmembers;
+  if (p->kind == PARIO_BTIO) { /* BTIO's record variable: [step][z][y][x][5] */
+    l->nd = 5;
+    l->view = 1;
+    l->gdims[0] = p->steps;
+    for (int d = 0; d < 3; d++) l->gdims[3 - d] = p->points[d], l->points[d] = p->points[d];
+    l->gdims[4] = PARIO_BTIO_POINT / PARIO_ELEM;
+    l->cells = pario_btio_cells(g->nmembers);
+    l->call = g->call_bytes;
+    l->ncalls = p->steps;
+    return;
+  }
   if (p->kind == PARIO_SUBARRAY) {
     l->nd = p->ndims;
     for (int d = 0; d < p->ndims; d++) {
@@ -28,6 +39,18 @@ void pario_layout_init(pario_layout *l, const pario_case *cs, const pario_geom *
   }
   l->call = l->view ? p->xfer : pario_pattern_call_bytes(p);
   l->ncalls = l->call ? pario_pattern_member_bytes(p) / l->call : 0;
+}
+
+void pario_layout_btio_box(const pario_layout *l, uint64_t step, int c, pario_box *box) {
+  pario_pattern p = {.kind = PARIO_BTIO, .steps = l->gdims[0]};
+  pario_btio_cell cell;
+  for (int d = 0; d < 3; d++) p.points[d] = l->points[d];
+  pario_btio_cell_of(&p, (int)l->member, (int)l->nmembers, c, &cell);
+  memset(box, 0, sizeof *box);
+  box->start[0] = step;
+  box->count[0] = 1;
+  for (int d = 0; d < 3; d++) box->start[3 - d] = cell.low[d], box->count[3 - d] = cell.size[d];
+  box->count[4] = PARIO_BTIO_POINT / PARIO_ELEM;
 }
 
 uint64_t pario_box_elems(const pario_box *b, int nd) {

@@ -4,6 +4,8 @@
  *
  *   segmented, random: one 1-D variable of file_bytes/8 elements of 8 bytes; call (offset, len)
  *                      is the hyperslab [offset/8, offset/8 + len/8).
+ *   btio:              a 5-D record variable [step][z][y][x][5] (NAS BTIO's), one call per step
+ *                      made of the member's cells (pario_layout_btio_box).
  *   subarray:          a k-D variable of the global dims (ldims x grid); without a view one call
  *                      is one row; with a view (cs->view) the offset is in the member's view
  *                      space, so the call covers elements of the member's k-D block in C order,
@@ -33,12 +35,17 @@ typedef struct {
   uint64_t ldims[PARIO_MAX_DIMS], lstart[PARIO_MAX_DIMS]; /* subarray: member's block */
   uint64_t call;                   /* bytes per call */
   uint64_t ncalls;                 /* calls per member per phase */
+  int cells;                       /* btio: cells per member */
+  uint64_t points[3];              /* btio: grid points x, y, z */
 } pario_layout;
 
 /* The layout of a member (geometry g) of a file of case cs. */
 void pario_layout_init(pario_layout *l, const pario_case *cs, const pario_geom *g);
 /* Boxes covering bytes [offset, offset + len) of a call; returns their number (>= 1). */
 int pario_layout_boxes(const pario_layout *l, uint64_t offset, uint64_t len, pario_box *out);
+/* btio (5-D record variable [step][z][y][x][5]): the box of the member's cell c in a step; a
+ * call (one step) is its `cells` boxes in order, filling the buffer one after the other. */
+void pario_layout_btio_box(const pario_layout *l, uint64_t step, int c, pario_box *box);
 /* Elements in a box. */
 uint64_t pario_box_elems(const pario_box *b, int nd);
 /* The chunk dims of a "chunk" library setting: "block" (one member's block or one transfer),

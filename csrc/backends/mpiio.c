@@ -1,5 +1,6 @@
 /* MPI-IO: independent *_at, collective *_at_all, file views (vector for segmented, subarray for
- * k-D blocks), hints through MPI_Info, effective hints through MPI_File_get_info. */
+ * k-D blocks, a struct of subarrays for NAS BTIO's cells), hints through MPI_Info, effective
+ * hints through MPI_File_get_info. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +26,47 @@ static int mpi_fail(int err, const char *what, const char *path) {
   return pario_err(code, "%s %s: %s", what, path, s);
 }
 
+/* NAS BTIO's file type (its MPI-IO methods): one 3-D subarray of 40-byte points per cell, joined
+ * by a struct in cell order (increasing z, so offsets increase) and resized to one record, so that
+ * the view tiles record after record: step s is view bytes [s * own, (s + 1) * own). */
+static int btio_filetype(const pario_pattern *p, const pario_geom *g, MPI_Datatype *ft) {
+  int n = pario_btio_cells(g->nmembers);
+  if (n < 1) return pario_err(PARIO_E_SPEC, "btio: %d ranks is not a square", g->nmembers);
+  MPI_Datatype point, joined, *cells = malloc(sizeof *cells * (size_t)n);
+  int *blens = malloc(sizeof *blens * (size_t)n);
+  MPI_Aint *disps = malloc(sizeof *disps * (size_t)n);
+  if (!cells || !blens || !disps) {
+    free(cells), free(blens), free(disps);
+    return pario_err(PARIO_E_NOMEM, "out of memory");
+  }
+  MPI_Type_contiguous(PARIO_BTIO_POINT, MPI_BYTE, &point); /* the etype is MPI_BYTE: build on bytes */
+  int sizes[3] = {(int)p->points[2], (int)p->points[1], (int)p->points[0]}; /* C order: z, y, x */
+  for (int c = 0; c < n; c++) {
+    pario_btio_cell cell;
+    pario_btio_cell_of(p, g->member, g->nmembers, c, &cell);
+    int sub[3] = {(int)cell.size[2], (int)cell.size[1], (int)cell.size[0]};
+    int start[3] = {(int)cell.low[2], (int)cell.low[1], (int)cell.low[0]};
+    MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, point, &cells[c]);
+    blens[c] = 1;
+    disps[c] = 0;
+  }
+  MPI_Type_create_struct(n, blens, disps, cells, &joined);
+  MPI_Type_create_resized(joined, 0, (MPI_Aint)pario_btio_record_bytes(p), ft);
+  for (int c = 0; c < n; c++) MPI_Type_free(&cells[c]);
+  MPI_Type_free(&joined);
+  MPI_Type_free(&point);
+  MPI_Type_commit(ft);
+  free(cells), free(blens), free(disps);
+  return 0;
+}
+
 /* The file type of a member's region; MPI_DATATYPE_NULL when the pattern has no view. */
 static int make_filetype(const pario_case *cs, const pario_geom *g, MPI_Datatype *ft, MPI_Offset *disp) {
   const pario_pattern *p = &cs->pat;
   MPI_Datatype unit;
   *ft = MPI_DATATYPE_NULL;
   *disp = 0;
+  if (p->kind == PARIO_BTIO) return btio_filetype(p, g, ft);
   if (p->kind == PARIO_SEGMENTED) {
     /* count in units of xfer so that blocks beyond 2 GiB still fit MPI's int counts */
     MPI_Type_contiguous((int)p->xfer, MPI_BYTE, &unit);
@@ -68,8 +104,9 @@ static int mpiio_open(const pario_file *a, pario_file **fh) {
   } else if (cs->view) {
     MPI_Datatype ft;
     MPI_Offset disp;
-    make_filetype(cs, a->geom, &ft, &disp);
-    if (ft != MPI_DATATYPE_NULL) {
+    rc = make_filetype(cs, a->geom, &ft, &disp);
+    if (rc) MPI_File_close(&f->fh);
+    if (!rc && ft != MPI_DATATYPE_NULL) {
       err = MPI_File_set_view(f->fh, disp, MPI_BYTE, ft, "native", info);
       MPI_Type_free(&ft);
       if (err != MPI_SUCCESS) {

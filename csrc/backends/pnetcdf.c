@@ -1,4 +1,6 @@
-/* PnetCDF: one CDF-5 variable "data" (NC_UINT64) holding the global array of layout.h.
+/* PnetCDF: one CDF-5 variable "data" (NC_UINT64) holding the global array of layout.h (btio: NAS
+ * BTIO's record variable [NUM_DUMPS][Z][Y][X][FIVE_DBL], 8-byte integers rather than doubles so
+ * that verify compares exact words; the bytes and their places are BTIO's).
  * Blocking collective (put_vara_all / put_varn_all) or independent transfers, or non-blocking
  * iput / bput (reads: iget) completed by ncmpi_wait_all (collective) or ncmpi_wait
  * (independent) every nb_batch requests and at the end of the transfer loop (flush).
@@ -79,11 +81,14 @@ static MPI_Info make_info(const pario_case *cs) {
 }
 
 static int define(ncfile *f) {
-  int dims[PARIO_MAX_DIMS], err = 0;
+  int dims[PARIO_MAX_DIMS], err = 0, btio = f->lay.kind == PARIO_BTIO;
+  /* BTIO's names; its record dimension is unlimited, a record appended per step */
+  static const char *const btio_dims[] = {"NUM_DUMPS", "Z", "Y", "X", "FIVE_DBL"};
   for (int d = 0; d < f->lay.nd && !err; d++) {
     char name[16];
     snprintf(name, sizeof name, "d%d", d);
-    err = ncmpi_def_dim(f->ncid, name, (MPI_Offset)f->lay.gdims[d], &dims[d]);
+    MPI_Offset len = btio && d == 0 ? NC_UNLIMITED : (MPI_Offset)f->lay.gdims[d];
+    err = ncmpi_def_dim(f->ncid, btio ? btio_dims[d] : name, len, &dims[d]);
   }
   if (!err) err = ncmpi_def_var(f->ncid, "data", NC_UINT64, f->lay.nd, dims, &f->varid);
   int old;
@@ -102,7 +107,8 @@ static int pnetcdf_open(const pario_file *a, pario_file **fh) {
   uint64_t b = 0;
   const char *v = pario_case_lib(a->cs, "nb_batch");
   if (v) b = strtoull(v, NULL, 10); /* checked: an integer >= 0 */
-  f->batch = b ? b : f->lay.ncalls ? f->lay.ncalls : 1; /* default: one wait for the whole phase */
+  /* default: one wait for the whole phase; btio: one wait_all per step, as BTIO's method 3 */
+  f->batch = b ? b : f->lay.kind == PARIO_BTIO ? 1 : f->lay.ncalls ? f->lay.ncalls : 1;
   if (f->mode == BPUT && f->batch * f->lay.call > ((uint64_t)256 << 20)) /* bput copies: bound its buffer */
     f->batch = (((uint64_t)256 << 20) / f->lay.call) ? ((uint64_t)256 << 20) / f->lay.call : 1;
   MPI_Info info = make_info(a->cs);
@@ -143,7 +149,65 @@ static int wait_pending(ncfile *f) {
   return err ? nc_fail(err, f->pub.collective ? "ncmpi_wait_all" : "ncmpi_wait", f->pub.path) : 0;
 }
 
+/* A wait before reusing a buffer that a pending request still reads or fills: a read would be
+ * overwritten; an iput would be byte-swapped in place a second time (bput copies). */
+static int before_reuse(ncfile *f, pario_dir dir, const void *buf) {
+  int rc;
+  if (dir == PARIO_READ || f->mode == IPUT)
+    for (uint64_t k = 0; k < f->pending; k++)
+      if (f->pbuf[k] == buf && (rc = wait_pending(f))) return rc;
+  return 0;
+}
+
+/* NAS BTIO's calls: per cell of this step, put_vara_all (method 2, blocking: one collective call
+ * per cell) or iput_vara (method 3: all cells posted, then one wait_all per step, f->batch). */
+static int xfer_btio(ncfile *f, pario_dir dir, void *buf, uint64_t offset) {
+  uint64_t step = offset / f->lay.call;
+  unsigned long long *p = buf;
+  int rc = f->mode == BLOCKING ? 0 : before_reuse(f, dir, buf), err = 0, first = 0, posted = 0;
+  int coll = f->pub.collective;
+  const char *what = "", *failed = "";
+  /* after an error a blocking collective call still goes on: the other ranks are in it */
+  for (int c = 0; c < f->lay.cells && !rc && (!first || (coll && f->mode == BLOCKING)); c++) {
+    pario_box box;
+    MPI_Offset st[5], ct[5];
+    int req;
+    pario_layout_btio_box(&f->lay, step, c, &box);
+    for (int d = 0; d < 5; d++) st[d] = (MPI_Offset)box.start[d], ct[d] = (MPI_Offset)box.count[d];
+    if (f->mode == BLOCKING && dir == PARIO_WRITE) {
+      what = coll ? "ncmpi_put_vara_ulonglong_all" : "ncmpi_put_vara_ulonglong";
+      err = coll ? ncmpi_put_vara_ulonglong_all(f->ncid, f->varid, st, ct, p)
+                 : ncmpi_put_vara_ulonglong(f->ncid, f->varid, st, ct, p);
+    } else if (f->mode == BLOCKING) {
+      what = coll ? "ncmpi_get_vara_ulonglong_all" : "ncmpi_get_vara_ulonglong";
+      err = coll ? ncmpi_get_vara_ulonglong_all(f->ncid, f->varid, st, ct, p)
+                 : ncmpi_get_vara_ulonglong(f->ncid, f->varid, st, ct, p);
+    } else if (dir == PARIO_READ) {
+      what = "ncmpi_iget_vara_ulonglong";
+      err = ncmpi_iget_vara_ulonglong(f->ncid, f->varid, st, ct, p, &req);
+    } else if (f->mode == IPUT) {
+      what = "ncmpi_iput_vara_ulonglong";
+      err = ncmpi_iput_vara_ulonglong(f->ncid, f->varid, st, ct, p, &req);
+    } else {
+      what = "ncmpi_bput_vara_ulonglong";
+      err = ncmpi_bput_vara_ulonglong(f->ncid, f->varid, st, ct, p, &req);
+    }
+    p += pario_box_elems(&box, 5);
+    if (err && !first) first = err, failed = what;
+    posted += f->mode != BLOCKING && !err;
+  }
+  /* the step's requests: one pending unit, waited for even after an error */
+  if (posted) f->pbuf[f->pending++] = buf;
+  if (first) {
+    char w[128];
+    snprintf(w, sizeof w, "%s at step %llu of", failed, (unsigned long long)step);
+    return nc_fail(first, w, f->pub.path);
+  }
+  return !rc && posted && f->pending == f->batch ? wait_pending(f) : rc;
+}
+
 static int xfer(ncfile *f, pario_dir dir, void *buf, uint64_t len, uint64_t offset) {
+  if (f->lay.kind == PARIO_BTIO) return xfer_btio(f, dir, buf, offset);
   pario_box box[PARIO_MAX_BOXES];
   MPI_Offset st[PARIO_MAX_BOXES][PARIO_MAX_DIMS], ct[PARIO_MAX_BOXES][PARIO_MAX_DIMS];
   MPI_Offset *sp[PARIO_MAX_BOXES], *cp[PARIO_MAX_BOXES];
@@ -167,11 +231,7 @@ static int xfer(ncfile *f, pario_dir dir, void *buf, uint64_t len, uint64_t offs
     }
   } else {
     int req;
-    /* The engine reuses its buffers: complete an earlier request on this one first. A read would
-     * be overwritten; an iput would be byte-swapped in place a second time (bput copies). */
-    if (dir == PARIO_READ || f->mode == IPUT)
-      for (uint64_t k = 0; k < f->pending; k++)
-        if (f->pbuf[k] == buf && (rc = wait_pending(f))) return rc;
+    if ((rc = before_reuse(f, dir, buf))) return rc; /* the engine reuses its buffers */
     if (dir == PARIO_READ) {
       what = "ncmpi_iget_varn_ulonglong";
       err = ncmpi_iget_varn_ulonglong(f->ncid, f->varid, nb, sp, cp, p, &req);

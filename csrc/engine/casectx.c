@@ -71,8 +71,9 @@ int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world
   const pario_case *cs = c->cs;
   geom_of(c, c->g.member, &c->geom);
   c->view = cs->view && cs->pat.kind != PARIO_RANDOM;
-  c->call = c->view ? cs->pat.xfer : pario_pattern_call_bytes(&cs->pat);
-  c->n = pario_pattern_member_bytes(&cs->pat) / c->call;
+  /* btio: one call per step, its cells through the view, as BTIO's write_all of one record */
+  c->call = c->view && cs->pat.kind != PARIO_BTIO ? cs->pat.xfer : c->geom.call_bytes;
+  c->n = c->call ? c->geom.member_bytes / c->call : 0;
   pario_file_path(run, ci, c->g.file_index, c->wpath, sizeof c->wpath);
   strcpy(c->rpath, c->wpath);
   plan_reorder(c);

@@ -35,7 +35,7 @@ typedef struct {
 
 static const char *const workloads[] = {"data", "metadata", NULL};
 static const char *const strategies[] = {"serial", "fpp", "shared", "nfiles", "pernode", NULL};
-static const char *const patterns[] = {"segmented", "subarray", "random", NULL};
+static const char *const patterns[] = {"segmented", "subarray", "random", "btio", NULL};
 _Static_assert(sizeof(pario_strategy) == sizeof(int) && sizeof(pario_pattern_kind) == sizeof(int) &&
                    sizeof(pario_workload) == sizeof(int),
                "enum fields are read and written as int");
@@ -82,6 +82,22 @@ static void write_ldims(pario_jw *j, const pario_case *c) {
   pario_jw_arr_end(j);
 }
 
+static int parse_points(const pj_value *v, pario_case *c) {
+  if (!v) return 0;
+  if (v->t != PJ_ARR || v->n != 3) return bad(c, "grid_points must be a list of 3 integers (x, y, z)");
+  for (int k = 0; k < 3; k++) {
+    if (v->items[k].t != PJ_NUM || !v->items[k].is_int || v->items[k].i < 1 || v->items[k].i > 0x7fffffff)
+      return bad(c, "grid_points must be positive integers below 2^31");
+    c->pat.points[k] = (uint64_t)v->items[k].i;
+  }
+  return 0;
+}
+static void write_points(pario_jw *j, const pario_case *c) {
+  pario_jw_arr(j, "grid_points");
+  for (int d = 0; d < 3; d++) pario_jw_uint(j, NULL, c->pat.points[d]);
+  pario_jw_arr_end(j);
+}
+
 static int parse_lib(const pj_value *h, pario_case *c) {
   if (!h) return 0;
   if (h->t != PJ_OBJ || h->n > PARIO_MAX_LIB) return bad(c, "lib must be an object of at most 32 settings");
@@ -120,7 +136,9 @@ static int parse_hints(const pj_value *h, pario_case *c) {
 
 static int is_nfiles(const pario_case *c) { return c->strategy == PARIO_NFILES; }
 static int is_subarray(const pario_case *c) { return c->pat.kind == PARIO_SUBARRAY; }
-static int not_subarray(const pario_case *c) { return c->pat.kind != PARIO_SUBARRAY; }
+static int is_btio(const pario_case *c) { return c->pat.kind == PARIO_BTIO; }
+static int has_blocks(const pario_case *c) { return c->pat.kind != PARIO_SUBARRAY && c->pat.kind != PARIO_BTIO; }
+static int has_xfer(const pario_case *c) { return c->pat.kind != PARIO_BTIO; }
 static int has_lib(const pario_case *c) { return c->nlib > 0; }
 
 #define BOTH (DATA | MD)
@@ -144,10 +162,12 @@ static const field fields[] = {
     VAL("nfiles", F_INT, nfiles, DATA, 1, .shown = is_nfiles),
     VAL("aggregate", F_BOOL, aggregate, DATA, 0),
     ENUM("pattern", pat.kind, DATA | REQUIRED, 0, patterns, "unknown pattern"),
-    VAL("xfer", F_U64, pat.xfer, DATA, 0),
+    VAL("xfer", F_U64, pat.xfer, DATA, 0, .shown = has_xfer),
     CUSTOM("ldims", DATA, .parse = parse_ldims, .write = write_ldims, .shown = is_subarray),
-    VAL("block", F_U64, pat.block, DATA, 0, .shown = not_subarray),
-    VAL("segments", F_U64, pat.segments, DATA, 1, .shown = not_subarray),
+    VAL("block", F_U64, pat.block, DATA, 0, .shown = has_blocks),
+    VAL("segments", F_U64, pat.segments, DATA, 1, .shown = has_blocks),
+    CUSTOM("grid_points", DATA, .parse = parse_points, .write = write_points, .shown = is_btio),
+    VAL("steps", F_U64, pat.steps, DATA, 1, .shown = is_btio),
     VAL("files_per_dir", F_U64, md.files_per_dir, MD, 0),
     VAL("file_size", F_U64, md.file_size, MD, 0),
     VAL("depth", F_SMALL, md.depth, MD, 0),

@@ -97,6 +97,20 @@ int pario_group_make(const pario_case *cs, const pario_world *w, pario_group *g)
       if (cs->pat.ldims[d] * (uint64_t)grid[d] > 0x7fffffff)
         return pario_err(PARIO_E_SPEC, "case %s: global dimension %d is too large for MPI", cs->name, d);
   }
+  if (cs->pat.kind == PARIO_BTIO) {
+    int p = pario_btio_cells(g->nmembers);
+    if (!p)
+      return pario_err(PARIO_E_SPEC, "case %s: btio needs a square number of ranks (1, 4, 9, 16, ...), not %d",
+                       cs->name, g->nmembers);
+    for (int d = 0; d < 3; d++)
+      if (cs->pat.points[d] < (uint64_t)p)
+        return pario_err(PARIO_E_SPEC, "case %s: btio over %d ranks needs at least %d grid points per dimension",
+                         cs->name, g->nmembers, p);
+    for (int m = 0; m < g->nmembers; m++) /* one call per step: MPI counts are ints */
+      if (pario_btio_step_bytes(&cs->pat, m, g->nmembers) > 0x7fffffff)
+        return pario_err(PARIO_E_SPEC, "case %s: btio step of rank %d is over 2 GiB; use more ranks or a smaller grid",
+                         cs->name, m);
+  }
   return 0;
 }
 

@@ -189,8 +189,9 @@ static void remove_files(const pario_ctx *c, int last) {
 static void describe(const pario_ctx *c, pario_case_rec *rec) {
   rec->files = c->g.nfiles;
   rec->file_bytes = c->geom.file_bytes;
-  rec->bytes_per_rank = pario_pattern_member_bytes(&c->cs->pat);
-  rec->total_bytes = rec->bytes_per_rank * (uint64_t)c->w->nranks;
+  rec->bytes_per_rank = c->geom.member_bytes; /* btio: rank 0's; its members differ */
+  rec->total_bytes = c->cs->pat.kind == PARIO_BTIO ? c->geom.file_bytes
+                                                   : rec->bytes_per_rank * (uint64_t)c->w->nranks;
   rec->ops_per_rank = c->n;
   rec->call_bytes = c->call;
   rec->reorder_shift = c->shift;

@@ -126,6 +126,7 @@ static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, 
     for (int d = 0; d < c->pat.ndims; d++) pario_jw_int(j, NULL, r->grid[d]);
     pario_jw_arr_end(j);
   }
+  if (c->pat.kind == PARIO_BTIO) pario_jw_int(j, "btio_cells", r->grid[0]);
   if (c->workload == PARIO_WL_METADATA) metadata(j, c, r);
   else hints(j, c, r);
   lib(j, c, r);

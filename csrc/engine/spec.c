@@ -32,6 +32,21 @@ static int check_lib(pario_case *c, const pario_backend *be) {
   return rc ? rc : be->check ? be->check(c) : 0;
 }
 
+/* NAS BTIO's shape: one shared file, each rank's cells through a file view (mpiio, pnetcdf); the
+ * counts that need the number of ranks are checked when the group is made (groups.c). */
+static int check_btio(const pario_case *c, const pario_backend *be) {
+  const pario_pattern *p = &c->pat;
+  if (strcmp(be->name, "mpiio") && strcmp(be->name, "pnetcdf"))
+    return bad(c->name, "the btio pattern runs through the mpiio or pnetcdf backend");
+  if (!p->points[0] || !p->points[1] || !p->points[2]) return bad(c->name, "btio needs grid_points");
+  if (p->steps < 1) return bad(c->name, "btio needs steps >= 1");
+  if (c->strategy != PARIO_SHARED || c->aggregate) return bad(c->name, "btio writes one shared file: strategy shared");
+  if (!c->view) return bad(c->name, "btio describes each rank's cells with a file view: view must be true");
+  if (c->reorder) return bad(c->name, "btio reads back each rank's own cells: reorder does not apply");
+  if (c->odirect) return bad(c->name, "odirect does not apply to btio");
+  return 0;
+}
+
 static int check_case(pario_case *c) {
   pario_pattern *p = &c->pat;
   const pario_backend *be = pario_backend_find(c->backend);
@@ -39,7 +54,10 @@ static int check_case(pario_case *c) {
   if (be->missing) return pario_err(PARIO_E_NOTBUILT, "backend %s is not built: %s", be->name, be->missing);
   if (c->reps < 1) return bad(c->name, "reps must be >= 1");
   if (c->nops < 1) return bad(c->name, "ops is empty");
-  if (p->kind == PARIO_SUBARRAY) {
+  if (p->kind == PARIO_BTIO) {
+    int rc = check_btio(c, be);
+    if (rc) return rc;
+  } else if (p->kind == PARIO_SUBARRAY) {
     if (p->ndims < 1) return bad(c->name, "subarray needs ldims");
     if (c->view && (p->xfer == 0 || p->xfer % 8 || pario_pattern_member_bytes(p) % p->xfer))
       return bad(c->name, "xfer must be a multiple of 8 that divides the local block's bytes");
@@ -49,7 +67,7 @@ static int check_case(pario_case *c) {
     if (p->segments < 1) return bad(c->name, "segments must be >= 1");
     if (p->segments > (uint64_t)INT64_MAX / p->block) return bad(c->name, "block x segments is beyond 2^63 bytes");
   }
-  uint64_t call = c->view ? p->xfer : pario_pattern_call_bytes(p);
+  uint64_t call = p->kind == PARIO_BTIO ? 0 : c->view ? p->xfer : pario_pattern_call_bytes(p);
   if (call > INT_MAX) return bad(c->name, "a transfer must be under 2 GiB");
   unsigned caps = pario_backend_caps(be);
   if (c->collective && !(caps & PARIO_CAP_COLLECTIVE)) return bad(c->name, "collective needs a backend with collective calls");

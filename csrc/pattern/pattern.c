@@ -4,6 +4,7 @@
 #include "pario/errors.h"
 
 uint64_t pario_pattern_member_bytes(const pario_pattern *p) {
+  if (p->kind == PARIO_BTIO) return 0; /* per member: pario_geom.member_bytes */
   if (p->kind == PARIO_SUBARRAY) {
     uint64_t n = PARIO_ELEM;
     for (int d = 0; d < p->ndims; d++) n *= p->ldims[d];
@@ -13,15 +14,18 @@ uint64_t pario_pattern_member_bytes(const pario_pattern *p) {
 }
 
 uint64_t pario_pattern_file_bytes(const pario_pattern *p, int nmembers) {
+  if (p->kind == PARIO_BTIO) return pario_btio_record_bytes(p) * p->steps;
   return pario_pattern_member_bytes(p) * (uint64_t)nmembers;
 }
 
 uint64_t pario_pattern_call_bytes(const pario_pattern *p) {
+  if (p->kind == PARIO_BTIO) return 0; /* per member: pario_geom.call_bytes */
   if (p->kind == PARIO_SUBARRAY) return p->ldims[p->ndims - 1] * PARIO_ELEM;
   return p->xfer;
 }
 
 uint64_t pario_pattern_count(const pario_pattern *p) {
+  if (p->kind == PARIO_BTIO) return p->steps;
   uint64_t call = pario_pattern_call_bytes(p);
   return call ? pario_pattern_member_bytes(p) / call : 0;
 }
@@ -55,9 +59,15 @@ void pario_pattern_geom(const pario_pattern *p, int member, int nmembers, pario_
   g->member = member;
   g->nmembers = nmembers;
   g->file_bytes = pario_pattern_file_bytes(p, nmembers);
+  g->member_bytes = pario_pattern_member_bytes(p);
+  g->call_bytes = pario_pattern_call_bytes(p);
   if (p->kind == PARIO_SUBARRAY) {
     pario_pattern_grid(nmembers, p->ndims, g->grid);
     pario_pattern_coords(member, p->ndims, g->grid, g->coords);
+  } else if (p->kind == PARIO_BTIO) {
+    g->grid[0] = pario_btio_cells(nmembers);
+    g->call_bytes = pario_btio_step_bytes(p, member, nmembers);
+    g->member_bytes = g->call_bytes * p->steps;
   }
 }
 
@@ -124,6 +134,8 @@ int pario_pattern_offsets(const pario_pattern *p, const pario_geom *g, uint64_t 
     }
     case PARIO_SUBARRAY:
       return subarray_offsets(p, g, off, n);
+    case PARIO_BTIO: /* a step is not one contiguous range: it goes through a file view */
+      return pario_err(PARIO_E_SPEC, "the btio pattern needs a file view");
   }
   return pario_err(PARIO_E_SPEC, "unknown pattern");
 }

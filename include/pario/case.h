@@ -18,7 +18,7 @@
 #define PARIO_MD_MAX_FILE_SIZE ((uint64_t)1 << 30)
 
 typedef enum { PARIO_SERIAL, PARIO_FPP, PARIO_SHARED, PARIO_NFILES, PARIO_PERNODE } pario_strategy;
-typedef enum { PARIO_SEGMENTED, PARIO_SUBARRAY, PARIO_RANDOM } pario_pattern_kind;
+typedef enum { PARIO_SEGMENTED, PARIO_SUBARRAY, PARIO_RANDOM, PARIO_BTIO } pario_pattern_kind;
 typedef enum {
   PARIO_OP_WRITE, PARIO_OP_READ, PARIO_OP_VERIFY, /* data workload */
   PARIO_OP_CREATE, PARIO_OP_STAT, PARIO_OP_OPEN, PARIO_OP_READSMALL, PARIO_OP_REMOVE /* metadata */
@@ -51,6 +51,8 @@ typedef struct {
   uint64_t segments;  /* segmented, random */
   int ndims;          /* subarray */
   uint64_t ldims[PARIO_MAX_DIMS]; /* subarray: local block, elements of PARIO_ELEM bytes, C order */
+  uint64_t points[3]; /* btio: global grid points x, y, z (NAS grid_points) */
+  uint64_t steps;     /* btio: records written one after the other */
   uint64_t seed;      /* random placement and data pattern */
 } pario_pattern;
 
@@ -102,9 +104,11 @@ static inline const char *pario_case_lib(const pario_case *c, const char *key) {
 typedef struct {
   int file_index, nfiles;
   int member, nmembers;          /* index in the file's group, group size */
-  int grid[PARIO_MAX_DIMS];      /* subarray process grid */
+  int grid[PARIO_MAX_DIMS];      /* subarray process grid; btio: grid[0] = cells per member */
   int coords[PARIO_MAX_DIMS];    /* subarray coordinates of `member` */
   uint64_t file_bytes;           /* final size of the file */
+  uint64_t member_bytes;         /* this member's bytes per phase (btio: differs between members) */
+  uint64_t call_bytes;           /* bytes per call without a view (btio: one step of its cells) */
 } pario_geom;
 
 #endif

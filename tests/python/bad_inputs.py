@@ -158,6 +158,16 @@ def bench_rows() -> list[dict]:
         (["--db", "garbage.db", "-F"], "not a database"), (["--config", "absent.toml"], "does not exist"),
         (["--config", "/dev/zero"], "not a regular file"), (["--config", "empty.txt"], "no [[case]] tables"),
         (["--hints-file", "absent.txt", "-a", "mpiio"], "does not exist"),
+        (["--preset", "bogus"], "unknown preset"), (["--preset", "empty.txt", "-n", "2"], "empty.txt"),
+        (["--preset", "./garbage.db"], "not valid TOML"), (["--scale", "2"], "add --preset"),
+        (["-a", "mpiio", "--pattern", "btio", "--class", "Z", "-n", "4"], "NAS classes are"),
+        (["-a", "mpiio", "--pattern", "btio", "-t", "1m", "-n", "4"], "does not apply to --pattern btio"),
+        (["-a", "mpiio", "--pattern", "btio", "--grid", "0x4x4", "-n", "4"], "positive dimensions"),
+        (["-a", "mpiio", "--pattern", "btio", "--grid", "4x4", "-n", "4"], "x, y and z"),
+        (["-a", "mpiio", "--pattern", "btio", "-n", "3"], "square number of ranks"),
+        (["-a", "mpiio", "--pattern", "btio", "-n", "4", "--grid", "9" * 11 + "x" + "9" * 11 + "x99", "--steps", "9"],
+         "over MPI's 2 GiB per call"),
+        (["--pattern", "btio", "-n", "4"], "runs through -a mpiio"), (["--class", "A"], "applies to --pattern btio"),
     ]:
         rows.append({"id": "bench " + " ".join(a[:30] for a in args), "argv": b + args,
                      "files": {"empty.txt": "", "garbage.db": "not SQLite\n" * 20}, "exit": 2, "says": says})
@@ -192,6 +202,7 @@ def job_rows() -> list[dict]:
         "hints_file": ["5", '"absent.txt"', '""'], "lib": ['"x"', "{alignment = [1]}", "[1]"],
         "workload": ['"io"', "5"], "reorder": ["-5", '"far"', "2.5"], "buffer_max": ["0", '"big"'],
         "collective": ['"yes"', "1"], "keep": ['"no"'], "view": ["0"], "aggregate": ['"true"'],
+        "btio_class": ["5", '"Z"'], "grid": ['"4x4"', "0", '"axb"', "[0]"], "steps": ["0", '"many"', "1.5"],
     }
     md = {"files_per_dir": ["0", '"many"', "-1", "2000000000"], "depth": ["9", "-1"], "branching": ["0", "65"],
           "per_rank_dirs": ['"yes"'], "file_size": ["-1", '"big"', '"2g"']}

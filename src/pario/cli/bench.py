@@ -13,6 +13,7 @@ from rich.console import Console
 
 from pario.analysis.summary import headline, summarize
 from pario.cli.args import checked, typed
+from pario.cli.bench_preset import run_preset
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -57,6 +58,18 @@ Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a
 sets a library setting (hdf5 alignment, chunk, coll_metadata; pnetcdf mode=iput|bput, nb_batch;
 netcdf4 fill, chunk; adios2 BP5 parameters such as NumAggregators); `--list` names them all.
 --suite layers: one table of every built layer against raw MPI-IO collective on the same bytes.
+
+NAS BTIO (--pattern btio, -a mpiio or pnetcdf, a square -n): BTIO's block-tridiagonal decomposition of
+a 3-D array of 5 doubles per point, each rank owning sqrt(n) non-contiguous cells, one collective call
+per step; -a mpiio -c is BTIO's method 0 (no -c: method 1), -a pnetcdf -c method 2 (put_vara_all per
+cell), --lib mode=iput method 3 (iput per cell, one wait_all per step). --class A or --grid 64x64x64,
+--steps N. Example: pario bench --pattern btio -a pnetcdf -c --lib mode=iput --class W -n 4 -w -W
+
+Presets (--preset NAME, --preset list): the seeds' experiments (LRZ's hints matrix, CSC's BTIO, KAUST's
+strategies, small writes and striping, ARCHER's small files, ARCHER2's aggregators and layers), each a
+job file in examples/presets/ with the seed's table: this system's median [min-max] beside the seed's
+figure per cell, rows this system cannot run named with the reason, and a reading only where the
+ranges do not overlap. --scale F multiplies the data (default: what fits --time); -n, -i apply.
 
 Metadata workload (like mdtest): --metadata [--files-per-dir N] [--file-size S] [--depth D]
 [--branching B] [--per-rank-dirs (mdtest -u)] [--md-ops create,stat,open_close,read_small,remove]:
@@ -108,10 +121,17 @@ def register(subparsers) -> None:
     r.add_argument("--reuse", type=typed(RUN["reuse"]), metavar="RUN",
                    help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
                         "they are never written or removed")
+    r.add_argument("--preset", metavar="NAME|list|FILE", type=typed(RUN["preset"]),
+                   help="a seed's experiment (examples/presets/NAME.toml): its table, this system's figures beside "
+                        "the seed's; `--preset list` names them")
+    r.add_argument("--scale", type=typed(RUN["scale"]), metavar="F",
+                   help="presets: multiply each rank's data by F (default: the largest of 1, 1/2, 1/4, ... "
+                        "that fits --time)")
     r.add_argument("--suite", type=typed(RUN["suite"]),
                    help="default: the strategies; layers: each I/O library against raw MPI-IO")
     r.add_argument("--size", type=typed(RUN["size"]), help="suites: bytes per phase (all ranks), overrides --time")
-    r.add_argument("--time", type=typed(RUN["time"]), default=60.0, help="suites: time budget in seconds (60)")
+    r.add_argument("--time", type=typed(RUN["time"]), default=60.0,
+                   help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", type=typed(RUN["mpirun"]),
                    help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
@@ -152,8 +172,13 @@ def add_case_flags(p):
     g.add_argument("-G", "--seed", type=typed(CASE["seed"]), help="data pattern seed")
     g.add_argument("--strategy", type=typed(CASE["strategy"]), help="serial | fpp | shared | nfiles:K | per-node")
     g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
-    g.add_argument("--pattern", type=typed(CASE["pattern"]), help="segmented | subarray | random")
+    g.add_argument("--pattern", type=typed(CASE["pattern"]), help="segmented | subarray | random | btio")
     g.add_argument("--dims", type=typed(CASE["dims"]), help="subarray local block in 8-byte elements, e.g. 64x64x64")
+    g.add_argument("--class", dest="btio_class", metavar="S|W|A|B|C|D|E", type=typed(CASE["btio_class"]),
+                   help="btio: NAS problem class (grid points and records; S: 12^3, 12 records)")
+    g.add_argument("--grid", type=typed(CASE["grid"]),
+                   help="btio: global grid points XxYxZ (5 doubles each), e.g. 2048x1024x256")
+    g.add_argument("--steps", type=typed(CASE["steps"]), help="btio: records written one after the other")
     g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
     g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
     g.add_argument("--hint", action="append", metavar="KEY=VALUE", type=checked(_hint_pair),
@@ -190,8 +215,12 @@ def run(args: argparse.Namespace) -> int:
     if request.list_backends:
         return list_backends(request)
     check_request(request)  # every value by its row (argparse did this for a command line; a caller may not)
-    if request.reuse is not None:
+    if request.scale is not None and request.preset is None:
+        raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
+    if request.reuse is not None and request.preset is None:
         return _reuse(request)
+    if request.preset is not None:
+        return run_preset(request)
     ranks = request.ranks if request.ranks is not None else host.cpus()
     scratch = Scratch(request.dir)
     suite = not request.config and not request.given(CASE_DESTS)

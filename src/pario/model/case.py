@@ -9,6 +9,8 @@ from typing import Any
 OPS = ("write", "read", "verify")
 # The timed operations whose rate is bandwidth (verify is an untimed check).
 RATE_OPS = ("write", "read")
+# Bytes per grid point of the btio pattern: 5 doubles, as NAS BTIO (include/pario/pattern.h).
+BTIO_POINT = 40
 # The phases of the metadata workload, in the order the engine runs them; rates in files/s.
 MD_OPS = ("create", "stat", "open_close", "read_small", "remove")
 
@@ -28,6 +30,9 @@ def case_bytes(case: Case, ranks: int) -> int:
     """Logical bytes moved by all ranks in one phase of a case (metadata: the files' data)."""
     if case.get("workload") == "metadata":
         return md_files(case, ranks) * case.get("file_size", 0)
+    if case["pattern"] == "btio":  # the whole array, record after record, whatever the ranks
+        x, y, z = case["grid_points"]
+        return int(x * y * z * BTIO_POINT * case.get("steps", 1))
     if case["pattern"] == "subarray":
         per = 8
         for d in case.get("ldims", [1]):

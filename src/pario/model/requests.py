@@ -34,6 +34,9 @@ class BenchRequest:
     aggregate: bool | None = None
     pattern: str | None = None
     dims: str | None = None
+    btio_class: str | None = None
+    grid: str | None = None
+    steps: int | None = None
     view: bool | None = None
     odirect: bool | None = None
     hint: list[str] | None = None
@@ -55,6 +58,8 @@ class BenchRequest:
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None
+    preset: str | None = None
+    scale: float | None = None
     size: int | str | None = None     # bytes, or a size such as 16m
     time: float = 60.0
     io: str | None = None

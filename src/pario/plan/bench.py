@@ -18,8 +18,9 @@ from pario.settings.hints import parse_pair
 
 # Flags that describe the case (rather than the run); any of them means "one case, not the suite".
 CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
-              "dims", "view", "odirect", "hint", "hints_file", "fpp", "random", "reorder_host", "reorder", "name",
-              "lib", "metadata", "files_per_dir", "file_size", "depth", "branching", "per_rank_dirs", "md_ops")
+              "dims", "btio_class", "grid", "steps", "view", "odirect", "hint", "hints_file", "fpp", "random",
+              "reorder_host", "reorder", "name", "lib", "metadata", "files_per_dir", "file_size", "depth",
+              "branching", "per_rank_dirs", "md_ops")
 
 
 def check_request(request: BenchRequest) -> None:
@@ -35,7 +36,8 @@ def flag_options(request: BenchRequest) -> dict[str, Any]:
     """The case keys the user gave on the command line (spec.CASE_KEYS names)."""
     opts: dict[str, Any] = {}
     for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
-                "strategy", "aggregate", "pattern", "dims", "view", "odirect", "hints_file", "name",
+                "strategy", "aggregate", "pattern", "dims", "btio_class", "grid", "steps", "view", "odirect",
+                "hints_file", "name",
                 "write", "read", "verify", "buffer_max"):
         value = getattr(request, key, None)
         if value is not None:

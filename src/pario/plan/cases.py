@@ -19,7 +19,14 @@ CASE_KEYS = {name: row.doc for name, row in inputs.CASE.items()}
 # Keys that only the metadata workload takes, and the data-only keys it must not be given.
 MD_KEYS = ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs")
 DATA_ONLY = ("strategy", "aggregate", "pattern", "transfer", "block", "segments", "dims", "collective", "view",
-             "fsync", "odirect", "keep", "reorder", "hints", "hints_file", "buffer_max", "lib")
+             "fsync", "odirect", "keep", "reorder", "hints", "hints_file", "buffer_max", "lib", "btio_class", "grid",
+             "steps")
+BTIO_KEYS = ("btio_class", "grid", "steps")
+# NAS BT's classes: grid points per dimension, and BTIO's records (a write every 5th of the class's
+# time steps: niter_default / wr_default in NPB's BT).
+BTIO_CLASSES = {"S": (12, 12), "W": (24, 40), "A": (64, 40), "B": (102, 40), "C": (162, 40), "D": (408, 50),
+                "E": (1020, 50)}
+PATTERNS = ("segmented", "subarray", "random", "btio")
 _ALIASES = inputs.ALIASES
 DEFAULT_FILES_PER_DIR = 1000
 DEFAULT_TRANSFER = MIB
@@ -27,7 +34,7 @@ DEFAULT_BLOCK = 16 * MIB
 DEFAULT_REPS = 3
 
 
-def parse_dims(text: Any) -> list[int]:
+def parse_dims(text: Any, flag: str = "--dims", what: str = "the local block as NxNxN elements") -> list[int]:
     if isinstance(text, (list, tuple)):
         parts = list(text)
     else:
@@ -35,10 +42,9 @@ def parse_dims(text: Any) -> list[int]:
     try:
         dims = [int(p) for p in parts]
     except (TypeError, ValueError):
-        raise ParioError(f"--dims {inputs.shown(text)}: write the local block as NxNxN elements, "
-                         "e.g. 64x64x64") from None
+        raise ParioError(f"{flag} {inputs.shown(text)}: write {what}, e.g. 64x64x64") from None
     if not dims or len(dims) > 8 or any(d < 1 for d in dims):
-        raise ParioError(f"--dims {inputs.shown(text)}: 1 to 8 positive dimensions, e.g. 64x64x64")
+        raise ParioError(f"{flag} {inputs.shown(text)}: 1 to 8 positive dimensions, e.g. 64x64x64")
     return dims
 
 
@@ -132,7 +138,12 @@ def _build_case(opts: dict[str, Any], where: str) -> Case:
     case["ops"] = [o for o in OPS if o in ops]
     case["reps"] = _int(opts.get("reps", DEFAULT_REPS), "reps", where)
 
-    if pattern == "subarray":
+    given_btio = [k for k in BTIO_KEYS if k in opts]
+    if given_btio and pattern != "btio":
+        raise ParioError(f"{where}: '{given_btio[0]}' applies to --pattern btio only")
+    if pattern == "btio":
+        case.update(btio_geometry(opts, where))
+    elif pattern == "subarray":
         if "dims" in opts:
             case["ldims"] = parse_dims(opts["dims"])
             local = 8
@@ -158,7 +169,9 @@ def _build_case(opts: dict[str, Any], where: str) -> Case:
     for key in ("collective", "view", "fsync", "odirect", "keep"):
         case[key] = _bool(opts.get(key, False), key, where)
     if "view" not in opts and pattern == "subarray" and case["collective"]:
-        case["view"] = True  # subarray collective is the benchio/BTIO case: through a view
+        case["view"] = True  # subarray collective is the benchio case: through a view
+    if pattern == "btio" and "view" not in opts:
+        case["view"] = True  # BTIO's cells are a file view, collective or independent (its methods 0 and 1)
     reorder = opts.get("reorder", 0)
     case["reorder"] = -1 if str(reorder).lower() == "host" else _int(reorder, "reorder", where)
     if "seed" in opts:
@@ -192,6 +205,32 @@ def read_hints_file(path: str) -> dict[str, str]:
     """A ROMIO hints file, read bounded (platform.documents) and checked line by line."""
     text = documents.read_text(path, "hints file", max_lines=HINTS_FILE_LINES)
     return hintlib.parse_hints_text(text, path)
+
+
+def btio_geometry(opts: dict[str, Any], where: str) -> dict[str, Any]:
+    """grid_points and steps of a btio case: from its class, overridden by grid and steps."""
+    for key in ("transfer", "block", "segments", "dims"):
+        if key in opts:
+            raise ParioError(f"{where}: '{key}' does not apply to --pattern btio (a call is one step of a rank's "
+                             "cells); size it with --class, --grid or --steps")
+    klass = str(opts.get("btio_class", "S" if "grid" not in opts else "")).upper()
+    if klass and klass not in BTIO_CLASSES:
+        raise ParioError(f"{where}: --class {opts['btio_class']}: NAS classes are {', '.join(BTIO_CLASSES)}"
+                         f"{did_you_mean(klass, BTIO_CLASSES)}")
+    points, steps = BTIO_CLASSES[klass] if klass else (0, 1)
+    grid = [points] * 3
+    if "grid" in opts:
+        raw = opts["grid"]
+        grid = [raw] * 3 if isinstance(raw, int) else parse_dims(raw, "--grid", "the grid points as XxYxZ")
+        if len(grid) == 1:
+            grid *= 3
+        if len(grid) != 3:
+            raise ParioError(f"{where}: --grid {opts['grid']!r}: give x, y and z points, e.g. 64x64x64")
+    if "steps" in opts:
+        steps = _int(opts["steps"], "steps", where)
+        if steps < 1:
+            raise ParioError(f"{where}: --steps {steps}: give at least 1 record")
+    return {"grid_points": grid, "steps": steps}
 
 
 def parse_lib(raw: Any, where: str) -> dict[str, str]:

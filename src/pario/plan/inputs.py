@@ -42,10 +42,14 @@ CASE: dict[str, Setting] = {r.name: r for r in [
     _row("backend", "str", "posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2", chars="backend_chars"),
     _row("strategy", "str", "serial | fpp | shared | nfiles:K | per-node"),
     _row("aggregate", "bool", "group leaders gather and write"),
-    _row("pattern", "choice", "segmented | subarray | random", choices=("segmented", "subarray", "random")),
+    _row("pattern", "choice", "segmented | subarray | random | btio",
+         choices=("segmented", "subarray", "random", "btio")),
     _row("transfer", "size", "bytes per I/O call", lo=1, hi=_lim("call_bytes_max", INT_MAX)),
     _row("block", "size", "bytes per rank per segment", lo=1, hi=_lim("integer_max", INTEGER_MAX)),
     _row("segments", "int", "segments", lo=1, hi=_lim("integer_max", INTEGER_MAX)),
+    _row("btio_class", "str", "btio: NAS problem class S, W, A, B, C, D or E (grid and steps)"),
+    _row("grid", "dims", "btio: global grid points, e.g. '64x64x64' (x, y, z; 5 doubles per point)"),
+    _row("steps", "int", "btio: records written one after the other", lo=1, hi=_lim("integer_max", INTEGER_MAX)),
     _row("dims", "dims", "subarray local block, e.g. '64x64x64' (8-byte elements)"),
     _row("ops", "list", "[write, read, verify]"),
     _row("write", "bool", "timed write"),
@@ -78,6 +82,8 @@ RUN: dict[str, Setting] = {r.name: r for r in [
     _row("config", "path", "job file"),
     _row("reuse", "int", "stored run to read", lo=1, hi=INTEGER_MAX),
     _row("suite", "choice", "default | layers", choices=("default", "layers")),
+    _row("preset", "str", "a seed's experiment: NAME, list or a FILE"),
+    _row("scale", "float", "presets: factor on each rank's data", lo=1e-9, hi=4096),
     _row("size", "size", "suites: bytes per phase", lo=1, hi=_lim("integer_max", INTEGER_MAX)),
     _row("time", "float", "suites: time budget in seconds", lo=0.001, hi=1e9),
     _row("io", "choice", "Open MPI io component", choices=IO_COMPONENTS),
@@ -96,15 +102,15 @@ _FLAG = Setting("flag", "bool", doc="a switch")
 # a field without a row fails there and in tests/python/test_inputs.py.
 REQUEST: dict[str, Setting] = {
     **{k: CASE[k] for k in ("backend", "transfer", "block", "segments", "reps", "seed", "strategy", "pattern",
-                            "dims", "hints_file", "name", "buffer_max", "files_per_dir", "file_size", "depth",
-                            "branching")},
+                            "dims", "btio_class", "grid", "steps", "hints_file", "name", "buffer_max", "files_per_dir",
+                            "file_size", "depth", "branching")},
     **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "fpp", "fsync", "keep",
                           "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
                           "no_probe", "drop_caches", "json", "list_backends")},
     "reorder": Setting("reorder", "int", doc="-Q: read shift in ranks", lo=0, hi=CASE["reorder"].hi),
     "hint": RUN["hint"], "lib": RUN["lib_pairs"], "md_ops": RUN["md_ops"],
-    **{k: RUN[k] for k in ("ranks", "dir", "config", "reuse", "suite", "size", "time", "io", "mpirun", "launcher",
-                           "timeout", "db")},
+    **{k: RUN[k] for k in ("ranks", "dir", "config", "reuse", "suite", "preset", "scale", "size", "time", "io",
+                           "mpirun", "launcher", "timeout", "db")},
 }
 
 # Aliases a job file may use for a key (IOR's names).
@@ -134,6 +140,8 @@ def check(row: Setting, value: Any) -> tuple[Any, str | None]:
         return None, f"must be true or false (a TOML boolean), not {_kind(value)}"
     if row.name == "reorder" and isinstance(value, str) and value.strip().lower() == "host":
         return "host", None  # IOR -C: the next host's ranks
+    if row.name == "grid" and isinstance(value, int) and not isinstance(value, bool):  # a cube's side
+        return (value, None) if 1 <= value <= INTEGER_MAX else (None, "must be a positive number of points")
     if row.kind == "dims" and isinstance(value, list):
         if value and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= INTEGER_MAX for d in value):
             return value, None

@@ -23,6 +23,9 @@ def load_config(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """([defaults], [case, ...]) of a job file, read bounded (platform.documents), every key and
     value checked by its row (plan/inputs.py) before anything else happens."""
     doc = load_toml(path)
+    if "preset" in doc:
+        raise ParioError(f"--config {path} is a preset (it has a [preset] table): run it with "
+                         f"`pario bench --preset {path}`")
     unknown = set(doc) - {"defaults", "case"}
     if unknown:
         raise ParioError(f"{path}: unknown table '{inputs.shown(sorted(unknown)[0])[1:-1]}'; "

@@ -2,13 +2,15 @@
 saying what is wrong and how to fix it."""
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
-from pario.model.case import MD_OPS, Case
+from pario.model.case import MD_OPS, Case, case_bytes
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.units import exact
+from pario.plan.cases import PATTERNS
 from pario.settings import hints as hintlib
 from pario.settings import knobs, values
 from pario.settings.catalogue import Setting
@@ -50,10 +52,9 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
     if backend not in known:
         _fail(case, f"unknown backend '{backend}'{did_you_mean(backend, known)}; "
                     f"known backends: {', '.join(known)} (`pario bench --list` says which are built)")
-    if case["pattern"] not in ("segmented", "subarray", "random"):
-        _fail(case, f"unknown pattern '{case['pattern']}'"
-                    f"{did_you_mean(case['pattern'], ['segmented', 'subarray', 'random'])}; "
-                    "choose segmented, subarray or random")
+    if case["pattern"] not in PATTERNS:
+        _fail(case, f"unknown pattern '{case['pattern']}'{did_you_mean(case['pattern'], PATTERNS)}; "
+                    "choose segmented, subarray, random or btio")
     if not case["ops"]:
         _fail(case, "no operations: give at least one of -w (write), -r (read), -W (verify)")
     if case["reps"] < 1:
@@ -61,6 +62,9 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
     if ranks < 1:
         _fail(case, f"ranks must be at least 1 (-n {ranks})")
 
+    if case["pattern"] == "btio" and backend not in ("mpiio", "pnetcdf"):
+        _fail(case, f"--pattern btio runs through -a mpiio (BTIO's MPI-IO methods) or -a pnetcdf (its PnetCDF "
+                    f"methods), not {backend}")
     caps = STATIC_CAPS.get(backend)
     if caps is not None:  # else the engine's --list decides (check_backends)
         _check_caps(case, caps)
@@ -81,7 +85,9 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
         _fail(case, f"{what} has one writer per file, so collective I/O and file views do not apply; "
                     "drop -c/--view or choose another strategy")
 
-    if case["pattern"] == "subarray":
+    if case["pattern"] == "btio":
+        _check_btio(case, ranks)
+    elif case["pattern"] == "subarray":
         _check_subarray(case)
     else:
         _check_segmented(case)
@@ -231,6 +237,31 @@ def _check_segmented(case: Case) -> None:
                             f"nearest valid {flag} {exact(_near(value, ALIGN))}")
 
 
+def _check_btio(case: Case, ranks: int) -> None:
+    """NAS BTIO's shape: a square number of ranks sharing one file, each rank's cells a file view."""
+    cells = math.isqrt(ranks)
+    if cells * cells != ranks:
+        low, high = cells * cells, (cells + 1) * (cells + 1)
+        _fail(case, f"--pattern btio needs a square number of ranks (BTIO's diagonal decomposition): -n {ranks} "
+                    f"is not; use -n {low} or -n {high}")
+    if case["strategy"] != "shared" or case.get("aggregate"):
+        _fail(case, "--pattern btio writes one shared file: drop --strategy/--aggregate (or give --strategy shared)")
+    if not case.get("view"):
+        _fail(case, "--pattern btio describes each rank's cells with a file view: drop --no-view")
+    for key, why in (("reorder", "reads back each rank's own cells (-Q/-C do not apply)"),
+                     ("odirect", "goes through MPI-IO (--odirect is a POSIX setting)")):
+        if case.get(key):
+            _fail(case, f"--pattern btio {why}")
+    small = [d for d in case["grid_points"] if d < cells]
+    if small:
+        _fail(case, f"--grid {'x'.join(map(str, case['grid_points']))}: over {ranks} ranks every dimension needs at "
+                    f"least {cells} points (one per cell)")
+    per_step = max(case_bytes(case, 1) // case["steps"] // ranks, 1)
+    if per_step > (1 << 31) - (1 << 20):
+        _fail(case, f"--pattern btio: one step is about {exact(per_step)} per rank, over MPI's 2 GiB per call; "
+                    "use more ranks or a smaller --grid")
+
+
 def _check_subarray(case: Case) -> None:
     dims = case.get("ldims")
     if not dims:
@@ -280,6 +311,12 @@ def _members(case: Case, ranks: int) -> int:
 def _check_totals(case: Case, ranks: int) -> None:
     """What the engine's types hold: a file under 2^63 bytes, MPI's int counts of a subarray."""
     most = knobs.limit("integer_max") or (1 << 63) - 1
+    if case["pattern"] == "btio":  # one shared file: the whole grid, 5 doubles a point, once per step
+        total = 40 * case["steps"] * math.prod(case["grid_points"])
+        if total > most:
+            _fail(case, f"--pattern btio: the file would hold {total} bytes (the grid's points x 5 doubles x "
+                        f"{case['steps']} steps), beyond the 2^63 bytes a file offset holds; lower --grid or --steps")
+        return
     members = _members(case, ranks)
     if case["pattern"] == "subarray":
         dims = case.get("ldims") or [1]

@@ -1,0 +1,141 @@
+"""`pario bench --preset NAME|list|FILE`: a seed's experiment in one command. The conductor of
+bench's preset path: request -> plan (the preset's cases this system can run, sized to --scale or
+--time) -> run -> store -> analysis (the seed's table with this run's cells) -> report."""
+from __future__ import annotations
+
+import shlex
+import sys
+
+from rich.console import Console
+
+from pario.analysis import presets as analysis
+from pario.analysis.summary import headline, summarize
+from pario.model.errors import ParioError
+from pario.model.requests import BenchRequest
+from pario.plan import presets, validate
+from pario.plan.bench import CASE_DESTS, check_room, default_timeout
+from pario.platform import host
+from pario.platform.ceiling import device_ceiling
+from pario.platform.engine import engine_listing, engine_path
+from pario.platform.mpi import detect, find_mpirun
+from pario.platform.scratch import Scratch
+from pario.report import json as json_report
+from pario.report.terminal.bench import verify_lines
+from pario.report.terminal.presets import print_list, print_table
+from pario.report.terminal.progress import Progress
+from pario.run import launchers
+from pario.run.bench import RunRequest, execute
+from pario.store import Store
+
+# Run flags a preset takes besides -n, --scale and --time; its cases are the file's.
+_RUN_ONLY = ("reps",)
+
+
+def run_preset(request: BenchRequest) -> int:
+    assert request.preset is not None
+    if request.preset == "list":
+        return _list(request)
+    given = request.given(CASE_DESTS) + request.given(("write", "read", "verify", "check_read", "fsync", "keep",
+                                                        "seed", "buffer_max", "config", "suite", "size", "reuse"))
+    if given:
+        raise ParioError(f"--preset runs the cases of its file; drop --{given[0].replace('_', '-')} (or copy "
+                         f"the preset, edit it and run it with --preset FILE)")
+    if request.scale is not None and not 0 < request.scale <= 4096:
+        raise ParioError(f"--scale {request.scale:g}: give a factor above 0 (e.g. 0.25 for a quarter of the sizes)")
+    if request.reps is not None and request.reps < 1:
+        raise ParioError(f"-i {request.reps}: repetitions must be at least 1")
+    preset = presets.load(presets.find(request.preset))
+    scratch = Scratch(request.dir)
+    try:
+        return _run(request, preset, scratch)
+    except BaseException:
+        scratch.cleanup()
+        raise
+
+
+def _list(request: BenchRequest) -> int:
+    found = [presets.load(path) for path in presets.available().values()]
+    if request.json:
+        json_report.emit([{"name": p.name, "title": p.title, "shows": p.shows, "seed": p.seed, "path": p.path}
+                          for p in found])
+    else:
+        print_list(Console(), found)
+    return 0
+
+
+def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
+    engine = engine_path()
+    listing = engine_listing(engine)
+    mpi = detect(find_mpirun(request.mpirun))
+    io = request.io or (preset.io if mpi.flavour == "openmpi" else None)
+    ranks, rank_note = presets.ranks_for(preset, request.ranks, host.cpus())
+    if ranks < 1:
+        raise ParioError(f"-n {ranks}: ranks must be at least 1")
+    facts = presets.facts(host.fs_type(host.nearest_existing(scratch.dir)), listing, mpi.flavour, mpi.version, io)
+    ceiling = None
+    notes = [rank_note] if rank_note else []
+    if io and not request.io:
+        notes.append(f"--io {io}: this preset's hints are ROMIO's, which Open MPI's default OMPIO ignores")
+    if request.scale is not None:
+        scale = request.scale
+    else:  # the largest scale (at most 1) that fits --time at the device's rate
+        scratch.prepare()
+        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
+        rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling.get("write_mib") else 150.0
+        scale = presets.choose_scale(preset, ranks, facts, request.time, rate, request.reps)
+        notes.append(f"scale {scale:g} fits --time {request.time:g} s at about {rate:.0f} MiB/s (--scale sets it)")
+    plan = presets.plan(preset, ranks, scale, facts, request.reps)
+    plan.notes = notes
+    if not plan.cases:
+        doc = analysis.table(plan, [], {})
+        _show(request, doc, None, None, [])
+        print("pario: nothing of this preset runs on this system (each row says why)", file=sys.stderr)
+        return 0
+    validate.check_all(plan.cases, ranks)
+    check_room(plan.cases, ranks, scratch.dir)
+    launchers.command(mpi, ranks, [], io=io, launcher=request.launcher)  # rejects a bad --io early
+    launchers.check_launcher(request.launcher)
+    validate.check_backends(plan.cases, listing)
+    store = Store(request.db)
+    note = f"preset {preset.name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}"
+    record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
+                                io=io, launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+                                facts={"preset": preset.name, "preset_scale": scale},
+                                timeout=request.timeout or default_timeout(plan.cases, ranks)),
+                     Progress(plain=request.json))
+    run_id = _store(store, record)
+    rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    doc = analysis.table(plan, rows, record.result)
+    _show(request, doc, record, run_id, rows)
+    if record.message:
+        print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
+    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    return 0 if record.complete and not bad else 1
+
+
+def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
+    if request.json:
+        out = {"preset": doc, "run": run_id}
+        if record is not None:
+            out.update(json_report.bench_document(record, rows, run_id))
+        json_report.emit(out, default=str)
+        return
+    console = Console()
+    where = ""
+    if record is not None:
+        where = f" on {record.env.get('hostname')}, {record.directory} ({record.env.get('fs_type') or 'fs ?'})"
+    print_table(console, doc, where)
+    for line in verify_lines(rows):
+        console.print(line, highlight=False)
+    if run_id is not None:
+        console.print(f"Stored as run {run_id} ({record.status}): pario results show {run_id}")
+
+
+def _store(store: Store, record) -> int | None:
+    try:
+        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
+                             env=record.env, result=record.result, status=record.status,
+                             headline=headline(record.result))
+    except ParioError as exc:
+        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
+        return None
