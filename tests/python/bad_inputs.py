@@ -160,6 +160,8 @@ def bench_rows() -> list[dict]:
         (["--hints-file", "absent.txt", "-a", "mpiio"], "does not exist"),
         (["--preset", "bogus"], "unknown preset"), (["--preset", "empty.txt", "-n", "2"], "empty.txt"),
         (["--preset", "./garbage.db"], "not valid TOML"), (["--scale", "2"], "add --preset"),
+        (["--preset", "/dev/zero"], "not a regular file"), (["--preset", "./absent.toml"], "no such file"),
+        (["--preset", "./deep.toml"], "levels deep"), (["--preset", "./dir/"], "is a directory"),
         (["-a", "mpiio", "--pattern", "btio", "--class", "Z", "-n", "4"], "NAS classes are"),
         (["-a", "mpiio", "--pattern", "btio", "-t", "1m", "-n", "4"], "does not apply to --pattern btio"),
         (["-a", "mpiio", "--pattern", "btio", "--grid", "0x4x4", "-n", "4"], "positive dimensions"),
@@ -171,6 +173,8 @@ def bench_rows() -> list[dict]:
     ]:
         rows.append({"id": "bench " + " ".join(a[:30] for a in args), "argv": b + args,
                      "files": {"empty.txt": "", "garbage.db": "not SQLite\n" * 20}, "exit": 2, "says": says})
+        if "--preset" in args:  # the preset files some rows name
+            rows[-1]["files"].update({"deep.toml": "a = " + "[" * 3000 + "]" * 3000, "dir": {"dir": True}})
     rows.append({"id": "pario bogus", "argv": ["bogus"], "exit": 2, "says": "invalid choice"})
     rows += [{"id": f"profile {' '.join(a)}", "argv": ["profile"] + a, "files": {"d": {"dir": True}, "empty.txt": ""},
               "exit": e,
