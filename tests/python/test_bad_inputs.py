@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+import pario.cli  # noqa: F401  imported now, before another test module puts src/ first on sys.path
 from bad_inputs import TABLE, all_rows, table_text
 
 ROWS = [json.loads(line) for line in TABLE.read_text().splitlines()]
