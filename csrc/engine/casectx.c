@@ -101,6 +101,14 @@ int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world
   c->slots = slots < 1 ? 1 : slots > c->n ? (c->n ? c->n : 1) : slots;
   if (!(c->ring = aligned(c->slots * c->call))) return nomem(cs, "the data buffer", c->slots * c->call);
   if (!(c->scratch = aligned(c->call))) return nomem(cs, "the verify buffer", c->call);
+  int reads = 0;
+  for (int k = 0; k < cs->nops; k++) reads |= cs->ops[k] == PARIO_OP_READ;
+  if (reads && c->be && !(c->be->caps & PARIO_CAP_NODATA)) { /* a read returns the reader's writer's data */
+    if (!(c->expect = aligned(c->slots * c->call))) return nomem(cs, "the read check buffer", c->slots * c->call);
+    int writer = c->g.aggregate ? w->rank : c->rwriter;
+    for (uint64_t j = 0; j < c->slots; j++)
+      pario_data_fill(cs->pat.seed, writer, j * (c->call / 8), (uint64_t *)(c->expect + j * c->call), c->call / 8);
+  }
   return 0;
 }
 
@@ -122,6 +130,7 @@ void pario_ctx_free(pario_ctx *c) {
   free(c->off);
   free(c->aoff);
   free(c->ring);
+  free(c->expect);
   free(c->gbuf);
   free(c->scratch);
   pario_group_free(&c->g);

@@ -22,6 +22,7 @@ typedef struct {
   int rwriter, rfile, shift; /* whose data reads return, from which file; effective shift */
   unsigned char *ring;    /* `slots` calls of distinct data */
   uint64_t slots;
+  unsigned char *expect;  /* timed reads: what each ring slot must hold after a read (NULL: no check) */
   unsigned char *gbuf;    /* aggregate leader: one call of every member */
   unsigned char *scratch; /* verify: one call */
   char wpath[4096], rpath[4096];

@@ -182,6 +182,8 @@ static const field fields[] = {
     VAL("reorder", F_INT, reorder, DATA, 0),
     VAL("keep", F_BOOL, keep, DATA, 0),
     VAL("reuse", F_BOOL, reuse, DATA, 0),
+    VAL("evict", F_INT, evict, DATA, 0),
+    VAL("residency", F_BOOL, residency, DATA, 0),
     VAL("seed", F_U64, pat.seed, BOTH, 1),
     VAL("buffer_max", F_U64, buffer_max, DATA, PARIO_BUFFER_DEFAULT),
     CUSTOM("lib", DATA, .parse = parse_lib, .write = write_lib, .shown = has_lib),

@@ -9,6 +9,7 @@
 #include "common/json_write.h"
 #include "common/log.h"
 #include "engine/groups.h"
+#include "engine/guard.h"
 #include "engine/listing.h"
 #include "engine/metadata.h"
 #include "engine/phases.h"
@@ -76,6 +77,7 @@ static int settings_main(int argc, char **argv) {
   pario_log_set_rank(rank);
   int rc = pario_world_init(&world);
   if (!rc) rc = load_spec(argv[2], rank, &run);
+  if (!rc) pario_guard_start(&run, argv[2], NULL);
   if (!rc) {
     rc = pario_settings_run(&run, &world);
     pario_spec_free(&run);
@@ -105,17 +107,27 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc == 2 && !strcmp(argv[1], "--list")) return pario_list_backends();
-  if ((argc == 3 || argc == 5) && !strcmp(argv[1], "--probe")) {
-    int mib = argc == 5 && !strcmp(argv[3], "--mib") ? atoi(argv[4]) : 64;
-    int rc = pario_probe(argv[2], mib > 0 ? mib : 64);
+  if (argc >= 3 && argc % 2 == 1 && !strcmp(argv[1], "--probe")) {
+    int mib = 64, streams = 1;
+    for (int k = 3; k + 1 < argc; k += 2) {
+      if (!strcmp(argv[k], "--mib")) mib = atoi(argv[k + 1]);
+      else if (!strcmp(argv[k], "--streams")) streams = atoi(argv[k + 1]);
+      else argc = 0; /* an unknown option: the usage line below */
+    }
+    if (argc == 0) {
+      fprintf(stderr, "usage: pario-engine --probe DIR [--mib M] [--streams N]\n");
+      return 2;
+    }
+    int rc = pario_probe(argv[2], mib > 0 ? mib : 64, streams);
     if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
     return rc ? 1 : 0;
   }
   if (argc == 3 && !strcmp(argv[1], "--check")) return check_main(argv[2]);
+  if (argc == 4 && !strcmp(argv[1], "--orphaned")) return pario_orphan_main(argv[2], argv[3]);
   int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
     fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
-                    " | pario-engine --check SPEC.json | --list | --probe DIR [--mib M] | --version\n");
+                    " | pario-engine --check SPEC.json | --list | --probe DIR [--mib M] [--streams N] | --version\n");
     return 2;
   }
   if (settings) return settings_main(argc, argv);
@@ -146,6 +158,7 @@ int main(int argc, char **argv) {
     return exit_code(rc);
   }
   res.run = &run;
+  pario_guard_start(&run, argv[1], result_path);
   pario_clock_sync(MPI_COMM_WORLD, &res.clock_offset_max);
   pario_status_open(run.status_dir, rank);
   pario_hooks hooks = {.phase_done = phase_done};

@@ -17,8 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine/fault.h"
 #include "engine/metadata.h"
 #include "engine/reduce.h"
+#include "engine/status.h"
 #include "engine/timing.h"
 #include "pario/errors.h"
 #include "pario/pattern.h"
@@ -84,12 +86,15 @@ static int walk_dirs(md_ctx *m, int make, uint64_t *count) {
   return rc;
 }
 
-/* One timed pass over this rank's files. */
-static void md_phase(md_ctx *m, pario_op op, pario_outcome *o) {
+/* One pass over this rank's files: timed (rep >= 0), or the untimed create or remove around the
+ * timed phases (rep -1). The status file says where the rank is (schemas/README.md). */
+static void md_phase(md_ctx *m, int ci, int rep, pario_op op, pario_outcome *o) {
   char path[4600];
   uint64_t size = m->cs->md.file_size, n = op == PARIO_OP_CREATE ? m->mine : m->created;
   memset(o, 0, sizeof *o);
   MPI_Barrier(MPI_COMM_WORLD);
+  pario_status(ci, pario_op_name(op), rep, "xfer");
+  pario_fault_point(m->w->rank, op == PARIO_OP_CREATE, rep >= 0);
   o->t[0] = o->t[1] = pario_t();
   uint64_t k;
   for (k = 0; k < n && !o->rc; k++) {
@@ -165,6 +170,7 @@ static void md_phase(md_ctx *m, pario_op op, pario_outcome *o) {
   o->ops = k;
   o->t[2] = o->t[3] = o->t[4] = pario_t();
   o->t[5] = (double)o->bytes;
+  pario_status(ci, pario_op_name(op), rep, "done");
   if (op == PARIO_OP_REMOVE && !o->rc) m->created = 0;
 }
 
@@ -262,17 +268,17 @@ int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_
     rc = make_tree(&m, &d);
     if (rep == 0) MPI_Reduce(&d, &rec->md_dirs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (!rc && !has_create) { /* stat/open/read of files that exist: lay them down untimed */
-      md_phase(&m, PARIO_OP_CREATE, &o);
+      md_phase(&m, ci, -1, PARIO_OP_CREATE, &o);
       rc = pario_agree(o.rc, w);
     }
     for (int k = 0; k < cs->nops && !rc; k++) {
-      md_phase(&m, cs->ops[k], &o);
+      md_phase(&m, ci, rep, cs->ops[k], &o);
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, NULL, rec, h);
     }
     if (!rc && !has_remove) {
-      md_phase(&m, PARIO_OP_REMOVE, &o);
+      md_phase(&m, ci, -1, PARIO_OP_REMOVE, &o);
       rc = pario_agree(o.rc, w);
     }
     int c = pario_agree(md_cleanup(&m, &dirs_removed), w); /* always, also after a failure */

@@ -1,16 +1,20 @@
 /* Timed phases: barrier, open, transfer loop, sync, close, per rank; then one reduction.
  * The loops call the backend and count, nothing else: offsets and data were prepared before. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/dispatch.h"
 #include "common/log.h"
 #include "engine/casectx.h"
+#include "engine/fault.h"
+#include "engine/pagecache.h"
 #include "engine/phases.h"
 #include "engine/reduce.h"
 #include "engine/status.h"
@@ -39,6 +43,38 @@ static void check_chunk(const pario_ctx *c, int writer, uint64_t chunk, const un
   o->errors += bad;
 }
 
+/* A timed read is checked as it goes, every byte it returns: when the ring of `slots` calls is
+ * full (or the loop ends), before the next call overwrites it, each slot is compared with what
+ * its writer wrote there (c->expect, in cache beside the ring) and poisoned again, so that a call
+ * that returns without filling its buffer cannot pass. The time this takes is measured and taken
+ * out of the rank's timings (o->check_s): the rank's transfer time is its calls' time, as with an
+ * unchecked read. Calls [end - k + 1, end] are the window; a differing slot is counted word by
+ * word for its first bad word's offset. */
+static void check_window(const pario_ctx *c, uint64_t end, outcome *o) {
+  double t0 = pario_t();
+  uint64_t k = end % c->slots + 1, call = c->call;
+  for (uint64_t i = end + 1 - k; i <= end; i++) {
+    unsigned char *got = c->ring + (i % c->slots) * call;
+    const unsigned char *want = c->expect + (i % c->slots) * call;
+    o->checked += call;
+    if (memcmp(got, want, call)) {
+      uint64_t first = UINT64_MAX, bad = 0;
+      for (uint64_t w = 0; w < call / 8; w++)
+        if (((const uint64_t *)got)[w] != ((const uint64_t *)want)[w] && !bad++) first = w;
+      if (!o->errors) {
+        o->bad_off = c->roff[i] + first * 8;
+        o->bad_exp = ((const uint64_t *)want)[first];
+        o->bad_got = ((const uint64_t *)got)[first];
+      }
+      o->errors += bad;
+    }
+    memset(got, POISON, call);
+  }
+  o->check_s += pario_t() - t0;
+}
+
+static int window_ends(const pario_ctx *c, uint64_t i) { return (i + 1) % c->slots == 0 || i + 1 == c->n; }
+
 /* Leader-does-all: gather (write) or scatter (read, verify) one call per member per step. */
 static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   int rc = 0, lead = c->g.member == 0;
@@ -59,6 +95,8 @@ static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o)
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
+    /* after a failed read of the leader the phase is dropped (agreed), its counts with it */
+    if (op == PARIO_OP_READ && c->expect && window_ends(c, i)) check_window(c, i, o);
   }
   if (lead && fh && op == PARIO_OP_WRITE && !rc) rc = flush(fh);
   return rc;
@@ -80,6 +118,17 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
       if (rc && !fh->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
     }
+  } else if (op == PARIO_OP_READ && c->expect) {
+    /* checked reads: a non-blocking layer completes the window's reads (timed) before the check */
+    for (i = 0; i < n && (!rc || fh->collective); i++) {
+      int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+      if (r && !rc) rc = r;
+      if (window_ends(c, i)) {
+        int rf = flush(fh); /* every member, even after an error: a collective flush needs them all */
+        if (rf && !rc) rc = rf;
+        if (!rc) check_window(c, i, o);
+      }
+    }
   } else if (fh->collective) {
     /* keep calling after an error: the other members are inside the same collective */
     for (i = 0; i < n; i++) {
@@ -98,19 +147,21 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   return rc;
 }
 
-static void fault_point(int rank) {
-  static int armed = -1;
-  static char kind[16];
-  if (armed == -1) {
-    const char *f = getenv("PARIO_FAULT"); /* testing aid: "die:R" or "hang:R" in the first write */
-    armed = -2;
-    if (f && sscanf(f, "%15[a-z]:%d", kind, &armed) != 2) armed = -2;
-  }
-  if (armed != rank) return;
-  armed = -2;
-  if (!strcmp(kind, "die")) _exit(17);
-  if (!strcmp(kind, "hang"))
-    for (;;) sleep(1);
+/* After a write the library called successful, the file must hold what was written: Open MPI's
+ * ompio returns MPI_SUCCESS and a count of 0 when the disk is full, and PnetCDF passes that on
+ * as success. The file's first member checks its size once every member has closed it (untimed;
+ * not for directories, ADIOS2): before that, a rank that finished first sees others' parts
+ * missing. Every member calls this (the barrier). */
+static void written_whole(const pario_ctx *c, outcome *o) {
+  struct stat st;
+  if ((c->be->caps & PARIO_CAP_NODATA) || c->be->remove) return;
+  MPI_Barrier(c->g.comm);
+  if (o->rc || c->g.member != 0) return;
+  if (stat(c->wpath, &st) || (uint64_t)st.st_size >= c->geom.file_bytes) return;
+  o->rc = pario_err(PARIO_E_SHORT, "%s: %llu bytes after the write, %llu expected: the library said the write succeeded, "
+                    "but data is missing", c->wpath, (unsigned long long)st.st_size,
+                    (unsigned long long)c->geom.file_bytes);
+  o->rc = pario_err_space(o->rc, c->wpath, 0);
 }
 
 /* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
@@ -134,19 +185,21 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   o->t[0] = pario_t();
   if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
-  if (op == PARIO_OP_WRITE) fault_point(c->w->rank);
+  pario_fault_point(c->w->rank, op == PARIO_OP_WRITE, rep >= 0);
   pario_status(c->ci, opname(op), rep, "xfer");
-  int rc = 0;
+  int rc = 0, saved_errno = o->rc ? errno : 0; /* what the failing call left: ENOSPC names a full disk */
   if (c->g.aggregate) rc = loop_aggregate(c, o->rc ? NULL : fh, op, o);
   else if (!o->rc) rc = loop_direct(c, fh, op, o);
-  o->t[2] = pario_t();
+  o->t[2] = pario_t() - o->check_s; /* checking is not I/O: each later stamp leaves it out */
+  if (rc && !o->rc) saved_errno = errno;
   if (!o->rc) o->rc = rc;
   if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
     rc = pario_file_sync(fh);
+    if (rc && !o->rc) saved_errno = errno;
     if (!o->rc) o->rc = rc;
   }
-  o->t[3] = pario_t();
+  o->t[3] = pario_t() - o->check_s;
   pario_status(c->ci, opname(op), rep, "close");
   /* after the transfers, so that layers can report what they did (HDF5's actual I/O mode);
      microseconds, once per case, counted as close */
@@ -154,22 +207,15 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   if (rec && fh && !o->rc) rec->have_lib_effective = !pario_file_lib_info(fh, &rec->lib_effective);
   if (io && fh) {
     rc = pario_file_close(fh);
+    if (rc && !o->rc) saved_errno = errno;
     if (!o->rc) o->rc = rc;
   }
-  o->t[4] = pario_t();
+  o->t[4] = pario_t() - o->check_s;
   pario_status(c->ci, opname(op), rep, "done");
-  /* a timed read is checked afterwards, slot by slot, when the backend stores data; after a
-     barrier, so that a rank's checking never takes a CPU from a rank still inside its timed read
-     when ranks share cores (no effect measurable at 4 ranks on 2 cores, 1 MiB per rank) */
-  if (op == PARIO_OP_READ && !(c->be->caps & PARIO_CAP_NODATA)) MPI_Barrier(MPI_COMM_WORLD);
-  if (op == PARIO_OP_READ && !o->rc && !(c->be->caps & PARIO_CAP_NODATA)) {
-    int writer = c->g.aggregate ? c->w->rank : c->rwriter;
-    uint64_t m = c->slots < c->n ? c->slots : c->n;
-    for (uint64_t j = 0; j < m; j++) {
-      uint64_t last = j + ((c->n - 1 - j) / c->slots) * c->slots; /* the call that filled slot j last */
-      check_chunk(c, writer, j, c->ring + j * c->call, c->roff[last], o);
-    }
-  }
+  if (op == PARIO_OP_WRITE) written_whole(c, o);
+  /* a library's own words for a full disk vary (a short count, "no details from HDF5", "NetCDF:
+     HDF error", "Unknown error in file operation"): name the cause where it is one */
+  if (op == PARIO_OP_WRITE && o->rc && o->rc != PARIO_E_NOSPACE) o->rc = pario_err_space(o->rc, c->wpath, saved_errno);
   if (o->errors) o->bad_file = (uint64_t)(op == PARIO_OP_WRITE ? c->g.file_index : c->rfile);
   o->t[5] = (double)o->bytes;
 }
@@ -214,12 +260,18 @@ int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_cas
   for (int rep = 0; rep < cs->reps && !rc; rep++) {
     for (int k = 0; k < cs->nops && !rc; k++) {
       outcome o;
+      pario_cache_fig fig, *cache = NULL;
+      if (cs->ops[k] != PARIO_OP_WRITE && (cs->evict || cs->residency)) { /* untimed, before the phase */
+        rc = pario_cache_step(run, ci, c.g.nfiles, w, &fig);
+        if (rc) break;
+        cache = &fig;
+      }
       int first_write = w->rank == 0 && cs->ops[k] == PARIO_OP_WRITE && !rec->have_effective;
       run_phase(&c, cs->ops[k], rep, &o, first_write ? rec : NULL);
       if (first_write) rec->have_effective = 1;
       rc = pario_agree(o.rc, w);
       if (rc) break;
-      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, rec, h);
+      pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, cache, rec, h);
     }
     if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c, rep == cs->reps - 1);
   }

@@ -2,7 +2,8 @@
 #ifndef PARIO_ENGINE_PROBE_H
 #define PARIO_ENGINE_PROBE_H
 
-/* Serial; prints one JSON object on stdout. 0 or a PARIO_E_ code. */
-int pario_probe(const char *dir, int mib);
+/* `streams` threads at once (one file each, about mib MiB in all); prints one JSON object on
+ * stdout. 0 or a PARIO_E_ code. */
+int pario_probe(const char *dir, int mib, int streams);
 
 #endif

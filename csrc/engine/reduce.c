@@ -34,6 +34,8 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
   uint64_t bad[5] = {o->errors ? (uint64_t)me : UINT64_MAX, o->bad_off, o->bad_exp, o->bad_got, o->bad_file}, first[5];
   MPI_Gather(o->t, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(sums, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  double check_s = 0;
+  MPI_Reduce(&o->check_s, &check_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   /* the lowest failing rank's first error: reduce the rank, then fetch its details */
   uint64_t low;
   MPI_Allreduce(&bad[0], &low, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -52,6 +54,7 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
   p->ops = tot[1];
   p->checked_bytes = tot[2];
   p->errors = tot[3];
+  p->check_s = check_s;
   p->bad_rank = low == UINT64_MAX ? -1 : (int)low;
   p->bad_offset = first[1];
   p->bad_expected = first[2];
@@ -90,8 +93,9 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
 }
 
 void pario_phase_finish(const pario_world *w, int ci, const pario_case *cs, pario_op op, int rep,
-                        const pario_outcome *o, pario_case_rec *rec, pario_hooks *h) {
+                        const pario_outcome *o, const pario_cache_fig *cache, pario_case_rec *rec, pario_hooks *h) {
   reduce(w, op, rep, o, rec);
+  if (w->rank == 0 && cache) rec->phases[rec->nphases - 1].cache = *cache;
   h->step++;
   if (h->phase_done) h->phase_done(h->arg);
   if (w->rank != 0) return;

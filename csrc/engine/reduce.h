@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "engine/groups.h"
+#include "engine/pagecache.h"
 #include "pario/backend.h"
 #include "pario/case.h"
 
@@ -19,8 +20,10 @@ typedef struct {
   double first_done, open_close_max;
   double *r_open, *r_xfer, *r_sync, *r_close, *r_done, *r_bytes;
   uint64_t checked_bytes, errors;
+  double check_s; /* timed reads: the longest time a rank spent checking, taken out of its timings */
   int bad_rank, bad_file;
   uint64_t bad_offset, bad_expected, bad_got;
+  pario_cache_fig cache; /* the eviction and residency before a read or verify (cache.measured / evicted) */
 } pario_phase_rec;
 
 /* One case: what rank 0 records while the case runs. */
@@ -47,6 +50,7 @@ typedef struct {
   double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
   uint64_t bytes, ops, checked, errors;
   uint64_t bad_off, bad_exp, bad_got, bad_file;
+  double check_s; /* time spent checking inside the timed loop (reads), not counted as I/O */
   int rc;
 } pario_outcome;
 
@@ -60,8 +64,9 @@ typedef struct {
 
 /* The same error code and message on every rank; 0 when all succeeded (collective). */
 int pario_agree(int rc, const pario_world *w);
-/* Reduce one phase's outcomes into rec (rank 0), tell the hooks, print the progress line. */
+/* Reduce one phase's outcomes into rec (rank 0), with the cache step before it (or NULL), tell the
+ * hooks, print the progress line. */
 void pario_phase_finish(const pario_world *w, int ci, const pario_case *cs, pario_op op, int rep,
-                        const pario_outcome *o, pario_case_rec *rec, pario_hooks *h);
+                        const pario_outcome *o, const pario_cache_fig *cache, pario_case_rec *rec, pario_hooks *h);
 
 #endif

@@ -85,11 +85,24 @@ static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
   column(j, "done", p->r_done, nranks);
   column(j, "bytes", p->r_bytes, nranks);
   pario_jw_obj_end(j);
+  if (p->cache.measured || p->cache.evicted) {
+    pario_jw_obj(j, "cache");
+    pario_jw_str(j, "evicted", p->cache.evicted == 2 ? "system" : p->cache.evicted ? "files" : "none");
+    if (p->cache.measured) {
+      pario_jw_dbl(j, "resident", p->cache.pages ? (double)p->cache.resident / (double)p->cache.pages : 0.0);
+      pario_jw_dbl(j, "resident_max_host", p->cache.resident_max);
+      pario_jw_uint(j, "resident_pages", p->cache.resident);
+      pario_jw_uint(j, "pages", p->cache.pages);
+    }
+    pario_jw_dbl(j, "seconds", p->cache.seconds);
+    pario_jw_obj_end(j);
+  }
   if (p->op == PARIO_OP_READ || p->op == PARIO_OP_VERIFY || p->op == PARIO_OP_READSMALL) {
     char hex[32];
     pario_jw_obj(j, "verify");
     pario_jw_uint(j, "checked_bytes", p->checked_bytes);
     pario_jw_uint(j, "errors", p->errors);
+    if (p->op == PARIO_OP_READ) pario_jw_dbl(j, "check_s", p->check_s);
     if (p->errors) {
       pario_jw_obj(j, "first_error");
       pario_jw_int(j, "rank", p->bad_rank);

@@ -79,6 +79,9 @@ static int check_case(pario_case *c) {
     return bad(c->name, "odirect needs blocks that are multiples of 4096 bytes");
   if (c->aggregate && (c->collective || c->view)) return bad(c->name, "aggregate has one writer per file: no collective or view");
   if (c->nhints && !(caps & PARIO_CAP_HINTS)) return bad(c->name, "hints apply to MPI-IO backends only");
+  if (c->evict < 0 || c->evict > 2) return bad(c->name, "evict must be 0 (none), 1 (the case's files) or 2 (also drop_caches)");
+  if ((c->evict || c->residency) && (caps & PARIO_CAP_NODATA))
+    return bad(c->name, "evict and residency need a backend that stores files");
   for (int k = 0; k < c->nops && c->reuse; k++)
     if (c->ops[k] == PARIO_OP_WRITE) return bad(c->name, "reuse reads existing files: no write");
   if (caps & PARIO_CAP_NODATA)
@@ -111,6 +114,22 @@ static int check_md(const pj_value *o, pario_case *c) {
   return 0;
 }
 
+/* "guard": {"pid", "start", "boot", "dir", "rmdir"}: optional, for the orphan guard (guard.h). */
+static int parse_guard(const pj_value *doc, pario_run *run, const char *path) {
+  const pj_value *gd = pario_json_get(doc, "guard");
+  if (!gd) return 0;
+  const pj_value *pid = pario_json_get(gd, "pid"), *start = pario_json_get(gd, "start");
+  const pj_value *rm = pario_json_get(gd, "rmdir");
+  if (gd->t != PJ_OBJ || !pid || pid->t != PJ_NUM || !pid->is_int || pid->i <= 0 || !start || start->t != PJ_NUM ||
+      !start->is_int || start->i < 0 || (rm && rm->t != PJ_BOOL))
+    return pario_err(PARIO_E_SPEC, "spec %s: \"guard\" needs a positive integer pid and an integer start", path);
+  run->guard_pid = (long)pid->i;
+  run->guard_start = (unsigned long long)start->i;
+  run->guard_rmdir = rm && rm->i;
+  int rc = get_str(gd, "boot", run->guard_boot, sizeof run->guard_boot, 1);
+  return rc ? rc : get_str(gd, "dir", run->guard_dir, sizeof run->guard_dir, 1);
+}
+
 static int parse_case(const pj_value *o, pario_case *c) {
   int rc = pario_case_fields_parse(o, c);
   if (rc) return rc;
@@ -132,7 +151,8 @@ int pario_spec_parse(const char *text, const char *path, pario_run *run) {
   } else if ((rc = get_str(doc, "run_id", run->run_id, sizeof run->run_id, 1)) ||
              (rc = get_str(doc, "dir", run->dir, sizeof run->dir, 1)) ||
              (rc = get_str(doc, "prefix", run->prefix, sizeof run->prefix, 1)) ||
-             (rc = get_str(doc, "status_dir", run->status_dir, sizeof run->status_dir, 0))) {
+             (rc = get_str(doc, "status_dir", run->status_dir, sizeof run->status_dir, 0)) ||
+             (rc = parse_guard(doc, run, path))) {
   } else if (!cases || cases->t != PJ_ARR || cases->n < 1) {
     rc = pario_err(PARIO_E_SPEC, "spec %s: \"cases\" must be a non-empty list", path);
   } else if (!(run->cases = calloc((size_t)cases->n, sizeof *run->cases))) {

@@ -9,6 +9,13 @@ typedef struct {
   char dir[4096];
   char prefix[256];
   char status_dir[4096];
+  /* the orphan guard (guard.h): the front end's pid, start time, host's boot id, its directory of
+     this run, and whether it made the scratch directory; guard_pid 0 when the spec has none */
+  long guard_pid;
+  unsigned long long guard_start;
+  char guard_boot[64];
+  char guard_dir[4096];
+  int guard_rmdir;
   int ncases;
   pario_case *cases;
 } pario_run;

@@ -16,8 +16,11 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -58,7 +61,12 @@ extern int __isoc99_vfscanf(FILE *fp, const char *fmt, va_list ap);
   X(fgets_unlocked) X(__fgets_chk) X(vfprintf) X(__vfprintf_chk) X(puts) X(vfscanf)              \
   X(__isoc99_vfscanf) X(fseek) X(fseeko) X(fseeko64) X(ftello64) X(fflush) X(fflush_unlocked)    \
   /* the process (lifecycle.c) */                                                                \
-  X(sigaction) X(signal) X(_exit) X(execve) X(execv) X(execvp) X(execvpe)
+  X(sigaction) X(signal) X(_exit) X(execve) X(execv) X(execvp) X(execvpe)                        \
+  /* passed on by the layer itself (passthru.c) for modules to take: locks, flags, syncs, sizes,  \
+   * writes libc makes from inside (dprintf, freopen), programs started without fork */          \
+  X(fcntl) X(fcntl64) X(flock) X(sync_file_range) X(syncfs) X(sync) X(fallocate) X(fallocate64)  \
+  X(posix_fallocate) X(posix_fallocate64) X(truncate) X(truncate64) X(vdprintf) X(freopen)       \
+  X(freopen64) X(closefrom) X(posix_spawn) X(posix_spawnp) X(system) X(popen)
 // clang-format on
 
 #pragma GCC visibility push(hidden)

@@ -1,11 +1,14 @@
 /* The life of the process image, told to every module (intercept.h): start, fork, signals, exec
  * and exit. MPI_Init and MPI_Finalize are in lifecycle_mpi.c.
  *
- * Modules stop at exit (destructor and _exit), before exec, and on SIGTERM/SIGINT, where the
- * program's own handler (or the default action) runs afterwards. */
+ * Modules stop at exit (destructor and _exit), before exec, and on SIGTERM/SIGINT/SIGHUP, where
+ * the program's own handler (or the default action) runs afterwards. A signal that arrives while
+ * the thread is inside a module's critical section (intercept.h) is held and raised again when
+ * the section ends. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,15 +18,32 @@
 #include "intercept/modules.h"
 
 __thread int pario_guard __attribute__((tls_model("initial-exec")));
+__thread int pario_crit_depth __attribute__((tls_model("initial-exec")));
+__thread volatile int pario_crit_pending __attribute__((tls_model("initial-exec")));
 struct pario_proc pario_proc;
 
 /* ---- signals ---- */
-static struct sigaction app_act[2]; /* the program's SIGTERM / SIGINT dispositions */
-static int hooked[2];
-static int sigslot(int sig) { return sig == SIGTERM ? 0 : sig == SIGINT ? 1 : -1; }
+#define NHOOKED 3
+static const int hooked_sigs[NHOOKED] = {SIGTERM, SIGINT, SIGHUP};
+static struct sigaction app_act[NHOOKED]; /* the program's dispositions of those */
+static int hooked[NHOOKED];
+static int sigslot(int sig) { return sig == SIGTERM ? 0 : sig == SIGINT ? 1 : sig == SIGHUP ? 2 : -1; }
+
+/* The signals held during a critical section, raised again at its end: to this thread, so that
+ * the handler runs here, now outside the section. */
+void pario_crit_deliver(void) {
+  int held = pario_crit_pending;
+  pario_crit_pending = 0;
+  for (int s = 0; s < NHOOKED; s++)
+    if (held & (1 << s)) syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), hooked_sigs[s]);
+}
 
 static void on_signal(int sig, siginfo_t *si, void *uc) {
   int s = sigslot(sig);
+  if (pario_crit_depth) {
+    pario_crit_pending |= 1 << s;
+    return;
+  }
   if (pario_modules_stop("signal", 1, 1)) pario_modules_resume(); /* the program may live on */
   struct sigaction *a = &app_act[s];
   if (a->sa_flags & SA_SIGINFO) {
@@ -44,21 +64,20 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
 static void hook_signals(void) {
   __typeof__(sigaction) *real_sigaction = PARIO_REAL(sigaction);
   if (!real_sigaction) return;
-  int sigs[2] = {SIGTERM, SIGINT};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < NHOOKED; k++) {
     struct sigaction cur, mine;
-    if (real_sigaction(sigs[k], NULL, &cur) != 0 || (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN))
+    if (real_sigaction(hooked_sigs[k], NULL, &cur) != 0 || (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN))
       continue; /* an ignored signal stays ignored (nohup, background jobs) */
     memset(&mine, 0, sizeof mine);
     mine.sa_sigaction = on_signal;
     mine.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&mine.sa_mask);
     app_act[k] = cur;
-    if (real_sigaction(sigs[k], &mine, NULL) == 0) hooked[k] = 1;
+    if (real_sigaction(hooked_sigs[k], &mine, NULL) == 0) hooked[k] = 1;
   }
 }
 
-/* The program installing its own SIGTERM/SIGINT handler: keep ours first, chain to theirs. */
+/* The program installing its own SIGTERM/SIGINT/SIGHUP handler: keep ours first, chain to theirs. */
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   int s = sigslot(sig);
   if (!PARIO_REAL(sigaction)) {
@@ -105,7 +124,7 @@ __attribute__((constructor(PARIO_REGISTER_PRIORITY + 1))) static void pario_init
   gethostname(pario_proc.host, sizeof pario_proc.host - 1);
   pario_proc.start_epoch = pario_clock_start();
   if (!pario_modules_start()) return;
-  pthread_atfork(NULL, NULL, after_fork_child);
+  pthread_atfork(pario_modules_fork_prepare, pario_modules_fork_parent, after_fork_child);
   hook_signals();
 }
 
@@ -150,3 +169,39 @@ EXEC_WRAP(execve, (const char *path, char *const argv[], char *const envp[]), (p
 EXEC_WRAP(execv, (const char *path, char *const argv[]), (path, argv))
 EXEC_WRAP(execvp, (const char *file, char *const argv[]), (file, argv))
 EXEC_WRAP(execvpe, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
+
+/* execl, execlp and execle call execve inside libc, where no interposer sees it: they are
+ * rebuilt here on the wrapped forms, so that the modules stop before the image goes (the
+ * buffer would otherwise lose what it holds). */
+#define ARGV_OF(first, ap, argv)                                        \
+  int n_ = 1;                                                           \
+  va_list ap2_;                                                         \
+  va_copy(ap2_, ap);                                                    \
+  while (va_arg(ap2_, const char *)) n_++;                              \
+  va_end(ap2_);                                                         \
+  char **argv = __builtin_alloca(sizeof(char *) * (size_t)(n_ + 1));    \
+  argv[0] = (char *)(first);                                            \
+  for (int k_ = 1; k_ <= n_; k_++) argv[k_] = va_arg(ap, char *);
+
+int execl(const char *path, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  ARGV_OF(arg, ap, argv)
+  va_end(ap);
+  return execv(path, argv);
+}
+int execlp(const char *file, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  ARGV_OF(arg, ap, argv)
+  va_end(ap);
+  return execvp(file, argv);
+}
+int execle(const char *path, const char *arg, ...) {
+  va_list ap;
+  va_start(ap, arg);
+  ARGV_OF(arg, ap, argv)
+  char *const *envp = va_arg(ap, char *const *);
+  va_end(ap);
+  return execve(path, argv, envp);
+}

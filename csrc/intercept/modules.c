@@ -26,6 +26,17 @@ int pario_modules_start(void) {
   return n;
 }
 
+/* prepare in reverse order (the module nearest the real calls first), parent and child forward */
+void pario_modules_fork_prepare(void) {
+  for (int k = nmods - 1; k >= 0; k--)
+    if (started[k] && mods[k]->fork_prepare) mods[k]->fork_prepare();
+}
+
+void pario_modules_fork_parent(void) {
+  for (int k = 0; k < nmods; k++)
+    if (started[k] && mods[k]->fork_parent) mods[k]->fork_parent();
+}
+
 void pario_modules_fork_child(void) {
   for (int k = 0; k < nmods; k++)
     if (started[k] && mods[k]->fork_child) mods[k]->fork_child();

@@ -8,6 +8,8 @@
 #pragma GCC visibility push(hidden)
 
 int pario_modules_start(void); /* the number of modules that started */
+void pario_modules_fork_prepare(void);
+void pario_modules_fork_parent(void);
 void pario_modules_fork_child(void);
 void pario_modules_mpi_finalize(void);
 /* Each started module's stop (reverse order) once: 0 if a stop had already run (and no resume). */

@@ -79,6 +79,8 @@ typedef struct {
   int reuse;          /* read or verify files kept by an earlier run (same prefix): no preparatory write */
   int precreated;     /* the front end created the files with a layout: truncate between repetitions */
   int reorder;        /* read shift in ranks; -1 = ranks on this host */
+  int evict;          /* before each read/verify: evict the case's files (engine/pagecache.h PARIO_EVICT_*) */
+  int residency;      /* before each read/verify: measure the files' page-cache residency (mincore) */
   uint64_t buffer_max;
   int nhints;
   char hint_key[PARIO_MAX_HINTS][64];

@@ -32,6 +32,13 @@ const char *pario_err_text(int code);
 int pario_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Map an errno value to a code (ENOSPC -> NOSPACE, ...). */
 int pario_err_from_errno(int e);
+/* After a failed write (or create) of path whose message pario_err recorded: when the cause is a
+ * full file system, name it. saved_errno is errno right after the failing call (ENOSPC or EDQUOT
+ * say so at once); otherwise the file system of path's directory is asked (statvfs): less than
+ * 1 MiB this user may write, or no free inode, is full. Then the message becomes
+ * "<what> <path>: No space left on device (<free> free in DIR; <the library's words>)" and the
+ * code PARIO_E_NOSPACE; else code and message stay. Returns the code. */
+int pario_err_space(int code, const char *path, int saved_errno);
 const char *pario_err_msg(void);
 void pario_err_clear(void);
 

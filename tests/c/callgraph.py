@@ -29,6 +29,7 @@ ALLOWED = {
     "engine": {"backends", "pattern", "common"},
     "intercept": set(),
     "profile": {"intercept"},
+    "buffer": {"intercept"},
 }
 
 

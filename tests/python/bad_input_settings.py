@@ -3,9 +3,11 @@ store: every hint kind with the values an MPI would misread, every dialect with 
 from __future__ import annotations
 
 # Values of a number-valued hint that ROMIO's atoi reads as another number, or that no MPI takes.
-MISREAD = [("16mb", "takes '16mb' as 16; write 16777216"), ("1e6", "takes '1e6' as 1; write 1000000"),
-           ("0x10", "takes '0x10' as 0; write 16"), ("4k", "takes '4k' as 4; write 4096"),
-           ("two", "needs an integer"), ("1.5", "takes '1.5' as 1"), ("99999999999", "out of range"),
+MISREAD = [("16mb", "'16mb' is read as 16 by the MPI"), ("1e6", "is read as 1 by the MPI (ROMIO and OMPIO parse "
+           "integers with atoi); write 1000000"), ("0x10", "'0x10' is read as 0 by the MPI"),
+           ("4k", "'4k' is read as 4 by the MPI (ROMIO and OMPIO parse integers with atoi); write 4096"),
+           ("two", "'two' is read as 0 by the MPI"), ("1.5", "'1.5' is read as 1 by the MPI"),
+           ("99999999999", "out of range"),
            ("-5", "out of range"), ("", "needs a value")]
 # What `--set` (pario's syntax: sizes with k/m/g for byte counts, choices in any case) says instead; None:
 # accepted there.
@@ -104,7 +106,7 @@ def settings_rows() -> list[dict]:
         ("ompi env unclosed quote", "export OMPI_MCA_io='ompio", "quote is not closed"),
         ("ompi env bad line", "export OMPI_MCA_io=ompio\nexport PATH=/x\n", "is not OMPI_MCA_NAME=VALUE"),
         ("cray unclosed quote", "export MPICH_MPIIO_HINTS=\"*:cb_nodes=2", "quote is not closed"),
-        ("cray bad value", "export MPICH_MPIIO_HINTS=*:cb_nodes=16mb", "takes '16mb' as 16"),
+        ("cray bad value", "export MPICH_MPIIO_HINTS=*:cb_nodes=16mb", "'16mb' is read as 16"),
         ("lfs bare", "lfs setstripe -c", "is not understood"), ("lfs bad size", "lfs setstripe -S 100k f", "64 KiB"),
         ("romio binary", {"hex": "ff00ff00"}, "not UTF-8"), ("romio NUL", "cb_nodes 2\x00\n", "NUL byte"),
         ("romio 100,000 lines", {"repeat": ["cb_nodes 2\n", 100000]}, "more than the"),
@@ -161,8 +163,8 @@ def store_rows() -> list[dict]:
         (["results", "compare", "1"], "the following arguments"),
         (["results", "--limit", "0"], "argument --limit"), (["results", "--limit", "-1"], "argument --limit"),
         (["results", "--limit", "x"], "argument --limit"), (["results", "--db", ""], "argument --db"),
-        (["results", "--db", "garbage.db"], "not a database"), (["results", "--db", "dir"], "is a directory"),
-        (["results", "--db", "file/runs.db"], "cannot create the results directory"),
+        (["results", "--db", "garbage.db"], "not a database"), (["results", "--db", "dir"], "no results store at"),
+        (["results", "--db", "file/runs.db"], "no results store at"),
         (["results", "import-ior", ""], "needs a value"), (["results", "bogus"], "invalid choice"),
         (["bench", "--reuse", "3", "-r"], "result is a list"), (["bench", "--reuse", "2", "-r"], "failed bench run"),
         (["bench", "--reuse", "99", "-r"], "no run 99"), (["bench", "--reuse", "0", "-r"], "argument --reuse"),

@@ -186,3 +186,53 @@ def test_settings_launch_only_where_it_tells_something():
     assert forward.settings_env(mpich, None, [dict(mpiio, hints={"cb_nodes": "1"})]) == {}  # get_info is complete
     assert forward.timed_env({"ROMIO_PRINT_HINTS": "1", "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}) == {
         "ROMIO_HINTS": "/h", "PARIO_FAULT": "x"}
+
+
+def test_settings_from_the_environment_are_collected_with_their_source(tmp_path):
+    from pario.settings import envsettings
+    hints_file = tmp_path / "romio.txt"
+    hints_file.write_text("romio_cb_write enable\ncb_buffer_size 4194304\n")
+    env = {"ROMIO_HINTS": str(hints_file), "OMPI_MCA_io_ompio_bytes_per_agg": "8388608",
+           "MPICH_MPIIO_HINTS": "*:cb_nodes=2", "OMPI_MCA_btl": "self,vader", "HOME": "/root"}
+    got = {(s["key"], s["value"], s["from"]) for s in envsettings.collect(env)}
+    assert got == {("romio_cb_write", "enable", f"ROMIO_HINTS={hints_file}"),
+                   ("cb_buffer_size", "4194304", f"ROMIO_HINTS={hints_file}"),
+                   ("mca.io_ompio_bytes_per_agg", "8388608", "OMPI_MCA_io_ompio_bytes_per_agg"),
+                   ("cb_nodes", "2", "MPICH_MPIIO_HINTS")}
+    bad = tmp_path / "bad.txt"
+    bad.write_text("cb_buffer_size 16mb\n")
+    (problem,) = envsettings.collect({"ROMIO_HINTS": str(bad)})
+    assert "is read as 16" in problem["problem"]
+
+
+@pytest.mark.e2e
+@pytest.mark.mpi
+@pytest.mark.parametrize("io", ["ompio", "romio321"])
+def test_hints_set_through_the_environment_are_requested(io, tmp_path):
+    """ROMIO_HINTS and OMPI_MCA_ settings are what the user asked for too: recorded as requested,
+    with where they came from, and checked like --hint (they used to show as "none requested")."""
+    if not (OPENMPI["engine"] and OPENMPI["mpirun"]):
+        pytest.skip("needs Open MPI and PARIO_ENGINE")
+    hints_file = tmp_path / "romio.txt"
+    hints_file.write_text("romio_cb_write enable\n")
+    out, doc = bench(OPENMPI, CASE + ["--io", io], tmp_path,
+                     extra_env={"ROMIO_HINTS": str(hints_file), "OMPI_MCA_io_ompio_bytes_per_agg": "8388608"})
+    assert out.returncode == 0, out.stderr
+    hints, rows, _ = _checks(doc)
+    assert rows["romio_cb_write"]["from"] == f"ROMIO_HINTS={hints_file}"
+    assert rows["mca.io_ompio_bytes_per_agg"]["from"] == "OMPI_MCA_io_ompio_bytes_per_agg"
+    if io == "romio321":
+        assert rows["romio_cb_write"]["status"] == "in effect"
+        assert rows["mca.io_ompio_bytes_per_agg"]["status"] == "not applied"
+    else:
+        assert rows["romio_cb_write"]["status"] == "not applied" and "ROMIO_HINTS" in rows["romio_cb_write"]["reason"]
+        assert rows["mca.io_ompio_bytes_per_agg"]["status"] == "in effect"
+    import io as _io
+
+    from rich.console import Console
+
+    from pario.report.terminal.hints import print_hints
+    buf = _io.StringIO()
+    print_hints(Console(file=buf, width=200, color_system=None), doc["result"]["cases"])
+    text = buf.getvalue()
+    assert "none requested" not in text and "set by" in text and "ROMIO_HINTS=" in text, text

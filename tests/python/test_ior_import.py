@@ -106,3 +106,21 @@ def test_env_and_command():
     env = ior_import.env_of(doc, "/tmp/x.json")
     assert env["tool"] == "ior" and env["ranks"] == 4 and env["dir"] == "/scratch/alice/ior"
     assert ior_import.command_of(doc).startswith("ior -a MPIIO -c -t 1m")
+
+
+def test_a_real_ior_4_0_0_summary():
+    # data/ior-4.0.0-real-mpiio-coll.json: written by IOR 4.0.0 (hpc/ior tag 4.0.0, built outside
+    # this repository) on the project VM: `mpirun -n 4 ior -a MPIIO -c -t 1m -b 64m -i 3 -w -r
+    # -O summaryFormat=JSON -O summaryFile=F -o /var/tmp/iortrial/f`
+    doc = ior_import.parse_text((DATA / "ior-4.0.0-real-mpiio-coll.json").read_text())
+    res = ior_import.convert(doc)
+    (c,) = res["cases"]
+    assert res["engine"]["version"] == "IOR 4.0.0" and res["mpi"]["ranks"] == 4
+    assert res["mpi"]["hosts"] == [{"name": "vm", "ranks": 4}]
+    assert c["spec"]["collective"] is True and c["total_bytes"] == 256 * MIB and c["xfer"] == MIB
+    assert [(p["op"], p["rep"]) for p in c["phases"]] == [("write", 0), ("read", 0), ("write", 1), ("read", 1),
+                                                         ("write", 2), ("read", 2)]
+    (row,) = summary.summarize(res)
+    ior_write = next(s for s in doc["summary"] if s["operation"] == "write")
+    assert row["write"]["bw_mib"]["max"] == pytest.approx(ior_write["bwMaxMIB"], rel=1e-3)
+    assert all(p["xfer_bw_mib"] >= p["bw_mib"] for p in c["phases"])  # transfer-only excludes open and close

@@ -156,3 +156,95 @@ time.sleep(1000)
     for rank in (0, 1):
         pid = int((tmp_path / f"pid.{rank}").read_text())
         assert not _alive(pid)
+
+
+# ---- issue 19: the watchdog's limit, stopped processes, processes that outlive the launcher -------
+
+STOPPED = r'''
+import json, os, signal, sys, time
+sd = sys.argv[1]
+print("@pario " + json.dumps({"event": "start", "ncases": 1, "steps": 2}), flush=True)
+pid = os.fork()
+if pid == 0:
+    def on_term(signum, frame):
+        open(os.path.join(sd, "got-term"), "w").write("TERM")
+        os._exit(0)
+    signal.signal(signal.SIGTERM, on_term)
+    open(os.path.join(sd, "pid.0"), "w").write(str(os.getpid()))
+    os.kill(os.getpid(), signal.SIGSTOP)  # a stopped rank: SIGTERM waits until SIGCONT
+    time.sleep(1000)
+    os._exit(0)
+os.waitpid(pid, 0)
+'''
+
+
+def test_watchdog_continues_a_stopped_rank_so_that_it_gets_sigterm(tmp_path):
+    """SIGCONT goes with SIGTERM (as Slurm sends them): a stopped rank ends at once, by SIGTERM,
+    instead of holding it until the SIGKILL that comes after the grace period."""
+    script = tmp_path / "stopped.py"
+    script.write_text(STOPPED)
+    out = watchdog.run([sys.executable, str(script), str(tmp_path)], env=dict(os.environ), timeout=1.0,
+                       status_dir=str(tmp_path), ranks=1, cases=CASES, observer=Progress(plain=True))
+    assert (tmp_path / "got-term").exists(), "the stopped rank never saw SIGTERM"
+    assert out.watchdog and "no progress for 1 s (--timeout)" in out.watchdog
+    assert not _alive(int((tmp_path / "pid.0").read_text()))
+
+
+ORPHANING = r'''
+import json, os, sys, time
+sd = sys.argv[1]
+print("@pario " + json.dumps({"event": "start", "ncases": 1, "steps": 2}), flush=True)
+if os.fork() == 0:   # a rank that outlives its launcher (as when mpirun is killed with SIGKILL)
+    os.close(1)
+    open(os.path.join(sd, "pid.0"), "w").write(str(os.getpid()))
+    time.sleep(1000)
+    os._exit(0)
+deadline = time.time() + 30
+while not os.path.exists(os.path.join(sd, "pid.0")) and time.time() < deadline:
+    time.sleep(0.05)
+os._exit(9)
+'''
+
+
+def test_ranks_that_outlive_the_launcher_are_ended(tmp_path):
+    script = tmp_path / "orphaning.py"
+    script.write_text(ORPHANING)
+    out = watchdog.run([sys.executable, str(script), str(tmp_path)], env=dict(os.environ), timeout=60,
+                       status_dir=str(tmp_path), ranks=1, cases=CASES, observer=Progress(plain=True))
+    assert out.returncode == 9 and not out.watchdog
+    assert not _alive(int((tmp_path / "pid.0").read_text())), "a rank outlived its launcher and pario"
+    assert out.stragglers == 1
+
+
+DATA = [{"name": "big", "pattern": "segmented", "block": 64 << 20, "segments": 1, "ops": ["write", "read"]},
+        {"name": "md", "workload": "metadata", "files_per_dir": 100, "ops": ["create", "remove"]}]
+
+
+def test_limit_is_measured_from_the_phases():
+    limit = watchdog.Limit(None, DATA, 2)
+    # before any phase ended: the floor plus the largest phase at a pessimistic 4 MiB/s
+    assert limit.seconds() == limit.FLOOR_S + (128 << 20) / (4 << 20)
+    limit.event({"event": "open", "case": 0, "op": "write", "rep": 0}, 100.0)
+    limit.event({"event": "phase", "case": 0, "op": "write", "rep": 0}, 108.0)   # 8 s for 128 MiB
+    assert limit.seconds() == 80.0, "10x the slowest phase"
+    limit.event({"event": "open", "case": 0, "op": "read", "rep": 0}, 109.0)
+    limit.event({"event": "phase", "case": 0, "op": "read", "rep": 0}, 109.5)
+    assert limit.seconds() == 80.0, "a faster phase does not lower it"
+    limit.event({"event": "open", "case": 1, "op": "create", "rep": 0}, 110.0)
+    assert limit.seconds() == limit.FLOOR_S + 100 / limit.FIRST_FILES_S, "metadata is measured on its own"
+    limit.event({"event": "phase", "case": 1, "op": "create", "rep": 0}, 110.1)
+    assert limit.seconds() == 80.0
+    small = watchdog.Limit(None, [{"name": "s", "pattern": "segmented", "block": 1 << 20, "ops": ["write"]}], 2)
+    small.event({"event": "open", "case": 0, "op": "write", "rep": 0}, 0.0)
+    small.event({"event": "phase", "case": 0, "op": "write", "rep": 0}, 0.01)
+    assert small.seconds() == small.FLOOR_S, "never under the floor"
+    assert "60 s" in small.policy() and "10x the slowest phase" in small.policy()
+    fixed = watchdog.Limit(7.5, DATA, 2)
+    assert fixed.seconds() == 7.5 and "--timeout" in fixed.policy()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 0.0, -3.0])
+def test_timeout_must_be_a_positive_number(value):
+    with pytest.raises(ParioError, match="positive number of seconds"):
+        watchdog.check_timeout(value)
+    watchdog.check_timeout(30.0)

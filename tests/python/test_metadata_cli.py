@@ -187,3 +187,18 @@ def test_interrupted_metadata_run_removes_its_tree(tmp_path):
             proc.wait()
     assert proc.returncode != 0
     assert ours(scratch) == ["users-file"]
+
+
+@pytest.mark.e2e
+@pytest.mark.mpi
+def test_a_rank_that_dies_between_metadata_phases_is_named_where_it_was(tmp_path):
+    """The metadata phases write the per-rank status files too: a rank that dies after phases
+    completed is last seen in its phase, not 'stuck before the first phase'."""
+    scratch = tmp_path / "scratch"
+    run, doc = bench_json(["--metadata", "--files-per-dir", "20", "-i", "1", "--md-ops", "create,stat,remove",
+                           "-n", "2", "--dir", str(scratch)], tmp_path, extra_env={"PARIO_FAULT": "die:1:1"})
+    assert run.returncode == 1, run.stderr[-2000:]
+    last = run.stderr.strip().splitlines()[-1]
+    assert "before the first phase" not in last and "stat rep 0" in last, last
+    assert doc["status"] == "partial" and [p["op"] for p in doc["result"]["cases"][0]["phases"]] == ["create"]
+    assert not ours(scratch)

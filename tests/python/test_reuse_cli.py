@@ -46,12 +46,12 @@ def test_reuse_reads_and_verifies_the_kept_files_and_leaves_them(extra, tmp_path
     assert run.returncode == 0, run.stderr
     (row,) = doc["summary"]
     assert row["read"]["n"] == 2 and row["verify"]["errors"] == 0
-    # verify: 2 reps x 2 ranks x 2 segments x 1 MiB; timed reads: each rank's data ring (256 KiB
-    # by default), per rep
-    assert row["verify"]["checked_bytes"] == 2 * 2 * 2 * (1 << 20) + 2 * 2 * (256 << 10)
+    # every byte of every read and verify phase: 2 ops x 2 reps x 2 ranks x 2 segments x 1 MiB
+    assert row["verify"]["checked_bytes"] == 2 * 2 * 2 * 2 * (1 << 20)
     (case,) = doc["result"]["cases"]
     assert case["spec"]["reuse"] is True and [p["op"] for p in case["phases"]] == ["read", "verify"] * 2
-    assert "warm" in row["flags"]  # two repetitions: the second reads what the first cached
+    # measured before each read: the second repetition reads what the first cached
+    assert "cached" in row["flags"] and "warm" not in row["flags"] and row["read"]["resident"]["samples"][1] > 0.9
     assert _state(files) == before  # not written, truncated or removed
     assert doc["dir"] == str(files[0].parent)
 
@@ -78,12 +78,46 @@ def test_reuse_finds_one_corrupted_byte(tmp_path):
         fh.write(bytes([old[0] ^ 0xFF]))
     run, doc = bench_json(["--reuse", str(run_id), "-W", "-i", "1"], tmp_path)
     assert run.returncode == 1, run.stderr
-    assert "verify found 1 8-byte word(s)" in run.stderr
+    assert "verify rep 0 found 1 bad 8-byte word(s) of 524288 checked" in run.stderr
     (row,) = doc["summary"]
     assert row["verify"]["errors"] == 1 and "verify-errors" in row["flags"]
     first = row["verify"]["first_error"]
     assert (first["offset"], first["rank"]) == (offset, 1)
     assert path.exists()
+    # the stored run is not "complete": its data failed the check
+    assert doc["status"] == "verify failed"
+    listed = pario(["--json"], tmp_path, command="results")
+    import json
+    runs = {r["id"]: r for r in json.loads(listed.stdout)["runs"]}
+    assert runs[doc["run"]]["status"] == "verify failed" and runs[run_id]["status"] == "complete"
+    shown = pario(["show", str(doc["run"])], tmp_path, command="results")
+    assert "verify failed" in shown.stdout.splitlines()[0]
+
+
+def _flip(path, offset):
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        old = fh.read(1)
+        fh.seek(offset)
+        fh.write(bytes([old[0] ^ 0x01]))
+
+
+# the kept file: 2 ranks x 2 segments x 1 MiB, 64 KiB per call; each rank's ring holds 4 calls
+@pytest.mark.parametrize("offset", [0, 8 + 3, (1 << 20) + 65536 * 5 + 7, (4 << 20) - 1])
+def test_a_timed_read_finds_a_flipped_byte_anywhere(tmp_path, offset):
+    """-r checks every byte a timed read returns (it checked the last buffer window of each rank:
+    9 of 12 flipped bytes went unseen with 1 MiB per rank), and each phase counts its own words."""
+    run_id, (path,) = _kept(tmp_path, "-a", "posix")
+    _flip(path, offset)
+    run, doc = bench_json(["--reuse", str(run_id), "-r", "-W", "-i", "1"], tmp_path)
+    assert run.returncode == 1, run.stderr
+    (row,) = doc["summary"]
+    found = {p["op"]: (p["errors"], p["first_error"]["offset"]) for p in row["verify"]["by_phase"]}
+    assert found == {"read": (1, offset - offset % 8), "verify": (1, offset - offset % 8)}, found
+    assert row["verify"]["errors"] == 1, "a read and a verify of the same words are not added together"
+    assert "read rep 0 found 1 bad 8-byte word(s) of 524288 checked" in run.stderr
+    (read,) = [p for p in doc["result"]["cases"][0]["phases"] if p["op"] == "read"]
+    assert read["verify"]["checked_bytes"] == 4 << 20 and read["verify"]["check_s"] >= 0
 
 
 def test_a_failed_reuse_run_removes_nothing(tmp_path):

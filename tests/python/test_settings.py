@@ -163,3 +163,29 @@ def test_settings_render_cli(tmp_path):
     keys = {r["key"] for r in json.loads(out.stdout)}
     assert {"romio_lustre_co_ratio", "mca.io_ompio_bytes_per_agg", "lustre.overstripe_count",
             "adios2.NumAggregators", "pnetcdf.var_align", "cray_cb_nodes_multiplier"} <= keys
+
+
+def test_every_dialect_names_what_it_cannot_say():
+    from pario.settings.dialects import untranslated
+    s = from_pairs(["romio_cb_write=enable", "cb_nodes=4", "lustre.stripe_count=4", "hdf5.alignment=1m"])
+    assert untranslated(s, "ompi") == ["hdf5.alignment", "romio_cb_write"]  # cb_nodes, stripes: MCA params
+    assert untranslated(s, "romio") == ["hdf5.alignment"]  # the stripe count as striping_factor
+    assert untranslated(s, "lfs") == ["cb_nodes", "hdf5.alignment", "romio_cb_write"]
+    assert untranslated(from_pairs(["cb_nodes=4"]), "info") == []
+
+
+@pytest.mark.e2e
+def test_settings_render_names_the_settings_a_dialect_drops(tmp_path):
+    # the issue: `--dialect ompi` dropped romio_cb_write without a word
+    out = _pario(["settings", "render", "--dialect", "ompi", "--set", "romio_cb_write=enable",
+                  "--set", "cb_nodes=4"], tmp_path)
+    assert out.returncode == 0 and out.stdout == "--mca io_ompio_num_aggregators 4\n"
+    assert "no equivalent in the ompi dialect: romio_cb_write" in out.stderr
+    env = _pario(["settings", "render", "--dialect", "ompi-env", "--set", "romio_cb_write=enable",
+                  "--set", "cb_nodes=4"], tmp_path)
+    assert "# no equivalent in the ompi-env dialect: romio_cb_write" in env.stdout
+    every = _pario(["settings", "render", "--set", "romio_cb_write=enable", "--set", "cb_nodes=4"], tmp_path)
+    section = every.stdout.split("## ompi:")[1].split("##")[0]
+    assert "no equivalent in the ompi dialect: romio_cb_write" in section
+    doc = json.loads(_pario(["settings", "render", "--set", "romio_cb_write=enable", "--json"], tmp_path).stdout)
+    assert doc["untranslated"]["ompi"] == ["romio_cb_write"] and doc["untranslated"]["romio"] == []

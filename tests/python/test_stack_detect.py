@@ -2,6 +2,7 @@
 data/stack/README.md), and `pario stack` on this machine."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,3 +131,47 @@ def test_pario_stack_probes_open_mpi(tmp_path):
     assert {"posix", "mpiio"} <= backends
     table = _pario(["stack", str(tmp_path)], tmp_path, COLUMNS="120")
     assert table.returncode == 0 and "MPI-IO" in table.stdout and "ignores ROMIO hints" in table.stdout
+
+
+def test_bench_names_the_file_system_as_stack_does(tmp_path):
+    # issue 15: bench headers said "ext2/ext3" (stat's %T) where `pario stack` said ext4
+    from pario.platform import host
+    assert host.fs_type(str(tmp_path)) == fsinfo.describe(str(tmp_path))["type"]
+
+
+def _missing_component():
+    """An Open MPI io component name this Open MPI does not have (romio341 on Debian's 4.1)."""
+    text = subprocess.run(["ompi_info", "--parsable"], capture_output=True, text=True).stdout
+    have = set(re.findall(r"^mca:io:(\w+):version:", text, re.M))
+    return next((c for c in ("romio341", "romio321") if c not in have), None), sorted(have)
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not shutil.which("ompi_info"), reason="needs Open MPI")
+def test_an_io_component_this_open_mpi_lacks_is_an_error_naming_the_others(tmp_path):
+    missing, have = _missing_component()
+    if missing is None:
+        pytest.skip("this Open MPI has every io component pario knows")
+    for argv in (["stack", str(tmp_path), "--io", missing],
+                 ["bench", "-a", "mpiio", "-n", "1", "--io", missing, "--no-probe", "--dir", str(tmp_path / "s")]):
+        out = _pario(argv, tmp_path, PARIO_ENGINE=ENGINE or "")
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stderr.count("\n") == 1 and f"--io {missing}" in out.stderr
+        assert all(c in out.stderr for c in have), out.stderr
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.e2e
+@pytest.mark.mpi
+@pytest.mark.skipif(not ENGINE, reason="needs PARIO_ENGINE")
+def test_stack_exits_non_zero_when_its_mpi_probe_fails(tmp_path):
+    # an MPI launcher that starts nothing: the probe runs and fails
+    fake = tmp_path / "bin" / "mpirun"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'mpirun (Open MPI) 4.1.4'; exit 0; fi\n"
+                    "echo 'MPI_ERR_INTERN: internal error' >&2; exit 1\n")
+    fake.chmod(0o755)
+    out = _pario(["stack", str(tmp_path), "--mpirun", str(fake)], tmp_path, PARIO_ENGINE=ENGINE)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "not measured" in out.stdout and "the MPI probe failed" in out.stderr
+    assert "default MPI-IO" not in out.stdout

@@ -81,7 +81,10 @@ def test_partial_and_verify_outcomes():
     assert row["verify"]["errors"] == 0 and row["verify"]["checked_bytes"] == 64 * MIB
     assert row["flags"] == []
     (row,) = _rows(case("v", 0, write=[100.0, 100.0], read=[200.0, 200.0], verify_errors=3))
-    assert row["verify"]["errors"] == 6 and row["verify"]["first_error"]["offset"] == 4096
+    # each phase counts the words it read: two phases finding 3 each are 3 bad words, twice
+    assert row["verify"]["errors"] == 3 and row["verify"]["failing_phases"] == 2
+    assert [(p["op"], p["rep"], p["errors"]) for p in row["verify"]["by_phase"]] == [("verify", 0, 3), ("verify", 1, 3)]
+    assert row["verify"]["first_error"]["offset"] == 4096
     assert "verify-errors" in row["flags"]
 
 
@@ -114,10 +117,10 @@ def test_compare_ratio_and_noise():
     cmp = {(c["name_a"], c["name_b"]): c for c in compare.compare(a, b)}
     fpp = cmp[("fpp", "fpp")]
     assert fpp["write"]["ratio"] == pytest.approx(210.0 / 110.0)
-    assert fpp["write"]["overlap"] is False and fpp["write"]["verdict"] == "B faster"
-    assert fpp["read"]["overlap"] is True and fpp["read"]["verdict"] == "within noise"
+    assert fpp["write"]["verdict"] == "B faster" and fpp["write"]["low"] == pytest.approx(200.0 / 120.0)
+    assert fpp["read"]["verdict"] == "within noise" and fpp["read"]["low"] < 1 < fpp["read"]["high"]
     assert cmp[("shared", "shared")]["read"] is None
-    assert cmp[("shared", "shared")]["write"]["overlap"] is True
+    assert cmp[("shared", "shared")]["write"]["verdict"] == "too few repetitions"  # 2 in B
     assert cmp[("gone", None)]["matched_by"] == "only in A"
     assert {k for k in cmp if k[0] is None} == {(None, "new"), (None, "new2")}
 
@@ -128,7 +131,7 @@ def test_compare_matches_differently_named_cases_by_shape():
               case("fpp-posix", 1, write=[100.0, 100.0]))
     out = compare.compare(a, b)
     assert out[0]["matched_by"] == "shape" and out[0]["name_b"] == "shared-mpiio-coll"
-    assert out[0]["write"]["overlap"] is None and "one sample" in out[0]["write"]["verdict"]
+    assert out[0]["write"]["low"] is None and out[0]["write"]["verdict"] == "too few repetitions"
 
 
 def _render(fn, *args):
@@ -144,7 +147,8 @@ def test_summary_table_names_fastest_and_explains_flags():
     text = _render(tables.print_summary, rows)
     assert "fpp/posix" in text and "shared/mpiio" in text
     assert "850 [800-900]" in text and "410 [400-420]" in text
-    assert "Fastest write here: fpp/posix at 850 MiB/s (median of 3)" in text
+    assert "Fastest write here: fpp/posix at 850 MiB/s (median of 3), 2.07x shared/mpiio" not in text
+    assert "No verdict on the fastest write: 2 repetitions are too few" in text  # shared-mpiio ran twice
     assert "cache?" in text and "write 1/3 above 870 MiB/s" in text
 
 
@@ -177,7 +181,11 @@ def test_headline_and_empty_runs():
     assert summary.headline(doc) == "1 case, 4 ranks: fpp/posix write 850, read 3000 MiB/s"
     two = result(case("fpp-posix", 0, write=[850.0], read=[3000.0]),
                  case("shared-posix", 1, strategy="shared", write=[900.0], read=[2000.0]))
-    assert summary.headline(two) == "2 cases, 4 ranks; best write shared/posix 900, read fpp/posix 3000 MiB/s"
+    assert summary.headline(two) == ("2 cases, 4 ranks; no clear write winner (top shared/posix 900), "
+                                     "no clear read winner (top fpp/posix 3000) MiB/s")
+    clear = result(case("fpp-posix", 0, write=[850.0, 860.0, 870.0]),
+                   case("shared-posix", 1, strategy="shared", write=[900.0, 910.0, 920.0]))
+    assert summary.headline(clear) == "2 cases, 4 ranks; best write shared/posix 910 MiB/s"
     empty = result()
     assert summary.summarize(empty) == [] and summary.headline(empty) == "0 cases, 4 ranks"
     assert "no cases" in _render(tables.print_summary, [])

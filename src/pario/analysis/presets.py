@@ -1,12 +1,14 @@
 """A preset's table filled with this system's figures: every cell of the seed's table as median
 [min-max] over the repetitions (in the seed's unit) beside the seed's published figure, and the
-readings: a ratio only where the ranges of the two cells do not overlap. Pure: summary rows and
+readings: a ratio only where it is beyond the noise (analysis/noise.py, the test behind bench's
+"fastest", `results compare` and tune). Pure: summary rows and
 the result document in, plain dicts out (report/terminal/presets.py prints them, --json emits them)."""
 from __future__ import annotations
 
 import statistics
 from typing import Any
 
+from pario.analysis import noise
 from pario.model.presets import RATIOS, Column, PresetPlan, Reading
 
 MIB = 1 << 20
@@ -18,7 +20,13 @@ def _spread(samples: list[float]) -> dict[str, Any] | None:
     samples = [s for s in samples if s is not None]
     if not samples:
         return None
-    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples)}
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples),
+            "samples": samples}
+
+
+def _public(spread: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A spread as a cell shows it (the samples stay inside, for the noise test)."""
+    return {k: v for k, v in spread.items() if k != "samples"} if spread else spread
 
 
 def times(ratio: float) -> str:
@@ -50,11 +58,19 @@ def metric(row: dict[str, Any], name: str, unit: str) -> dict[str, Any] | None:
     return None
 
 
-def _clear(a: dict[str, Any], b: dict[str, Any]) -> bool | None:
-    """Is the difference beyond the noise? None: one repetition, the noise is unknown."""
-    if a["n"] < 2 or b["n"] < 2:
+def _test(a: dict[str, Any], b: dict[str, Any]) -> noise.Comparison | None:
+    """The noise test of a against b; None when a side has a value that is no rate (<= 0)."""
+    if min(a["samples"]) <= 0 or min(b["samples"]) <= 0:
         return None
-    return a["max"] < b["min"] or b["max"] < a["min"]
+    return noise.compare(b["samples"], a["samples"])
+
+
+def _clear(a: dict[str, Any], b: dict[str, Any]) -> bool | None:
+    """Is the difference beyond the noise? None: too few repetitions, the noise is unknown."""
+    test = _test(a, b)
+    if test is None or test.verdict == "too few samples":
+        return None
+    return test.verdict in ("faster", "slower")
 
 
 def _derived(col: Column, here: dict[str, dict[str, Any] | None], case: str) -> dict[str, Any] | None:
@@ -111,12 +127,14 @@ def read(plan: PresetPlan, reading: Reading, values: dict[str, dict[str, Any] | 
     else:
         ratio = a["median"] / b["median"] if _higher_is_better(reading.metric) else b["median"] / a["median"]
         out["ratio"], out["clear"] = ratio, _clear(a, b)
+        test = _test(a, b) if _higher_is_better(reading.metric) else _test(b, a)
         if out["clear"] is None:
-            out["verdict"] = "one repetition each, so no verdict (run with -i 3)"
+            out["verdict"] = f"too few repetitions for a verdict (run with -i {noise.MIN_N} or more)"
         elif not out["clear"]:
-            out["verdict"] = "no clear difference here (the min-max ranges of the repetitions overlap)"
+            out["verdict"] = "no clear difference here (within the run-to-run noise)"
         else:
-            out["verdict"] = f"{times(ratio)} here" + (" (slower)" if ratio < 1 else "")
+            span = f" [{times(test.low)}-{times(test.high)}]" if test and test.low and test.high else ""
+            out["verdict"] = f"{times(ratio)}{span} here" + (" (slower)" if ratio < 1 else "")
     seed = out["seed_ratio"]
     if seed is not None:
         out["seed"] = f"the seed saw {times(seed)}"
@@ -163,7 +181,7 @@ def table(plan: PresetPlan, rows: list[dict[str, Any]], result: dict[str, Any]) 
             elif col.metric in RATIOS:
                 cell.update(state="measured", here=_derived(col, values[col.of or ""], row.case))
             else:
-                cell.update(state="measured", here=values[col.metric].get(row.case))
+                cell.update(state="measured", here=_public(values[col.metric].get(row.case)))
             entry["cells"][col.name] = cell
         if row.case in by_name:
             entry["flags"] += [f for f in by_name[row.case].get("flags", []) if f not in entry["flags"]]

@@ -11,6 +11,7 @@ the front end stored beside it. Keys read from env, all optional:
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 from pario.analysis import layers
 from pario.model.case import MD_OPS, RATE_OPS
@@ -26,7 +27,14 @@ FLAG_HELP = {
             "(use --odirect, a bigger --size, or drop caches)",
     "partial": "fewer phases than repetitions x operations: the run ended early",
     "verify-errors": "read-back found data that differs from what was written",
+    "cold": "measured before every read (mincore): under 5% of the case's files in page cache, so the reads "
+            "came from the device",
+    "cached": "measured before the reads (mincore): part of the case's files sat in page cache (the shares are "
+              "under the table)",
+    "warm-up?": "the first repetition ran far slower than the others (under half their median): a warm-up "
+                "effect; the median resists it, the range and the noise test include it (add -i repetitions)",
 }
+WARMUP_FACTOR = 2.0  # a first repetition this many times slower than the others' median is a warm-up outlier
 
 
 def _spread(samples: list[float]) -> dict | None:
@@ -41,12 +49,26 @@ def _median(values) -> float | None:
     return statistics.median(values) if values else None
 
 
+def _warmup(samples: list[float]) -> dict | None:
+    """The first repetition, when it is a warm-up outlier: slower than every other one and below
+    1/WARMUP_FACTOR of their median (needs at least two others to know their level)."""
+    if len(samples) < 3:
+        return None
+    first, others = samples[0], samples[1:]
+    level = statistics.median(others)
+    if first < min(others) and first * WARMUP_FACTOR < level:
+        return {"first": first, "others_median": level, "factor": level / first if first > 0 else None}
+    return None
+
+
 def _op_stats(phases: list[dict]) -> dict | None:
     if not phases:
         return None
+    phases = sorted(phases, key=lambda p: p.get("rep", 0))
     imbalance = [p["last_done_s"] / p["first_done_s"] for p in phases
                  if p.get("first_done_s") and p.get("last_done_s") is not None]
-    return {
+    warmup = _warmup([p["bw_mib"] for p in phases])
+    stats: dict[str, Any] = {
         "n": len(phases),
         "bw_mib": _spread([p["bw_mib"] for p in phases]),
         "xfer_bw_mib": _spread([p["xfer_bw_mib"] for p in phases if p.get("xfer_bw_mib") is not None]),
@@ -57,8 +79,18 @@ def _op_stats(phases: list[dict]) -> dict | None:
         "imbalance": _median(imbalance),
         "imbalance_spread": _spread(imbalance),
         "time_s": _median(p.get("open_to_close_s") for p in phases),
-        "flags": [],
+        "flags": ["warm-up?"] if warmup else [],
     }
+    if warmup:
+        stats["warmup"] = warmup
+    caches = [p.get("cache") or {} for p in phases]
+    if caches and all("resident" in c for c in caches):  # measured by the engine before each phase
+        shares = [float(c["resident"]) for c in caches]
+        stats["resident"] = {"samples": shares, "max": max(shares), "evicted": caches[0].get("evicted", "none")}
+        if warmup and shares[0] < COLD_RESIDENT <= max(shares[1:]):  # not a warm-up: the others read page cache
+            stats.pop("warmup")
+            stats["flags"].remove("warm-up?")
+    return stats
 
 
 def _strategy(spec: dict) -> str:
@@ -87,22 +119,47 @@ def _reads_cold(case: dict, spec: dict, env: dict, hosts: list) -> bool:
 
 
 def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, hosts: list) -> tuple[list, list]:
-    """Case flags and cache details; each op's own flags go into stats[op]["flags"]."""
+    """Case flags and cache details; each op's own flags go into stats[op]["flags"].
+
+    What is known wins over what is suspected: O_DIRECT moves no data through the page cache, so
+    its figures are never "cache?" (a rate above the probe then says the probe was low); a read
+    whose residency the engine measured says "cold" or "cached", not "cache?" or "warm"."""
     flags = []
     ceiling = env.get("ceiling") or {}
-    details = []
+    details, direct = [], []
     for op in OPS:
         limit = ceiling.get(f"{op}_mib")
-        if stats.get(op) and limit:
-            above = [s for s in stats[op]["bw_mib"]["samples"] if s > limit]
-            if above:
-                details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s")
-                stats[op]["flags"].append("cache?")
-    if details:
+        if not stats.get(op) or not limit:
+            continue
+        above = [s for s in stats[op]["bw_mib"]["samples"] if s > limit]
+        resident = stats[op].get("resident")
+        if not above:
+            continue
+        if spec.get("odirect"):
+            direct.append(f"{op} {len(above)}/{stats[op]['n']}")
+        elif resident is not None and resident["max"] < COLD_RESIDENT:
+            details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s with "
+                           f"{resident['max']:.0%} resident: the device beats the probe")
+        elif resident is None:
+            details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s")
+            stats[op]["flags"].append("cache?")
+    if any("cache?" in (stats.get(op) or {}).get("flags", []) for op in OPS):
         flags.append("cache?")
+    if direct:
+        streams = ceiling.get("streams") or 1
+        details.append(f"O_DIRECT: {', '.join(direct)} above the {streams}-stream probe (not page cache)")
+    for op in OPS:
+        resident = (stats.get(op) or {}).get("resident")
+        if resident is not None:
+            flag = "cold" if resident["max"] < COLD_RESIDENT else "cached"
+            stats[op]["flags"].append(flag)
+            if flag not in flags:
+                flags.append(flag)
     mem = env.get("mem_total")
     reads = stats.get("read") or verify
-    if reads and mem and case.get("total_bytes", 0) < 2 * mem and not _reads_cold(case, spec, env, hosts):
+    measured = (stats.get("read") or {}).get("resident") is not None
+    if reads and mem and case.get("total_bytes", 0) < 2 * mem and not measured \
+            and not _reads_cold(case, spec, env, hosts):
         flags.append("warm")
         if stats.get("read"):
             stats["read"]["flags"].append("warm")
@@ -111,18 +168,28 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
         flags.append("partial")
     if verify and verify["errors"]:
         flags.append("verify-errors")
+    if any("warm-up?" in (stats.get(op) or {}).get("flags", []) for op in OPS):
+        flags.append("warm-up?")
     return flags, details
 
 
 def _verify(case: dict, spec: dict, phases: list[dict]) -> dict | None:
+    """What the checked phases found (timed reads, verify, read_small), phase by phase: a phase's
+    count is of the words it read, so counts of different phases are never added together.
+    errors: the most bad words one phase found; first_error: the first failing phase's first."""
     checks = [p for p in phases if p["op"] == "verify" or p.get("verify")]
     if not checks:
         return None
+    per_phase = [{"op": p["op"], "rep": p.get("rep"), "errors": (p.get("verify") or {}).get("errors", 0),
+                  "checked_bytes": (p.get("verify") or {}).get("checked_bytes", 0),
+                  "first_error": (p.get("verify") or {}).get("first_error")} for p in checks]
+    failing = [p for p in per_phase if p["errors"]]
     return {"phases": len(checks),
-            "errors": sum((p.get("verify") or {}).get("errors", 0) for p in checks),
-            "checked_bytes": sum((p.get("verify") or {}).get("checked_bytes", 0) for p in checks),
-            "first_error": next(((p.get("verify") or {}).get("first_error") for p in checks
-                                 if (p.get("verify") or {}).get("first_error")), None),
+            "errors": max((p["errors"] for p in per_phase), default=0),
+            "failing_phases": len(failing),
+            "checked_bytes": sum(p["checked_bytes"] for p in per_phase),
+            "first_error": failing[0]["first_error"] if failing else None,
+            "by_phase": per_phase,
             # the data repeats every ring (buffer_max bytes, at least one call) per rank:
             # misplacement by a multiple goes unseen
             "repeats_every": None if case.get("verify_exact", True) else _ring(spec, case)}
@@ -178,6 +245,10 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             "pattern": "tree" if metadata else spec.get("pattern", "?"),
             "collective": bool(spec.get("collective")),
             "xfer": case.get("xfer", spec.get("xfer")),
+            # what else sets the case apart, so that its label can say it (report/terminal/tables.py)
+            "config": {"segments": spec.get("segments", 1), "view": bool(spec.get("view")),
+                       "fsync": bool(spec.get("fsync")), "fsync_per_write": bool(spec.get("fsync_per_write")),
+                       "odirect": bool(spec.get("odirect")), "reorder": spec.get("reorder", 0)},
             "ranks": mpi.get("ranks"),
             "files": case.get("files"),
             "bytes": case.get("total_bytes"),
@@ -187,6 +258,9 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             "flags": flags,
             "cache_details": cache_details,
         }
+        if (env.get("ceiling") or {}).get("write_mib") and not metadata:
+            row["ceiling"] = {"streams": env["ceiling"].get("streams") or 1,
+                              "ranks_per_host": max([h.get("ranks") or 1 for h in hosts] or [mpi.get("ranks") or 1])}
         if metadata:
             row["metadata"] = _metadata(case, spec)
         if case.get("lib"):
@@ -231,6 +305,12 @@ def headline(result: dict) -> str:
     if len(rows) == 1:
         figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]
         return f"{head}: {strategy_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head
-    best = [(op, fastest(rows, op)) for op in OPS]
-    figures = [f"{op} {strategy_label(b)} {b[op]['bw_mib']['median']:.0f}" for op, b in best if b]
-    return f"{head}; best {', '.join(figures)} MiB/s" if figures else head
+    from pario.analysis.verdicts import winner  # same layer; verdicts imports noise, not summary
+    figures = []
+    for op in OPS:
+        w, top = winner(rows, op), fastest(rows, op)
+        if top is None:
+            continue
+        label = f"{strategy_label(top)} {top[op]['bw_mib']['median']:.0f}"
+        figures.append(f"best {op} {label}" if w is None or w["clear"] else f"no clear {op} winner (top {label})")
+    return f"{head}; {', '.join(figures)} MiB/s" if figures else head

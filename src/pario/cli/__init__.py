@@ -2,14 +2,16 @@
 `register(subparsers)` (adds its parser and `set_defaults(run=run)`) and `run(args) -> int`."""
 import argparse
 import importlib
+import json
 import sys
 
 from pario import __version__
 from pario.cli.args import Parser, one_line
-from pario.model.errors import ParioError
+from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "report", "stack", "settings"]
+COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report", "stack", "settings",
+            "completion"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    args = None  # a command line argparse refuses has no args, and no --json document
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
@@ -32,6 +35,12 @@ def main(argv=None) -> int:
         return int(args.run(args) or 0)
     except ParioError as exc:
         print(f"pario: error: {one_line(str(exc))}", file=sys.stderr)
+        if getattr(args, "json", False):  # a script reading stdout gets a document too (schemas/error.schema.json)
+            print(json.dumps({"schema": "pario.error/1", "command": getattr(args, "command", None),
+                              "error": one_line(str(exc)), "exit_code": exc.exit_code}))
+        return exc.exit_code
+    except Stopped as exc:  # before anything was measured (a run that measured is stored and returns)
+        print(f"pario: stopped by {exc.name}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)

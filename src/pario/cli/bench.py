@@ -5,36 +5,39 @@ The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> st
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shlex
 import sys
 from typing import Any
 
 from rich.console import Console
 
-from pario.analysis.summary import headline, summarize
+from pario.analysis.summary import summarize
+from pario.cli import ior_flags
 from pario.cli.args import checked, typed
 from pario.cli.bench_preset import run_preset
+from pario.cli.store_run import store_run
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
-from pario.model.result import RunRecord
 from pario.model.units import parse_size
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, check_request, check_room, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_request, check_room, plan
 from pario.plan.cases import parse_lib
 from pario.plan.inputs import CASE, RUN
 from pario.plan.suites import suite_fits
 from pario.platform import host
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
-from pario.platform.mpi import MPI, detect, find_mpirun
+from pario.platform.mpi import MPI, check_io, detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
-from pario.report.terminal.bench import show
+from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
-from pario.run import launchers
-from pario.run.bench import RunRequest, execute
+from pario.run import forward, launchers, stop, watchdog
+from pario.run.bench import RunRequest, engine_spec, execute
 from pario.settings.catalogue import Setting
 from pario.settings.hints import parse_pair
 from pario.store import Store
@@ -51,7 +54,10 @@ IOR flag -> pario (same meaning unless noted):
   -e               -e / --fsync            -k   -k / --keep
   -C               -C (reads shifted to the next host's ranks)  -Q N  -Q N (read shift of N ranks)
   -z               -z (= --pattern random: a permutation of transfer slots, no overlaps)
-  -G N             -G / --seed             -o DIR  -o / --dir
+  -G N             -G / --seed
+  -o PATH          -o PATH: the test file; files PATH.RUN.* (RUN: the run's id); --dir DIR for a directory
+  -O summaryFormat=JSON   the same (= --json); summaryFormat=CSV: `pario results export RUN`
+  -D, -Y, -u, -E, -T      not available: each says so in one line, with what to use instead
 Sizes are powers of 1024 like IOR: 4k, 1m, 256m, 2g. Without -w/-r/-W: write and read.
 Defaults for one case: -a posix, --strategy shared, -t 1m, -b 16m, -s 1, -i 3.
 Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a mpiio; --lib KEY=VALUE
@@ -90,9 +96,11 @@ Job file (--config job.toml): a [defaults] table and [[case]] tables with the lo
 Metadata cases in a job file: workload = "metadata", files_per_dir, file_size, depth, branching,
 per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.toml).
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
-Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
+Hints: ROMIO's (romio_*, cb_*, ind_*), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
-2 bad input, 3 engine or MPI missing."""
+2 bad input, 3 engine or MPI missing, 4 measured but not stored (kept in a file for `pario results import`),
+128+N stopped by signal N (SIGTERM 143, SIGHUP 129, SIGINT 130: the run is ended, its files removed, what
+it measured stored as partial)."""
 
 
 def register(subparsers) -> None:
@@ -115,7 +123,10 @@ def register(subparsers) -> None:
                    help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]), help="MPI ranks (default: cores available)")
-    r.add_argument("-o", "--dir", type=typed(RUN["dir"]),
+    r.add_argument("-o", dest="test_file", metavar="PATH", type=typed(RUN["test_file"]),
+                   help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
+                        "share a name); its directory is created if it is the only missing part")
+    r.add_argument("--dir", type=typed(RUN["dir"]),
                    help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", type=typed(RUN["config"]), help="job file (TOML) with [defaults] and [[case]] tables")
     r.add_argument("--reuse", type=typed(RUN["reuse"]), metavar="RUN",
@@ -137,13 +148,20 @@ def register(subparsers) -> None:
                    help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", type=typed(RUN["launcher"]), default="mpirun", help="mpirun (default) or srun")
     r.add_argument("--timeout", type=typed(RUN["timeout"]),
-                   help="watchdog: seconds without progress before the run is ended")
+                   help="watchdog: seconds without progress before the run is ended "
+                        "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", action="store_true", help="(not available: see the message; use -k then --reuse)")
+    r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
+                   help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
+                        "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
+                        "/proc/sys/vm/drop_caches (root)")
     r.add_argument("--db", type=typed(RUN["db"]),
                    help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    ior_flags.register(p.add_argument_group("IOR flags pario does not honour (each says why, and what instead)"))
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the launcher command line and the engine's spec; run nothing, create nothing")
     p.set_defaults(run=run)
 
 
@@ -207,31 +225,49 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    if ior_flags.check(args):
+        args.json = True
     request = request_of(args)
-    if request.drop_caches:
-        raise ParioError("--drop-caches is not available: caches cannot be dropped between the write and read "
-                         "phases of one engine run; for cold reads write with -k, drop the caches (as root: sync; "
-                         "echo 3 > /proc/sys/vm/drop_caches), then read with --reuse RUN")
     if request.list_backends:
         return list_backends(request)
     check_request(request)  # every value by its row (argparse did this for a command line; a caller may not)
+    watchdog.check_timeout(request.timeout)
     if request.scale is not None and request.preset is None:
         raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
-    if request.reuse is not None and request.preset is None:
-        return _reuse(request)
-    if request.preset is not None:
-        return run_preset(request)
-    ranks = request.ranks if request.ranks is not None else host.cpus()
-    scratch = Scratch(request.dir)
-    suite = not request.config and not request.given(CASE_DESTS)
-    mpi = _launcher(request, ranks)  # a launcher that is not one is refused before anything is written
-    if suite and request.size is not None:
-        suite_fits(parse_size(request.size, "--size"), host.disk_free(host.nearest_existing(scratch.dir)), scratch.dir)
-    try:
-        return _plan_and_execute(request, ranks, scratch, suite, mpi)
-    except BaseException:
-        scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
-        raise
+    with stop.StopOnSignals():  # SIGTERM, SIGHUP, SIGINT: end the run, keep what it measured
+        if request.reuse is not None and request.preset is None:
+            return _reuse(request)
+        if request.preset is not None:
+            if request.dry_run or request.test_file:  # run_preset plans its own cases and directory
+                raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset "
+                                 "yet; run the preset without it (--dir DIR sets its directory)")
+            return run_preset(request)
+        ranks = request.ranks if request.ranks is not None else host.cpus()
+        mpi = _launcher(request, ranks)  # a launcher that is not one is refused before anything is written
+        scratch = scratch_of(request)
+        suite = not request.config and not request.given(CASE_DESTS)
+        if suite and request.size is not None:
+            suite_fits(parse_size(request.size, "--size"), host.disk_free(host.nearest_existing(scratch.dir)),
+                       scratch.dir)
+        try:
+            return _plan_and_execute(request, ranks, scratch, suite, mpi)
+        except BaseException:
+            scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
+            raise
+
+
+def scratch_of(request: BenchRequest) -> Scratch:
+    """--dir DIR, or IOR's -o PATH: a file path, whose directory holds the files and whose base
+    name starts their names."""
+    if not request.test_file:
+        return Scratch(request.dir)
+    if request.dir:
+        raise ParioError("-o PATH (IOR's test file) and --dir DIR both say where the files go; give one")
+    path = os.path.abspath(os.path.expanduser(request.test_file))
+    if request.test_file.endswith("/") or os.path.isdir(path):
+        raise ParioError(f"-o {request.test_file} is a directory; -o names a test file as in IOR "
+                         "(e.g. -o /scratch/me/testfile), --dir names a directory")
+    return Scratch(os.path.dirname(path), name=os.path.basename(path))
 
 
 def list_backends(request: BenchRequest) -> int:
@@ -256,19 +292,24 @@ def _reuse(request: BenchRequest) -> int:
     store = Store(request.db)
     assert request.reuse is not None
     cases, ranks, scratch, note, facts = reuse.plan(request, store.get_run(request.reuse), CASE_DESTS)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
+    if request.dry_run:
+        return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, no_probe=request.no_probe, facts={"reuse": facts},
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        launcher=request.launcher, no_probe=request.no_probe,
+        facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
+        timeout=request.timeout))
 
 
 def _launcher(request: BenchRequest, ranks: int) -> MPI:
     """The MPI to launch with: an MPI launcher (platform.mpi.detect), with --io and --launcher it takes."""
     mpi = detect(find_mpirun(request.mpirun))
     launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    check_io(mpi, request.io)
     launchers.check_launcher(request.launcher)
     return mpi
 
@@ -283,47 +324,84 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
 
 def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool, mpi: MPI) -> int:
     listing = ceiling = None
-    if suite:
+    if suite and request.dry_run:
+        listing = engine_listing(engine_path())  # sizes without the probe: it writes a file
+    elif suite:
         # The suite's sizes follow the device: probe it first (an engine is needed for that anyway).
         engine = engine_path()
         listing = engine_listing(engine)
         scratch.prepare()
-        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
+        ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
     rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
+    apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, listing, mpi)
+    if ranks > host.cpus() and request.launcher == "mpirun":  # said once the run is known to be sound
+        print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
+              "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
+              "open+close grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
+    if request.dry_run:
+        return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
-        timeout=request.timeout or default_timeout(cases, ranks)))
+        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
+        timeout=request.timeout))
+
+
+def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, mpi: MPI, scratch: Scratch,
+            note: str | None) -> int:
+    """--dry-run: what would run (the launcher's argv, the engine's spec), with nothing launched,
+    no scratch directory or file created and no store opened."""
+    spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, "STATUS_DIR", cases)
+    argv = launchers.command(mpi, ranks, [engine, "SPEC.json", "RESULT.json"], io=request.io,
+                             env=forward.timed_env(), launcher=request.launcher)
+    if request.json:
+        json_report.emit({"schema": "pario.bench-dry-run/1", "launcher_argv": argv, "ranks": ranks,
+                          "note": note, "spec": spec})
+        return 0
+    out = Console()
+    out.print("dry run: nothing launched, no file or directory created, nothing stored", highlight=False)
+    if note:
+        out.print(note, highlight=False)
+    out.print(f"{len(cases)} case(s), {ranks} ranks, files {scratch.dir}/{scratch.prefix}.*", highlight=False)
+    out.print("launcher command line (SPEC.json is the spec below, RESULT.json the engine's result):",
+              highlight=False)
+    print(shlex.join(argv))
+    out.print("spec:", highlight=False)
+    print(json.dumps(spec, indent=1))
+    return 0
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
-    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors."""
+    """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors,
+    4 not stored, 128+N stopped by signal N."""
     record = execute(run_request, Progress(plain=request.json))
-    run_id = store_run(store, record)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    bad = [r["name"] for r in rows if (r.get("verify") or {}).get("errors")]
+    if bad and record.status == "complete":
+        record.status = "verify failed"  # every phase ran, but the data read back is not what was written
+    run_id, _kept = store_run(store, record)
     if request.json:
         json_report.emit(json_report.bench_document(record, rows, run_id), default=str)
     else:
         show(Console(), record, rows, run_id)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
-    bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    if bad and request.json:  # the tables (stdout) are not printed: where the data differ goes to stderr
+        for line in verify_lines(rows):
+            print(f"pario: {line}", file=sys.stderr)
     if bad and not record.message:
-        print(f"pario: error: verify found {bad} 8-byte word(s) that differ from what was written", file=sys.stderr)
+        print(f"pario: error: checked reads found data that differ from what was written in {', '.join(bad)} "
+              "(the lines above say where)", file=sys.stderr)
+    signals = stop.current()
+    first = record.stopped or (signals.first if signals else None)
+    if first:
+        return 128 + first
+    if run_id is None:
+        return 4
     return 0 if record.complete and not bad else 1
-
-
-def store_run(store: Store, record: RunRecord) -> int | None:
-    try:
-        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
-                             env=record.env, result=record.result, status=record.status,
-                             headline=headline(record.result))
-    except ParioError as exc:
-        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
-        return None

@@ -3,17 +3,17 @@ bench's preset path: request -> plan (the preset's cases this system can run, si
 --time) -> run -> store -> analysis (the seed's table with this run's cells) -> report."""
 from __future__ import annotations
 
-import shlex
 import sys
 
 from rich.console import Console
 
 from pario.analysis import presets as analysis
-from pario.analysis.summary import headline, summarize
+from pario.analysis.summary import summarize
+from pario.cli.store_run import store_run
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.plan import presets, validate
-from pario.plan.bench import CASE_DESTS, check_room, default_timeout
+from pario.plan.bench import CASE_DESTS, check_room
 from pario.platform import host
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
@@ -23,7 +23,7 @@ from pario.report import json as json_report
 from pario.report.terminal.bench import verify_lines
 from pario.report.terminal.presets import print_list, print_table
 from pario.report.terminal.progress import Progress
-from pario.run import launchers
+from pario.run import launchers, stop
 from pario.run.bench import RunRequest, execute
 from pario.store import Store
 
@@ -101,15 +101,21 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
                                 io=io, launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
                                 facts={"preset": preset.name, "preset_scale": scale},
-                                timeout=request.timeout or default_timeout(plan.cases, ranks)),
+                                timeout=request.timeout),
                      Progress(plain=request.json))
-    run_id = _store(store, record)
+    run_id, _kept = store_run(store, record)  # not stored: kept in a file, exit 4 (below)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
     doc = analysis.table(plan, rows, record.result)
     _show(request, doc, record, run_id, rows)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
     bad = sum((r.get("verify") or {}).get("errors") or 0 for r in rows)
+    signals = stop.current()
+    first = record.stopped or (signals.first if signals else None)
+    if first:
+        return 128 + first
+    if run_id is None:
+        return 4
     return 0 if record.complete and not bad else 1
 
 
@@ -131,11 +137,3 @@ def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
         console.print(f"Stored as run {run_id} ({record.status}): pario results show {run_id}")
 
 
-def _store(store: Store, record) -> int | None:
-    try:
-        return store.add_run(kind="bench", command="pario " + shlex.join(sys.argv[1:]), spec=record.spec,
-                             env=record.env, result=record.result, status=record.status,
-                             headline=headline(record.result))
-    except ParioError as exc:
-        print(f"pario: the run was not stored: {exc}", file=sys.stderr, flush=True)
-        return None

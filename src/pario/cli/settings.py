@@ -11,7 +11,7 @@ from pario.cli.args import checked, one_line, row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
 from pario.platform import documents
-from pario.platform.mpi import detect, find_mpirun
+from pario.platform.mpi import check_io, detect, find_mpirun
 from pario.report import json as json_report
 from pario.settings.check import findings
 from pario.settings.dialects import DIALECTS
@@ -89,6 +89,7 @@ def _parsed(path: str, parse):
 def render(args) -> int:
     from pario.settings import DIALECTS, from_pairs, merge, parse, sniff
     from pario.settings import render as render_one
+    from pario.settings.dialects import COMMENTS, untranslated
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
@@ -102,19 +103,28 @@ def render(args) -> int:
         raise ParioError("no settings given; add --set KEY=VALUE (e.g. --set cb_nodes=8) or --from FILE")
     dialects = [args.dialect] if args.dialect else list(DIALECTS)
     out = {d: render_one(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
+    missing = {d: untranslated(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
     if args.json:
-        json_report.emit({"settings": settings.to_dict(), "rendered": out})
+        json_report.emit({"schema": "pario.settings-render/1", "settings": settings.to_dict(), "rendered": out,
+                          "untranslated": missing})
         return 0
-    if args.dialect:
-        text = out[args.dialect]
+    for d in dialects:
+        text = out[d]
+        if text and not text.endswith("\n"):
+            text += "\n"
+        if not args.dialect:
+            print(f"## {d}: {DIALECTS[d][2]}")
         if not text:
-            print(f"pario: nothing of these settings is spoken in dialect {args.dialect}", file=sys.stderr)
+            print(f"pario: nothing of these settings is spoken in dialect {d}",
+                  file=sys.stderr if args.dialect else sys.stdout)
+        note = f"no equivalent in the {d} dialect: {', '.join(missing[d])}" if missing[d] and text else ""
+        if note and d in COMMENTS:
+            text += f"{COMMENTS[d][0]}{note}{COMMENTS[d][1]}\n"  # a comment in the dialect's own syntax
         sys.stdout.write(text)
-        return 0
-    for d, text in out.items():
-        print(f"## {d}: {DIALECTS[d][2]}")
-        sys.stdout.write(text or "(nothing of these settings in this dialect)\n")
-        print()
+        if note and d not in COMMENTS:
+            print(f"pario: {note}", file=sys.stderr if args.dialect else sys.stdout)
+        if not args.dialect:
+            print()
     return 0
 
 
@@ -128,6 +138,12 @@ def check(args) -> int:
     text = _read(args.file)
     if args.mpirun:  # a launcher the user names must be one (without it: the catalogue only, said below)
         detect(find_mpirun(args.mpirun))
+    if args.io and args.io not in ("ompio", "romio", "cray"):  # an Open MPI component: one it has
+        try:
+            check_io(detect(find_mpirun(args.mpirun)), args.io)
+        except ParioError as exc:
+            if exc.exit_code == 2:
+                raise
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
         print(f"pario: {mpi.get('reason')}; checking against the catalogue only", file=sys.stderr)
@@ -137,7 +153,8 @@ def check(args) -> int:
     failing = ("error", "warning") if args.strict else ("error",)
     bad = sum(1 for f in found if f["level"] in failing)
     if args.json:
-        json_report.emit({"file": args.file, "stack": stack_view, "findings": found, "ok": not bad})
+        json_report.emit({"schema": "pario.settings-check/1", "file": args.file,
+                          "stack": stack_view, "findings": found, "ok": not bad})
     else:
         for f in found:
             where = f"{args.file}:{f['line']}" if f.get("line") else args.file

@@ -8,7 +8,7 @@ from pario.cli.args import row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
 from pario.platform.engine import engine_path
-from pario.platform.mpi import detect, find_mpirun
+from pario.platform.mpi import check_io, detect, find_mpirun
 from pario.report import json as json_report
 
 
@@ -41,13 +41,24 @@ def run(args) -> int:
             engine = engine_path()
         except ParioError as exc:
             print(f"pario: {exc} (no MPI probe)", file=sys.stderr)
+    if args.io:
+        try:
+            check_io(detect(find_mpirun(args.mpirun)), args.io)
+        except ParioError as exc:
+            if exc.exit_code == 2:
+                raise
     doc = stack.collect(path, probe=None if args.no_probe else probes, engine=engine, mpirun=args.mpirun, io=args.io,
                         refresh=args.refresh)
+    failed = [p for p in doc.get("probes") or [] if not p.get("ok")]
     if args.json:
-        json_report.emit(doc)
-        return 0
-    from rich.console import Console
+        json_report.emit({"schema": "pario.stack/1", **doc})
+    else:
+        from rich.console import Console
 
-    from pario.report.terminal.stack import print_stack
-    print_stack(Console(), doc)
+        from pario.report.terminal.stack import print_stack
+        print_stack(Console(), doc)
+    if failed:  # the facts are printed, but the hints in effect are not known: not a success
+        print(f"pario: the MPI probe failed ({failed[0].get('reason')}); the hints in effect are not known",
+              file=sys.stderr)
+        return 1
     return 0

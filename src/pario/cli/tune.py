@@ -18,7 +18,7 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.tuning import TuningSession
 from pario.plan import validate
-from pario.plan.bench import CASE_DESTS, default_timeout, plan
+from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.inputs import CASE, INT_MAX, RUN
 from pario.plan.jobfile import load_toml
 from pario.platform import host, stack
@@ -28,7 +28,7 @@ from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal import tune as show
-from pario.run import launchers
+from pario.run import launchers, watchdog
 from pario.store import Store
 from pario.tune import importance, knobs, prior, verdict
 from pario.tune.search import Budget, Search
@@ -51,6 +51,7 @@ of medians above 1).
 
   pario tune -a mpiio -c -t 1m -b 64m -n 4 -w --trials 30
   pario tune -a mpiio -c -t 4k -b 1m -n 4 -r --space mca.io,collective,romio_cb_read
+  pario tune --from-log app.log --trials 20   # the case the job's log shows (pario profile or Darshan)
   pario tune --list                      # the stored sessions
   pario tune --resume 3                  # go on with an interrupted session
 Exit codes: 0 a session ended (winner or default kept), 1 no trial ran, 2 bad input, 3 engine or MPI
@@ -76,6 +77,10 @@ def register(subparsers) -> None:
                    help="the rate to raise (default: the case's first op)")
     t.add_argument("--sampler-seed", type=row("sampler_seed", "int", lo=0, hi=(1 << 32) - 1), default=0,
                    help="the optuna sampler's seed (0)")
+    t.add_argument("--from-log", metavar="LOG", type=row("from_log", "path"),
+                   help="tune the case of the file a job spent most I/O time on, from its pario profile or "
+                        "Darshan log (its interface, sizes, ranks, sharing, collective or not; bench flags "
+                        "given beside it override what the log says)")
     t.add_argument("--resume", type=typed(RUN["reuse"]), metavar="SESSION", help="continue an interrupted session")
     t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
     t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
@@ -93,7 +98,8 @@ def register(subparsers) -> None:
                    help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
     r.add_argument("--launcher", type=typed(RUN["launcher"]), default="mpirun", help="mpirun (default) or srun")
     r.add_argument("--timeout", type=typed(RUN["timeout"]),
-                   help="watchdog: seconds without progress before a run is ended")
+                   help="watchdog: seconds without progress before a run is ended "
+                        "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
     r.add_argument("--db", type=typed(RUN["db"]),
                    help="results store (default $PARIO_DB, else the user data directory)")
@@ -114,6 +120,7 @@ def parse_duration(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
     store = Store(args.db)   # opened first: a bad --db must not cost a run
     if args.list:
         rows = store.list_sessions()
@@ -128,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     seconds = parse_duration(args.budget_time) if args.budget_time else None
     if args.resume is not None:
         return _resume(args, store, seconds)
+    if args.from_log:
+        _case_from_log(args)
     request = BenchRequest.from_namespace(args)
     request.time, request.reps = 60.0, None   # --time is tune's budget; -i sets the rungs below
     case, ranks = _one_case(args, request)
@@ -166,8 +175,39 @@ def run(args: argparse.Namespace) -> int:
                                    headline=verdict.summary_line(session))
     evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
                              launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
-                             timeout=args.timeout or default_timeout([case], ranks))
+                             timeout=args.timeout)
     return _search(args, store, session, space, evaluator, budget, guesses, case)
+
+
+def _case_from_log(args: argparse.Namespace) -> None:
+    """Fill the case flags the user left out from the job model pario advise builds of the log,
+    and say on stderr what was taken."""
+    from pario.advise.jobcase import dominant_case
+    from pario.cli.advise import _read_all
+
+    if args.config:
+        raise ParioError("--from-log and --config each give the case to tune; give one")
+    jobs, errors = _read_all([args.from_log])
+    if errors:
+        raise ParioError(f"--from-log: {errors[0]}")
+    taken = dominant_case(jobs[0])
+    kept = []
+    for dest, value in taken.flags.items():
+        if value is None:
+            continue
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, value)
+        else:
+            kept.append(dest)
+    if args.ranks is None:
+        args.ranks = taken.ranks
+    if args.objective is None and getattr(args, taken.objective, None):
+        args.objective = taken.objective
+    print(f"pario: tuning the case taken from {args.from_log}: {taken.argv()}", file=sys.stderr)
+    for line in taken.said:
+        print(f"  {line}", file=sys.stderr)
+    if kept:
+        print(f"  given on the command line, kept instead of the log's: {', '.join(kept)}", file=sys.stderr)
 
 
 def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:
@@ -255,7 +295,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
                              directory=directory, launcher=launcher, store=store, facts={"session": session.id},
                              ceiling=device_ceiling(engine, scratch.dir, skip=args.no_probe),
-                             timeout=args.timeout or default_timeout([case], session.ranks))
+                             timeout=args.timeout)
     return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
 
 

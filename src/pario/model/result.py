@@ -27,6 +27,7 @@ class RunRecord:
     directory: str = ""          # the scratch directory and the run's file prefix in it
     prefix: str = ""
     note: str = ""               # the sentence about the cases' sizes
+    stopped: int | None = None   # the signal that stopped the run (model.errors.Stopped), if one did
 
     @property
     def complete(self) -> bool:

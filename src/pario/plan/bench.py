@@ -107,7 +107,24 @@ def plan(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int
     if not note:
         note = ("; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4])
                 + (" ..." if len(cases) > 4 else ""))
+    if request.config and case_flags:
+        note += same_cases_note(cases, case_flags)
     return cases, note
+
+
+def same_cases_note(cases: list[Case], flags: list[str]) -> str:
+    """When flags overriding a job file leave cases that differ only in their names, say so: their
+    names promise a comparison the run no longer makes."""
+    groups: dict[str, list[str]] = {}
+    for c in cases:
+        key = repr(sorted((k, repr(v)) for k, v in c.items() if k != "name" and not k.startswith("_")))
+        groups.setdefault(key, []).append(c["name"])
+    same = [names for names in groups.values() if len(names) > 1]
+    if not same:
+        return ""
+    given = ", ".join("--" + f.replace("_", "-") for f in flags)
+    return ("; note: with " + given + " overriding the job file, these cases are identical and differ "
+            "only in name: " + "; ".join(", ".join(names) for names in same))
 
 
 def _amount(case: Case, ranks: int) -> str:
@@ -116,13 +133,29 @@ def _amount(case: Case, ranks: int) -> str:
     return human(case_bytes(case, ranks))
 
 
-
-def default_timeout(cases: list[Case], ranks: int) -> float:
-    """Generous: 10 minutes plus time for the largest phase at 4 MiB/s."""
-    biggest = max((case_bytes(c, ranks) for c in cases), default=0)
-    return 600.0 + biggest / (4 << 20)
+EVICT = {"files": 1, "all": 2}  # --drop-caches LEVEL -> the engine's evict (schemas/spec.schema.json)
 
 
+def apply_drop_caches(cases: list[Case], level: str | None, is_root: bool) -> None:
+    """--drop-caches [all]: every data case that reads gets its files evicted before each read and
+    verify (the engine: fsync + POSIX_FADV_DONTNEED on every host, as any user; `all` also
+    /proc/sys/vm/drop_caches, root only) and the residency measured after it."""
+    if not level:
+        return
+    if level not in EVICT:
+        raise ParioError(f"--drop-caches {level}: give no value (the run's own files) or 'all' (also the whole "
+                         "page cache, root only)")
+    if level == "all" and not is_root:
+        raise ParioError("--drop-caches all writes /proc/sys/vm/drop_caches, which needs root; plain --drop-caches "
+                         "evicts the run's own files as any user")
+    readers = [c for c in cases if c.get("workload") != "metadata" and c.get("backend") != "null"
+               and set(c.get("ops") or ()) & {"read", "verify"}]
+    if not readers:
+        raise ParioError("--drop-caches evicts the run's files before its reads, and no case reads; add -r "
+                         "(or -W), or drop --drop-caches")
+    for case in readers:
+        case["evict"] = EVICT[level]
+        case["residency"] = True
 def check_room(cases: list[Case], ranks: int, directory: str) -> None:
     """Refuse a run that cannot fit: files of kept cases stay, the others go after each case."""
     free = host.disk_free(host.nearest_existing(directory))

@@ -79,6 +79,9 @@ CASE: dict[str, Setting] = {r.name: r for r in [
 RUN: dict[str, Setting] = {r.name: r for r in [
     _row("ranks", "int", "MPI ranks", lo=1, hi=_lim("int_max", INT_MAX)),
     _row("dir", "path", "scratch directory", chars="dir_chars"),
+    _row("test_file", "path", "-o: IOR's test file", chars="dir_chars"),
+    _row("drop_caches", "choice", "cold reads: evict the run's files, or 'all' caches (root)",
+         choices=("files", "all")),
     _row("config", "path", "job file"),
     _row("reuse", "int", "stored run to read", lo=1, hi=INTEGER_MAX),
     _row("suite", "choice", "default | layers", choices=("default", "layers")),
@@ -106,11 +109,11 @@ REQUEST: dict[str, Setting] = {
                             "file_size", "depth", "branching")},
     **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "fpp", "fsync", "keep",
                           "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
-                          "no_probe", "drop_caches", "json", "list_backends")},
+                          "no_probe", "json", "list_backends", "dry_run")},
     "reorder": Setting("reorder", "int", doc="-Q: read shift in ranks", lo=0, hi=CASE["reorder"].hi),
     "hint": RUN["hint"], "lib": RUN["lib_pairs"], "md_ops": RUN["md_ops"],
-    **{k: RUN[k] for k in ("ranks", "dir", "config", "reuse", "suite", "preset", "scale", "size", "time", "io",
-                           "mpirun", "launcher", "timeout", "db")},
+    **{k: RUN[k] for k in ("ranks", "dir", "test_file", "drop_caches", "config", "reuse", "suite", "preset",
+                           "scale", "size", "time", "io", "mpirun", "launcher", "timeout", "db")},
 }
 
 # Aliases a job file may use for a key (IOR's names).

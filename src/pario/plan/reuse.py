@@ -108,7 +108,9 @@ def _reading_case(request: BenchRequest, stored: Case, echoed: dict[str, Any]) -
         if echoed.get(key) is not None:
             case[key] = echoed[key]
     ops = [op for op, on in (("read", request.read or request.check_read), ("verify", request.verify)) if on]
-    case.update(ops=ops or ["read"], reuse=True, keep=True)
+    # residency: the engine measures the page cache before each read, so that a second repetition
+    # (reading what the first cached) is known to be warm
+    case.update(ops=ops or ["read"], reuse=True, keep=True, residency=True)
     if request.reps is not None:
         case["reps"] = request.reps
     if request.reorder is not None:

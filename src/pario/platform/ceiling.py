@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import subprocess
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -14,8 +15,8 @@ def _cache_path() -> str:
     return os.path.join(platformdirs.user_cache_dir("pario"), "ceilings.json")
 
 
-def _cache_key(directory: str) -> str:
-    return f"{os.stat(directory).st_dev}:{os.path.realpath(directory)}"
+def _cache_key(directory: str, streams: int) -> str:
+    return f"{os.stat(directory).st_dev}:{os.path.realpath(directory)}:{streams}"
 
 
 def _load_cache(path: str) -> dict[str, Any]:
@@ -27,15 +28,32 @@ def _load_cache(path: str) -> dict[str, Any]:
         return {}
 
 
-def device_ceiling(engine: str | None, directory: str, skip: bool = False,
+def streams_per_host(ranks: int, environ: Mapping[str, str] | None = None) -> int:
+    """The ranks a run will have on one host, before it starts: all of them outside Slurm, the
+    allocation's share per node inside it."""
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    try:
+        nodes = int(env.get("SLURM_JOB_NUM_NODES") or env.get("SLURM_NNODES") or 1)
+    except ValueError:
+        nodes = 1
+    return max(1, -(-ranks // max(nodes, 1)))
+
+
+MAX_STREAMS = 16  # above it the probe would cost more than it tells (64 MiB per stream at most)
+
+
+def device_ceiling(engine: str | None, directory: str, skip: bool = False, streams: int = 1,
                    timeout: float = 120.0) -> dict[str, Any]:
-    """{'write_mib', 'read_mib', 'bytes', 'source'} or {'source': why there is none}.
-    The probe's figure is cached per (device, real path): it costs seconds and rarely changes."""
+    """{'write_mib', 'read_mib', 'bytes', 'streams', 'source'} or {'source': why there is none}.
+    `streams`: the run's ranks on one host, each an O_DIRECT stream of its own file at the same
+    time (at most MAX_STREAMS): one stream is not the ceiling of a device that serves several.
+    Cached per (device, real path, streams): it costs seconds and rarely changes."""
     if skip:
         return {"source": "skipped (--no-probe)"}
+    streams = max(1, min(int(streams), MAX_STREAMS))
     cache = _cache_path()
     try:
-        key = _cache_key(directory)
+        key = _cache_key(directory, streams)
     except OSError:
         return {"source": "none: directory not found"}
     known = _load_cache(cache).get(key)
@@ -44,7 +62,8 @@ def device_ceiling(engine: str | None, directory: str, skip: bool = False,
     if not engine:
         return {"source": "none: engine not built"}
     try:
-        proc = subprocess.run([engine, "--probe", directory], capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([engine, "--probe", directory, "--streams", str(streams), "--mib", str(64 * streams)],
+                              capture_output=True, text=True, timeout=timeout)
         line = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
         fig = json.loads(line) if proc.returncode == 0 and line else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
@@ -52,6 +71,7 @@ def device_ceiling(engine: str | None, directory: str, skip: bool = False,
     if not isinstance(fig, dict) or "write_mib" not in fig:
         return {"source": "none: the engine's O_DIRECT probe failed (file system without O_DIRECT?)"}
     entry = {k: fig.get(k) for k in ("write_mib", "read_mib", "bytes")}
+    entry["streams"] = int(fig.get("streams") or 1)
     entry["measured"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     data = _load_cache(cache)
     data[key] = entry

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -37,6 +38,49 @@ def engine_listing(engine: str | None) -> dict[str, Any] | None:
     try:
         out = subprocess.run([engine, "--list"], capture_output=True, text=True, timeout=30)
         doc = json.loads(out.stdout) if out.returncode == 0 else None
-        return doc if isinstance(doc, dict) and "backends" in doc else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
         return None
+    if out.returncode == 127:
+        check_loadable(engine, out.stderr)
+    return doc if isinstance(doc, dict) and "backends" in doc else None
+
+
+# the dynamic loader's own words (glibc): "PROG: error while loading shared libraries: LIB: WHY"
+_LOADER = re.compile(r"error while loading shared libraries: ([^:\s]+): (.+)")
+
+
+def check_loadable(engine: str, stderr: str) -> None:
+    """Name a shared library the loader could not load for the engine (exit 127): otherwise every
+    rank dies before MPI starts and the run looks stuck before its first phase."""
+    found = _LOADER.search(stderr or "")
+    if found:
+        lib, why = found.group(1), found.group(2).strip()
+        raise ParioError(f"pario-engine cannot start: the shared library {lib} cannot be loaded ({why}) "
+                         f"for this user; {engine} needs it beside the engine (in its ../lib) or on the "
+                         "loader's path: reinstall pario (make setup) or load the module that provides it",
+                         exit_code=3)
+
+
+def counter_docs() -> dict[str, str]:
+    """Counter name -> its one-line meaning, as `pario-counters` prints them (include/pario/counters.h,
+    the one place they are written); {} when the tool is not there."""
+    try:
+        tool = Path(engine_path()).with_name("pario-counters")
+    except ParioError:
+        tool = Path(__file__).resolve().parents[1] / "bin" / "pario-counters"
+    if not tool.is_file():
+        found = shutil.which("pario-counters")
+        if not found:
+            return {}
+        tool = Path(found)
+    try:
+        out = subprocess.run([str(tool)], capture_output=True, text=True, timeout=30)
+        doc = json.loads(out.stdout) if out.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {}
+    docs: dict[str, str] = {}
+    for module in (doc.get("modules") or {}).values():
+        for row in (module.get("counters") or []) + (module.get("fcounters") or []):
+            if row.get("name") and row.get("doc"):
+                docs[row["name"]] = row["doc"]
+    return docs

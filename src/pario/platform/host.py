@@ -6,8 +6,9 @@ import os
 import platform
 import re
 import socket
-import subprocess
 from typing import Any
+
+from pario.platform import fsinfo
 
 
 def meminfo(path: str = "/proc/meminfo") -> dict[str, int]:
@@ -33,12 +34,18 @@ def cpus() -> int:
 
 
 def fs_type(directory: str) -> str | None:
-    """File system type name (e.g. ext2/ext3, xfs, lustre, tmpfs) via GNU stat; None if unknown."""
-    try:
-        out = subprocess.run(["stat", "-f", "-c", "%T", directory], capture_output=True, text=True, timeout=5)
-        return out.stdout.strip() or None if out.returncode == 0 else None
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    """File system type name as mounted (e.g. ext4, xfs, lustre, tmpfs), of the nearest existing
+    parent; None if unknown. The mount table first: GNU `stat -f` names by superblock magic, which
+    ext2, ext3 and ext4 share ("ext2/ext3"); the magic only where the mount table cannot be read."""
+    probe = os.path.abspath(directory)
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    mounted = fsinfo.mount_of(probe).get("fstype")
+    if mounted:
+        return mounted
+    # no mount table: the statfs magic, named as `pario stack` names it (ext4 for ext2/3/4)
+    magic = fsinfo.statfs_magic(probe)
+    return fsinfo.fs_name(magic) if magic is not None else None
 
 
 def disk_free(directory: str) -> int:
@@ -47,6 +54,18 @@ def disk_free(directory: str) -> int:
         return st.f_bavail * st.f_frsize
     except OSError:
         return 0
+
+
+def disk_room(directory: str) -> tuple[int, int | None] | None:
+    """(bytes this user may still write, free inodes or None where the file system has no inode
+    limit) of directory's file system; None when it cannot be asked. Root may use the blocks a
+    file system reserves for it, so root's room is the free blocks, a user's the available ones."""
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return None
+    blocks = st.f_bfree if os.geteuid() == 0 else st.f_bavail
+    return blocks * st.f_frsize, (st.f_favail if st.f_files else None)
 
 
 def host_facts() -> dict[str, Any]:

@@ -82,3 +82,33 @@ def detect(mpirun: str) -> MPI:
 
 def in_slurm() -> str | None:
     return os.environ.get("SLURM_JOB_ID")
+
+
+def io_components(mpi: MPI) -> list[str] | None:
+    """Open MPI's MPI-IO components (ompi_info), or None when they cannot be listed (another MPI,
+    no ompi_info beside the launcher or on PATH)."""
+    if mpi.flavour != "openmpi":
+        return None
+    beside = os.path.join(os.path.dirname(mpi.path), "ompi_info")
+    tool = beside if os.access(beside, os.X_OK) else shutil.which("ompi_info")
+    if not tool:
+        return None
+    try:
+        text = subprocess.run([tool, "--parsable"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    comps = sorted({line.split(":")[2] for line in text.splitlines()
+                    if line.startswith("mca:io:") and ":version:" in line})
+    return comps or None
+
+
+def check_io(mpi: MPI, io: str | None) -> None:
+    """--io names a component this Open MPI has (a name it lacks made the MPI fail with
+    MPI_ERR_INTERN at the first open, long after the launch)."""
+    if not io or mpi.flavour != "openmpi":
+        return
+    comps = io_components(mpi)
+    name = io[1:] if io.startswith("^") else io
+    if comps is not None and name not in comps:
+        raise ParioError(f"--io {io}: this Open MPI ({mpi.version}) has the io components {', '.join(comps)}; "
+                         "choose one of them")

@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, job_from_parts, parts_in
+from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, compact, job_from_parts, parts_in
 from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
 from pario.run.launchers import command
@@ -31,11 +31,14 @@ def preload_path() -> str:
     raise ParioError(NOT_BUILT, exit_code=3)
 
 
-def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: float | None) -> dict[str, str]:
+def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: float | None,
+                runtime_files: bool = False) -> dict[str, str]:
     """The variables the preload library reads (csrc/profile/settings.c)."""
     env = {"LD_PRELOAD": lib, "PARIO_PROFILE_DIR": parts_dir}
     if trace:
         env["PARIO_PROFILE_TRACE"] = "1"
+    if runtime_files:
+        env["PARIO_PROFILE_RUNTIME_FILES"] = "1"
     if mem_mib:
         env["PARIO_PROFILE_MEM"] = f"{mem_mib:g}"
     return env
@@ -73,16 +76,22 @@ def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     return command(mpi, ranks, app, env=env)
 
 
-def merge(parts_dir: Path, output: Path, job: dict) -> dict:
-    """Write one job log from the parts, atomically; return it."""
+def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:
+    """Write one job log from the parts (and `extra` top-level keys, such as the file system's
+    view of a buffered run), atomically and compact (logread.compact); return it. ended_by: the
+    signal that ended the program, if one did."""
     files = parts_in(parts_dir)
     if not files:
-        raise ParioError(f"the program left no profile logs in {parts_dir}: it may not use dynamic linking "
-                         "(static binaries cannot be preloaded) or it was killed with SIGKILL")
+        import signal
+        why = (f"{signal.Signals(ended_by).name} ended it before it wrote one" if ended_by
+               else "it may not use dynamic linking (static binaries cannot be preloaded)")
+        raise ParioError(f"the program left no profile logs in {parts_dir}: {why}", exit_code=128 + ended_by
+                         if ended_by else 2)
     doc = job_from_parts([_load_json(f) for f in files], job)
+    doc.update(extra or {})
     tmp = output.with_name(output.name + f".tmp.{os.getpid()}")
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, separators=(",", ":"))
+        json.dump(compact(doc), fh, separators=(",", ":"))
         fh.write("\n")
     os.replace(tmp, output)
     return doc

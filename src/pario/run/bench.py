@@ -8,22 +8,23 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from pario.model.case import Case
-from pario.model.errors import ParioError
+from pario.model.errors import ParioError, Stopped
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
 from pario.platform import environment, layout
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
-from pario.run import forward, launchers, watchdog
+from pario.run import forward, launchers, session, stop, watchdog
 from pario.run.settings_launch import measured, read_settings
-from pario.settings import effective
+from pario.settings import effective, envsettings
 
 
 @dataclass
@@ -34,7 +35,7 @@ class RunRequest:
     engine: str
     mpi: MPI
     scratch: Scratch
-    timeout: float                      # watchdog: seconds without progress
+    timeout: float | None = None        # watchdog: seconds without progress; None: measured (watchdog.Limit)
     note: str = ""                      # the sentence about the cases' sizes
     io: str | None = None               # Open MPI io component
     launcher: str = "mpirun"
@@ -70,6 +71,14 @@ def check_spec(engine: str, spec: SpecDoc, tmp: str) -> None:
         said = (out.stderr.strip().splitlines() or [f"exit code {out.returncode}"])[-1]
         said = said.removeprefix("pario-engine: ")
         raise ParioError(f"the engine refuses this run: {said}", exit_code=2 if out.returncode == 2 else 3)
+def guard(tmp: str, scratch: Scratch) -> dict[str, Any]:
+    """Who the engine watches (schemas/README.md, the orphan guard): this process, named by pid,
+    start time and host, the directory of this run's own files (with the launcher's pid file), and
+    whether pario made the scratch directory. When this process dies without ending the launch
+    (SIGKILL), the engine ends it and removes the run's files."""
+    start = session.start_time(os.getpid())
+    return {"pid": os.getpid(), "start": start or 0, "boot": session.boot_id(), "dir": tmp,
+            "rmdir": scratch.created}
 
 
 def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
@@ -94,10 +103,13 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
 
 def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     scratch, mpi, cases, ranks = req.scratch, req.mpi, req.cases, req.ranks
-    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(req.engine, scratch.dir, skip=req.no_probe)
+    ceiling = req.ceiling if req.ceiling is not None else device_ceiling(
+        req.engine, scratch.dir, skip=req.no_probe, streams=streams_per_host(ranks))
     status_dir = os.path.join(tmp, "status")
     os.mkdir(status_dir)
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, status_dir, cases)
+    spec["guard"] = guard(tmp, scratch)
+    pidfile = os.path.join(tmp, "launcher")
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     forwarded = {**forward.timed_env(), **{f"OMPI_MCA_{k}": v for k, v in sorted(req.mca.items())}}
     argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
@@ -107,6 +119,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     env.update(req.facts)
     if req.mca:
         env["mca"] = dict(req.mca)
+    # ROMIO_HINTS, OMPI_MCA_ and MPICH_MPIIO_HINTS settings: requested too, with their source; the
+    # MCA parameters the caller exports (a tuner's trial) are in os.environ's place for the ranks
+    env["settings_from_env"] = envsettings.collect({**os.environ, **{f"OMPI_MCA_{k}": v for k, v in req.mca.items()}})
     layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
     for index, rec in layouts.items():
         if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
@@ -114,28 +129,39 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     with open(spec_path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh, indent=1)
     collector = effective.OutputCollector(scratch.prefix)
-    env["timeout_s"] = req.timeout
-    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")
+    limit = watchdog.Limit(req.timeout, cases, ranks)
+    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
+                  + (" (created for this run; removed at the end if left empty)" if scratch.created else ""))
     observer.note(req.note)
+    observer.note(f"watchdog: {limit.policy()}")
     if in_slurm() and req.launcher == "mpirun":
         observer.note(f"inside Slurm job {in_slurm()}: mpirun places the ranks in its allocation "
                       "(or use --launcher srun)")
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
-                  cases=cases, collector=collector, forwarded=forwarded, observer=observer)
+                  cases=cases, collector=collector, forwarded=forwarded, observer=observer, pidfile=pidfile)
+    stopped: Stopped | None = None
     try:
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, forwarded),
-                               timeout=req.timeout, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=collector)
-    except KeyboardInterrupt:
+                               timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
+                               observer=observer, sink=collector, pidfile=pidfile,
+                               directory=scratch.dir)
+    except Stopped as exc:  # the launch is ended (watchdog.run saw to it); keep what it measured
+        stopped = exc
+        outcome = watchdog.Outcome(returncode=128 + exc.signum)
+    except KeyboardInterrupt:  # no stop handlers in place (a caller other than cli/bench.py)
         removed = scratch.cleanup()
         observer.note(f"interrupted: ended the run and removed its {removed} file(s) in {scratch.dir}")
         raise
+    stop.disarm()  # what follows (judging, removing files, storing) must not be cut short
+    env["timeout_s"] = limit.seconds()
+    env["watchdog"] = limit.record()
     result = load_result(result_path, scratch.run_id)
     measured(result, collector, layouts, env, mpi, ranks)
-    status, message = judge(outcome, result, status_dir, ranks, cases)
+    status, message = judge(outcome, result, status_dir, ranks, cases, stopped)
     result["status"] = status
     if message and not result.get("error"):
-        result["error"] = {"code": "watchdog" if outcome.watchdog else "launcher", "message": message}
+        code = "stopped" if stopped else "watchdog" if outcome.watchdog else "launcher"
+        result["error"] = {"code": code, "message": message}
     if status == "complete":
         remove_unkept(scratch, cases)
     else:
@@ -143,8 +169,13 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     left = scratch.leftovers()
     if left and status != "complete":
         observer.note(f"could not remove {len(left)} file(s) of this run, e.g. {left[0]}")
+    if outcome.stragglers:
+        observer.note(f"{outcome.stragglers} process(es) of the launch outlived the launcher; they were ended")
+    if outcome.removed:
+        observer.note(f"the launcher was killed: removed what its MPI left ({', '.join(outcome.removed[:3])}"
+                      + (", ..." if len(outcome.removed) > 3 else "") + ")")
     return RunRecord(spec=spec, env=env, result=result, status=status, message=message, directory=scratch.dir,
-                     prefix=scratch.prefix, note=req.note)
+                     prefix=scratch.prefix, note=req.note, stopped=stopped.signum if stopped else None)
 
 
 def load_result(path: str, run_id: str) -> ResultDoc:
@@ -161,11 +192,17 @@ def load_result(path: str, run_id: str) -> ResultDoc:
 
 
 def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ranks: int,
-          cases: list[Case]) -> tuple[str, str | None]:
+          cases: list[Case], stopped: Stopped | None = None) -> tuple[str, str | None]:
     """(status, one-line reason) from the launcher's exit and what the engine wrote."""
     measured = any(c.get("phases") for c in result.get("cases", []))
     engine_status = result.get("status")
     err = result.get("error") or {}
+    if stopped is not None:
+        done = sum(len(c.get("phases") or []) for c in result.get("cases", []))
+        steps = sum(int(c.get("reps") or 1) * len(c.get("ops") or []) for c in cases)
+        return ("partial" if measured else "failed"), (
+            f"stopped by {stopped.name}: the run was ended after {done} of {steps} phases"
+            + ("; what they measured is kept" if measured else "; nothing had been measured"))
     if outcome.watchdog:
         return ("partial" if measured else "failed"), outcome.watchdog
     if outcome.returncode == 0 and engine_status == "complete":
@@ -176,8 +213,18 @@ def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ra
         rank = f" on rank {err['rank']}" if isinstance(err.get("rank"), int) else ""
         return status, f"the engine stopped{rank}{code}: {err['message']}"
     where = watchdog.stuck_ranks(status_dir, ranks, cases, verb="last seen in")
-    return status, (f"the launcher exited with code {outcome.returncode} before the run completed "
-                    f"(a rank died?); last known: {where}")
+    if outcome.returncode < 0:
+        how = f"the launcher was killed by {_signal_name(-outcome.returncode)}"
+    else:
+        how = f"the launcher exited with code {outcome.returncode}"
+    return status, f"{how} before the run completed (a rank died?); last known: {where}"
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def remove_unkept(scratch: Scratch, cases: list[Case]) -> None:

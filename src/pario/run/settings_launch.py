@@ -20,7 +20,7 @@ SETTINGS_TIMEOUT = 120.0  # seconds without progress: one open and close per cas
 
 def read_settings(*, mpi: MPI, io: str | None, launcher: str, ranks: int, engine: str, spec_path: str,
                   cases: list[Case], collector: effective.OutputCollector, forwarded: dict[str, str],
-                  observer: RunObserver) -> None:
+                  observer: RunObserver, pidfile: str | None = None) -> None:
     """Before the timed run (settings.effective reads the lines the MPI prints). When it fails, the
     timed run still runs and reports the problem; the effective settings are then unknown."""
     display = forward.settings_env(mpi, io, cases)
@@ -32,7 +32,7 @@ def read_settings(*, mpi: MPI, io: str | None, launcher: str, ranks: int, engine
         try:
             outcome = watchdog.run(argv, env=launchers.launch_env(mpi, io, launcher, env),
                                    timeout=SETTINGS_TIMEOUT, status_dir=None, ranks=ranks, cases=cases,
-                                   observer=observer.quiet(), sink=collector, stderr=err)
+                                   observer=observer.quiet(), sink=collector, stderr=err, pidfile=pidfile)
         except ParioError as exc:
             observer.note(f"the settings in effect were not read: {exc}")
             return
@@ -49,7 +49,8 @@ def measured(result: ResultDoc, collector: effective.OutputCollector, layouts: d
     hosts = len((result.get("mpi") or {}).get("hosts") or []) or 1
     impl = (stack.get("mpi") or {}).get("mpiio") or ("ompio" if mpi.flavour == "openmpi" else "romio")
     stack_view = view(stack, impl=impl, fs=env.get("fs_name"), ranks=ranks, hosts=hosts)
-    effective.annotate(result, collector.reports(), mpi.flavour, stack_view)
+    effective.annotate(result, collector.reports(), mpi.flavour, stack_view, env.get("settings_from_env") or (),
+                       (stack.get("mpi") or {}).get("ompio_params"))
     for case in result.get("cases") or []:
         rec = layouts.get(case.get("index"))
         if rec is not None:

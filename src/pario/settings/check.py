@@ -32,7 +32,7 @@ def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
                             "message": f"{key} is also set on line {seen[key]}; ROMIO keeps one of them"})
             seen[key] = lineno
             good.append((key, value))
-        settings, more = build(good)
+        settings, more = build(good)  # "mpi" syntax: the MPI reads the file as written
         out += [{"level": i.level, "line": None, "message": i.message} for i in more]
     else:
         settings, issues = dialects.parse(text, dialect)
@@ -40,7 +40,7 @@ def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
         seen = {}
     _, applied = explain(settings, stack_view)
     for a in applied:
-        level = "note" if a.rule in ("default", "alias", "mca-equals-hint", "cb_nodes-range",
+        level = "note" if a.rule in ("default", "alias", "mca-equals-hint", "cb_nodes-range", "not-read-here",
                                      "cb_config_list-clip", "lustre-stripe-clip", "lustre-write-buffer") else "warning"
         out.append({"level": level, "line": seen.get(a.key) if isinstance(seen, dict) else None,
                     "message": f"{a.key}: {a.text}" + (f" (becomes {a.after})" if a.after is not None else "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pario.settings import envsettings
 from pario.settings.equivalence import explain
 from pario.settings.model import Settings, build
 
@@ -144,17 +145,34 @@ def _reported(key: str, effective: dict[str, str]) -> str | None:
 
 
 def compare(requested: dict[str, str], effective: dict[str, str], means: str,
-            stack: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per requested hint: requested, effective, status (in effect | not applied |
-    unverified), the reason when known (a rule of settings.equivalence with its source)."""
-    settings, _ = build((str(k), str(v)) for k, v in requested.items())
+            stack: dict[str, Any], env_settings: list[dict[str, Any]] | tuple = (),
+            mca_values: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per requested setting: requested, effective, status (in effect | not applied |
+    unverified), the reason when known (a rule of settings.equivalence with its source), and
+    where it came from: "pario" (--hint, --hints-file, a job file) or the environment variable
+    (settings.envsettings; the program's own wins over the environment, as in ROMIO).
+    mca_values: what Open MPI resolved for its MCA parameters in this environment (ompi_info)."""
+    explicit = {str(k): str(v) for k, v in requested.items()}
+    from_env = {e["key"]: e for e in env_settings if e.get("key") and e["key"] not in explicit}
+    merged = {**{k: str(e["value"]) for k, e in from_env.items()}, **explicit}
+    settings, _ = build((k, v) for k, v in merged.items() if not (from_env.get(k) or {}).get("problem"))
     _, applied = explain(settings, stack)
     reasons: dict[str, list[str]] = {}
     for a in applied:
         if a.rule not in ("default", "alias"):
             reasons.setdefault(a.key, []).append(a.reason())
     rows = []
-    for key, want in sorted(requested.items()):
+    for key, want in sorted(merged.items()):
+        env = from_env.get(key)
+        source = env["from"] if env else "pario"
+        blocked = env and (envsettings.not_read(env, stack.get("impl")) or env.get("problem"))
+        if blocked:
+            rows.append({"key": key, "requested": want, "effective": None, "status": "not applied",
+                         "reason": blocked, "means": means, "from": source})
+            continue
+        if key.startswith("mca."):
+            rows.append(_mca_row(key, want, reasons.get(key, []), mca_values, stack, means, source))
+            continue
         got = _reported(key, effective)
         reason = "; ".join(reasons.get(key, []))
         if means in COMPLETE:
@@ -173,8 +191,24 @@ def compare(requested: dict[str, str], effective: dict[str, str], means: str,
             status = "not applied" if reason else "unverified"
             reason = reason or "this MPI only echoes requested keys; run with --io romio321 or under MPICH to see"
         rows.append({"key": key, "requested": str(want), "effective": got, "status": status,
-                     "reason": reason, "means": means})
+                     "reason": reason, "means": means, "from": source})
     return rows
+
+
+def _mca_row(key: str, want: str, reasons: list[str], mca_values: dict[str, str] | None, stack: dict[str, Any],
+             means: str, source: str) -> dict[str, Any]:
+    """An Open MPI MCA parameter: in effect when ompi_info, in the same environment, resolves it
+    to the value asked for and OMPIO is the MPI-IO layer."""
+    got = (mca_values or {}).get(key[len("mca."):])
+    base = {"key": key, "requested": want, "effective": got, "means": "ompi_info", "from": source}
+    if stack.get("impl") not in (None, "ompio"):
+        return {**base, "status": "not applied", "reason": "; ".join(reasons) or "ROMIO does not read MCA "
+                "parameters of OMPIO"}
+    if got is None:
+        return {**base, "status": "unverified", "reason": "ompi_info does not list it", "means": means}
+    same = _same(got, want)
+    return {**base, "status": "in effect" if same else "not applied",
+            "reason": "" if same else f"Open MPI resolved it to {got}"}
 
 
 def best(engine_hints: dict[str, Any], reports: dict[str, dict[str, str]], flavour: str,
@@ -191,22 +225,34 @@ def best(engine_hints: dict[str, Any], reports: dict[str, dict[str, str]], flavo
     return (GET_INFO_ECHO if flavour == "openmpi" else GET_INFO), dict(get_info)
 
 
+HINT_LAYERS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")  # the backends that open through MPI-IO
+
+
 def annotate(result: dict[str, Any], reports: dict[int, dict[str, dict[str, str]]], flavour: str,
-             stack: dict[str, Any]) -> None:
+             stack: dict[str, Any], env_settings: list[dict[str, Any]] | tuple = (),
+             mca_values: dict[str, str] | None = None) -> None:
     """Rewrite each case's hints block with the best measured effective hints, the means, the
-    engine's own MPI_File_get_info answer (kept as get_info) and the per-hint check."""
+    engine's own MPI_File_get_info answer (kept as get_info) and the per-setting check, which
+    includes the settings the job got from its environment (settings.envsettings)."""
     for case in result.get("cases") or []:
-        hints = case.get("hints")
         index = case.get("index")
-        if not isinstance(hints, dict) or (not hints.get("requested") and index not in reports):
+        layered = (case.get("spec") or {}).get("backend") in HINT_LAYERS
+        if layered and env_settings and not isinstance(case.get("hints"), dict):
+            case["hints"] = {"requested": {}, "effective": {}}
+        hints = case.get("hints")
+        if not isinstance(hints, dict) or (not hints.get("requested") and index not in reports
+                                           and not (layered and env_settings)):
             continue
+        if layered and env_settings:
+            hints["requested_env"] = [e for e in env_settings if e.get("key")]
         means, effective = best(hints, reports.get(index, {}), flavour, stack.get("impl"))
         if means != GET_INFO or hints.get("source") != GET_INFO:
             hints["get_info"] = hints.get("effective") or {}
         hints["effective"], hints["source"] = effective, means
         spec = case.get("spec") or {}
         hints["check"] = compare(hints.get("requested") or {}, effective, means,
-                                 {**stack, **_file_group(spec, stack), "ops": spec.get("ops")})
+                                 {**stack, **_file_group(spec, stack), "ops": spec.get("ops")},
+                                 env_settings if layered else (), mca_values)
 
 
 def _file_group(spec: dict[str, Any], stack: dict[str, Any]) -> dict[str, Any]:

@@ -92,13 +92,51 @@ _CRAY = [
     _h("abort_on_rw_error", "choice", (CRAY,), "disable", ("enable", "disable"), "abort on I/O error"),
 ]
 
+# (d) Keys the MPI standard reserves for file info (MPI-4.0 section 14.2.8): legal everywhere, acted on
+# where an implementation chooses to; none of ROMIO, OMPIO or Cray MPICH does (pario passes them on).
+# collective_buffering, cb_buffer_size, cb_nodes, striping_factor and striping_unit are reserved
+# too, and are in the tables above with the implementations that read them.
+STANDARD = "standard"
+_RESERVED = [
+    _h("access_style", "str", (), doc="MPI reserved: comma list of read_once, write_once, read_mostly, "
+       "write_mostly, sequential, reverse_sequential, random"),
+    _h("cb_block_size", "int", (), doc="MPI reserved: collective buffering block size", lo=1),
+    _h("chunked", "str", (), doc="MPI reserved: comma list of array dimensions"),
+    _h("chunked_item", "str", (), doc="MPI reserved: comma list of element sizes"),
+    _h("chunked_size", "str", (), doc="MPI reserved: comma list of chunk dimensions"),
+    _h("file_perm", "str", (), doc="MPI reserved: permissions of a file at creation"),
+    _h("io_node_list", "str", (), doc="MPI reserved: comma list of I/O devices"),
+    _h("nb_proc", "int", (), doc="MPI reserved: processes expected to access the file", lo=1),
+    _h("num_io_nodes", "int", (), doc="MPI reserved: I/O devices in the system", lo=1),
+    _h("filename", "output", (), doc="MPI reserved: the file's name, set by the implementation (read-only)"),
+]
+# Implementation keys outside the three tables: GPFS's, read by ROMIO's GPFS driver (ad_gpfs:
+# IBM Spectrum MPI, MPICH configured for GPFS), by nothing on this kind of stack otherwise.
+GPFS = "romio-gpfs"
+_GPFS = [_h("IBM_largeblock_io", "choice", (GPFS,), "false", BOOL, "GPFS: large-block I/O, no data shipping")]
+
 # Families whose members are too many to list: a hint starting with one of these is known.
 PREFIXES = {
     "romio_pvfs2_dtype_": (ROMIO,), "romio_pvfs2_listio_": (ROMIO,), "romio_pvfs2_posix_": (ROMIO,),
     "sioxAccessRange": (OMPIO,),
 }
 
-CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY}
+CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY + _RESERVED + _GPFS}
+
+
+def ignored_here(name: str, impl: str | None, fs: str | None) -> str | None:
+    """Why a legal key outside what `impl` reads does nothing on this stack (reserved by the MPI
+    standard, or another implementation's), or None when it is not such a key."""
+    row = lookup(name)
+    if row is None:
+        return None
+    if not row.impls:
+        return (f"reserved by the MPI standard for implementations that use it; {impl or 'this MPI-IO'} "
+                "does not act on it (passed on)")
+    if row.impls == (GPFS,) and not (impl == ROMIO and fs == "gpfs"):
+        return ("read by ROMIO's GPFS driver only (IBM Spectrum MPI, MPICH built for GPFS); "
+                "not on this stack (passed on)")
+    return None
 
 
 def lookup(name: str) -> Setting | None:
@@ -127,19 +165,39 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def check(name: str, value: str, where: str = "--hint") -> str:
-    """The value as the MPI will read it (settings.values, "mpi" syntax: '16mb' is refused, ' 4' is
-    4); an unknown hint name or a value of the wrong kind raises one line naming where it came from."""
+def mpi_value(name: str, value: str) -> tuple[str | None, str | None]:
+    """How the MPI-IO layers read a hint value given as text: (the value as they read it, None), or
+    (None, one phrase: why it would be misread or refused). The one validator of hint values (issues
+    16 and 17): every command (bench --hint and --hints-file, settings check and render, the
+    environment's MPICH_MPIIO_HINTS / ROMIO_HINTS) comes here, and the rules are settings.values'
+    "mpi" syntax on the hint's catalogue row.
+
+    ROMIO (MPICH, Intel MPI, Cray MPICH, Open MPI's romio321/341) reads integers with atoi and
+    compares enable/disable/automatic and true/false with strcmp against the lower- and the
+    upper-case spelling only (adio/common/hint_fns.c, ad_hints.c); OMPIO reads cb_buffer_size and
+    cb_nodes with atoi too. So `16mb` is 16 bytes, `0x10` is 0, `1e6` is 1, and `Enable` is
+    ignored. Measured on this machine: OMPIO dies of a divide-by-zero on cb_nodes=0x10, ROMIO aborts
+    at open with "Out of memory" on cb_buffer_size=-1."""
     why = name_problem(name)
     if why:
-        raise ParioError(f"{where}: {why}")
+        return None, why
     hint = lookup(name)
     if hint is None:
-        raise ParioError(f"{where}: unknown MPI-IO hint '{name}'{did_you_mean(name)}; "
-                         "`pario bench --help` names where the known hints come from")
+        return None, f"unknown MPI-IO hint '{name}'{did_you_mean(name)}"
     norm, why = values.check(hint, value, "mpi", max_chars=knobs.limit("hint_value_chars"))
     if why or norm is None:
-        raise ParioError(f"{where}: hint {name}={_shown(value)} {why}")
+        return None, f"{name}={_shown(str(value))} {why}"
+    return norm, None
+
+
+def check(name: str, value: str, where: str = "--hint") -> str:
+    """The value as the MPI will read it (mpi_value: '16mb' is refused, ' 4' is 4); an unknown hint
+    name or a value the MPI would misread raises one line naming where it came from."""
+    norm, why = mpi_value(name, value)
+    if why or norm is None:
+        more = "; `pario bench --help` names where the known hints come from" if lookup(name) is None \
+            and not name_problem(name) else ""
+        raise ParioError(f"{where}: {why}{more}")
     return norm
 
 

@@ -129,6 +129,10 @@ def check_one(key: str, value: str, syntax: str = "mpi") -> tuple[tuple | None, 
         if hint is None:
             extra = hintlib.did_you_mean(name, list(hintlib.CATALOGUE) + [f"mca.{m}" for m in knobs.MCA])
             return None, Issue("error", key, f"unknown setting '{key}'{extra}; `pario settings keys` lists them")
+        if syntax == "mpi":  # as the MPI reads it: the one validator's own words (settings.hints.mpi_value)
+            norm, message = hintlib.mpi_value(name, value)
+            return ((section, lib, name, comp, norm), None) if message is None else \
+                (None, Issue("error", key, message))
         norm, why = normalize(hint, value, syntax)
     else:
         table = _known(section, lib)

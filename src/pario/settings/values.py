@@ -66,9 +66,9 @@ def _integer(text: str, kind: str, syntax: str) -> tuple[int | None, str | None]
         return int(text), None
     if syntax == "mpi":
         meant = _meant(text)
-        how = f"; write {meant}" if meant is not None else ""
-        return None, (f"needs an integer in plain decimal: MPI-IO reads hint values with atoi, which takes "
-                      f"{text!r} as {_atoi(text)}{how}")
+        how = f"; write {meant}" if meant is not None and meant != _atoi(text) else \
+            "; write the number in plain decimal digits"
+        return None, f"is read as {_atoi(text)} by the MPI (ROMIO and OMPIO parse integers with atoi){how}"
     if kind in ("bytes", "size"):
         m = _SIZE.match(text)
         if m:
@@ -162,7 +162,8 @@ def parse(row: Setting, value: Any, syntax: str = "pario", max_chars: int | None
                 return choice, None
         close = [c for c in row.choices if c.lower() == text.lower()]
         if close:
-            return None, f"is spelled {close[0]} (the MPI compares it exactly)"
+            return None, (f"is spelled {close[0]} for the MPI: ROMIO compares it with strcmp against "
+                          f"{close[0]} or {close[0].upper()} only, and ignores anything else")
         return None, f"must be one of {', '.join(row.choices)}{did_you_mean(text, row.choices)}"
     if not text:
         return None, "needs a value"

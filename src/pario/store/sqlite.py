@@ -53,11 +53,21 @@ MIGRATIONS = [
         doc TEXT NOT NULL
     );
     """,
+    # `pario results tag`: a run's labels (a baseline, a machine, a CI job), filtered with --tag.
+    """
+    CREATE TABLE run_tags (
+        run_id INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (run_id, tag)
+    );
+    CREATE INDEX run_tags_tag ON run_tags(tag);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_BUSY_MS = 30000          # how long SQLite itself waits for a lock
-_RETRY_FOR_S = 120.0      # how long we keep retrying after that (many jobs ending together)
+WAIT_S = 150.0            # how long a write waits for a locked store in all (many jobs ending together);
+                          # $PARIO_DB_TIMEOUT sets it
+_BUSY_S = 30.0            # of which SQLite itself waits per attempt; we retry for the rest
 
 
 def default_path() -> str:
@@ -73,6 +83,30 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def wait_seconds() -> float:
+    """$PARIO_DB_TIMEOUT (seconds), else WAIT_S."""
+    text = os.environ.get("PARIO_DB_TIMEOUT")
+    if not text:
+        return WAIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also nan
+        raise ParioError(f"PARIO_DB_TIMEOUT={text}: give the seconds a write may wait for a locked results "
+                         "database (default 150)")
+    return value
+
+
+def _case_names(spec_text: str) -> set[str]:
+    try:
+        spec = json.loads(spec_text)
+    except ValueError:
+        return set()
+    cases = spec.get("cases") if isinstance(spec, dict) else None
+    return {str(c.get("name")) if isinstance(c, dict) else str(c) for c in cases or [] if c}
+
+
 def _locked(exc: Exception) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -82,9 +116,15 @@ class Store:
     """Runs kept in SQLite. Every method opens and closes its own connection, so a Store
     can be kept around and used from forked processes."""
 
-    def __init__(self, path: str | None = None):
+    def __init__(self, path: str | None = None, wait_s: float | None = None, existing: bool = False):
+        """existing: a read-only command's store, never created (a mistyped --db must not leave an
+        empty database and its directories behind)."""
         self.path = os.path.abspath(os.path.expanduser(path or default_path()))
+        self.wait_s = wait_seconds() if wait_s is None else wait_s
         parent = os.path.dirname(self.path)
+        if existing and not os.path.isfile(self.path):
+            raise ParioError(f"no results store at {self.path}: nothing was stored there; check --db or $PARIO_DB "
+                             "(`pario bench` creates it with its first run)")
         try:
             os.makedirs(parent, exist_ok=True)
         except OSError as exc:
@@ -106,10 +146,10 @@ class Store:
 
     # -- connection and retries -------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, busy_s: float) -> sqlite3.Connection:
         try:
-            con = sqlite3.connect(self.path, timeout=_BUSY_MS / 1000, isolation_level=None)
-            con.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+            con = sqlite3.connect(self.path, timeout=busy_s, isolation_level=None)
+            con.execute(f"PRAGMA busy_timeout={int(busy_s * 1000)}")
             # WAL cannot work on some network file systems; SQLite then keeps its rollback
             # journal, which is slower but just as safe, so the answer is not checked.
             con.execute("PRAGMA journal_mode=WAL")
@@ -121,13 +161,15 @@ class Store:
             raise ParioError(f"cannot open results database {self.path}: {exc}; "
                              "pass --db to use another file") from None
 
-    def _retry(self, fn, write: bool):
-        deadline = time.monotonic() + _RETRY_FOR_S
+    def _retry(self, fn, write: bool, wait_s: float | None = None):
+        wait = self.wait_s if wait_s is None else wait_s
+        busy = min(_BUSY_S, wait)
+        deadline = time.monotonic() + wait - busy
         delay = 0.01
         while True:
             con = None
             try:
-                con = self._connect()
+                con = self._connect(busy)
                 if write:
                     con.execute("BEGIN IMMEDIATE")
                     try:
@@ -141,7 +183,8 @@ class Store:
                 return fn(con)
             except sqlite3.OperationalError as exc:
                 if not _locked(exc) or time.monotonic() > deadline:
-                    raise ParioError(f"results database {self.path}: {exc}; "
+                    waited = f" after {wait:g} s ($PARIO_DB_TIMEOUT)" if _locked(exc) else ""
+                    raise ParioError(f"results database {self.path}: {exc}{waited}; "
                                      "retry, or pass --db to use another file") from None
                 time.sleep(delay * (1 + random.random()))
                 delay = min(delay * 2, 0.5)
@@ -152,8 +195,8 @@ class Store:
                 if con is not None:
                     con.close()
 
-    def _write(self, fn):
-        return self._retry(fn, write=True)
+    def _write(self, fn, wait_s: float | None = None):
+        return self._retry(fn, write=True, wait_s=wait_s)
 
     def _read(self, fn):
         return self._retry(fn, write=False)
@@ -183,9 +226,10 @@ class Store:
     # -- the API ------------------------------------------------------------------------
 
     def add_run(self, *, kind: str, command: str, spec: dict, env: dict, result: dict,
-                status: str, headline: str = "") -> int:
+                status: str, headline: str = "", wait_s: float | None = None) -> int:
         """Store one run; returns its id. `headline`: the one line `pario results` lists it with
-        (the caller's analysis makes it: storage does not judge results)."""
+        (the caller's analysis makes it: storage does not judge results). `wait_s`: how long to
+        wait for a locked store this time (default: the store's)."""
         row = (_now(), kind, command, status, headline,
                json.dumps(spec, sort_keys=True), json.dumps(env, sort_keys=True),
                json.dumps(result))
@@ -194,7 +238,15 @@ class Store:
             cur = con.execute("INSERT INTO runs(created, kind, command, status, headline, spec, env, result) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
             return int(cur.lastrowid)
-        return self._write(insert)
+        return self._write(insert, wait_s)
+
+    def find_run_id(self, run_id: str) -> int | None:
+        """The stored run whose spec has this run_id (the engine run's unique id), if any."""
+        def select(con):
+            return con.execute("SELECT id FROM runs WHERE json_extract(spec, '$.run_id') = ? LIMIT 1",
+                               (run_id,)).fetchone()
+        row = self._read(select)
+        return int(row[0]) if row else None
 
     def get_run(self, run_id: int) -> dict:
         """One run with its spec, env and result decoded."""
@@ -217,18 +269,73 @@ class Store:
             run[key] = str(run[key])
         return run
 
-    def list_runs(self, limit: int = 50) -> list[dict]:
-        """The newest runs first, without their documents."""
-        def select(con):
-            return con.execute("SELECT id, created, kind, command, status, headline FROM runs "
-                               "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
-        keys = ("id", "created", "kind", "command", "status", "headline")
-        return [dict(zip(keys, row)) for row in self._read(select)]
+    def list_runs(self, limit: int = 50, *, since: str | None = None, tag: str | None = None,
+                  case: str | None = None) -> list[dict]:
+        """The newest runs first, without their documents; `since`: created at or after this UTC
+        time (ISO text), `tag`: carrying it, `case`: with a case of this name."""
+        where, params = [], []
+        if since:
+            where.append("created >= ?")
+            params.append(since)
+        if tag:
+            where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
+            params.append(tag)
+        sql = ("SELECT id, created, kind, command, status, headline, "
+               "(SELECT GROUP_CONCAT(tag, ' ') FROM run_tags WHERE run_id = runs.id), spec FROM runs"
+               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC")
+        keys = ("id", "created", "kind", "command", "status", "headline", "tags")
+        out = []
+        for row in self._read(lambda con: con.execute(sql, params).fetchall()):
+            if case is not None and case not in _case_names(row[7]):
+                continue
+            run = dict(zip(keys, row[:7]))
+            run["tags"] = sorted((run["tags"] or "").split())
+            out.append(run)
+            if len(out) >= limit:
+                break
+        return out
+
+    def tag_run(self, run_id: int, tags: list[str], remove: bool = False) -> None:
+        self.get_run(run_id)  # a run that is not there is one line, not a silent no-op
+
+        def change(con):
+            for t in tags:
+                if remove:
+                    con.execute("DELETE FROM run_tags WHERE run_id = ? AND tag = ?", (int(run_id), t))
+                else:
+                    con.execute("INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?, ?)", (int(run_id), t))
+        self._write(change)
+
+    def remove_run(self, run_id: int) -> None:
+        self.get_run(run_id)
+
+        def delete(con):
+            con.execute("DELETE FROM run_tags WHERE run_id = ?", (int(run_id),))
+            con.execute("DELETE FROM runs WHERE id = ?", (int(run_id),))
+        self._write(delete)
 
     def latest_id(self) -> int | None:
         """The id of the newest run, or None when the store is empty."""
         row = self._read(lambda con: con.execute("SELECT MAX(id) FROM runs").fetchone())
         return row[0] if row else None
+
+    def runs_of_kind(self, kinds: tuple[str, ...], limit: int = 200) -> list[dict]:
+        """The newest runs of these kinds first, with their documents decoded (what a reader of
+        stored measurements, e.g. `pario advise` looking for a calibration, searches)."""
+        marks = ", ".join("?" for _ in kinds)
+
+        def select(con):
+            return con.execute(f"SELECT id, created, kind, command, status, spec, env, result FROM runs "
+                               f"WHERE kind IN ({marks}) ORDER BY id DESC LIMIT ?",
+                               (*kinds, int(limit))).fetchall()
+        keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
+        out = []
+        for row in self._read(select):
+            run = dict(zip(keys, row))
+            for key in ("spec", "env", "result"):
+                run[key] = json.loads(run[key])
+            out.append(run)
+        return out
 
     # -- tuning sessions ------------------------------------------------------------------
 

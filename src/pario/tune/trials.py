@@ -87,7 +87,7 @@ class EngineTrials:
     """The real evaluator: each call is one `pario-engine` launch of the case, stored as a run."""
 
     def __init__(self, *, space: Space, base: Case, ranks: int, engine: str, mpi: MPI, directory: str | None,
-                 launcher: str, store: Store | None, timeout: float, ceiling: dict[str, Any] | None = None,
+                 launcher: str, store: Store | None, timeout: float | None, ceiling: dict[str, Any] | None = None,
                  facts: dict[str, Any] | None = None, observer: RunObserver | None = None, both_ops: bool = False,
                  warmup: int = 1):
         self.space, self.base, self.ranks, self.engine, self.mpi = space, base, ranks, engine, mpi

@@ -100,7 +100,7 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
             "meta_time": c.get(f"{p}_F_META_TIME") or 0.0,
             "common_sizes": sizes, "common_sizes_other": sizes_other,
             "common_strides": strides, "common_strides_other": strides_other,
-            "hints": parse_hints(g["hints"]), "counters": c,
+            "hints": parse_hints(g["hints"]), "hints_status": hints_status(parse_hints(g["hints"])), "counters": c,
             "fs": fs_name(c.get("POSIX_FS_TYPE")) if mod == "posix" else None,
         }
         rows.append(row)
@@ -121,6 +121,72 @@ def parse_hints(text: str | None) -> dict[str, str] | None:
         key, _, val = item.partition("=")
         out[key] = val
     return out
+
+
+def hints_status(hints: dict[str, str] | None) -> dict[str, dict[str, str]] | None:
+    """What MPI_File_get_info's answer proves. The profiler records it and, under Open MPI, the
+    MCA variables of the MPI-IO stack read through MPI_T ("mca:" items, csrc/profile/wrap_mpiio.c).
+    Open MPI 4.1's MPI_File_get_info (OMPIO and romio321 alike) gives back the keys the program
+    passed, whatever took effect (machine-notes 1d): those are only echoed. Elsewhere (the MPICH
+    family) it returns the values in effect: confirmed. The MCA values are what the run used."""
+    if hints is None:
+        return None
+    mca = {k[len("mca:"):]: v for k, v in hints.items() if k.startswith("mca:")}
+    # "req:" items: what the program passed (open, set_view, set_info), kept apart from the answer
+    requested = {k[len("req:"):]: v for k, v in hints.items() if k.startswith("req:")}
+    info = {k: v for k, v in hints.items() if not k.startswith(("mca:", "req:"))}
+    open_mpi = bool(mca)
+    return {"echoed": info if open_mpi else {}, "confirmed": {} if open_mpi else info, "mca": mca,
+            "requested": requested}
+
+
+def per_rank_time(own: dict[int, float], shared: list[dict[str, Any]],
+                  all_ranks: set[int] | None = None) -> dict[str, Any] | None:
+    """The spread of I/O time over ranks: {n, low, high, exact}. `own`: each rank's time in the
+    records it kept; `shared`: files reduced across ranks, of which only the fastest and the
+    slowest rank (and their times) are known, so another rank's share lies between the two
+    (from 0 when not every rank used the file): the spread is then a bound, exact False."""
+    ranks = set(all_ranks or ()) | set(own) | {r for f in shared for r in (f["fastest"][0], f["slowest"][0])}
+    if not ranks:
+        return None
+    lows, highs, exact = [], [], True
+    for rank in sorted(ranks):
+        lo = hi = own.get(rank, 0.0)
+        for f in shared:
+            (fr, ft), (sr, st) = f["fastest"], f["slowest"]
+            if rank in (fr, sr):
+                t = ft if rank == fr else st
+                lo, hi = lo + t, hi + t
+            else:
+                exact = False
+                lo += ft if f.get("nprocs", 0) >= len(ranks) else 0.0
+                hi += st
+        lows.append(lo)
+        highs.append(hi)
+    return {"n": len(ranks), "low": min(lows), "high": max(highs), "exact": exact}
+
+
+def _rank_times(procs: list[dict[str, Any]], module: str) -> dict[str, Any] | None:
+    """Per-rank I/O time (read + write + meta) of one interface."""
+    p = _prefix(module)
+    own: dict[int, float] = {}
+    shared = []
+    ranks = {r for r in ((proc.get("process") or {}).get("rank") for proc in procs) if r is not None and r >= 0}
+    for proc in procs:
+        rank = (proc.get("process") or {}).get("rank")
+        mdoc = (proc.get("modules") or {}).get(module)
+        if mdoc is None or rank is None or rank < 0:
+            continue
+        for rec in mdoc.get("records", []):
+            c = counters(mdoc, rec)
+            if rec.get("rank") == -1:  # reduced across ranks at MPI_Finalize: fastest and slowest known
+                shared.append({"fastest": (c.get(f"{p}_FASTEST_RANK"), c.get(f"{p}_F_FASTEST_RANK_TIME") or 0.0),
+                               "slowest": (c.get(f"{p}_SLOWEST_RANK"), c.get(f"{p}_F_SLOWEST_RANK_TIME") or 0.0),
+                               "nprocs": c.get(f"{p}_NPROCS", 0)})
+            else:
+                own[rank] = own.get(rank, 0.0) + sum(float(c.get(f"{p}_F_{k}_TIME") or 0.0)
+                                                     for k in ("READ", "WRITE", "META"))
+    return per_rank_time(own, shared, ranks)
 
 
 def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -157,10 +223,38 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "trace_dropped": sum(int(lim.get("trace_dropped", 0)) for lim in limits),
         "modules": mods,
         "job": job.get("job", {}),
+        **_time_of_job(procs, mods),
     }
 
 
+def _time_of_job(procs: list[dict[str, Any]], mods: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The I/O time of the top interface (MPI-IO when used: its time includes the POSIX calls
+    under it), summed over ranks and spread per rank; sums are sums, never a wall time."""
+    top = "mpiio" if "mpiio" in mods else "posix" if "posix" in mods else next(iter(mods), None)
+    if top is None:
+        return {"time_interface": None, "io_time_sum": 0.0, "per_rank": None}
+    m = mods[top]
+    return {"time_interface": top, "io_time_sum": m["read_time"] + m["write_time"] + m["meta_time"],
+            "per_rank": _rank_times(procs, top)}
+def filesystem_view(job: dict[str, Any]) -> dict[str, Any] | None:
+    """A buffered run (pario profile --buffer): per file, the writes the file system saw, from
+    the buffer's stats kept in the log; None for an unbuffered run."""
+    fs = job.get("filesystem")
+    if not isinstance(fs, dict):
+        return None
+    from dataclasses import asdict
+
+    from pario.analysis.buffer_stats import checked, summarize
+
+    return asdict(summarize([checked(d, "the profile log's filesystem view") for d in fs.get("processes", [])]))
+
+
 def summary(job: dict[str, Any]) -> dict[str, Any]:
-    """What `pario profile show --json` prints: the job view and the file rows."""
+    """What `pario profile show --json` prints: the job view, the file rows and, for a buffered
+    run, what the file system saw."""
     files = file_view(job)
-    return {"job": job_view(job, files), "files": files}
+    out = {"job": job_view(job, files), "files": files}
+    fs = filesystem_view(job)
+    if fs is not None:
+        out["filesystem"] = fs
+    return out

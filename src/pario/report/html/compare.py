@@ -41,14 +41,15 @@ def section(runs: list[tuple[dict, list[dict]]]) -> Section:
                 c = entry[op]
                 if not c:
                     continue
-                mark = "" if c["verdict"] in ("within noise",) or c["overlap"] is None else (
-                    "ok" if c["verdict"] == "B faster" else "bad")
+                mark = {"B faster": "ok", "B slower": "bad"}.get(c["verdict"], "")  # the noise test's verdict
+                ratio = "-" if c["ratio"] is None else f"{c['ratio']:.2f}" + (
+                    f" [{c['low']:.2f}-{c['high']:.2f}]" if c.get("low") is not None else "")
+                a, b = c.get("a") or {}, c.get("b") or {}
                 table_rows.append([f"{base_run['id']} -> {run['id']}", _label(entry) + (
                     f" ({entry['matched_by']})" if entry["matched_by"] not in ("name", "shape") else ""), op,
-                    Cell(f"{c['a']['median']:.0f}", c["a"]["median"]),
-                    Cell(f"{c['b']['median']:.0f}", c["b"]["median"]),
-                    Cell("-" if c["ratio"] is None else f"{c['ratio']:.2f}", c["ratio"]),
-                    Cell(c["verdict"], mark=mark)])
+                    Cell("-" if a.get("median") is None else f"{a['median']:.0f}", a.get("median")),
+                    Cell("-" if b.get("median") is None else f"{b['median']:.0f}", b.get("median")),
+                    Cell(ratio, c["ratio"]), Cell(c["verdict"], mark=mark)])
         placed.append(mine)
     ops = [op for op in OPS if any(r.get(op) for place in placed for r in place.values())]
     ids = ", ".join(str(r["id"]) for r, _ in runs)
@@ -75,7 +76,9 @@ def section(runs: list[tuple[dict, list[dict]]]) -> Section:
                               "Diamond: median over repetitions, bar: min-max, dots: each repetition; one colour "
                               "per run. Flags (cache?, warm) are written beside the medians they concern."))
     sec.items.append(Table(anchors.compare("table"), "Ratio of medians and verdict",
-                           ["runs A -> B", "case", "op", "A MiB/s", "B MiB/s", "B/A", "verdict"], table_rows,
-                           "within noise: the min-max ranges over repetitions overlap, so the difference is not "
-                           "established.", sortable=True))
+                           ["runs A -> B", "case", "op", "A MiB/s", "B MiB/s", "B/A [95% interval]", "verdict"],
+                           table_rows, "B faster / B slower: the 95% bootstrap interval of the ratio of medians "
+                           "excludes 1 (the test of analysis/noise.py, as `pario results compare`); within noise: "
+                           "it includes 1; at least 3 repetitions a side are needed for either. `pario results "
+                           "compare` also names what differs between the runs.", sortable=True))
     return sec

@@ -10,15 +10,20 @@ from pario.report.terminal.layers import print_bench
 
 
 def verify_lines(rows: list[SummaryRow]) -> list[str]:
-    """Where each case's read-back first differed from what was written."""
+    """Where each checked phase first differed from what was written: per operation, its first
+    failing phase with that phase's own count (a read and a verify are counted apart)."""
     out = []
     for r in rows:
         v = r.get("verify") or {}
-        first = v.get("first_error") or {}
-        if v.get("errors"):
+        failing = [p for p in v.get("by_phase") or [] if p.get("errors")]
+        for op in dict.fromkeys(p["op"] for p in failing):
+            mine = [p for p in failing if p["op"] == op]
+            p, first = mine[0], mine[0].get("first_error") or {}
             where = (f"; first on rank {first.get('rank')}, file {first.get('file')}, offset {first.get('offset')}: "
                      f"expected {first.get('expected')}, got {first.get('got')}") if first else ""
-            out.append(f"{r['name']}: verify found {v['errors']} bad 8-byte word(s){where}.")
+            more = f" (and in {len(mine) - 1} more {op} phase{'s' if len(mine) > 2 else ''})" if len(mine) > 1 else ""
+            out.append(f"{r['name']}: {op} rep {p.get('rep')} found {p['errors']} bad 8-byte word(s) of "
+                       f"{p.get('checked_bytes', 0) // 8} checked{where}{more}.")
     return out
 
 
@@ -27,17 +32,21 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
     if rows:
         mpi = result.get("mpi") or {}
         title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {env.get('hostname')}, "
-                 f"{record.directory} ({env.get('fs_type') or 'fs ?'})")
+                 f"{record.directory} ({env.get('fs_name') or env.get('fs_type') or 'fs ?'})")
         print_bench(console, rows, result, title=title)  # data table, then layers and metadata tables
         for line in verify_lines(rows):
             console.print(line, highlight=False)
         print_hints(console, result.get("cases") or [])  # requested vs effective settings, with the means used
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
-        if kept and status == "complete":
+        if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib"):
-        console.print(f"Device ceiling (O_DIRECT probe, {ceiling.get('source')}): write "
+        streams = ceiling.get("streams") or 1
+        source = str(ceiling.get("source"))
+        how = {"probe": "measured now", "cached probe": "measured earlier"}.get(source, source)
+        console.print(f"Device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}, "
+                      f"{how}): write "
                       f"{ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
     else:
         console.print(f"No device ceiling: {ceiling.get('source', 'not measured')}.")

@@ -15,6 +15,16 @@ def hint_rows(hints: dict) -> list[tuple]:
     if hints.get("check"):
         return [(r["key"], r["requested"], "-" if r.get("effective") is None else str(r["effective"]),
                  r["status"] + (f": {r['reason']}" if r.get("reason") else "")) for r in hints["check"]]
+    return _dict_rows(hints)
+
+
+def _sources(hints: dict) -> dict[str, str]:
+    """Where each checked setting came from, when some came from the environment."""
+    got = {r["key"]: r.get("from") or "pario" for r in hints.get("check") or []}
+    return got if any(v != "pario" for v in got.values()) else {}
+
+
+def _dict_rows(hints: dict) -> list[tuple]:
     requested = hints.get("requested") or {}
     effective = hints.get("effective") or {}
     rows = []
@@ -39,9 +49,10 @@ def print_hints(console: Console, cases: list[dict]) -> None:
     groups: dict = {}
     for case in cases:
         hints = case.get("hints") or {}
-        if hints.get("requested") or hints.get("effective"):
+        if hints.get("requested") or hints.get("effective") or hints.get("check"):
             key = (repr(sorted((hints.get("requested") or {}).items()))
-                   + repr(sorted((hints.get("effective") or {}).items())))
+                   + repr(sorted((hints.get("effective") or {}).items()))
+                   + repr([(r["key"], r.get("from")) for r in hints.get("check") or []]))
             groups.setdefault(key, (hints, []))[1].append(case["name"])
     for hints, names in groups.values():
         more = ", ..." if len(names) > 3 else ""
@@ -53,11 +64,13 @@ def print_hints(console: Console, cases: list[dict]) -> None:
             continue
         source = hints.get("source") or "the MPI library after open"
         table = new_table(escape(f"hints of {scope} (effective: as reported by {source})"))
-        for name in ("hint", "requested", "effective", ""):
+        origin = _sources(hints)
+        for name in ("hint", "requested", "effective", "", *(["set by"] if origin else [])):
             table.add_column(name, overflow="fold")
         for key, want, got, status in rows_h:
             style = None if status == "in effect" else ("yellow" if status.startswith("unverified") else "red")
-            table.add_row(Text(key), Text(want), Text(got), Text(status, style=style or ""))
+            cells = [Text(key), Text(want), Text(got), Text(status, style=style or "")]
+            table.add_row(*cells, *([Text(origin.get(key, "pario"))] if origin else []))
         console.print(table)
         if hints.get("get_info") and hints.get("source") != "MPI_File_get_info":
             echo = hints["get_info"] == hints.get("requested")

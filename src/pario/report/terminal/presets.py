@@ -100,7 +100,7 @@ def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
         table.add_row(*(Text(c, style="dim" if c in ("skipped", "not run") else "") for c in cells))
     console.print(table)
     console.print(escape("here: median [min-max] over the repetitions"
-                         + ("; ~: within the noise (the ranges of the two rows overlap)" if _noisy(doc) else "")
+                         + ("; ~: within the run-to-run noise" if _noisy(doc) else "")
                          + "."), highlight=False)
     reasons: dict[str, list[str]] = {}
     for s in doc["skipped"]:

@@ -4,61 +4,105 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from pario.analysis.summary import OPS, summarize
-from pario.report.terminal.cells import new_table, num, rate
+from pario.report.terminal.cells import num, spread
+from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.tables import print_summary
 
 
-def print_runs(console: Console, runs: list[dict]) -> None:
+def print_runs(console: Console, runs: list[dict], filtered: bool = False) -> None:
     if not runs:
-        console.print("no runs stored yet; `pario bench` makes one")
+        console.print("no stored run matches these filters" if filtered
+                      else "no runs stored yet; `pario bench` makes one")
         return
-    table = new_table(None)
-    table.add_column("id", justify="right", no_wrap=True)
-    table.add_column("created (UTC)", no_wrap=True)
-    for name in ("kind", "status", "command", "summary"):
-        table.add_column(name)
+    cols = [Col("id", "num", "right"), Col("created (UTC)", "num"), Col("kind", "id"), Col("status", "id"),
+            Col("command", "path"), Col("summary", "text", aside=True)]
+    has_tags = any(run.get("tags") for run in runs)
+    if has_tags:
+        cols.insert(4, Col("tags", "id"))
+    rows = []
     for run in runs:
-        command = run["command"] if len(run["command"]) <= 60 else run["command"][:57] + "..."
-        created = run["created"].replace("T", " ")[:16]
-        table.add_row(*(Text(c) for c in (str(run["id"]), created, run["kind"], run["status"],
-                                           command, run.get("headline", ""))))
-    console.print(table)
+        row = [str(run["id"]), run["created"].replace("T", " ")[:16], run["kind"], run["status"], run["command"],
+               run.get("headline", "")]
+        if has_tags:
+            row.insert(4, " ".join(run.get("tags") or []))
+        rows.append(row)
+    print_fit(console, cols, rows)
     console.print("`pario results show ID` for one run, `pario results compare ID ID` for two.")
 
 
-def print_compare(console: Console, cmp: list[dict], title: str | None = None) -> None:
-    if not cmp:
+def _cells(c: dict) -> tuple[str, str, str]:
+    """A, B, and B/A [interval] over the verdict, of one compared operation."""
+    ratio = "-" if c.get("ratio") is None else f"{c['ratio']:.2f}"
+    if c.get("low") is not None:
+        ratio += f" [{c['low']:.2f}-{c['high']:.2f}]"
+    return spread(c.get("a")), spread(c.get("b")), f"{ratio}\n{c['verdict']}" if ratio != "-" else c["verdict"]
+
+
+def _name(entry: dict) -> str:
+    """The case as the table names it: its name, or its strategy/backend when A and B name it differently."""
+    if entry["name_a"] == entry["name_b"]:
+        return entry["name_a"]
+    return entry["label"] if entry["name_a"] and entry["name_b"] else (entry["name_a"] or entry["name_b"])
+
+
+def _table(unit: str) -> list[Col]:
+    """Columns of a comparison table (fit.py: at 80 columns nothing is cut; a case name breaks only
+    after '/', '.', '-' or '_')."""
+    return [Col("case", "path"), Col("op" if unit == "MiB/s" else "phase", "id"),
+            Col(f"A {unit}\nmedian [min-max]", "num", "right"), Col(f"B {unit}\nmedian [min-max]", "num", "right"),
+            Col("B/A [95% interval]\nverdict", "num", "right")]
+
+
+def _differences(diffs: list[dict]) -> tuple[str, str]:
+    """('what A vs B; ...' of the facts both recorded, 'what, ...' of those one side did not)."""
+    known = [d for d in diffs if "?" not in (d["a"], d["b"])]
+    unknown = [d["what"] for d in diffs if "?" in (d["a"], d["b"])]
+    return "; ".join(f"{d['what']} {d['a']} vs {d['b']}" for d in known), ", ".join(unknown)
+
+
+def print_compare(console: Console, cmp: dict, title: str | None = None) -> None:
+    """`pario results compare`: what differs between the runs, then the data cases in MiB/s and
+    the metadata cases in files/s, with the noise verdict, and why pario and IOR differ."""
+    cases = cmp.get("cases") or []
+    if not cases:
         console.print("nothing to compare: both runs have no cases")
         return
-    table = new_table(title)
-    table.add_column("case (A -> B)", overflow="fold", min_width=12)
-    table.add_column("op")
-    table.add_column(escape("A MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column(escape("B MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column("B/A", justify="right", no_wrap=True)
-    table.add_column("verdict", overflow="fold")
-    for entry in cmp:
-        if entry["name_a"] == entry["name_b"]:
-            name = entry["name_a"]
-        else:
-            name = f"{entry['name_a'] or '-'} -> {entry['name_b'] or '-'}"
-        if entry["matched_by"] not in ("name", "shape"):
-            name += f" ({entry['matched_by']})"
-        ops = [op for op in OPS if entry[op]]
-        if not ops:
-            table.add_row(Text(name), "", "", "", "", "")
+    if title:
+        console.print(escape(title))
+    known, unknown = _differences(cmp.get("differences") or [])
+    if known:
+        console.print("[bold]A and B differ in[/bold]: " + escape(known))
+    if unknown:
+        console.print(escape(f"Not recorded by one of them: {unknown}."))
+    if not cmp.get("comparable", True):
+        console.print("The figures below are not like for like: a ratio says how the two setups compare, not "
+                      "that one does the same job faster.")
+    data: list[list[str]] = []
+    meta: list[list[str]] = []
+    notes = []
+    for entry in cases:
+        name = _name(entry)
+        if entry["name_a"] and entry["name_b"] and entry["name_a"] != entry["name_b"]:
+            notes.append(f"{name}: A {entry['name_a']}, B {entry['name_b']} (matched by {entry['matched_by']})")
+        ops = [op for op in OPS if entry.get(op)]
         for i, op in enumerate(ops):
-            c = entry[op]
-            table.add_row(*(Text(x) for x in (
-                name if i == 0 else "", op, rate({"bw_mib": c["a"]}), rate({"bw_mib": c["b"]}),
-                "-" if c["ratio"] is None else f"{c['ratio']:.2f}", c["verdict"])))
-    console.print(table)
-    console.print("within noise: the min-max ranges over repetitions overlap, so the difference "
-                  "is not established.")
+            data.append([name if i == 0 else "", op, *_cells(entry[op])])
+            notes += [f"{name} {op}: {why}" for why in entry[op].get("explain") or []]
+        for i, (phase, c) in enumerate((entry.get("metadata") or {}).items()):
+            meta.append([name if i == 0 else "", phase, *_cells(c)])
+        differs, missing = _differences(entry.get("differences") or [])
+        if differs:
+            notes.append(f"{name}: {differs}")
+    for unit, rows in (("MiB/s", data), ("files/s", meta)):
+        if rows:
+            print_fit(console, _table(unit), rows)
+    for line in notes:
+        console.print(escape(line))
+    console.print("B faster / B slower: the 95% bootstrap interval of the ratio of medians excludes 1; within "
+                  "noise: it includes 1; at least 3 repetitions a side are needed for either.")
 
 
 def env_lines(run: dict) -> list[str]:
@@ -86,7 +130,9 @@ def env_lines(run: dict) -> list[str]:
         lines.append("  ".join(facts))
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib") or ceiling.get("read_mib"):
-        lines.append(f"device ceiling (O_DIRECT probe): write {num(ceiling.get('write_mib'))} MiB/s, "
+        streams = ceiling.get("streams") or 1
+        lines.append(f"device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}): "
+                     f"write {num(ceiling.get('write_mib'))} MiB/s, "
                      f"read {num(ceiling.get('read_mib'))} MiB/s")
     if result.get("error"):
         err = result["error"]

@@ -76,16 +76,18 @@ def print_stack(console: Console, doc: dict[str, Any]) -> None:
         table.add_row(Text(key), Text(str(value)))
     console.print(table)
     for p in doc.get("probes") or []:
-        label = f"--io {p['io']}" if p.get("io") else "default MPI-IO"
+        label = f"--io {p['io']}" if p.get("io") else "this MPI's default MPI-IO"
+        if not p.get("ok"):
+            label = f"--io {p['io']}" if p.get("io") else "the MPI-IO probe"
         if not p.get("ok"):
             console.print(f"hints in effect ({escape(label)}): not measured: {escape(str(p.get('reason')))}")
             continue
         hints = p.get("hints") or {}
-        t = Table(title=escape(f"hints in effect for a new file here ({label}; means: {p.get('means')})"),
+        t = Table(title=escape(f"hints in effect for a new file here ({label}; as reported by {p.get('means')})"),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         t.add_column("hint")
         t.add_column("value", overflow="fold")
         for key, value in hints.items():
             t.add_row(Text(key), Text(str(value)))
         console.print(t if hints else f"hints in effect ({escape(label)}): none reported "
-                                      f"(means: {escape(str(p.get('means')))})")
+                                      f"(asked {escape(str(p.get('means')))})")

@@ -34,8 +34,8 @@ from pario.settings.dialects.mpi import (
 from pario.settings.dialects.spellings import hints_of, layout_of, mca_of
 from pario.settings.model import Issue, Settings
 
-__all__ = ["DIALECTS", "cray_patterns", "hints_of", "layout_of", "mca_of", "parse", "render", "render_lfs",
-           "romio_pairs", "sniff"]
+__all__ = ["COMMENTS", "DIALECTS", "cray_patterns", "hints_of", "layout_of", "mca_of", "parse", "render",
+           "render_lfs", "romio_pairs", "sniff", "untranslated"]
 
 DIALECTS: dict[str, tuple[Callable, Callable, str]] = {
     "info": (render_info, parse_info, "MPI_Info as the engine's JSON `hints` object"),
@@ -55,6 +55,28 @@ def render(settings: Settings, dialect: str, **opts) -> str:
         raise ParioError(f"unknown dialect '{dialect}'{did_you_mean(dialect, DIALECTS)}; "
                          f"choose one of {', '.join(DIALECTS)}")
     return DIALECTS[dialect][0](settings, **opts)
+
+
+# How a note is written inside each dialect's text; the dialects without comments (a JSON object,
+# a line of --mca flags pasted into a command) get their note beside the text instead.
+COMMENTS: dict[str, tuple[str, str]] = {"romio": ("# ", ""), "ompi-env": ("# ", ""), "cray": ("# ", ""),
+                                        "lfs": ("# ", ""), "pnetcdf": ("# ", ""), "adios2": ("<!-- ", " -->"),
+                                        "hdf5": ("/* ", " */")}
+
+
+def untranslated(settings: Settings, dialect: str, **opts) -> list[str]:
+    """The `--set` keys of settings that `dialect` cannot say: the ones whose removal leaves its
+    rendering unchanged (a setting spelled another way there, such as cb_nodes as OMPIO's
+    io_ompio_num_aggregators, counts as said)."""
+    from pario.settings.model import build
+    pairs = settings.pairs()
+    full = render(settings, dialect, **opts)
+    out = []
+    for i, (key, _) in enumerate(pairs):
+        without, _issues = build(pairs[:i] + pairs[i + 1:])
+        if render(without, dialect, **opts) == full:
+            out.append(key)
+    return sorted(out)
 
 
 def parse(text: str, dialect: str) -> tuple[Settings, list[Issue]]:

@@ -1,0 +1,68 @@
+"""The buffer's settings as the preload library reads them (csrc/buffer/README.md), and where
+its per-process stats files go. Launching reuses pario.profile.run (the library, mpirun, the
+exports for a job script) and pario.run.child (signals and the exit status)."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from pario.model.errors import ParioError
+from pario.model.units import parse_size
+
+DEFAULT_SIZE = 64 << 20
+
+
+def size_of(text: str, what: str = "--size") -> int:
+    """'64m' -> bytes; 0 is allowed only where it means 'not buffered' (a pattern's size)."""
+    if str(text).strip() == "0":
+        return 0
+    try:
+        return parse_size(text, what)
+    except ParioError:
+        raise ParioError(f"{what} {text}: expected a size like 8m, 64m or 1g") from None
+
+
+def pattern(spec: str, default: int) -> tuple[str, int]:
+    """'*.out:size=8m' -> ('*.out', 8 MiB); '/scratch/*' -> ('/scratch/*', default). A pattern
+    that is not absolute and does not start with '*' is made absolute against the current
+    directory, since the library matches the absolute path the program opened."""
+    glob, _, opts = spec.partition(":")
+    if not glob:
+        raise ParioError(f"--files {spec!r}: give a file pattern, e.g. '*.out' or '/scratch/*:size=8m'")
+    if "," in spec:
+        raise ParioError(f"--files {spec!r}: a pattern cannot hold ',' (give --files once per pattern)")
+    size = default
+    if opts:
+        key, eq, value = opts.partition("=")
+        if key != "size" or not eq:
+            raise ParioError(f"--files {spec!r}: the only option is size=N (e.g. '{glob}:size=8m')")
+        size = size_of(value, f"--files {spec!r}: size")
+    if not glob.startswith(("/", "*")):
+        glob = str(Path.cwd() / glob)
+    return glob, size
+
+
+def buffer_env(lib: str, size: int, files: list[tuple[str, int]], stats_dir: str | None) -> dict[str, str]:
+    """The variables the library reads; the profiler is off unless the caller turns it on."""
+    env = {"LD_PRELOAD": lib, "PARIO_BUFFER": "1", "PARIO_BUFFER_SIZE": str(size), "PARIO_PROFILE_DISABLE": "1"}
+    if files:
+        env["PARIO_BUFFER_FILES"] = ",".join(f"{g}:size={s}" for g, s in files)
+    if stats_dir:
+        env["PARIO_BUFFER_STATS"] = stats_dir
+    return env
+
+
+def make_stats_dir(near: Path | None = None) -> Path:
+    """A fresh directory for the per-process stats files: in the current directory (which the
+    ranks of a multi-node job share), else the temporary directory."""
+    for where in ([near] if near else []) + [Path.cwd(), None]:
+        try:
+            return Path(tempfile.mkdtemp(prefix=".pario-buffer-stats-", dir=where))
+        except OSError:
+            continue
+    raise ParioError("cannot create a directory for the buffer's stats (current and temporary directories)")
+
+
+def remove_stats_dir(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

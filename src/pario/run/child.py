@@ -1,0 +1,90 @@
+"""Running a program the way a shell runs a foreground job, for the commands that wrap one
+(`pario profile`, `pario buffer`): the signals that ask a job to stop or to act (SIGTERM, SIGINT,
+SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2) are passed on to the program instead of ending pario, pario
+waits for the program, and the caller learns how it ended (exit code, or the signal that ended
+it) to do its own work afterwards (write a log) and exit as the program did (shell_code).
+
+SIGINT and SIGQUIT typed at a terminal reach the whole foreground process group, the program
+included: they are passed on only when pario is not that group (a batch job, `kill -INT`), so
+that the program does not get them twice."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from dataclasses import dataclass, field
+from types import FrameType
+
+from pario.model.errors import ParioError
+
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
+FROM_TERMINAL = (signal.SIGINT, signal.SIGQUIT)
+
+
+@dataclass
+class ChildExit:
+    returncode: int                 # as Popen says it: -N when signal N ended the program
+    forwarded: list[int] = field(default_factory=list)  # the signals pario passed on
+
+    @property
+    def signal(self) -> int | None:
+        return -self.returncode if self.returncode < 0 else None
+
+    @property
+    def shell_code(self) -> int:
+        """The exit code a shell reports for it: the program's, or 128 + N for signal N."""
+        return 128 - self.returncode if self.returncode < 0 else self.returncode
+
+
+def in_terminal_foreground() -> bool:
+    """Whether this process's group is the foreground group of its controlling terminal."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def cannot_run(program: str, exc: OSError) -> ParioError:
+    """The one line for a program that could not be started, with the shell's exit code."""
+    if isinstance(exc, FileNotFoundError):
+        return ParioError(f"cannot run {program}: no such program (check the path after --)", exit_code=127)
+    if isinstance(exc, PermissionError):
+        return ParioError(f"cannot run {program}: permission denied (is it executable?)", exit_code=126)
+    return ParioError(f"cannot run {program}: {exc.strerror or exc}", exit_code=126)
+
+
+def run(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> ChildExit:
+    """Start argv and wait for it, passing FORWARDED signals on. OSError (no such program, not
+    executable) is the caller's to name. Call it from the main thread (signal handlers)."""
+    out = ChildExit(returncode=0)
+    proc: subprocess.Popen | None = None
+    pending: list[int] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if signum in FROM_TERMINAL and in_terminal_foreground():
+            return  # the terminal sent it to the program as well
+        if proc is None:
+            pending.append(signum)  # came before the program started: passed on once it has
+            return
+        try:
+            proc.send_signal(signum)
+            out.forwarded.append(signum)
+        except ProcessLookupError:
+            pass
+
+    old = {sig: signal.signal(sig, handler) for sig in FORWARDED}
+    try:
+        proc = subprocess.Popen(argv, env=env, cwd=cwd)
+        for signum in pending:
+            handler(signum, None)
+        out.returncode = proc.wait()  # retried after each handler (PEP 475)
+    finally:
+        for sig, disposition in old.items():
+            signal.signal(sig, disposition)
+    return out
