@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from bad_input_commands import command_rows
 from bad_input_docs import ior_rows, profile_rows
 from bad_input_settings import hints_file_rows, settings_rows, store_rows
 
@@ -44,7 +45,10 @@ CONTEXT = {"bench": (["bench", "-w", "--no-probe"], []), "results": (["results"]
            "tune": (["tune", "-a", "mpiio", "-w", "--no-probe"], []), "report": (["report"], []),
            "profile": (["profile"], ["--", "true"]), "stack": (["stack", "--no-probe"], []),
            "settings render": (["settings", "render", "--set", "cb_nodes=2"], []),
-           "settings check": (["settings", "check", "empty.txt"], [])}
+           "settings check": (["settings", "check", "empty.txt"], []),
+           "advise": (["advise", "--no-calibrate"], ["empty.txt"]), "buffer": (["buffer"], ["--", "true"]),
+           "results compare": (["results", "compare", "1", "2"], []),
+           "results export": (["results", "export", "1"], [])}
 
 
 def _parsers():
@@ -56,9 +60,12 @@ def _parsers():
     yield "results", subs["results"]
     yield "profile", subs["profile"]
     yield "stack", subs["stack"]
-    for name in ("tune", "report"):  # commands other helpers add: their flags get the same bad values
+    for name in ("tune", "report", "advise", "buffer"):  # the capability commands' flags: the same bad values
         if name in subs:
             yield name, subs[name]
+    results = next(a for a in subs["results"]._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    yield "results compare", results["compare"]
+    yield "results export", results["export"]
     settings = next(a for a in subs["settings"]._actions if a.__class__.__name__ == "_SubParsersAction").choices
     yield "settings render", settings["render"]
     yield "settings check", settings["check"]
@@ -119,9 +126,9 @@ def bench_rows() -> list[dict]:
         (["--name", "n" * 200], "at most 127"), (["-Q", "-2"], "argument -Q/--reorder"),
         (["-a", "mpiio", "-w", "--hint", "nokey"], "NAME=VALUE"), (["-a", "mpiio", "--hint", "=v"], "NAME=VALUE"),
         (["-a", "mpiio", "--hint", "cb_nodes="], "NAME=VALUE"),
-        (["-a", "mpiio", "--hint", "cb_nodes=16mb"], "takes '16mb' as 16"),
+        (["-a", "mpiio", "--hint", "cb_nodes=16mb"], "'16mb' is read as 16"),
         (["-a", "mpiio", "--hint", "cb_nodes=99999999999"], "out of range"),
-        (["-a", "mpiio", "--hint", "cb_buffer_size=0x10"], "takes '0x10' as 0"),
+        (["-a", "mpiio", "--hint", "cb_buffer_size=0x10"], "'0x10' is read as 0"),
         (["-a", "mpiio", "--hint", "cb_config_list=" + "h" * 300], "at most 255"),
         (["-a", "mpiio", "--hint", "romio_cb_write=Enable"], "spelled enable"),
         (["-a", "mpiio", "--hint", "romio_filesystem_type=ufs"], "reported by ROMIO"),
@@ -250,7 +257,7 @@ def job_rows() -> list[dict]:
 
 def all_rows() -> list[dict]:
     rows = flag_rows() + bench_rows() + job_rows() + hints_file_rows() + settings_rows() + store_rows() \
-        + profile_rows() + ior_rows()
+        + profile_rows() + ior_rows() + command_rows()
     seen: dict[str, int] = {}
     for row in rows:  # ids name the rows in pytest's output: make them unique
         n = seen.get(row["id"], 0)
