@@ -38,6 +38,9 @@ def where(tmp_path, monkeypatch):
     monkeypatch.setenv("PARIO_MPIRUN", str(tmp_path / "mpirun"))
     monkeypatch.setenv("PARIO_DB", str(tmp_path / "runs.db"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # pario() below sets it per run; set here first so that monkeypatch removes it afterwards (left
+    # behind, it failed test_user_environment's check that no PARIO_* variable is set)
+    monkeypatch.setenv("PARIO_TEST_LAUNCHES", str(tmp_path / "launches"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

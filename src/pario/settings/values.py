@@ -115,8 +115,8 @@ def parse(row: Setting, value: Any, syntax: str = "pario", max_chars: int | None
     if isinstance(value, bool):
         return None, f"must be {_NOUN.get(kind, 'a value')}, not {str(value).lower()}"
     if kind in ("int", "bytes", "size"):
-        if isinstance(value, float):
-            return None, "needs an integer" if value != int(value) or not math.isfinite(value) else \
+        if isinstance(value, float):  # int(nan) raises: finiteness first
+            return None, "needs an integer" if not math.isfinite(value) or value != int(value) else \
                 f"needs an integer (write {int(value)})"
         if isinstance(value, int):
             number: int | None = value
