@@ -91,6 +91,19 @@ static int settings_main(int argc, char **argv) {
   return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : rc ? 1 : 0;
 }
 
+/* --check SPEC: the spec check alone, without MPI (nothing is opened or written): 0 when the engine
+ * would run the spec, 2 and one line on stderr when it would refuse it. The front end runs it
+ * before every launch, so that nothing is refused after mpirun started. */
+static int check_main(const char *path) {
+  pario_run run = {0};
+  char *text = pario_read_file(path);
+  int rc = text ? pario_spec_parse(text, path, &run) : pario_err(PARIO_E_SPEC, "cannot read spec %s", path);
+  free(text);
+  pario_spec_free(&run);
+  if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
+  return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], "--version")) {
     printf("pario-engine %s\n", PARIO_VERSION);
@@ -112,11 +125,12 @@ int main(int argc, char **argv) {
     if (rc) fprintf(stderr, "pario-engine: %s\n", pario_err_msg());
     return rc ? 1 : 0;
   }
+  if (argc == 3 && !strcmp(argv[1], "--check")) return check_main(argv[2]);
   if (argc == 4 && !strcmp(argv[1], "--orphaned")) return pario_orphan_main(argv[2], argv[3]);
   int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
     fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
-                    " | pario-engine --list | --probe DIR [--mib M] [--streams N] | --version\n");
+                    " | pario-engine --check SPEC.json | --list | --probe DIR [--mib M] [--streams N] | --version\n");
     return 2;
   }
   if (settings) return settings_main(argc, argv);

@@ -1,6 +1,7 @@
 /* Parse the spec document into pario_run and re-check what the engine relies on.
  * The front end validates with friendlier messages; this is the last line of defence. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@ static int check_case(pario_case *c) {
     if (p->xfer < 8 || p->xfer % 8) return bad(c->name, "xfer must be a positive multiple of 8");
     if (p->block == 0 || p->block % p->xfer) return bad(c->name, "block must be a positive multiple of xfer");
     if (p->segments < 1) return bad(c->name, "segments must be >= 1");
+    if (p->segments > (uint64_t)INT64_MAX / p->block) return bad(c->name, "block x segments is beyond 2^63 bytes");
   }
   uint64_t call = p->kind == PARIO_BTIO ? 0 : c->view ? p->xfer : pario_pattern_call_bytes(p);
   if (call > INT_MAX) return bad(c->name, "a transfer must be under 2 GiB");
@@ -96,13 +98,13 @@ static int check_md(const pj_value *o, pario_case *c) {
   if (!c->backend[0]) strcpy(c->backend, "posix");
   if (strcmp(c->backend, "posix")) return bad(c->name, "the metadata workload runs POSIX calls: backend must be posix");
   if (md->files_per_dir < 1) return bad(c->name, "metadata needs files_per_dir >= 1");
-  if (md->depth > 8 || md->branching < 1 || md->branching > 64)
+  if (md->depth > PARIO_MD_MAX_DEPTH || md->branching < 1 || md->branching > PARIO_MD_MAX_BRANCHING)
     return bad(c->name, "metadata needs depth 0..8 and branching 1..64");
   uint64_t leaves = 1;
   for (int d = 0; d < md->depth; d++) leaves *= (uint64_t)md->branching;
-  if (leaves * md->files_per_dir > ((uint64_t)1 << 30))
+  if (md->files_per_dir > PARIO_MD_MAX_FILES || leaves * md->files_per_dir > PARIO_MD_MAX_FILES)
     return bad(c->name, "metadata tree too large (leaves x files_per_dir > 2^30)");
-  if (md->file_size > ((uint64_t)1 << 30)) return bad(c->name, "metadata file_size must be at most 1 GiB");
+  if (md->file_size > PARIO_MD_MAX_FILE_SIZE) return bad(c->name, "metadata file_size must be at most 1 GiB");
   if (c->reps < 1) return bad(c->name, "reps must be >= 1");
   if (c->nops < 1) return bad(c->name, "ops is empty");
   for (int k = 1; k < c->nops; k++)

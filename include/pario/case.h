@@ -10,6 +10,12 @@
 #define PARIO_MAX_HINTS 64
 #define PARIO_MAX_OPS 5
 #define PARIO_MAX_LIB 32
+/* The metadata workload's tree (metadata.c): levels below the root, subdirectories per directory,
+ * files in one tree (leaves x files_per_dir) and bytes per file. */
+#define PARIO_MD_MAX_DEPTH 8
+#define PARIO_MD_MAX_BRANCHING 64
+#define PARIO_MD_MAX_FILES ((uint64_t)1 << 30)
+#define PARIO_MD_MAX_FILE_SIZE ((uint64_t)1 << 30)
 
 typedef enum { PARIO_SERIAL, PARIO_FPP, PARIO_SHARED, PARIO_NFILES, PARIO_PERNODE } pario_strategy;
 typedef enum { PARIO_SEGMENTED, PARIO_SUBARRAY, PARIO_RANDOM, PARIO_BTIO } pario_pattern_kind;

@@ -32,7 +32,7 @@ def bench_cases(scale: float = 1.0, evil: str = "") -> list[dict]:
 
 def add_run(db: str, cases: list[dict], env: dict | None = None, command: str = "pario bench -n 4") -> int:
     doc = result(*cases)
-    return Store(db).add_run(kind="bench", command=command, spec={"cases": [c["name"] for c in cases]},
+    return Store(db).add_run(kind="bench", command=command, spec={"cases": [{"name": c["name"]} for c in cases]},
                              env=env if env is not None else {"ceiling": CEILING, "ranks": 4, "dir": "/scratch/x"},
                              result=doc, status="complete", headline=headline(doc))
 
@@ -66,13 +66,15 @@ def session() -> TuningSession:
               Trial(number=5, settings={"cb_nodes": "2", "romio_cb_write": "enable"}, state="complete",
                     rates=[520.0, 530.0, 525.0], median=525.0),
               Trial(number=6, settings={"cb_nodes": "8"}, state="failed", rates=[], median=None, note="open failed")]
-    return TuningSession(id=1, case={"name": "shared-mpiio"}, objective="write", ranks=4,
+    case = {"name": "shared-mpiio", "backend": "mpiio", "strategy": "shared", "ops": ["write"]}
+    return TuningSession(id=1, case=case, objective="write", ranks=4,
                          space={"cb_nodes": ["1", "2", "4", "8"], "romio_cb_write": ["enable", "disable"]},
                          trials=trials, dropped=[Dropped("striping_factor", "not Lustre: ignored by the MPI")],
                          importance={"cb_nodes": 0.7, "romio_cb_write": 0.3},
                          winner=Winner(settings={"cb_nodes": "2", "romio_cb_write": "enable"}, gain=1.3,
                                        interval=(1.22, 1.38), method="bootstrap of medians, 2000 resamples",
-                                       runs=[11, 15], rendered={"romio": "cb_nodes 2\nromio_cb_write enable"}),
+                                       runs=[11, 15], rendered={"romio": "cb_nodes 2\nromio_cb_write enable"},
+                                       verdict="faster"),
                          status="done")
 
 

@@ -179,17 +179,17 @@ BAD = [
     (["--pattern", "subarray"], "--dims"),
     (["-a", "mpiio", "--hint", "romio_cb_writ=enable"], "did you mean romio_cb_write"),
     (["--hint", "cb_nodes=2"], "MPI-IO hints apply to mpiio,"),
-    (["-a", "mpiio", "--hints-file", "/no/such/file"], "cannot read"),
-    (["-i", "0", "-F"], "at least 1"),
+    (["-a", "mpiio", "--hints-file", "/no/such/file"], "does not exist"),
+    (["-i", "0", "-F"], "argument -i/--reps: '0' is out of range; give a value from 1 to"),
     (["-a", "posixx"], "did you mean posix"),
     (["-t", "4q"], "not a size"),
     (["--strategy", "nfile:2"], "nfiles"),
     (["-F", "-b", "1000t"], "is free"),
     (["-w", "-F", "--drop-caches"], "no case reads"),
-    (["-F", "--drop-caches", "sometimes"], "give no value"),
-    (["-n", "0", "-F"], "at least 1"),
-    (["-F", "--timeout", "nan"], "positive number of seconds"),   # nan turned the watchdog off
-    (["-F", "--timeout", "0"], "positive number of seconds"),
+    (["-F", "--drop-caches", "sometimes"], "argument --drop-caches: 'sometimes' must be one of files, all"),
+    (["-n", "0", "-F"], "argument -n/-N/--ranks: '0' is out of range; give a value from 1 to"),
+    (["-F", "--timeout", "nan"], "'nan' needs a number"),   # nan turned the watchdog off
+    (["-F", "--timeout", "0"], "'0' is out of range; give a value from 0.001"),
 ]
 
 

@@ -151,12 +151,12 @@ def test_env_then_show(lib, tmp_path):
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("args, needle", [
-    (["--size", "lots", "--", "true"], "--size lots: expected a size"),
-    (["--size", "0", "--", "true"], "--size 0: the buffer needs a size"),
+    (["--size", "lots", "--", "true"], "argument --size: 'lots' is not a size"),
+    (["--size", "0", "--", "true"], "argument --size: 0: the buffer needs a size"),
     (["--files", "a,b", "--", "true"], "cannot hold ','"),
     (["--files", "*.out:count=4", "--", "true"], "the only option is size=N"),
     (["--"], "nothing to run"),
-    (["-n", "0", "--", "true"], "-n 0"),
+    (["-n", "0", "--", "true"], "argument -n/--ranks: '0' is out of range"),
     (["show", "/nonexistent"], "pario buffer show DIR"),
 ])
 def test_bad_input_one_line(lib, tmp_path, args, needle):

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from pario.model.errors import ParioError
+from pario.plan.cases import read_hints_file
 from pario.settings import hints
 
 ANCHORS = Path("/work/shared/reference/anchors-tuning.md")
@@ -59,9 +60,9 @@ def test_rows_are_data():
 
 def test_check_values_and_did_you_mean():
     hints.check("cb_buffer_size", "4194304")
-    hints.check("romio_cb_read", "ENABLE")
-    with pytest.raises(ParioError, match="strcmp"):  # ROMIO ignores 'Enable' (hint_fns.c)
-        hints.check("romio_cb_read", "Enable")
+    assert hints.check("romio_cb_read", "ENABLE") == "enable"  # ROMIO compares with "enable" and "ENABLE"
+    with pytest.raises(ParioError, match="spelled enable.*strcmp"):
+        hints.check("romio_cb_read", "Enable")  # ROMIO would ignore it: strcmp, not strcasecmp
     with pytest.raises(ParioError, match="did you mean cb_buffer_size"):
         hints.check("cb_bufer_size", "1")
     with pytest.raises(ParioError, match="is read as 0 by the MPI"):
@@ -82,19 +83,24 @@ def test_hints_file(tmp_path):
     f = tmp_path / "romio.txt"
     f.write_text("# tuned for Lustre\ncb_buffer_size 4194304\n\n"
                  "romio_cb_write   enable  # always\ncb_config_list *:2\n")
-    assert hints.parse_hints_file(str(f)) == {"cb_buffer_size": "4194304", "romio_cb_write": "enable",
-                                              "cb_config_list": "*:2"}
+    assert read_hints_file(str(f)) == {"cb_buffer_size": "4194304", "romio_cb_write": "enable",
+                                       "cb_config_list": "*:2"}
     f.write_text("cb_nodes 2\nromio_cb_write\n")
     with pytest.raises(ParioError, match=re.escape(f"{f}:2: expected 'key value'")):
-        hints.parse_hints_file(str(f))
+        read_hints_file(str(f))
     f.write_text("cb_nodes=2\n")
     with pytest.raises(ParioError, match=":1:"):
-        hints.parse_hints_file(str(f))
+        read_hints_file(str(f))
     f.write_text("\n\nromio_cb_wirte enable\n")
     with pytest.raises(ParioError, match=r":3: unknown MPI-IO hint 'romio_cb_wirte' \(did you mean romio_cb_write\?\)"):
-        hints.parse_hints_file(str(f))
-    with pytest.raises(ParioError, match="cannot read"):
-        hints.parse_hints_file(str(tmp_path / "absent"))
+        read_hints_file(str(f))
+    with pytest.raises(ParioError, match="does not exist"):
+        read_hints_file(str(tmp_path / "absent"))
     f.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(ParioError, match="cannot read"):
-        hints.parse_hints_file(str(f))
+    with pytest.raises(ParioError, match="is not UTF-8 text"):
+        read_hints_file(str(f))
+    f.write_text("cb_nodes 2\n" * 10001)
+    with pytest.raises(ParioError, match="more than the 10000"):
+        read_hints_file(str(f))
+    with pytest.raises(ParioError, match="not a regular file"):
+        read_hints_file("/dev/zero")

@@ -112,12 +112,12 @@ def test_the_lrz_example_as_written(tmp_path):
 
 
 REJECT = [
-    (["--metadata", "--depth", "9"], "--depth 9"),
-    (["--metadata", "--branching", "65"], "--branching 65"),
-    (["--metadata", "--branching", "0"], "--branching 0"),
-    (["--metadata", "--files-per-dir", "0"], "--files-per-dir 0"),
+    (["--metadata", "--depth", "9"], "argument --depth: '9' is out of range; give a value from 0 to 8"),
+    (["--metadata", "--branching", "65"], "argument --branching: '65' is out of range; give a value from 1 to 64"),
+    (["--metadata", "--branching", "0"], "argument --branching: '0' is out of range"),
+    (["--metadata", "--files-per-dir", "0"], "argument --files-per-dir: '0' is out of range"),
     (["--metadata", "--depth", "8", "--branching", "64"], "over 2^30"),
-    (["--metadata", "--file-size", "2g"], "at most 1g"),
+    (["--metadata", "--file-size", "2g"], "give a value from 0 to 1073741824"),
     (["--metadata", "--file-size", "lots"], "is not a size"),
     (["--metadata", "-a", "mpiio"], "runs POSIX calls"),
     (["--metadata", "-k"], "'keep' does not apply to the metadata workload"),

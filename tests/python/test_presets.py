@@ -193,7 +193,7 @@ def test_a_bad_preset_file_is_one_line(tmp_path, text, match):
 @pytest.mark.parametrize("args,match", [
     (["--preset", "lrz-hint"], "unknown preset (did you mean lrz-hints?)"),
     (["--preset", "lrz-hints", "-a", "mpiio"], "--preset runs the cases of its file; drop --backend"),
-    (["--preset", "lrz-hints", "--scale", "0"], "--scale 0: give a factor above 0"),
+    (["--preset", "lrz-hints", "--scale", "0"], "argument --scale: '0' is out of range"),
     (["--scale", "2"], "--scale sizes a preset"),
     (["--config", str(ROOT / "examples" / "presets" / "lrz-hints.toml")], "is a preset"),
     (["--preset", "nosuch.toml"], "no such file"),

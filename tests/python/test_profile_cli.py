@@ -134,7 +134,7 @@ def test_show_reads_a_parts_directory(lib, tmp_path):
     (["profile"], "nothing to profile"),
     (["profile", "show", "/nonexistent/x.json"], "does not exist"),
     (["profile", "--mem", "0", "--", "true"], "--mem"),
-    (["profile", "-n", "0", "--", "true"], "-n 0"),
+    (["profile", "-n", "0", "--", "true"], "argument -n/--ranks: '0' is out of range"),
 ])
 def test_bad_input_one_line(lib, args, needle):
     r = pario(*args, lib=lib)

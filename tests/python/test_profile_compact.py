@@ -17,14 +17,15 @@ def _proc(rank, records=(), **extra):
             "process": {"host": "n1", "pid": 100 + rank, "rank": rank, "nprocs": 3, "fork_parent": None,
                         "exe": "/a.out", "cmdline": ["./a.out"], "launcher_rank": rank, "start": 1.0 + rank,
                         "end": 9.0, "reason": "exit", "partial": False, "mpi_finalized": True},
-            "settings": {"mem_bound": 1, "trace": False}, "limits": {"dropped_records": 0},
+            "settings": {"mem_bound": 1, "trace": False}, "limits": {"dropped_records": 0, "trace_kept": 0,
+                                                                  "trace_dropped": 0, "trace_capacity": 0},
             "modules": {"posix": {**NAMES, "records": list(records)},
-                        "mpiio": {**NAMES, "records": []}}, **extra}
+                        "stdio": {**NAMES, "records": []}, "mpiio": {**NAMES, "records": []}}, **extra}
 
 
 def _rec(path, rank):
-    return {"id": "x", "rank": rank, "c": [1, 2], "fc": [0.5], "path": path, "sizes": [], "sizes_other": 0,
-            "strides": [], "strides_other": 0}
+    return {"id": "0123456789abcdef", "rank": rank, "c": [1, 2], "fc": [0.5], "path": path, "sizes": [],
+            "sizes_other": 0, "strides": [], "strides_other": 0}
 
 
 def test_round_trip_is_exact():

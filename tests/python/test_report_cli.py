@@ -104,10 +104,10 @@ def test_bad_input_is_one_line(db, tmp_path, capsys):
     _fails(capsys, ["report", "--db", db, "-o", str(tmp_path / "no" / "such.html")], "does not exist")
     bad = tmp_path / "bad.log"
     bad.write_text("{not json")
-    _fails(capsys, ["report", "--profile", str(bad)], "not a pario profile log")
+    _fails(capsys, ["report", "--profile", str(bad)], "is not valid JSON")
     broken = tmp_path / "broken.log"
     broken.write_text(json.dumps(job(process(0, [["posix", "write", "0" * 16, 0, None, "x", 1.0, 1]]))))
-    _fails(capsys, ["report", "--profile", str(broken)], "malformed")
+    _fails(capsys, ["report", "--profile", str(broken)], "trace.events[0][5] is a string")
     same = tmp_path / "same.log"
     same.write_text(json.dumps(job(process(0, []))))
     _fails(capsys, ["profile", "show", str(same), "--html", "-o", str(same)], "is the profile log being read")
@@ -115,7 +115,7 @@ def test_bad_input_is_one_line(db, tmp_path, capsys):
     # a report that fails leaves an existing page as it was
     keep = tmp_path / "keep.html"
     keep.write_text("old page")
-    _fails(capsys, ["report", "--profile", str(bad), "-o", str(keep)], "not a pario profile log")
+    _fails(capsys, ["report", "--profile", str(bad), "-o", str(keep)], "is not valid JSON")
     assert keep.read_text() == "old page"
 
 

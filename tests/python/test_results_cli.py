@@ -22,7 +22,7 @@ def db(tmp_path, monkeypatch):
 
 def _add(db, *cases, kind="bench", command="pario bench", env=None):
     doc = result(*cases)
-    return Store(db).add_run(kind=kind, command=command, spec={"cases": [c["name"] for c in cases]},
+    return Store(db).add_run(kind=kind, command=command, spec={"cases": [{"name": c["name"]} for c in cases]},
                              env=env or {}, result=doc, status="complete", headline=headline(doc))
 
 
@@ -118,8 +118,8 @@ def test_import_ior_then_compare_with_a_pario_run(db, capsys):
     (["results", "show", "abc"], "run id must be a number"),
     (["results", "compare", "1", "99"], "no run 99 in"),
     (["results", "show", "last"], "no runs stored yet"),
-    (["results", "import-ior", "/nonexistent/ior.json"], "cannot read /nonexistent/ior.json"),
-    (["results", "--limit", "0"], "--limit must be at least 1"),
+    (["results", "import-ior", "/nonexistent/ior.json"], "IOR summary /nonexistent/ior.json does not exist"),
+    (["results", "--limit", "0"], "argument --limit: '0' is out of range"),
 ])
 def test_bad_input_exits_2_with_one_line(db, capsys, argv, message):
     Store(db)

@@ -61,7 +61,7 @@ def test_a_locked_store_keeps_the_run_for_import(tmp_path):
     shown = pario(["show", "1", "--json", "--db", str(db)], tmp_path, command="results")
     assert json.loads(shown.stdout)["status"] == "complete"
     again = pario(["import", path, "--db", str(db)], tmp_path, command="results")
-    assert again.returncode == 2 and "cannot read" in again.stderr
+    assert again.returncode == 2 and "does not exist" in again.stderr
 
 
 @needs_run
@@ -85,7 +85,7 @@ def test_a_corrupt_store_keeps_the_run_for_import(tmp_path):
 def test_import_refuses_what_is_not_a_kept_run(tmp_path):
     db = tmp_path / "r.db"
     bad = tmp_path / "bad.json"
-    for text, needle in [("{", "not a JSON document"), ('{"schema": "x"}', "not a run record"),
+    for text, needle in [("{", "is not valid JSON"), ('{"schema": "x"}', "not a run record"),
                          ('{"schema": "pario.run/1", "kind": "bench"}', "is missing")]:
         bad.write_text(text)
         run = pario(["import", str(bad), "--db", str(db)], tmp_path, command="results")

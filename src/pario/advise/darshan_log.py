@@ -16,6 +16,7 @@ from typing import Any
 
 from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper
 from pario.model.errors import ParioError
+from pario.platform import documents
 
 NOT_INSTALLED = ("reading Darshan logs needs PyDarshan: pip install 'pario[darshan]' (or pip install darshan) "
                  "into the environment that runs pario, or rerun `make setup`")
@@ -25,6 +26,7 @@ _EDGES = {"0_100": (0, 100), "100_1K": (101, 1024), "1K_10K": (1025, 10240), "10
           "10M_100M": (10485761, 104857600), "100M_1G": (104857601, 1073741824), "1G_PLUS": (1073741825, None)}
 MODULES = {"POSIX": "posix", "MPI-IO": "mpiio", "STDIO": "stdio"}
 TIMEOUT_S = 300.0
+LIMIT = 1 << 32   # bytes of one log: Darshan logs are compressed; a large job's are hundreds of MB
 
 
 def available() -> bool:
@@ -240,7 +242,13 @@ def read_many(paths: list[str]) -> list[Job | ParioError]:
     for i, path in enumerate(paths):
         if not os.path.isfile(path):
             results[i] = ParioError(f"Darshan log {path} does not exist (or is not a file)")
-        elif not available():
+            continue
+        try:  # untrusted: a regular file of a bounded size before libdarshan-util sees it (platform.documents)
+            documents.regular_file(path, "Darshan log", LIMIT)
+        except ParioError as exc:
+            results[i] = exc
+            continue
+        if not available():
             results[i] = ParioError(f"{path}: {NOT_INSTALLED}")
     order = [i for i in range(len(paths)) if i not in results]
     for i, got in zip(order, _read_files([paths[i] for i in order])):

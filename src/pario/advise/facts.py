@@ -8,7 +8,6 @@ mount's type, its LUSTRE module the layout), and the file's directory when it ex
 fact says where it came from."""
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from pario.advise.job import Job, Rec
 from pario.model.errors import ParioError
 from pario.model.filesystems import PARALLEL
-from pario.platform import fsinfo
+from pario.platform import documents, fsinfo
 from pario.platform import stack as stacklib
 
 
@@ -59,13 +58,11 @@ class StackFacts:
 def load_stack(arg: str) -> dict[str, Any]:
     """--stack: a `pario stack --json` document, or a path to look at here (no MPI probe)."""
     if os.path.isfile(arg) and arg.endswith(".json"):
-        try:
-            with open(arg, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise ParioError(f"--stack {arg}: not a `pario stack --json` document ({exc}); give a directory on "
-                             "the file system to advise for, or the JSON that `pario stack --json DIR` printed "
-                             "there") from None
+        try:  # untrusted: bounded in size and depth (platform.documents)
+            doc = documents.load_json(arg, "--stack", limit=16 << 20)
+        except ParioError as exc:
+            raise ParioError(f"{exc}; give a directory on the file system to advise for, or the JSON that "
+                             "`pario stack --json DIR` printed there") from None
         if not isinstance(doc, dict) or "fs" not in doc:
             raise ParioError(f"--stack {arg}: no \"fs\" in it: not a `pario stack --json` document")
         doc.setdefault("_source", f"--stack {arg} (recorded by pario stack)")

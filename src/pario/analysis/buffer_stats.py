@@ -2,15 +2,16 @@
 them per file. The files are untrusted: a wrong one is named in one line, never a traceback."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pario.model.buffer import BufferFileStats, BufferStats
 from pario.model.errors import ParioError
+from pario.platform import documents
 
 FORMAT = "pario-buffer-stats"
 VERSION = 1
+LIMIT = 64 << 20   # bytes of one process's stats: a few hundred bytes per file it wrote
 _INTS = ("size", "opens", "calls", "bytes", "direct", "flushes", "sys_writes", "sys_bytes", "errors")
 _FLOATS = ("program_time", "write_time")
 
@@ -21,13 +22,13 @@ def _bad(path: Path, what: str) -> ParioError:
 
 
 def load_doc(path: Path) -> dict[str, Any]:
+    # untrusted: a regular file, bounded in size and depth, then its schema (platform.documents)
+    doc = checked(documents.load_json(path, "buffer stats", limit=LIMIT), path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ParioError(f"cannot read buffer stats {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise _bad(path, "not JSON") from None
-    return checked(doc, path)
+        documents.validate(doc, "buffer-stats", "the document")
+    except ParioError as exc:
+        raise _bad(path, str(exc)) from None
+    return doc
 
 
 def checked(doc: Any, path: Path | str) -> dict[str, Any]:

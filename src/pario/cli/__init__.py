@@ -6,6 +6,7 @@ import json
 import sys
 
 from pario import __version__
+from pario.cli.args import Parser, one_line
 from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
@@ -14,7 +15,7 @@ COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report",
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="pario", description="Parallel I/O toolkit for HPC: measure, inspect, tune and profile I/O.")
     parser.add_argument("--version", action="version", version=f"pario {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -48,17 +49,18 @@ def join_values(argv: list[str]) -> list[str]:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(join_values(list(sys.argv[1:] if argv is None else argv)))
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return 2
+    args = None  # a command line argparse refuses has no args, and no --json document
     try:
+        args = parser.parse_args(join_values(list(sys.argv[1:] if argv is None else argv)))
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return 2
         return int(args.run(args) or 0)
     except ParioError as exc:
-        print(f"pario: error: {exc}", file=sys.stderr)
+        print(f"pario: error: {one_line(str(exc))}", file=sys.stderr)
         if getattr(args, "json", False):  # a script reading stdout gets a document too (schemas/error.schema.json)
             print(json.dumps({"schema": "pario.error/1", "command": getattr(args, "command", None),
-                              "error": str(exc), "exit_code": exc.exit_code}))
+                              "error": one_line(str(exc)), "exit_code": exc.exit_code}))
         return exc.exit_code
     except Stopped as exc:  # before anything was measured (a run that measured is stored and returns)
         print(f"pario: stopped by {exc.name}", file=sys.stderr)

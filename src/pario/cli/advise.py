@@ -16,7 +16,9 @@ import shlex
 import sys
 from typing import Any
 
+from pario.cli.args import row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import RUN
 
 HELP = __doc__.split("\n\n", 2)[1]
 EPILOG = """\
@@ -34,21 +36,27 @@ Exit codes: 0 advice given, 2 a log could not be read (the others are still advi
 def register(subparsers) -> None:
     p = subparsers.add_parser("advise", help="what to change in a job's I/O, ranked by time at stake",
                               description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("logs", nargs="*", metavar="LOG", help="pario profile log or directory, or Darshan log")
-    p.add_argument("--stack", metavar="PATH", help="file system to advise for: a directory there, or the JSON of "
-                                                   "`pario stack --json` run there (default: the log's own paths)")
+    p.add_argument("logs", nargs="*", metavar="LOG", type=row("log", "path"),
+                   help="pario profile log or directory, or Darshan log")
+    p.add_argument("--stack", metavar="PATH", type=row("stack", "path"),
+                   help="file system to advise for: a directory there, or the JSON of `pario stack --json` run "
+                        "there (default: the log's own paths)")
     p.add_argument("--verify", action="store_true", help="run the job's pattern as it is and with each fix")
-    p.add_argument("--scale", type=float, help="--verify: share of the job's size to run (0 < SCALE <= 1)")
-    p.add_argument("--budget", type=float, default=60.0,
+    p.add_argument("--scale", type=row("scale", "float", lo=1e-9, hi=1),
+                   help="--verify: share of the job's size to run (0 < SCALE <= 1)")
+    p.add_argument("--budget", type=typed(RUN["time"]), default=60.0,
                    help="--verify: run at most about this many seconds of the job's pattern per finding (60)")
     p.add_argument("--calibrate", action="store_true", help="measure this file system's costs again and store them")
     p.add_argument("--no-calibrate", action="store_true", help="run nothing: findings without measured costs")
-    p.add_argument("-n", "--ranks", type=int, help="at most this many ranks for measurements (default: the "
-                                                   "job's, up to twice the cores here)")
-    p.add_argument("--dir", help="where to measure when the job's directories are not here (default "
-                                 "$PARIO_SCRATCH, else ./pario-scratch)")
-    p.add_argument("--mpirun", help="MPI launcher for measurements (default $PARIO_MPIRUN, else mpirun)")
-    p.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
+    p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
+                   help="at most this many ranks for measurements (default: the job's, up to twice the cores here)")
+    p.add_argument("--dir", type=typed(RUN["dir"]),
+                   help="where to measure when the job's directories are not here (default $PARIO_SCRATCH, "
+                        "else ./pario-scratch)")
+    p.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher for measurements (default $PARIO_MPIRUN, else mpirun)")
+    p.add_argument("--db", type=typed(RUN["db"]),
+                   help="results store (default $PARIO_DB, else the user data directory)")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.set_defaults(run=run)
 

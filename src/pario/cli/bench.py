@@ -15,13 +15,18 @@ from rich.console import Console
 
 from pario.analysis.summary import summarize
 from pario.cli import ior_flags, submit
+from pario.cli.args import checked, typed
 from pario.cli.bench_preset import run_preset
 from pario.cli.store_run import store_run
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
+from pario.model.units import parse_size
 from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, plan
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_request, check_room, plan
+from pario.plan.cases import parse_lib
+from pario.plan.inputs import CASE, RUN
+from pario.plan.suites import suite_fits
 from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
@@ -33,6 +38,8 @@ from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
 from pario.run import forward, launchers, stop, watchdog
 from pario.run.bench import RunRequest, engine_spec, execute
+from pario.settings.catalogue import Setting
+from pario.settings.hints import parse_pair
 from pario.store import Store
 
 EPILOG = """\
@@ -105,45 +112,53 @@ def register(subparsers) -> None:
     flag = dict(action="store_const", const=True, default=None)
     m = p.add_argument_group("metadata workload (mdtest-like)")
     m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
-    m.add_argument("--files-per-dir", type=int, help="files per leaf directory (1000; per rank with --per-rank-dirs)")
-    m.add_argument("--file-size", help="bytes written to each file and read back (0; k/m suffixes)")
-    m.add_argument("--depth", type=int, help="directory levels below the root (0)")
-    m.add_argument("--branching", type=int, help="subdirectories per directory (1)")
+    m.add_argument("--files-per-dir", type=typed(CASE["files_per_dir"]),
+                   help="files per leaf directory (1000; per rank with --per-rank-dirs)")
+    m.add_argument("--file-size", type=typed(CASE["file_size"]),
+                   help="bytes written to each file and read back (0; k/m suffixes)")
+    m.add_argument("--depth", type=typed(CASE["depth"]), help="directory levels below the root (0)")
+    m.add_argument("--branching", type=typed(CASE["branching"]), help="subdirectories per directory (1)")
     m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
-    m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
+    m.add_argument("--md-ops", type=typed(RUN["md_ops"]),
+                   help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int,
+    r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
-    r.add_argument("-o", dest="test_file", metavar="PATH",
+    r.add_argument("-o", dest="test_file", metavar="PATH", type=typed(RUN["test_file"]),
                    help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
                         "share a name); its directory is created if it is the only missing part")
-    r.add_argument("--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
-    r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
-    r.add_argument("--reuse", type=int, metavar="RUN",
+    r.add_argument("--dir", type=typed(RUN["dir"]),
+                   help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
+    r.add_argument("--config", type=typed(RUN["config"]), help="job file (TOML) with [defaults] and [[case]] tables")
+    r.add_argument("--reuse", type=typed(RUN["reuse"]), metavar="RUN",
                    help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
                         "they are never written or removed")
-    r.add_argument("--preset", metavar="NAME|list|FILE",
+    r.add_argument("--preset", metavar="NAME|list|FILE", type=typed(RUN["preset"]),
                    help="a seed's experiment (examples/presets/NAME.toml): its table, this system's figures beside "
                         "the seed's; `--preset list` names them")
-    r.add_argument("--scale", type=float, metavar="F",
+    r.add_argument("--scale", type=typed(RUN["scale"]), metavar="F",
                    help="presets: multiply each rank's data by F (default: the largest of 1, 1/2, 1/4, ... "
                         "that fits --time)")
-    r.add_argument("--suite", choices=["default", "layers"],
+    r.add_argument("--suite", type=typed(RUN["suite"]),
                    help="default: the strategies; layers: each I/O library against raw MPI-IO")
-    r.add_argument("--size", help="suites: bytes per phase (all ranks), overrides --time")
-    r.add_argument("--time", type=float, default=60.0, help="suites and presets: time budget in seconds (60)")
-    r.add_argument("--io", help="Open MPI io component: ompio | romio321")
-    r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"],
+    r.add_argument("--size", type=typed(RUN["size"]), help="suites: bytes per phase (all ranks), overrides --time")
+    r.add_argument("--time", type=typed(RUN["time"]), default=60.0,
+                   help="suites and presets: time budget in seconds (60)")
+    r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
+    r.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
+    r.add_argument("--launcher", type=typed(RUN["launcher"]),
                    help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended "
-                                                 "(default: 10x the slowest phase so far, at least 60 s)")
+    r.add_argument("--timeout", type=typed(RUN["timeout"]),
+                   help="watchdog: seconds without progress before the run is ended "
+                        "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--drop-caches", nargs="?", const="files", metavar="all",
+    r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
                         "/proc/sys/vm/drop_caches (root)")
-    r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
+    r.add_argument("--db", type=typed(RUN["db"]),
+                   help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
     submit.add_flags(p)
@@ -157,42 +172,55 @@ def add_case_flags(p):
     """The flags of one case, IOR's (also `pario tune`'s: it tunes one case given the same way)."""
     flag = dict(action="store_const", const=True, default=None)
     g = p.add_argument_group("one case (IOR flags)")
-    g.add_argument("-a", "--backend", "--api", dest="backend",
+    g.add_argument("-a", "--backend", "--api", dest="backend", type=typed(CASE["backend"]),
                    help="posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2")
     g.add_argument("-c", "--collective", **flag, help="collective calls (mpiio, hdf5, pnetcdf, netcdf4)")
-    g.add_argument("-t", "--transfer", help="bytes per I/O call (1m)")
-    g.add_argument("-b", "--block", help="bytes per rank per segment (16m)")
-    g.add_argument("-s", "--segments", type=int, help="segments (strided when > 1)")
+    g.add_argument("-t", "--transfer", type=typed(CASE["transfer"]), help="bytes per I/O call (1m)")
+    g.add_argument("-b", "--block", type=typed(CASE["block"]), help="bytes per rank per segment (16m)")
+    g.add_argument("-s", "--segments", type=typed(CASE["segments"]), help="segments (strided when > 1)")
     g.add_argument("-w", "--write", **flag, help="timed write")
     g.add_argument("-r", "--read", **flag, help="timed read")
     g.add_argument("-W", "--verify", **flag, help="untimed read-back checked against the pattern")
     g.add_argument("-R", "--check-read", dest="check_read", **flag, help="alias of -r (reads are checked)")
-    g.add_argument("-i", "--reps", type=int, help="repetitions (3)")
+    g.add_argument("-i", "--reps", type=typed(CASE["reps"]), help="repetitions (3)")
     g.add_argument("-F", dest="fpp", **flag, help="file per process (= --strategy fpp)")
     g.add_argument("-e", "--fsync", **flag, help="fsync after writing, inside the timed phase")
     g.add_argument("-k", "--keep", **flag, help="keep the files")
     g.add_argument("-C", dest="reorder_host", **flag, help="read the data of the next host's ranks")
-    g.add_argument("-Q", "--reorder", type=int, help="read the data of rank r+N")
+    g.add_argument("-Q", "--reorder", type=typed(Setting("reorder", "int", lo=0, hi=CASE["reorder"].hi)),
+                   help="read the data of rank r+N")
     g.add_argument("-z", dest="random", **flag, help="random offsets (= --pattern random)")
-    g.add_argument("-G", "--seed", type=int, help="data pattern seed")
-    g.add_argument("--strategy", help="serial | fpp | shared | nfiles:K | per-node")
+    g.add_argument("-G", "--seed", type=typed(CASE["seed"]), help="data pattern seed")
+    g.add_argument("--strategy", type=typed(CASE["strategy"]), help="serial | fpp | shared | nfiles:K | per-node")
     g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
-    g.add_argument("--pattern", help="segmented | subarray | random | btio")
-    g.add_argument("--dims", help="subarray local block in 8-byte elements, e.g. 64x64x64")
-    g.add_argument("--class", dest="btio_class", metavar="S|W|A|B|C|D|E",
+    g.add_argument("--pattern", type=typed(CASE["pattern"]), help="segmented | subarray | random | btio")
+    g.add_argument("--dims", type=typed(CASE["dims"]), help="subarray local block in 8-byte elements, e.g. 64x64x64")
+    g.add_argument("--class", dest="btio_class", metavar="S|W|A|B|C|D|E", type=typed(CASE["btio_class"]),
                    help="btio: NAS problem class (grid points and records; S: 12^3, 12 records)")
-    g.add_argument("--grid", help="btio: global grid points XxYxZ (5 doubles each), e.g. 2048x1024x256")
-    g.add_argument("--steps", type=int, help="btio: records written one after the other")
+    g.add_argument("--grid", type=typed(CASE["grid"]),
+                   help="btio: global grid points XxYxZ (5 doubles each), e.g. 2048x1024x256")
+    g.add_argument("--steps", type=typed(CASE["steps"]), help="btio: records written one after the other")
     g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
     g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
-    g.add_argument("--hint", action="append", metavar="KEY=VALUE", help="MPI-IO hint (repeatable)")
-    g.add_argument("--hints-file", help="ROMIO-format hints file (key value per line)")
-    g.add_argument("--lib", action="append", metavar="KEY=VALUE",
+    g.add_argument("--hint", action="append", metavar="KEY=VALUE", type=checked(_hint_pair),
+                   help="MPI-IO hint (repeatable)")
+    g.add_argument("--hints-file", type=typed(CASE["hints_file"]), help="ROMIO-format hints file (key value per line)")
+    g.add_argument("--lib", action="append", metavar="KEY=VALUE", type=checked(_lib_pair),
                    help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
-    g.add_argument("--name", help="case name")
-    g.add_argument("--buffer", dest="buffer_max", metavar="SIZE",
+    g.add_argument("--name", type=typed(CASE["name"]), help="case name")
+    g.add_argument("--buffer", dest="buffer_max", metavar="SIZE", type=typed(CASE["buffer_max"]),
                    help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
                         "like IOR's buffer; larger: data from memory, verify exact at any distance)")
+
+
+def _hint_pair(text: str) -> str:
+    parse_pair(text)  # KEY=VALUE; the value is checked with the case (plan/validate.py)
+    return text
+
+
+def _lib_pair(text: str) -> str:
+    parse_lib([text], "--lib")
+    return text
 
 
 def request_of(args: argparse.Namespace) -> BenchRequest:
@@ -205,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
     request = request_of(args)
     if request.list_backends:
         return list_backends(request)
+    check_request(request)  # every value by its row (argparse did this for a command line; a caller may not)
     watchdog.check_timeout(request.timeout)
     if request.scale is not None and request.preset is None:
         raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
@@ -221,10 +250,14 @@ def run(args: argparse.Namespace) -> int:
         ranks = request.ranks if request.ranks is not None else default_ranks()
         if ranks < 1:
             raise ParioError(f"-n {ranks}: ranks must be at least 1")
+        mpi = _launcher(request, ranks)  # a launcher that is not one is refused before anything is written
         scratch = scratch_of(request)
         suite = not request.config and not request.given(CASE_DESTS)
+        if suite and request.size is not None:
+            suite_fits(parse_size(request.size, "--size"), host.disk_free(host.nearest_existing(scratch.dir)),
+                       scratch.dir)
         try:
-            return _plan_and_execute(request, ranks, scratch, suite)
+            return _plan_and_execute(request, ranks, scratch, suite, mpi)
         except BaseException:
             scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
             raise
@@ -304,19 +337,25 @@ def _reuse(request: BenchRequest) -> int:
         timeout=request.timeout))
 
 
-def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
-                    listing: dict[str, Any] | None) -> MPI:
-    """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
+def _launcher(request: BenchRequest, ranks: int) -> MPI:
+    """The MPI to launch with: an MPI launcher (platform.mpi.detect), with --io and --launcher it takes."""
     mpi = detect(find_mpirun(request.mpirun))
     launcher = launchers.resolve(request.launcher)
     launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
     check_io(mpi, request.io)
     launchers.check_launcher(launcher, mpi)
+    return mpi
+
+
+def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
+                    listing: dict[str, Any] | None, mpi: MPI | None = None) -> MPI:
+    """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
+    mpi = mpi or _launcher(request, ranks)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
 
-def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool) -> int:
+def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool, mpi: MPI) -> int:
     listing = ceiling = None
     if suite and request.dry_run:
         listing = engine_listing(engine_path())  # sizes without the probe: it writes a file
@@ -332,7 +371,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     validate.check_all(cases, ranks)
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
-    mpi = _checked_launch(request, cases, ranks, engine, listing)
+    mpi = _checked_launch(request, cases, ranks, engine, listing, mpi)
     _warn_oversubscribed(request, ranks)
     if request.dry_run:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)

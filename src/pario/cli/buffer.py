@@ -18,23 +18,64 @@ import sys
 import time
 from pathlib import Path
 
+from pario.cli.args import checked, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import RUN
+from pario.settings.values import control_char
 
 HELP = __doc__.split("\n", 2)[2]
+_MOST = 4096  # characters of a size or a pattern: a path's limit; the library reads them from the environment
+
+
+def _plain(text: str, what: str) -> str:
+    bad = control_char(text)
+    if bad:  # an environment variable cannot hold a NUL, and a newline breaks the --env exports
+        raise ParioError(f"{what} holds the control character {bad}; remove it")
+    if len(text) > _MOST:
+        raise ParioError(f"{what} is {len(text)} characters long; at most {_MOST}")
+    return text
+
+
+def _size(text: str) -> str:
+    """--size: a size the library takes (checked as settings() reads it; the text is kept)."""
+    from pario.buffer import run as brun
+
+    _plain(text, "the size")
+    try:  # argparse names the flag before the message
+        size = brun.size_of(text)
+    except ParioError:
+        raise ParioError(f"{text!r} is not a size; write e.g. 8m, 64m or 1g") from None
+    if size == 0:
+        raise ParioError("0: the buffer needs a size (e.g. 64m); to leave files unbuffered use "
+                         "--files 'PATTERN:size=0'")
+    return text
+
+
+def _files(spec: str) -> str:
+    """--files PATTERN[:size=N], checked as settings() reads it (the text is kept)."""
+    from pario.buffer import run as brun
+
+    brun.pattern(_plain(spec, "the pattern"), 1)
+    return spec
+
+
+BUFFER_SIZE = checked(_size)    # also pario profile --buffer-size and --buffer-files
+BUFFER_FILES = checked(_files)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("buffer", help="coalesce an unmodified program's small writes (LD_PRELOAD)",
                               description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--size", default="64m", help="buffer per file (default 64m); what SIGKILL may lose per file")
-    p.add_argument("--files", action="append", default=[], metavar="PATTERN[:size=N]",
+    p.add_argument("--size", default="64m", type=BUFFER_SIZE,
+                   help="buffer per file (default 64m); what SIGKILL may lose per file")
+    p.add_argument("--files", action="append", default=[], metavar="PATTERN[:size=N]", type=BUFFER_FILES,
                    help="buffer only files matching PATTERN (fnmatch on the absolute path; repeatable)")
     p.add_argument("--stats", action="store_true", help="print per-file statistics at exit (on stderr)")
-    p.add_argument("-o", "--stats-dir", metavar="DIR",
+    p.add_argument("-o", "--stats-dir", metavar="DIR", type=row("stats_dir", "path"),
                    help="with --env --stats: the directory the processes write their stats to")
-    p.add_argument("-n", "--ranks", type=int,
+    p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--launcher", choices=["mpirun", "srun"],
+    p.add_argument("--launcher", type=typed(RUN["launcher"]),
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
@@ -66,7 +107,7 @@ def run(args) -> int:
         return print_env(args, lib, size, files)
     if not cmd:
         raise ParioError("nothing to run: give the program after --, e.g. `pario buffer --stats -- ./app args`")
-    from pario.cli.profile import choose_launcher
+    from pario.cli.wrapped import choose_launcher
 
     choose_launcher(args, cmd)
     stats_dir = brun.make_stats_dir() if args.stats else None

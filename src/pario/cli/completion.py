@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from pario.cli.args import row
 from pario.model.errors import ParioError
 
 SHELLS = ("bash", "zsh")
@@ -17,7 +18,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("completion", help="print the bash or zsh completion script of pario",
                               description="Print the shell completion script of pario's commands and flags.",
                               epilog=HOWTO, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    p.add_argument("shell", choices=SHELLS, type=row("shell", "choice", choices=SHELLS),
+                   help="the shell to complete in")
     p.set_defaults(run=run)
 
 

@@ -3,6 +3,7 @@ says what IOR means by it and what to use instead, not argparse's usage block. M
 IOR 4.0.0's `ior -h` gives them."""
 from __future__ import annotations
 
+from pario.cli.args import row
 from pario.model.errors import ParioError
 
 # flag: (IOR's option name and meaning, what pario offers instead)
@@ -24,12 +25,15 @@ DIRECTIVES_HONOURED = {"summaryFormat"}
 
 def register(group) -> None:
     """The flags above, each taking IOR's argument where IOR's takes one."""
-    group.add_argument("-D", dest="ior_D", metavar="SECONDS", help="IOR's stonewalling deadline (not available)")
+    anything = row("ior_flag", "str", "IOR's argument: refused by check() with what to use instead")
+    group.add_argument("-D", dest="ior_D", metavar="SECONDS", type=anything,
+                       help="IOR's stonewalling deadline (not available)")
     group.add_argument("-Y", dest="ior_Y", action="store_true", help="IOR's fsync per write (not available; -e)")
     group.add_argument("-u", dest="ior_u", action="store_true", help="IOR's directory per task (not available)")
     group.add_argument("-E", dest="ior_E", action="store_true", help="IOR's use existing file (not available; --reuse)")
-    group.add_argument("-T", dest="ior_T", metavar="MINUTES", help="IOR's time limit (not available; -i, --timeout)")
-    group.add_argument("-O", dest="ior_O", action="append", metavar="KEY=VALUE",
+    group.add_argument("-T", dest="ior_T", metavar="MINUTES", type=anything,
+                       help="IOR's time limit (not available; -i, --timeout)")
+    group.add_argument("-O", dest="ior_O", action="append", metavar="KEY=VALUE", type=anything,
                        help="IOR directives: summaryFormat=JSON (= --json); summaryFormat=CSV: use "
                             "`pario results export`")
 

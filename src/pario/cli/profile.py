@@ -18,24 +18,34 @@ import sys
 import time
 from pathlib import Path
 
+from pario.cli.args import Parser, row, typed
+from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
+from pario.cli.wrapped import choose_launcher
 from pario.model.errors import ParioError
+from pario.plan.inputs import INT_MAX, INTEGER_MAX, RUN
 from pario.platform import slurm
-from pario.run import child, launchers
+from pario.run import child
 
 HELP = __doc__.split("\n", 2)[2]
+# The profiler's memory bound per process, in MiB: its arena is mapped at start (csrc/profile), so
+# at most 1 TiB; the preload library raises anything under 1 MiB to 1 MiB.
+MEM = row("mem", "float", "memory bound per process in MiB", lo=1, hi=1 << 20)
+TOP = row("top", "int", "files listed", lo=0, hi=INTEGER_MAX)
+SECONDS = row("seconds", "float", "seconds after the job's start", lo=0, hi=1e12)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
                               description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=int,
+    p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--launcher", choices=["mpirun", "srun"],
+    p.add_argument("--launcher", type=typed(RUN["launcher"]),
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
-    p.add_argument("-o", "--output", help="job log to write (for --env: the directory the processes write to)")
+    p.add_argument("-o", "--output", type=row("output", "path"),
+                   help="job log to write (for --env: the directory the processes write to)")
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
-    p.add_argument("--mem", type=float, metavar="MIB",
+    p.add_argument("--mem", type=MEM, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
     p.add_argument("--runtime-files", action="store_true",
                    help="record the MPI runtime's own files (shared memory, session directories) one by one "
@@ -43,30 +53,38 @@ def register(subparsers) -> None:
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("--buffer", action="store_true",
                    help="run with pario buffer's write coalescing on; the log gets the file system's view")
-    p.add_argument("--buffer-size", default="64m", help="with --buffer: buffer per file (default 64m)")
-    p.add_argument("--buffer-files", action="append", default=[], metavar="PATTERN[:size=N]",
+    p.add_argument("--buffer-size", default="64m", type=BUFFER_SIZE,
+                   help="with --buffer: buffer per file (default 64m)")
+    p.add_argument("--buffer-files", action="append", default=[], metavar="PATTERN[:size=N]", type=BUFFER_FILES,
                    help="with --buffer: the files to buffer (as pario buffer --files)")
     p.add_argument("--keep-parts", action="store_true", help="keep the per-process logs next to the job log")
     p.add_argument("--json", action="store_true", help="with show: print one JSON document")
-    p.add_argument("--top", type=int, default=20, help="with show: how many files to list (default 20)")
+    p.add_argument("--top", type=TOP, default=20, help="with show: how many files to list (default 20)")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS, or: show LOG")
     p.set_defaults(run=run)
 
 
 def _show_args(rest):
-    sp = argparse.ArgumentParser(prog="pario profile show", description="print a profile log")
-    sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
+    return show_parser().parse_args(rest)
+
+
+def show_parser() -> Parser:
+    """`pario profile show`'s own parser (its arguments follow the command's REMAINDER)."""
+    sp = Parser(prog="pario profile show", description="print a profile log")
+    sp.add_argument("log", type=row("log", "path"), help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--top", type=TOP, default=20, help="files listed (default 20)")
     sp.add_argument("--trace", action="store_true", help="the traced operations (a log of pario profile --trace)")
-    sp.add_argument("--file", help="--trace: operations on paths containing this")
-    sp.add_argument("--rank", type=int, help="--trace: operations of this MPI rank")
-    sp.add_argument("--from", dest="t_from", type=float, metavar="S", help="--trace: from S seconds after start")
-    sp.add_argument("--to", dest="t_to", type=float, metavar="S", help="--trace: up to S seconds after start")
-    sp.add_argument("--limit", type=int, default=50, help="--trace: operations shown (default 50)")
+    sp.add_argument("--file", type=row("file", "str"), help="--trace: operations on paths containing this")
+    sp.add_argument("--rank", type=row("rank", "int", lo=0, hi=INT_MAX), help="--trace: operations of this MPI rank")
+    sp.add_argument("--from", dest="t_from", type=SECONDS, metavar="S", help="--trace: from S seconds after start")
+    sp.add_argument("--to", dest="t_to", type=SECONDS, metavar="S", help="--trace: up to S seconds after start")
+    sp.add_argument("--limit", type=row("limit", "int", lo=1, hi=INTEGER_MAX), default=50,
+                    help="--trace: operations shown (default 50)")
     sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
-    sp.add_argument("-o", "--output", help="with --html: the page to write (default: the log's name + .html)")
-    return sp.parse_args(rest)
+    sp.add_argument("-o", "--output", type=row("output", "path"),
+                    help="with --html: the page to write (default: the log's name + .html)")
+    return sp
 
 
 def run(args) -> int:
@@ -82,8 +100,6 @@ def run(args) -> int:
         if sub.file or sub.rank is not None or sub.t_from is not None or sub.t_to is not None:
             raise ParioError("--file, --rank, --from and --to filter the trace: add --trace")
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
-    if args.mem is not None and args.mem < 1:
-        raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
     from pario.profile import run as prun
 
     if args.env:
@@ -93,26 +109,6 @@ def run(args) -> int:
                          "or `pario profile show LOG`")
     choose_launcher(args, cmd)
     return profile(args, cmd, prun)
-
-
-def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
-    """-n and --launcher of a command that wraps a program (profile, buffer): args.ranks and
-    args.launcher as they will be used (srun inside a Slurm allocation, else mpirun; no -n: run
-    the program once, directly)."""
-    if args.ranks is not None and args.ranks < 1:
-        raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
-    if args.launcher == "srun" and args.ranks is None:
-        args.ranks = slurm.default_ranks(slurm.allocation())
-        if args.ranks is None:
-            raise ParioError("--launcher srun without -n: not inside a Slurm allocation, so give -n RANKS")
-    if args.launcher == "mpirun" and args.ranks is None:
-        raise ParioError("--launcher mpirun: give the number of ranks, -n RANKS")
-    alloc = slurm.allocation()
-    if args.ranks is not None:
-        args.launcher = launchers.resolve(args.launcher)
-    elif alloc is not None:
-        print(f"pario: inside Slurm job {alloc.job}: running {cmd[0]} once, directly; -n N or "
-              "--launcher srun starts it as the allocation's tasks", file=sys.stderr)
 
 
 def print_env(args, prun) -> int:

@@ -14,7 +14,9 @@ import argparse
 import importlib.util
 from typing import Any
 
+from pario.cli.args import checked, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import INTEGER_MAX, RUN
 
 HELP = __doc__.split("\n", 2)[2]
 DEFAULT_OUTPUT = "pario-report.html"   # as pario.report.html.DEFAULT_OUTPUT (not imported: --help stays fast)
@@ -23,18 +25,38 @@ DEFAULT_OUTPUT = "pario-report.html"   # as pario.report.html.DEFAULT_OUTPUT (no
 def register(subparsers) -> None:
     p = subparsers.add_parser("report", help="one offline HTML page with plots of runs, profiles, findings",
                               description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("runs", nargs="*", metavar="RUN", help="stored run ids (`pario results`), or 'last'")
-    p.add_argument("--profile", action="append", default=[], metavar="LOG",
+    p.add_argument("runs", nargs="*", metavar="RUN", type=checked(_run_text),
+                   help="stored run ids (`pario results`), or 'last'")
+    p.add_argument("--profile", action="append", default=[], metavar="LOG", type=row("profile", "path"),
                    help="a profile log (`pario profile -o LOG`) or a PARIO_PROFILE_DIR directory; repeatable")
-    p.add_argument("--advise", action="append", default=[], metavar="LOG",
+    p.add_argument("--advise", action="append", default=[], metavar="LOG", type=row("advise", "path"),
                    help="pario advise's findings on a pario profile log or Darshan log, at the top and linked to "
                         "the plots (a profile log is drawn too); advised as `pario advise LOG` does, without "
                         "--verify; repeatable")
-    p.add_argument("--tune", action="append", default=[], metavar="SESSION", help="a tuning session of pario tune")
-    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"the page to write (default {DEFAULT_OUTPUT})")
-    p.add_argument("--db", metavar="PATH", help="results database (default: $PARIO_DB, else pario.db in the user "
+    p.add_argument("--tune", action="append", default=[], metavar="SESSION", type=checked(_session_number),
+                   help="a tuning session of pario tune")
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, type=row("output", "path"),
+                   help=f"the page to write (default {DEFAULT_OUTPUT})")
+    p.add_argument("--db", metavar="PATH", type=typed(RUN["db"]),
+                   help="results database (default: $PARIO_DB, else pario.db in the user "
                                                 "data directory)")
     p.set_defaults(run=run)
+
+
+def _run_text(text: str) -> str:
+    """A run or session id as written (3, #3, last), checked before any store is opened."""
+    from pario.cli.results import parse_run_word
+
+    parse_run_word(text)
+    return text
+
+
+def _session_number(text: str) -> int:
+    """A tuning session number as written (3 or #3), checked before any store is opened."""
+    word = text[1:] if text.startswith("#") else text
+    if not word.isascii() or not word.isdigit() or not 1 <= int(word) <= INTEGER_MAX:
+        raise ParioError(f"give a tuning session number like 3 (got {text[:40]!r}); `pario tune --list` lists them")
+    return int(word)
 
 
 def _require(flag: str, package: str, issue: int) -> None:
@@ -73,19 +95,15 @@ def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db
     return out
 
 
-def sessions_for(ids: list[str], db: str | None) -> list:
-    """The stored tuning sessions of `pario tune` (`pario tune --list` names them)."""
+def sessions_for(ids: list[int], db: str | None) -> list:
+    """The stored tuning sessions of `pario tune` (`pario tune --list` names them); the store checks
+    each document against schemas/tune.schema.json as it reads it."""
     from pario.model.tuning import TuningSession
     from pario.store import Store
 
     store = Store(db, existing=True)  # read only: never create a store
     out = []
-    for text in ids:
-        try:
-            number = int(text.lstrip("#"))
-        except ValueError:
-            raise ParioError(f"--tune {text!r}: give a tuning session number "
-                             "(`pario tune --list` lists them)") from None
+    for number in ids:
         row = store.get_session(number)
         try:
             session = TuningSession.from_dict(row["doc"])

@@ -14,7 +14,10 @@ from typing import Any
 from rich.console import Console
 
 from pario.analysis import compare, summary
+from pario.cli.args import Parser, checked, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import CASE, INTEGER_MAX, RUN
+from pario.platform import documents
 from pario.report import json as json_report
 from pario.report.terminal import layers
 from pario.report.terminal import runs as run_tables
@@ -23,10 +26,10 @@ from pario.store import Store, ior_import, spool
 
 def _common() -> argparse.ArgumentParser:
     # SUPPRESS lets `pario results --json show 3` and `pario results show 3 --json` both work.
-    p = argparse.ArgumentParser(add_help=False)
+    p = Parser(add_help=False)
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print one JSON document on stdout instead of tables")
-    p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+    p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, type=typed(RUN["db"]),
                    help="results database (default: $PARIO_DB, else pario.db in the user data directory)")
     return p
 
@@ -36,53 +39,77 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "results", parents=[common], help="list, show and compare stored runs; import IOR results",
         description="Without a subcommand, list the newest stored runs.")
-    parser.add_argument("--limit", type=int, default=50, help="how many runs to list (default 50)")
-    parser.add_argument("--case", help="only runs with a case of this name")
-    parser.add_argument("--since", help="only runs from this UTC date or time on (2026-11-24, 2026-11-24T10:00) "
-                                        "or this long ago (7d, 12h)")
-    parser.add_argument("--tag", help="only runs with this tag (pario results tag)")
+    parser.add_argument("--limit", type=row("limit", "int", lo=1, hi=INTEGER_MAX), default=50,
+                        help="how many runs to list (default 50)")
+    parser.add_argument("--case", type=typed(CASE["name"]), help="only runs with a case of this name")
+    parser.add_argument("--since", type=checked(_since_text),
+                        help="only runs from this UTC date or time on (2026-11-24, 2026-11-24T10:00) "
+                             "or this long ago (7d, 12h)")
+    parser.add_argument("--tag", type=row("tag", "str"), help="only runs with this tag (pario results tag)")
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
-    show.add_argument("id", help="run id (from `pario results`), or 'last'")
+    show.add_argument("id", type=checked(parse_run_word), help="run id (from `pario results`), or 'last'")
     show.add_argument("--html", action="store_true", help="write the run as an HTML page with plots (pario report)")
-    show.add_argument("-o", "--output", help="with --html: the page to write (default pario-run-ID.html)")
+    show.add_argument("-o", "--output", type=row("output", "path"),
+                      help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
-    cmp_.add_argument("a", help="run id A (the baseline)")
-    cmp_.add_argument("b", help="run id B")
-    cmp_.add_argument("--fail-slower", type=float, metavar="PCT",
+    cmp_.add_argument("a", type=checked(parse_run_word), help="run id A (the baseline)")
+    cmp_.add_argument("b", type=checked(parse_run_word), help="run id B")
+    cmp_.add_argument("--fail-slower", type=row("fail_slower", "float", lo=0, hi=100), metavar="PCT",
                       help="exit 1 when a case of B is slower than A by more than PCT percent and outside the "
                            "noise (the ranges do not overlap), for CI pipelines")
     exp = sub.add_parser("export", parents=[common], help="runs as CSV: one row per case and operation")
-    exp.add_argument("ids", nargs="+", help="run ids, or 'last'")
+    exp.add_argument("ids", nargs="+", type=checked(parse_run_word), help="run ids, or 'last'")
     exp.add_argument("--csv", action="store_true", default=True, help="CSV (the only format; the default)")
-    exp.add_argument("-o", "--output", help="file to write (default: stdout)")
+    exp.add_argument("-o", "--output", type=row("output", "path"), help="file to write (default: stdout)")
     tag = sub.add_parser("tag", parents=[common], help="label a run (e.g. baseline), or --remove labels")
-    tag.add_argument("id", help="run id, or 'last'")
-    tag.add_argument("tags", nargs="+", help="labels (letters, digits, '.', '_', '-')")
+    tag.add_argument("id", type=checked(parse_run_word), help="run id, or 'last'")
+    tag.add_argument("tags", nargs="+", type=row("tags", "str"), help="labels (letters, digits, '.', '_', '-')")
     tag.add_argument("--remove", action="store_true", help="remove these labels instead")
     rm = sub.add_parser("remove", parents=[common], help="delete stored runs (their files are not touched)")
-    rm.add_argument("ids", nargs="+", help="run ids")
+    rm.add_argument("ids", nargs="+", type=checked(parse_run_word), help="run ids")
     run_file = sub.add_parser("import", parents=[common],
                               help="store a run that `pario bench` measured but could not store (it names the file)")
-    run_file.add_argument("file", help="the run's file (pario-run-*.json)")
+    run_file.add_argument("file", type=row("file", "path"), help="the run's file (pario-run-*.json)")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
-    imp.add_argument("file", help="IOR JSON summary file")
+    imp.add_argument("file", type=row("file", "path"), help="IOR JSON summary file")
     jobs = sub.add_parser("jobs", parents=[common], help="batch jobs pario submitted to Slurm, and their runs")
-    jobs.add_argument("--limit", type=int, default=50, help="how many jobs to list (default 50)")
+    jobs.add_argument("--limit", type=row("limit", "int", lo=1, hi=INTEGER_MAX), default=50,
+                      help="how many jobs to list (default 50)")
     parser.set_defaults(run=run)
 
 
-def parse_run_id(text: str, store: Store) -> int:
+def parse_run_word(text: str) -> str | int:
+    """'last', or a run number (3 or #3), checked before any store is opened."""
     if text in ("last", "latest"):
+        return "last"
+    word = text[1:] if text.startswith("#") else text
+    if not word.isascii() or not word.isdigit() or not 1 <= int(word) <= INTEGER_MAX:
+        raise ParioError(f"run id must be a number like 3, or last (got {text[:40]!r}); `pario results` lists them")
+    return int(word)
+
+
+def parse_run_id(text: str, store: Store) -> int:
+    """A run id as users write it (3, #3, last) in the store: one line when it is none."""
+    return _run_id(parse_run_word(text), store)
+
+
+def _run_id(word: str | int, store: Store) -> int:
+    if word == "last":
         last = store.latest_id()
         if last is None:
             raise ParioError("no runs stored yet; `pario bench` makes one")
         return last
-    try:
-        return int(text.lstrip("#"))
-    except ValueError:
-        raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
+    return int(word)
+
+
+def _since_text(text: str) -> str:
+    """--since checked as the command line is read (an empty one would filter nothing)."""
+    if not text.strip():
+        raise ParioError("--since needs a value: a date (2026-11-24), a UTC time (2026-11-24T10:00) or an age (7d)")
+    since_of(text)
+    return text
 
 
 def since_of(text: str | None) -> str | None:
@@ -92,7 +119,10 @@ def since_of(text: str | None) -> str | None:
     age = re.fullmatch(r"(\d+)([dhm])", text)
     if age:
         unit = {"d": "days", "h": "hours", "m": "minutes"}[age.group(2)]
-        moment = datetime.now(timezone.utc) - timedelta(**{unit: int(age.group(1))})
+        try:
+            moment = datetime.now(timezone.utc) - timedelta(**{unit: int(age.group(1))})
+        except OverflowError:  # beyond year 1
+            raise ParioError(f"--since {text}: an age of at most a few thousand years, e.g. 7d") from None
         return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     try:
         moment = datetime.fromisoformat(text.rstrip("Z"))
@@ -105,7 +135,7 @@ def since_of(text: str | None) -> str | None:
 def _export(store: Store, args) -> int:
     rows = []
     for text in args.ids:
-        one = store.get_run(parse_run_id(text, store))
+        one = store.get_run(_run_id(text, store))
         rows += compare.rows_for_csv(one, summary.summarize(one["result"], one["env"]))
     if not rows:
         raise ParioError("no bandwidth figures in these runs (metadata runs and failed runs have none)")
@@ -131,14 +161,11 @@ def _emit(doc: Any) -> None:
 
 def run(args) -> int:
     action = getattr(args, "action", None)
-    # import and import-ior store runs (a kept run goes into a store made for it); the rest read or
-    # edit (tag, remove) an existing store
-    store = Store(getattr(args, "db", None), existing=action not in ("import", "import-ior"))
+    # import-ior and import store a run; the other actions read or change an existing store
+    store = Store(getattr(args, "db", None), existing=action not in ("import-ior", "import"))
     as_json = getattr(args, "json", False)
     console = Console()
     if action is None:
-        if args.limit < 1:
-            raise ParioError(f"--limit must be at least 1 (got {args.limit})")
         runs = store.list_runs(args.limit, since=since_of(args.since), tag=args.tag, case=args.case)
         if as_json:
             _emit({"schema": "pario.results-list/1", "db": store.path, "runs": runs})
@@ -146,7 +173,7 @@ def run(args) -> int:
             run_tables.print_runs(console, runs, filtered=bool(args.since or args.tag or args.case))
         return 0
     if action == "show":
-        one = store.get_run(parse_run_id(args.id, store))
+        one = store.get_run(_run_id(args.id, store))
         if getattr(args, "html", False):
             from pario.report.html import save
 
@@ -159,8 +186,8 @@ def run(args) -> int:
             layers.print_run(console, one, rows)
         return 0
     if action == "compare":
-        a = store.get_run(parse_run_id(args.a, store))
-        b = store.get_run(parse_run_id(args.b, store))
+        a = store.get_run(_run_id(args.a, store))
+        b = store.get_run(_run_id(args.b, store))
         cmp = compare.compare_runs(a, b)
         pct = args.fail_slower
         if pct is not None and not 0 < pct < 100:
@@ -182,12 +209,12 @@ def run(args) -> int:
         bad = [t for t in args.tags if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", t)]
         if bad:
             raise ParioError(f"tag {bad[0]!r}: use letters, digits, '.', '_' and '-' (at most 64)")
-        number = parse_run_id(args.id, store)
+        number = _run_id(args.id, store)
         store.tag_run(number, args.tags, remove=args.remove)
         print(f"run {number}: {'removed' if args.remove else 'tagged'} {' '.join(args.tags)}")
         return 0
     if action == "remove":
-        numbers = [parse_run_id(i, store) for i in args.ids]
+        numbers = [_run_id(i, store) for i in args.ids]
         for n in numbers:
             store.get_run(n)  # all known before any is removed
         for n in numbers:
@@ -230,11 +257,7 @@ def _import_run(path: str, store: Store, as_json: bool, console: Console) -> int
 
 
 def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ParioError(f"cannot read {path}: {exc.strerror}") from None
+    text = documents.read_text(path, "IOR summary", limit=ior_import.LIMIT)
     doc = ior_import.parse_text(text, where=path)
     result = ior_import.convert(doc)
     run_id = store.add_run(kind="ior", command=ior_import.command_of(doc),

@@ -7,9 +7,20 @@ import sys
 
 from rich.console import Console
 
+from pario.cli.args import checked, one_line, row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import RUN
+from pario.platform import documents
+from pario.platform.mpi import check_io, detect, find_mpirun
 from pario.report import json as json_report
 from pario.settings.check import findings
+from pario.settings.dialects import DIALECTS
+from pario.settings.model import parse_pair
+
+
+def _set_pair(text: str) -> str:
+    parse_pair(text)  # KEY=VALUE; the value is checked against the key's row when the settings are built
+    return text
 
 
 def register(subparsers) -> None:
@@ -18,21 +29,29 @@ def register(subparsers) -> None:
                                           "library knobs, spoken in each dialect.")
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     r = sub.add_parser("render", help="print settings in a dialect (all dialects without --dialect)")
-    r.add_argument("--dialect", help="info, romio, ompi, ompi-env, cray, lfs, adios2, hdf5, pnetcdf")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+    r.add_argument("--dialect", type=row("dialect", "choice", choices=tuple(DIALECTS)),
+                   help="info, romio, ompi, ompi-env, cray, lfs, adios2, hdf5, pnetcdf")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=checked(_set_pair),
                    help="a setting: hint name, mca.NAME, lustre.KEY (lustre.N.KEY for PFL), hdf5.KEY, "
                         "pnetcdf.KEY, netcdf4.KEY, adios2.KEY (repeatable; wins over --from)")
-    r.add_argument("--from", dest="source", metavar="FILE", help="read settings from a file in any dialect")
-    r.add_argument("--path", default="DIR", help="the path an lfs command names (default DIR)")
-    r.add_argument("--pattern", default="*", help="file pattern of MPICH_MPIIO_HINTS (default *)")
+    r.add_argument("--from", dest="source", metavar="FILE", type=row("from", "path"),
+                   help="read settings from a file in any dialect")
+    r.add_argument("--path", default="DIR", type=row("path", "path"),
+                   help="the path an lfs command names (default DIR)")
+    r.add_argument("--pattern", default="*", type=row("pattern", "str"),
+                   help="file pattern of MPICH_MPIIO_HINTS (default *)")
     r.add_argument("--json", action="store_true", help="one JSON document: the settings and each rendering")
     c = sub.add_parser("check", help="validate a hints file: unknown keys, bad values, ignored hints")
-    c.add_argument("file", help="a ROMIO hints file (or any dialect: JSON, MPICH_MPIIO_HINTS, ADIOS2 XML, ...)")
-    c.add_argument("--dir", default=".", help="where the job writes (file system of the checks; default .)")
-    c.add_argument("--mpirun", help="MPI launcher whose MPI-IO is checked against (default mpirun)")
-    c.add_argument("--io", help="Open MPI io component the job uses (default: ompio, or $OMPI_MCA_io)")
-    c.add_argument("--ranks", type=int, help="ranks of the job (for the cb_nodes rules)")
-    c.add_argument("--hosts", type=int, help="hosts of the job (for the cb_nodes rules)")
+    c.add_argument("file", type=row("file", "path"),
+                   help="a ROMIO hints file (or any dialect: JSON, MPICH_MPIIO_HINTS, ADIOS2 XML, ...)")
+    c.add_argument("--dir", default=".", type=row("dir", "path"),
+                   help="where the job writes (file system of the checks; default .)")
+    c.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher whose MPI-IO is checked against (default mpirun)")
+    c.add_argument("--io", type=typed(RUN["io"]),
+                   help="Open MPI io component the job uses (default: ompio, or $OMPI_MCA_io)")
+    c.add_argument("--ranks", type=typed(RUN["ranks"]), help="ranks of the job (for the cb_nodes rules)")
+    c.add_argument("--hosts", type=typed(RUN["ranks"]), help="hosts of the job (for the cb_nodes rules)")
     c.add_argument("--strict", action="store_true", help="warnings (ignored hints) fail too")
     c.add_argument("--json", action="store_true", help="one JSON document of the findings")
     k = sub.add_parser("keys", help="every known setting with its type, default and who honours it")
@@ -51,13 +70,20 @@ def run(args) -> int:
     return 2
 
 
+SETTINGS_LINES = 10000  # a settings file holds tens of settings and their comments
+
+
 def _read(path: str) -> str:
+    return documents.read_text(path, "settings file", max_lines=SETTINGS_LINES)
+
+
+def _parsed(path: str, parse):
+    """parse() of a file's text, its one-line errors naming the file."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ParioError(f"{path}: cannot read it ({reason}); give a readable settings file") from None
+        return parse()
+    except ParioError as exc:
+        message = str(exc)
+        raise ParioError(message if message.startswith(path) else f"{path}: {message}") from None
 
 
 def render(args) -> int:
@@ -67,7 +93,7 @@ def render(args) -> int:
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
-        parsed, issues = parse(text, sniff(text))
+        parsed, issues = _parsed(args.source, lambda: parse(text, sniff(text)))
         errors = [i for i in issues if i.level == "error"]
         if errors:
             raise ParioError(f"{args.source}: {errors[0].message} (`pario settings check {args.source}` lists all)")
@@ -106,9 +132,13 @@ def check(args) -> int:
     from pario.platform import fsinfo
     from pario.platform.stack import mpi_facts
     from pario.settings import view
+    if args.ranks is not None and args.hosts is not None and args.hosts > args.ranks:
+        raise ParioError(f"--hosts {args.hosts} with --ranks {args.ranks}: every host runs at least one rank; "
+                         "give --hosts at most --ranks")
     text = _read(args.file)
+    if args.mpirun:  # a launcher the user names must be one (without it: the catalogue only, said below)
+        detect(find_mpirun(args.mpirun))
     if args.io and args.io not in ("ompio", "romio", "cray"):  # an Open MPI component: one it has
-        from pario.platform.mpi import check_io, detect, find_mpirun
         try:
             check_io(detect(find_mpirun(args.mpirun)), args.io)
         except ParioError as exc:
@@ -119,7 +149,7 @@ def check(args) -> int:
         print(f"pario: {mpi.get('reason')}; checking against the catalogue only", file=sys.stderr)
     fs = fsinfo.describe(args.dir if os.path.exists(args.dir) else ".")
     stack_view = view(impl=mpi.get("mpiio"), fs=fs.get("type"), ranks=args.ranks, hosts=args.hosts)
-    found = findings(text, stack_view)
+    found = _parsed(args.file, lambda: findings(text, stack_view))
     failing = ("error", "warning") if args.strict else ("error",)
     bad = sum(1 for f in found if f["level"] in failing)
     if args.json:
@@ -128,7 +158,7 @@ def check(args) -> int:
     else:
         for f in found:
             where = f"{args.file}:{f['line']}" if f.get("line") else args.file
-            print(f"{where}: {f['level']}: {f['message']}")
+            print(one_line(f"{where}: {f['level']}: {f['message']}"))
         impl = stack_view.get("impl") or "unknown MPI-IO"
         print(f"pario: {args.file}: {sum(f['level'] == 'error' for f in found)} error(s), "
               f"{sum(f['level'] == 'warning' for f in found)} warning(s) for {impl} on {stack_view.get('fs')}",

@@ -4,7 +4,9 @@ from __future__ import annotations
 import os
 import sys
 
+from pario.cli.args import row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import RUN
 from pario.platform.engine import engine_path
 from pario.platform.mpi import check_io, detect, find_mpirun
 from pario.report import json as json_report
@@ -15,10 +17,11 @@ def register(subparsers) -> None:
         "stack", help="file system, layout, MPI, MPI-IO implementation, hints in effect, libraries",
         description="Inspect the I/O stack under PATH (default: the current directory). The MPI probe runs "
                     "the engine once on a 1 MiB collective write in PATH; its results are cached for an hour.")
-    p.add_argument("path", nargs="?", default=".", help="directory to inspect (default .)")
+    p.add_argument("path", nargs="?", default=".", type=row("path", "path"), help="directory to inspect (default .)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-    p.add_argument("--mpirun", help="MPI launcher (default $PARIO_MPIRUN, else mpirun/mpiexec on PATH)")
-    p.add_argument("--io", help="Open MPI io component to inspect (ompio, romio321, romio341)")
+    p.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher (default $PARIO_MPIRUN, else mpirun/mpiexec on PATH)")
+    p.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component to inspect (ompio, romio321, romio341)")
     p.add_argument("--no-probe", action="store_true", help="do not run the engine (no effective hints)")
     p.add_argument("--refresh", action="store_true", help="ignore cached facts")
     p.set_defaults(run=run)
@@ -29,6 +32,8 @@ def run(args) -> int:
     from pario.run.probe import probes
     if not os.path.exists(args.path):
         raise ParioError(f"{args.path} does not exist; give an existing directory (where your job writes)")
+    if args.mpirun:  # a launcher the user names must be one
+        detect(find_mpirun(args.mpirun))
     path = args.path if os.path.isdir(args.path) else os.path.dirname(os.path.abspath(args.path))
     engine = None
     if not args.no_probe:

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from pario.cli import submit, tune_submit
+from pario.cli.args import checked, row, typed
 from pario.cli.bench import add_case_flags, default_ranks
 from pario.model.case import Case
 from pario.model.errors import ParioError
@@ -19,6 +20,7 @@ from pario.model.requests import BenchRequest
 from pario.model.tuning import TuningSession
 from pario.plan import validate
 from pario.plan.bench import CASE_DESTS, plan
+from pario.plan.inputs import CASE, INT_MAX, RUN
 from pario.plan.jobfile import load_toml
 from pario.platform import stack
 from pario.platform.ceiling import device_ceiling
@@ -65,36 +67,54 @@ def register(subparsers) -> None:
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_case_flags(p)
     t = p.add_argument_group("the session")
-    t.add_argument("--trials", type=int, help="budget: trials, controls and the confirmation included (30)")
-    t.add_argument("--time", dest="budget_time", metavar="DURATION", help="budget: wall time, e.g. 20m, 1h, 900s")
-    t.add_argument("--space", help="knobs to search, comma-separated (default: all of this case on this stack)")
-    t.add_argument("--space-file", help="TOML file with a [space] table: KNOB = [\"value\", ...]")
-    t.add_argument("--objective", choices=["write", "read"], help="the rate to raise (default: the case's first op)")
-    t.add_argument("--sampler-seed", type=int, default=0, help="the optuna sampler's seed (0)")
-    t.add_argument("--from-log", metavar="LOG", help="tune the case of the file a job spent most I/O time on, "
-                                                    "from its pario profile or Darshan log (its interface, "
-                                                    "sizes, ranks, sharing, collective or not; bench flags "
-                                                    "given beside it override what the log says)")
-    t.add_argument("--resume", type=int, metavar="SESSION", help="continue an interrupted session")
+    t.add_argument("--trials", type=row("trials", "int", lo=1, hi=INT_MAX),
+                   help="budget: trials, controls and the confirmation included (30)")
+    t.add_argument("--time", dest="budget_time", metavar="DURATION", type=checked(_duration_text),
+                   help="budget: wall time, e.g. 20m, 1h, 900s")
+    t.add_argument("--space", type=row("space", "str"),
+                   help="knobs to search, comma-separated (default: all of this case on this stack)")
+    t.add_argument("--space-file", type=typed(RUN["config"]),
+                   help="TOML file with a [space] table: KNOB = [\"value\", ...]")
+    t.add_argument("--objective", type=row("objective", "choice", choices=("write", "read")),
+                   help="the rate to raise (default: the case's first op)")
+    t.add_argument("--sampler-seed", type=row("sampler_seed", "int", lo=0, hi=(1 << 32) - 1), default=0,
+                   help="the optuna sampler's seed (0)")
+    t.add_argument("--from-log", metavar="LOG", type=row("from_log", "path"),
+                   help="tune the case of the file a job spent most I/O time on, from its pario profile or "
+                        "Darshan log (its interface, sizes, ranks, sharing, collective or not; bench flags "
+                        "given beside it override what the log says)")
+    t.add_argument("--resume", type=typed(RUN["reuse"]), metavar="SESSION", help="continue an interrupted session")
     t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
     t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
     r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int,
+    r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
-    r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
-    r.add_argument("--config", help="job file (TOML); with several cases, pick one with --case")
-    r.add_argument("--case", dest="case_name", metavar="NAME", help="the [[case]] of --config to tune")
-    r.add_argument("--io", help="fix Open MPI's io component (ompio | romio321): the layer is then not searched")
-    r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"],
+    r.add_argument("-o", "--dir", type=typed(RUN["dir"]),
+                   help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
+    r.add_argument("--config", type=typed(RUN["config"]),
+                   help="job file (TOML); with several cases, pick one with --case")
+    r.add_argument("--case", dest="case_name", metavar="NAME", type=typed(CASE["name"]),
+                   help="the [[case]] of --config to tune")
+    r.add_argument("--io", type=typed(RUN["io"]),
+                   help="fix Open MPI's io component (ompio | romio321): the layer is then not searched")
+    r.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
+    r.add_argument("--launcher", type=typed(RUN["launcher"]),
                    help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before a run is ended "
-                                                 "(default: 10x the slowest phase so far, at least 60 s)")
+    r.add_argument("--timeout", type=typed(RUN["timeout"]),
+                   help="watchdog: seconds without progress before a run is ended "
+                        "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
-    r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
+    r.add_argument("--db", type=typed(RUN["db"]),
+                   help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout (progress on stderr)")
     tune_submit.add_flags(p)
     p.set_defaults(run=run)
+
+
+def _duration_text(text: str) -> str:
+    parse_duration(text)  # checked here; run() converts it
+    return text
 
 
 def parse_duration(text: str) -> float:

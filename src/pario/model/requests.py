@@ -10,12 +10,13 @@ _FLAG = {"list_backends": "list"}  # request fields whose flag has another name
 
 @dataclass
 class BenchRequest:
-    """`pario bench`: None means "not given" (a default, the job file or the suite decides)."""
+    """`pario bench`: None means "not given" (a default, the job file or the suite decides). Every
+    field has a typed row that checks it (plan/inputs.py REQUEST)."""
     # one case (IOR flags)
     backend: str | None = None
     collective: bool | None = None
-    transfer: str | None = None
-    block: str | None = None
+    transfer: int | str | None = None     # bytes, or a size such as 16m
+    block: int | str | None = None     # bytes, or a size such as 16m
     segments: int | None = None
     write: bool | None = None
     read: bool | None = None
@@ -42,15 +43,15 @@ class BenchRequest:
     hints_file: str | None = None
     lib: list[str] | None = None
     name: str | None = None
-    buffer_max: str | None = None
+    buffer_max: int | str | None = None     # bytes, or a size such as 16m
     # metadata workload
     metadata: bool | None = None
     files_per_dir: int | None = None
-    file_size: str | None = None
+    file_size: int | str | None = None     # bytes, or a size such as 16m
     depth: int | None = None
     branching: int | None = None
     per_rank_dirs: bool | None = None
-    md_ops: str | None = None
+    md_ops: list[str] | str | None = None
     # the run
     ranks: int | None = None
     dir: str | None = None
@@ -60,7 +61,7 @@ class BenchRequest:
     suite: str | None = None
     preset: str | None = None
     scale: float | None = None
-    size: str | None = None
+    size: int | str | None = None     # bytes, or a size such as 16m
     time: float = 60.0
     io: str | None = None
     mpirun: str | None = None

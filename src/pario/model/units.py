@@ -56,8 +56,8 @@ def exact(n: int, letters: str = "gmk") -> str:
 
 
 def human(n: float) -> str:
-    """'1.5 GiB', '256 MiB', '512 B': four significant digits, up to GiB."""
-    for unit, mult in _BINARY[1:]:
+    """'1.5 GiB', '256 MiB', '512 B': four significant digits, up to TiB."""
+    for unit, mult in _BINARY:
         if n >= mult:
             return f"{n / mult:.4g} {unit}"
     return f"{int(n)} B"

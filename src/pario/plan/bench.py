@@ -2,12 +2,14 @@
 suite), a sentence about their sizes, and the run's limits (watchdog time, room on disk)."""
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from pario.model.case import Case, case_bytes, md_files
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.units import human
+from pario.plan import inputs
 from pario.plan.cases import build_case, parse_lib, parse_strategy, unique_names
 from pario.plan.jobfile import load_config
 from pario.plan.suites import default_suite, layers_suite
@@ -19,6 +21,15 @@ CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strateg
               "dims", "btio_class", "grid", "steps", "view", "odirect", "hint", "hints_file", "fpp", "random",
               "reorder_host", "reorder", "name", "lib", "metadata", "files_per_dir", "file_size", "depth",
               "branching", "per_rank_dirs", "md_ops")
+
+
+def check_request(request: BenchRequest) -> None:
+    """Every value of the request by its row (plan/inputs.py REQUEST): what argparse checked for a
+    command line, for a request made otherwise (a tuner, a script) too."""
+    for f in fields(request):
+        value = getattr(request, f.name)
+        if value is not None and not (f.name == "launcher" and value == "mpirun"):
+            inputs.convert(inputs.REQUEST[f.name], value, f"{f.name} =")
 
 
 def flag_options(request: BenchRequest) -> dict[str, Any]:

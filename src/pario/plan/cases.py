@@ -9,27 +9,13 @@ from typing import Any
 from pario.model.case import MD_OPS, OPS, Case
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.units import MIB, exact, parse_size
+from pario.plan import inputs
+from pario.platform import documents
 from pario.settings import hints as hintlib
 
-# Keys of a case, shared by the flags and the [defaults]/[[case]] tables of a job file.
-CASE_KEYS = {
-    "name": "case name", "backend": "posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2",
-    "strategy": "serial | fpp | shared | nfiles:K | per-node",
-    "aggregate": "group leaders gather and write", "pattern": "segmented | subarray | random",
-    "transfer": "bytes per I/O call", "block": "bytes per rank per segment", "segments": "segments",
-    "btio_class": "btio: NAS problem class S, W, A, B, C, D or E (grid and steps)",
-    "grid": "btio: global grid points, e.g. '64x64x64' (x, y, z; 5 doubles per point)",
-    "steps": "btio: records written one after the other",
-    "dims": "subarray local block, e.g. '64x64x64' (8-byte elements)", "ops": "[write, read, verify]",
-    "write": "bool", "read": "bool", "verify": "bool", "reps": "repetitions",
-    "collective": "bool", "view": "bool", "fsync": "bool", "odirect": "bool", "keep": "bool",
-    "reorder": "rank shift of reads, or 'host'", "seed": "data seed", "hints": "table of MPI-IO hints",
-    "hints_file": "ROMIO hints file", "buffer_max": "bytes of distinct data per rank",
-    "lib": "table of library settings (hdf5, pnetcdf, netcdf4, adios2)",
-    "workload": "data | metadata", "files_per_dir": "metadata: files per leaf directory",
-    "file_size": "metadata: bytes per file", "depth": "metadata: directory levels",
-    "branching": "metadata: subdirectories per directory", "per_rank_dirs": "metadata: one tree per rank",
-}
+# Keys of a case, shared by the flags and the [defaults]/[[case]] tables of a job file: the typed
+# rows of plan/inputs.py, which convert and check every value.
+CASE_KEYS = {name: row.doc for name, row in inputs.CASE.items()}
 # Keys that only the metadata workload takes, and the data-only keys it must not be given.
 MD_KEYS = ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs")
 DATA_ONLY = ("strategy", "aggregate", "pattern", "transfer", "block", "segments", "dims", "collective", "view",
@@ -41,8 +27,7 @@ BTIO_KEYS = ("btio_class", "grid", "steps")
 BTIO_CLASSES = {"S": (12, 12), "W": (24, 40), "A": (64, 40), "B": (102, 40), "C": (162, 40), "D": (408, 50),
                 "E": (1020, 50)}
 PATTERNS = ("segmented", "subarray", "random", "btio")
-_ALIASES = {"api": "backend", "xfer": "transfer", "iterations": "reps", "repetitions": "reps",
-            "transfer_size": "transfer", "block_size": "block"}
+_ALIASES = inputs.ALIASES
 DEFAULT_FILES_PER_DIR = 1000
 DEFAULT_TRANSFER = MIB
 DEFAULT_BLOCK = 16 * MIB
@@ -57,9 +42,9 @@ def parse_dims(text: Any, flag: str = "--dims", what: str = "the local block as 
     try:
         dims = [int(p) for p in parts]
     except (TypeError, ValueError):
-        raise ParioError(f"{flag} {text!r}: write {what}, e.g. 64x64x64") from None
+        raise ParioError(f"{flag} {inputs.shown(text)}: write {what}, e.g. 64x64x64") from None
     if not dims or len(dims) > 8 or any(d < 1 for d in dims):
-        raise ParioError(f"{flag} {text!r}: 1 to 8 positive dimensions, e.g. 64x64x64")
+        raise ParioError(f"{flag} {inputs.shown(text)}: 1 to 8 positive dimensions, e.g. 64x64x64")
     return dims
 
 
@@ -71,11 +56,11 @@ def parse_strategy(text: str):
     if s.startswith("nfiles"):
         _, _, k = s.partition(":")
         if not k.strip().isdigit():
-            raise ParioError(f"--strategy {text}: write nfiles:K with K files, e.g. nfiles:2")
+            raise ParioError(f"--strategy {inputs.shown(str(text))}: write nfiles:K with K files, e.g. nfiles:2")
         return "nfiles", int(k)
     if s in ("serial", "fpp", "shared"):
         return s, None
-    raise ParioError(f"--strategy {text}: unknown; choose serial, fpp, shared, nfiles:K or per-node"
+    raise ParioError(f"--strategy {inputs.shown(str(text))}: unknown; choose serial, fpp, shared, nfiles:K or per-node"
                      + did_you_mean(s, ["serial", "fpp", "shared", "nfiles", "per-node"]))
 
 
@@ -94,21 +79,35 @@ def _int(value, key, where):
     return value
 
 
-def normalise(opts: dict[str, Any], where: str) -> Case:
-    """Resolve aliases and reject unknown keys (with a did-you-mean)."""
+def normalise(opts: Any, where: str) -> Case:
+    """Resolve aliases, reject unknown keys (with a did-you-mean) and convert every value by its row
+    (plan/inputs.py): a bad value in a file is refused even where a flag would override it."""
+    if not isinstance(opts, dict):
+        raise ParioError(f"{where}: must be a table of keys (e.g. reps = 3), not {inputs.shown(opts)}")
     out = {}
-    for key, value in opts.items():
-        key = _ALIASES.get(key, key).replace("-", "_")
+    for given, value in opts.items():
+        key = _ALIASES.get(str(given), str(given)).replace("-", "_")
         if key not in CASE_KEYS:
-            raise ParioError(f"{where}: unknown key '{key}'{did_you_mean(key, CASE_KEYS)}; "
+            raise ParioError(f"{where}: unknown key '{inputs.shown(key)[1:-1]}'{did_you_mean(key, CASE_KEYS)}; "
                              f"known keys: {', '.join(CASE_KEYS)}")
-        out[key] = value
+        if key in out:
+            raise ParioError(f"{where}: '{key}' is given twice (once by an alias); keep one")
+        out[key] = inputs.convert(inputs.CASE[key], value, f"{where}: {key} =")
     return out
 
 
 def build_case(opts: dict[str, Any], where: str = "command line") -> Case:
     """One engine case dict from normalised options. The private key '_where' says where the case
     came from so that validation messages can name it; it is dropped before the spec is written."""
+    try:
+        return _build_case(opts, where)
+    except ParioError as exc:  # a job file's problem names the file and the case
+        if where == "command line" or str(exc).startswith(where.split(" ")[0]):
+            raise
+        raise ParioError(f"{where}: {exc}", exc.exit_code) from None
+
+
+def _build_case(opts: dict[str, Any], where: str) -> Case:
     workload = str(opts.get("workload", "data")).lower()
     if workload == "metadata":
         return build_metadata_case(opts, where)
@@ -182,7 +181,7 @@ def build_case(opts: dict[str, Any], where: str = "command line") -> Case:
 
     hints: dict[str, str] = {}
     if opts.get("hints_file"):
-        hints.update(hintlib.parse_hints_file(str(opts["hints_file"])))
+        hints.update(read_hints_file(str(opts["hints_file"])))
     raw = opts.get("hints") or {}
     if isinstance(raw, dict):
         items = [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in raw.items()]
@@ -197,6 +196,15 @@ def build_case(opts: dict[str, Any], where: str = "command line") -> Case:
     case["name"] = str(opts["name"]) if opts.get("name") else case_label(case)
     case["_where"] = where
     return case
+
+
+HINTS_FILE_LINES = 10000  # a hints file holds at most 64 hints (the engine's limit) and their comments
+
+
+def read_hints_file(path: str) -> dict[str, str]:
+    """A ROMIO hints file, read bounded (platform.documents) and checked line by line."""
+    text = documents.read_text(path, "hints file", max_lines=HINTS_FILE_LINES)
+    return hintlib.parse_hints_text(text, path)
 
 
 def btio_geometry(opts: dict[str, Any], where: str) -> dict[str, Any]:

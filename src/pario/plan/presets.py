@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,9 @@ from pario.model.errors import ParioError, did_you_mean
 from pario.model.presets import RATIOS, Column, Preset, PresetPlan, Reading, Row, Skipped
 from pario.model.units import exact, parse_size
 from pario.plan.cases import build_case, normalise
+from pario.plan.jobfile import JOB_FILE_LINES
 from pario.plan.layers import INSTALL
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older Pythons only
-    import tomli as tomllib
+from pario.platform import documents
 
 # Keys of a [[case]] that belong to the preset, not to the engine case.
 CASE_PRESET_KEYS = ("row", "column", "seed", "requires", "min_ranks", "buffer")
@@ -54,7 +50,7 @@ def find(text: str) -> Path:
     """A preset by name, or a file (a copy the user edited)."""
     if text.endswith(".toml") or os.sep in text:
         path = Path(text)
-        if not path.is_file():
+        if not path.exists():  # anything else there (a directory, a device) is said by _read
             raise ParioError(f"--preset {text}: no such file; `pario bench --preset list` names the presets")
         return path
     known = available()
@@ -65,13 +61,9 @@ def find(text: str) -> Path:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ParioError(f"--preset {path}: cannot read it ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ParioError(f"--preset {path}: not valid TOML ({exc})") from None
+    """A preset file, untrusted like a job file: read bounded (size, lines, depth; platform.documents)."""
+    text = documents.read_text(path, "--preset", max_lines=JOB_FILE_LINES)
+    return documents.parse_toml(text, f"--preset {path}")
 
 
 def _unknown(where: str, keys, known) -> None:

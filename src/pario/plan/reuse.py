@@ -19,6 +19,7 @@ from typing import Any
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
+from pario.plan.cases import read_hints_file
 from pario.platform.pagecache import resident_fraction
 from pario.platform.scratch import Scratch, new_run_id
 from pario.settings import hints as hintlib
@@ -117,7 +118,7 @@ def _reading_case(request: BenchRequest, stored: Case, echoed: dict[str, Any]) -
     elif request.reorder_host:
         case["reorder"] = -1
     if request.hint or request.hints_file:
-        hints = dict(hintlib.parse_hints_file(request.hints_file)) if request.hints_file else {}
+        hints = read_hints_file(request.hints_file) if request.hints_file else {}
         hints.update(hintlib.parse_pair(h) for h in request.hint or [])
         case["hints"] = hints
     return case

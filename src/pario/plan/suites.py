@@ -32,15 +32,25 @@ def default_cases(ranks: int, block: int, ops: list[str], reps: int, mpiio: bool
     return [build_case({**base, **row}, "default suite") for row in rows]
 
 
+def suite_fits(size: int, disk_free: int, directory: str) -> None:
+    """--size: every case of a suite writes `size` bytes per phase; refuse what the disk cannot hold
+    (before anything is probed or written; an automatic size takes a quarter of the free space)."""
+    if disk_free and size > disk_free:
+        raise ParioError(f"--size {human(size)}: each case of the suite writes that much in {directory}, but only "
+                         f"{human(disk_free)} is free there; lower --size or give another --dir")
+
+
 def suite_block(ranks: int, nphases: int, time_budget: float, size: int | None, mem_avail: int,
                 disk_free: int, rate_mib: float) -> int:
     """Bytes per rank per phase so that the suite fits the time budget, memory and disk.
-    Every case's data set must fit in a quarter of free disk; serial holds it in rank 0's ring."""
+    An automatic size takes at most a quarter of free disk; a size given (--size) must fit."""
     if size is None:
         size = int(time_budget * rate_mib * MIB / max(nphases, 1))
         size = min(size, GIB, mem_avail // 4 if mem_avail else GIB)
-    if disk_free:
-        size = min(size, disk_free // 4)
+        if disk_free:
+            size = min(size, disk_free // 4)
+    else:
+        suite_fits(size, disk_free, "the scratch directory")
     per_rank = size // max(ranks, 1)
     per_rank -= per_rank % MIB if per_rank >= 4 * MIB else per_rank % (64 * KIB)
     if per_rank < 64 * KIB:

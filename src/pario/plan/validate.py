@@ -12,18 +12,18 @@ from pario.model.errors import ParioError, did_you_mean
 from pario.model.units import exact
 from pario.plan.cases import PATTERNS
 from pario.settings import hints as hintlib
-from pario.settings import knobs
+from pario.settings import knobs, values
 from pario.settings.catalogue import Setting
 
 # The engine's backends (csrc/backends, one file each); its --list is the authority once known.
 KNOWN_BACKENDS = ("posix", "mpiio", "null", "hdf5", "pnetcdf", "netcdf4", "adios2")
 ALIGN = 4096  # O_DIRECT alignment of sizes and offsets
+_ENGINE_SIZE = re.compile(r"^\d+[kmgKMG]?$")  # what the engine's pario_parse_size reads
 # Capabilities used before the engine is asked; its --list is the authority once known.
 STATIC_CAPS = {"posix": {"shared", "odirect"}, "mpiio": {"collective", "shared", "view", "hints"},
                "null": {"collective", "shared", "nodata"}, "hdf5": {"collective", "shared", "view", "hints"},
                "pnetcdf": {"collective", "shared", "view", "nonblocking", "hints"},
                "netcdf4": {"collective", "shared", "view", "hints"}, "adios2": {"shared", "view"}}
-_LIB_SIZE = re.compile(r"^\d+[kmgKMG]?$")  # what the engine's pario_parse_size takes
 
 
 def _with(cap: str) -> str:
@@ -91,9 +91,14 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
         _check_subarray(case)
     else:
         _check_segmented(case)
+    _check_totals(case, ranks)
 
-    for key, value in (case.get("hints") or {}).items():
-        hintlib.check(key, value, where=_hint_where(case))
+    hints = case.get("hints") or {}
+    most = knobs.limit("hints")
+    if most is not None and len(hints) > most:
+        _fail(case, f"{len(hints)} MPI-IO hints; the engine passes at most {most} (MPI_Info of one open)")
+    for key, value in hints.items():
+        hints[key] = hintlib.check(key, value, where=_hint_where(case))  # as the MPI will read it
     if backend in knobs.LIBRARIES or case.get("lib"):
         check_lib(case, lib_options(backend))
 
@@ -160,16 +165,10 @@ def check_lib(case: Case, options: dict[str, Setting]) -> None:
 
 
 def _lib_value(case: Case, backend: str, setting: Setting, value: str) -> str:
+    """The value as the engine (or ADIOS2) gets it: settings.values checks it against the row of the
+    engine's option table, for the settings ADIOS2 checks at open too, so nothing is refused late."""
     key = setting.name
-    if backend == "adios2":
-        return value  # BP5 checks its own parameters when the file is opened
-    choices = setting.values
-    if choices:
-        if value.lower() not in choices:
-            _fail(case, f"--lib {key}={value}: {backend} {key} is one of {', '.join(choices)}"
-                        f"{did_you_mean(value.lower(), choices)}")
-        return value.lower()
-    if key == "chunk":
+    if key == "chunk" or setting.kind == "dims":
         ndims = len(case.get("ldims") or [1]) if case.get("pattern") == "subarray" else 1
         parts = value.split(",")
         if value.lower() in ("none", "block"):
@@ -179,10 +178,16 @@ def _lib_value(case: Case, backend: str, setting: Setting, value: str) -> str:
                     if ndims > 1 else "a positive element count (the array has one dimension)")
             _fail(case, f"--lib chunk={value}: give none, block or {what}")
         return ",".join(p.strip() for p in parts)
-    if not _LIB_SIZE.match(value) or (key == "nb_batch" and int(value.rstrip("kmgKMG")) < 1):
-        _fail(case, f"--lib {key}={value}: {backend} {key} is "
-                    f"{'a number of requests >= 1' if key == 'nb_batch' else 'a size in bytes (e.g. 1048576 or 1m)'}")
-    return value
+    if key == "nb_batch":
+        setting = Setting(key, "int", lo=1, doc="requests per wait")
+    norm, why = values.check(setting, value, "pario", max_chars=knobs.limit("lib_value_chars"))
+    if why or norm is None:
+        what = "a number of requests >= 1" if key == "nb_batch" else values.describe(setting)
+        _fail(case, f"--lib {key}={value}: {backend} {key} is {what}"
+                    f"{did_you_mean(value.lower(), setting.values) if setting.values else ''}")
+    if setting.kind == "size" and backend != "adios2" and _ENGINE_SIZE.match(value.strip()):
+        return value.strip()  # as the user wrote it (8k): the engine reads this syntax itself
+    return norm  # a size as plain bytes for ADIOS2 (its own units differ), canonical choices and booleans
 
 
 def _check_caps(case: Case, caps) -> None:
@@ -275,6 +280,58 @@ def _check_subarray(case: Case) -> None:
         if row % ALIGN:
             _fail(case, f"--odirect needs offsets that are multiples of 4096: a subarray row is {row} B; "
                         f"make the last dimension a multiple of 512 (e.g. {_near(dims[-1], 512)})")
+
+
+def grid(n: int, ndims: int) -> list[int]:
+    """MPI_Dims_create(n, ndims): n's prime factors spread over the dimensions, as even as can be,
+    largest first (the engine's process grid of a subarray case, csrc/engine/groups.c)."""
+    factors, m, p = [], n, 2
+    while p * p <= m:
+        while m % p == 0:
+            factors.append(p)
+            m //= p
+        p += 1
+    if m > 1:
+        factors.append(m)
+    dims = [1] * ndims
+    for f in sorted(factors, reverse=True):
+        dims[dims.index(min(dims))] *= f
+    return sorted(dims, reverse=True)
+
+
+def _members(case: Case, ranks: int) -> int:
+    """Ranks sharing one file, at most (per-node: every rank on one node, the largest it can be)."""
+    if case["strategy"] == "fpp":
+        return 1
+    if case["strategy"] == "nfiles":
+        return -(-ranks // max(case.get("nfiles", 1), 1))
+    return ranks
+
+
+def _check_totals(case: Case, ranks: int) -> None:
+    """What the engine's types hold: a file under 2^63 bytes, MPI's int counts of a subarray."""
+    most = knobs.limit("integer_max") or (1 << 63) - 1
+    if case["pattern"] == "btio":  # one shared file: the whole grid, 5 doubles a point, once per step
+        total = 40 * case["steps"] * math.prod(case["grid_points"])
+        if total > most:
+            _fail(case, f"--pattern btio: the file would hold {total} bytes (the grid's points x 5 doubles x "
+                        f"{case['steps']} steps), beyond the 2^63 bytes a file offset holds; lower --grid or --steps")
+        return
+    members = _members(case, ranks)
+    if case["pattern"] == "subarray":
+        dims = case.get("ldims") or [1]
+        for d, (local, procs) in enumerate(zip(dims, grid(members, len(dims)))):
+            if local * procs > (knobs.limit("int_max") or (1 << 31) - 1):
+                _fail(case, f"--dims: dimension {d} of the global array is {local} x {procs} ranks = {local * procs} "
+                            "elements, beyond what MPI's datatypes count (2^31 - 1); make the local block smaller")
+        member = 8
+        for local in dims:
+            member *= local
+    else:
+        member = case["block"] * case.get("segments", 1)
+    if member * members > most:
+        _fail(case, f"the file would hold {member * members} bytes ({members} ranks x {member}), beyond the "
+                    "2^63 bytes a file offset holds; lower -b, -s or --dims")
 
 
 def check_backends(cases: list[Case], listing: dict[str, Any] | None) -> None:

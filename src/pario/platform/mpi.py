@@ -3,12 +3,15 @@ flags and how the settings in effect can be read), and whether we run inside a S
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 
 from pario.model.errors import ParioError
 
+# Open MPI's io components (`--mca io NAME`): the MPI-IO implementations one Open MPI may carry.
+IO_COMPONENTS = ("ompio", "romio321", "romio341")
 INSTALL_MPI = ("install an MPI: Debian/Ubuntu `apt-get install openmpi-bin libopenmpi-dev`, "
                "RHEL `dnf install openmpi-devel`, or `module load` your site's MPI; "
                "or point --mpirun / $PARIO_MPIRUN at its mpirun")
@@ -22,11 +25,15 @@ class MPI:
 
 
 def find_mpirun(explicit: str | None = None) -> str:
+    """The launcher: --mpirun, else $PARIO_MPIRUN, else mpirun or mpiexec on PATH. A launcher the user
+    named that is not there is bad input (exit 2); no MPI at all is a missing tool (exit 3)."""
     chosen = explicit or os.environ.get("PARIO_MPIRUN")
     if chosen:
         found = shutil.which(chosen)
         if not found:
-            raise ParioError(f"MPI launcher {chosen} not found or not executable; {INSTALL_MPI}", exit_code=3)
+            how = "--mpirun" if explicit else "PARIO_MPIRUN"
+            raise ParioError(f"MPI launcher {chosen} ({how}) not found or not executable; give the path of "
+                             "your MPI's mpirun or mpiexec")
         return found
     for name in ("mpirun", "mpiexec"):
         found = shutil.which(name)
@@ -46,14 +53,31 @@ def flavour_of(text: str) -> str:
     return "unknown"
 
 
+# Words an MPI launcher's --version names (Open MPI, MPICH/Hydra, Intel MPI, MVAPICH, Cray PALS,
+# HPE MPT, Slurm): a program whose --version names none of them is not a launcher.
+_LAUNCHER_WORDS = re.compile(r"mpi|hydra|open rte|openrte|prte|pals|slurm|mpt", re.IGNORECASE)
+
+
 def detect(mpirun: str) -> MPI:
+    """The MPI behind a launcher, from `LAUNCHER --version`. A program that is not an MPI launcher
+    (/bin/false, /bin/echo, a script) is refused here, before any run depends on it."""
     try:
-        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=20)
+        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=20,
+                             stdin=subprocess.DEVNULL)
         text = (out.stdout or "") + (out.stderr or "")
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ParioError(f"{mpirun} --version failed ({exc}); {INSTALL_MPI}", exit_code=3) from None
+        raise ParioError(f"{mpirun} --version failed ({exc}); give an MPI launcher (mpirun or mpiexec)") from None
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return MPI(mpirun, flavour_of(text), first)
+    if out.returncode != 0 or not first:
+        said = f" and printed {first[:60]!r}" if first else " and printed nothing"
+        raise ParioError(f"{mpirun} is not an MPI launcher: `{os.path.basename(mpirun)} --version` exited with "
+                         f"{out.returncode}{said}; give your MPI's mpirun or mpiexec")
+    flavour = flavour_of(text)
+    body = text.replace("--version", "")  # /bin/echo repeats its argument
+    if flavour == "unknown" and not _LAUNCHER_WORDS.search(body):
+        raise ParioError(f"{mpirun} is not an MPI launcher: its --version ({first[:60]!r}) names no MPI; "
+                         "give your MPI's mpirun or mpiexec")
+    return MPI(mpirun, flavour, first)
 
 
 def in_slurm() -> str | None:

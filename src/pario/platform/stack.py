@@ -9,7 +9,9 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import time
+from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from pario.model.errors import ParioError
@@ -89,13 +91,20 @@ def libraries() -> dict[str, str | None]:
     return {"hdf5": h5, "pnetcdf": clean(pnc), "netcdf": clean(nc), "adios2": clean(ad)}
 
 
+@lru_cache(maxsize=8)
+def _ompi_info(argv: tuple[str, ...], where: str | None) -> str:
+    """ompi_info's answer, once per process and installation (it takes about half a second)."""
+    return fsinfo.run_tool(list(argv)) or ""
+
+
 def openmpi_io(io: str | None) -> dict[str, Any]:
     """Open MPI's io components, the one in effect, and OMPIO's MCA parameter values."""
-    text = fsinfo.run_tool(["ompi_info", "--parsable"]) or ""
+    where = shutil.which("ompi_info")
+    text = _ompi_info(("ompi_info", "--parsable"), where)
     comps = sorted(set(re.findall(r"^mca:io:(\w+):version:", text, re.M)))
     chosen = io or os.environ.get("OMPI_MCA_io")
     params: dict[str, str] = {}
-    detail = fsinfo.run_tool(["ompi_info", "--param", "io", "ompio", "--level", "9", "--parsable"]) or ""
+    detail = _ompi_info(("ompi_info", "--param", "io", "ompio", "--level", "9", "--parsable"), where)
     for name, value in re.findall(r"^mca:io:ompio:param:(\w+):value:(.*)$", detail, re.M):
         params[name] = value.strip('"')
     return {"io_components": comps, "io_component": chosen or ("ompio" if "ompio" in comps else None),

@@ -9,12 +9,13 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from pario.model.case import Case
-from pario.model.errors import Stopped
+from pario.model.errors import ParioError, Stopped
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
 from pario.platform import environment, layout, slurm
@@ -56,6 +57,24 @@ def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases
             "cases": [{k: v for k, v in c.items() if not k.startswith("_")} for c in cases]}
 
 
+def check_spec(engine: str, spec: SpecDoc, tmp: str) -> None:
+    """`pario-engine --check`: the engine's own spec check, without MPI, before anything is written or
+    launched. The front end's checks (plan/validate.py) come first and say more; this is the guarantee
+    that nothing they missed is refused only after mpirun started."""
+    path = os.path.join(tmp, "check.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh)
+    try:
+        out = subprocess.run([engine, "--check", path], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ParioError(f"{engine} --check failed ({exc}); reinstall pario (make setup)", exit_code=3) from None
+    finally:
+        os.unlink(path)
+    if out.returncode:
+        said = (out.stderr.strip().splitlines() or [f"exit code {out.returncode}"])[-1]
+        said = said.removeprefix("pario-engine: ")
+        raise ParioError(f"the engine refuses this run: {said}", exit_code=2 if out.returncode == 2 else 3)
 def guard(tmp: str, scratch: Scratch) -> dict[str, Any]:
     """Who the engine watches (schemas/README.md, the orphan guard): this process, named by pid,
     start time and host, the directory of this run's own files (with the launcher's pid file), and
@@ -69,8 +88,14 @@ def guard(tmp: str, scratch: Scratch) -> dict[str, Any]:
 def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
     """Run the cases once; the scratch files of the run are removed unless kept (-k) and complete."""
     scratch = request.scratch
-    scratch.prepare()
     tmp = tempfile.mkdtemp(prefix="pario-")  # private: spec, result and status files of this run
+    try:
+        check_spec(request.engine, engine_spec(scratch.run_id, scratch.dir, scratch.prefix, os.path.join(tmp, "status"),
+                                               request.cases), tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    scratch.prepare()
     try:
         return _execute(request, observer, tmp)
     except BaseException:

@@ -7,7 +7,7 @@ from typing import Any
 from pario.settings import dialects
 from pario.settings.dialects import sniff
 from pario.settings.equivalence import explain
-from pario.settings.model import build, check_one
+from pario.settings.model import build, check_one, not_a_hint
 
 
 def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -21,7 +21,9 @@ def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
             if not key:
                 out.append({"level": "error", "line": lineno, "message": f"expected 'key value', got {value!r}"})
                 continue
-            _, issue = check_one(key, value, raw=True)  # the MPI reads the file as written
+            ok, issue = check_one(key, value)
+            if ok is not None and ok[0] != "hints":  # mca.*, lustre.*, fcoll...: ROMIO reads MPI_Info keys only
+                issue = not_a_hint(key)
             if issue:
                 out.append({"level": "error", "line": lineno, "message": issue.message})
                 continue
@@ -30,7 +32,7 @@ def findings(text: str, stack_view: dict[str, Any]) -> list[dict[str, Any]]:
                             "message": f"{key} is also set on line {seen[key]}; ROMIO keeps one of them"})
             seen[key] = lineno
             good.append((key, value))
-        settings, more = build(good, raw=True)
+        settings, more = build(good)  # "mpi" syntax: the MPI reads the file as written
         out += [{"level": i.level, "line": None, "message": i.message} for i in more]
     else:
         settings, issues = dialects.parse(text, dialect)

@@ -6,11 +6,11 @@ same rows; the other settings (MCA, layout, library knobs) are in settings/knobs
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from pario.model.errors import ParioError
 from pario.model.errors import did_you_mean as _close
+from pario.settings import knobs, values
 from pario.settings.catalogue import Setting, hint
 
 ROMIO = "romio"      # MPICH, Intel MPI, Open MPI's romio321/romio341 component
@@ -154,34 +154,23 @@ def did_you_mean(name: str, choices: Iterable[str] | None = None) -> str:
     return _close(name, CATALOGUE if choices is None else choices)
 
 
-_DECIMAL = re.compile(r"[+-]?\d+")
-_ATOI = re.compile(r"\s*([+-]?\d*)")
-_SUFFIX = re.compile(r"^\s*(\d+)\s*([kmgt])i?b?\s*$", re.IGNORECASE)
-
-
-def _atoi(text: str) -> int:
-    """What C's atoi makes of text: leading blanks, a sign and the digits that follow; 0 if none."""
-    digits = _ATOI.match(text).group(1)  # type: ignore[union-attr]  # \s* always matches
-    return int(digits) if digits.strip("+-") else 0
-
-
-def _meant(text: str) -> int | None:
-    """The number a user probably meant by a value atoi misreads (16mb, 0x10, 1e6), or None."""
-    m = _SUFFIX.match(text)
-    if m:
-        return int(m.group(1)) << {"k": 10, "m": 20, "g": 30, "t": 40}[m.group(2).lower()]
-    for parse in (lambda t: int(t, 0), float):
-        try:
-            number = parse(text.strip())
-            return int(number) if float(number).is_integer() else None
-        except ValueError:
-            continue
+def name_problem(name: str) -> str | None:
+    """What is wrong with a hint name as a name (a control character, beyond the engine's length), or None."""
+    bad = values.control_char(name)
+    if bad:
+        return f"hint name {name!r} holds the control character {bad}; remove it"
+    most = knobs.limit("hint_key_chars")
+    if most is not None and len(name) > most:
+        return f"hint name {name[:20]}... is {len(name)} characters long; MPI_Info keys have at most {most}"
     return None
 
 
 def mpi_value(name: str, value: str) -> tuple[str | None, str | None]:
-    """How the MPI-IO layers read a hint value given as text: (the value as they read it, None),
-    or (None, why it would be misread or refused). The one validator of hint values.
+    """How the MPI-IO layers read a hint value given as text: (the value as they read it, None), or
+    (None, one phrase: why it would be misread or refused). The one validator of hint values (issues
+    16 and 17): every command (bench --hint and --hints-file, settings check and render, the
+    environment's MPICH_MPIIO_HINTS / ROMIO_HINTS) comes here, and the rules are settings.values'
+    "mpi" syntax on the hint's catalogue row.
 
     ROMIO (MPICH, Intel MPI, Cray MPICH, Open MPI's romio321/341) reads integers with atoi and
     compares enable/disable/automatic and true/false with strcmp against the lower- and the
@@ -189,43 +178,31 @@ def mpi_value(name: str, value: str) -> tuple[str | None, str | None]:
     cb_nodes with atoi too. So `16mb` is 16 bytes, `0x10` is 0, `1e6` is 1, and `Enable` is
     ignored. Measured on this machine: OMPIO dies of a divide-by-zero on cb_nodes=0x10, ROMIO aborts
     at open with "Out of memory" on cb_buffer_size=-1."""
+    why = name_problem(name)
+    if why:
+        return None, why
     hint = lookup(name)
     if hint is None:
         return None, f"unknown MPI-IO hint '{name}'{did_you_mean(name)}"
-    if hint.kind == "output":
-        return None, f"'{name}' is reported by ROMIO, not set; remove it"
-    text = str(value)
-    if hint.kind in ("int", "bytes"):
-        if not _DECIMAL.fullmatch(text.strip()):
-            meant = _meant(text)
-            hint_to = f"; write {name} {meant}" if meant is not None and meant != _atoi(text) else \
-                "; write the number in plain decimal digits"
-            return None, (f"{name}={text!r} is read as {_atoi(text)} by the MPI (ROMIO and OMPIO parse "
-                          f"integers with atoi){hint_to}")
-        number = int(text.strip())
-        if (hint.lo is not None and number < hint.lo) or (hint.hi is not None and number > hint.hi):
-            span = f"from {hint.lo:g} to {hint.hi:g}" if hint.hi is not None else f"at least {hint.lo:g}"
-            return None, f"{name}={text.strip()} is out of range; give a value {span}"
-        return str(number), None
-    if hint.kind == "choice":
-        if text in hint.choices or text in (c.upper() for c in hint.choices):
-            return text.lower(), None
-        if text.strip().lower() in hint.choices:
-            return None, (f"{name}={text!r}: ROMIO compares it with strcmp against "
-                          f"{text.strip().lower()} or {text.strip().upper()} only, and ignores anything else; "
-                          f"write {text.strip().lower()}")
-        return None, f"{name}={text!r} must be one of {', '.join(hint.choices)}"
-    if not text.strip():
-        return None, f"{name} needs a value"
-    return text, None
+    norm, why = values.check(hint, value, "mpi", max_chars=knobs.limit("hint_value_chars"))
+    if why or norm is None:
+        return None, f"{name}={_shown(str(value))} {why}"
+    return norm, None
 
 
-def check(name: str, value: str, where: str = "--hint") -> None:
-    """Reject an unknown hint name or a value the MPI would misread, naming where it came from."""
-    _, why = mpi_value(name, value)
-    if why:
-        more = "; `pario bench --help` names where the known hints come from" if lookup(name) is None else ""
+def check(name: str, value: str, where: str = "--hint") -> str:
+    """The value as the MPI will read it (mpi_value: '16mb' is refused, ' 4' is 4); an unknown hint
+    name or a value the MPI would misread raises one line naming where it came from."""
+    norm, why = mpi_value(name, value)
+    if why or norm is None:
+        more = "; `pario bench --help` names where the known hints come from" if lookup(name) is None \
+            and not name_problem(name) else ""
         raise ParioError(f"{where}: {why}{more}")
+    return norm
+
+
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 40 else value[:37] + "...")
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -237,24 +214,21 @@ def parse_pair(text: str) -> tuple[str, str]:
     return key, value
 
 
-def parse_hints_file(path: str) -> dict[str, str]:
-    """A ROMIO-format hints file: one `key value` per line, `#` starts a comment.
-    Names are checked here so that an error says file:line."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ParioError(f"hints file {path}: cannot read it ({reason}); give a readable ROMIO hints file") from None
+def parse_hints_text(text: str, path: str) -> dict[str, str]:
+    """A ROMIO-format hints file's text: one `key value` per line, `#` starts a comment. Names and
+    values are checked here (the values as the MPI will read them) so that an error says file:line;
+    reading the file, bounded, is the caller's (plan/cases.py read_hints_file)."""
     out: dict[str, str] = {}
-    for lineno, raw in enumerate(lines, 1):
+    for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         parts = line.split(None, 1)
         if len(parts) != 2 or "=" in parts[0]:
-            raise ParioError(f"{path}:{lineno}: expected 'key value' (ROMIO hints format), got {raw.strip()!r}")
+            raise ParioError(f"{path}:{lineno}: expected 'key value' (ROMIO hints format), got {_shown(raw.strip())}")
         key, value = parts[0], parts[1].strip()
-        check(key, value, where=f"{path}:{lineno}")
-        out[key] = value
+        out[key] = check(key, value, where=f"{path}:{lineno}")
+    most = knobs.limit("hints")
+    if most is not None and len(out) > most:
+        raise ParioError(f"{path}: {len(out)} hints; the engine passes at most {most} to one MPI_File_open")
     return out

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pario.model.errors import ParioError
 from pario.settings import hints as hintlib
 from pario.settings import knobs
+from pario.settings import values as valuecheck
+from pario.settings.catalogue import Setting
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 _SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -43,52 +45,11 @@ class Issue:
         return f"{where}{': ' if where else ''}{self.level}: {self.message}"
 
 
-def normalize(kind: str, value: str, choices=(), lo=None, hi=None) -> tuple[str | None, str | None]:
-    """(normalized value, None) or (None, what is wrong with it)."""
-    value = str(value).strip()
-    if kind in ("int", "bytes"):
-        number = parse_bytes(value) if kind == "bytes" else _int(value)
-        if number is None and kind == "bytes" and value.startswith("-"):
-            number = _int(value)
-        if number is None:
-            return None, "needs an integer" + (" (bytes; k/m/g suffixes allowed)" if kind == "bytes" else "")
-        if (lo is not None and number < lo) or (hi is not None and number > hi):
-            span = f"from {lo} to {hi}" if lo is not None and hi is not None else (
-                f"at least {lo}" if lo is not None else f"at most {hi}")
-            return None, f"is out of range; give a value {span}"
-        return str(number), None
-    if kind == "float":
-        try:
-            real = float(value)
-        except ValueError:
-            return None, "needs a number"
-        if (lo is not None and real < lo) or (hi is not None and real > hi):
-            return None, f"is out of range (at least {lo})"
-        return value, None
-    if kind == "bool":
-        low = value.lower()
-        if low in knobs.TRUE:
-            return "true", None
-        if low in knobs.FALSE:
-            return "false", None
-        return None, "must be true or false"
-    if kind == "choice":
-        for choice in choices:
-            if value.lower() == choice.lower():
-                return choice, None
-        return None, f"must be one of {', '.join(choices)}"
-    if kind == "output":
-        return None, "is reported by ROMIO, not set; remove it"
-    if not value:
-        return None, "needs a value"
-    return value, None
-
-
-def _int(text: str) -> int | None:
-    try:
-        return int(text, 0)
-    except ValueError:
-        return None
+def normalize(row: Setting, value: str, syntax: str = "mpi",
+              limit: str = "hint_value_chars") -> tuple[str | None, str | None]:
+    """(normalized value, None) or (None, what is wrong with it): settings.values.check, the one
+    check of a value against its row, with the engine's length limit of such a value."""
+    return valuecheck.check(row, value, syntax, max_chars=knobs.limit(limit))
 
 
 @dataclass
@@ -155,23 +116,24 @@ def _known(section: str, lib: str | None) -> dict:
     return {"mca": knobs.MCA, "layout": knobs.LAYOUT}.get(section) or knobs.LIB.get(lib or "", {})
 
 
-def check_one(key: str, value: str, raw: bool = False) -> tuple[tuple | None, Issue | None]:
-    """((section, lib, name, component, normalized value), None) or (None, the error).
-
-    raw: the value reaches the MPI as written (a hints file, MPI_Info, MPICH_MPIIO_HINTS), so an
-    MPI-IO hint is judged as the MPI reads it (settings.hints.mpi_value: `16mb` is an error);
-    else it is pario's own `--set` syntax, which pario converts before rendering (`16m` is fine)."""
+def check_one(key: str, value: str, syntax: str = "mpi") -> tuple[tuple | None, Issue | None]:
+    """((section, lib, name, component, normalized value), None) or (None, the error). `syntax`
+    (settings.values): "mpi" for hint values the MPI reads as written (files in any dialect),
+    "pario" where pario converts them first (`--set`: sizes such as 16m become 16777216)."""
     section, lib, name, comp = classify(key)
     if section == "hints":
+        why = hintlib.name_problem(name)
+        if why:
+            return None, Issue("error", key, why)
         hint = hintlib.lookup(name)
         if hint is None:
             extra = hintlib.did_you_mean(name, list(hintlib.CATALOGUE) + [f"mca.{m}" for m in knobs.MCA])
             return None, Issue("error", key, f"unknown setting '{key}'{extra}; `pario settings keys` lists them")
-        if raw:
+        if syntax == "mpi":  # as the MPI reads it: the one validator's own words (settings.hints.mpi_value)
             norm, message = hintlib.mpi_value(name, value)
             return ((section, lib, name, comp, norm), None) if message is None else \
                 (None, Issue("error", key, message))
-        norm, why = normalize(hint.kind, value, hint.choices, hint.lo, hint.hi)
+        norm, why = normalize(hint, value, syntax)
     else:
         table = _known(section, lib)
         knob = table.get(name)
@@ -180,7 +142,7 @@ def check_one(key: str, value: str, raw: bool = False) -> tuple[tuple | None, Is
             extra = hintlib.did_you_mean(name, list(table))
             extra = extra.replace("(did you mean ", f"(did you mean {prefix}") if extra else ""
             return None, Issue("error", key, f"unknown setting '{key}'{extra}; `pario settings keys` lists them")
-        norm, why = normalize(knob.kind, value, knob.choices, knob.lo, knob.hi)
+        norm, why = normalize(knob, value, "pario", "lib_value_chars")
         if norm is not None and section == "layout" and name == "stripe_size" and int(norm) % 65536:
             why = "must be a multiple of 64 KiB (lfs setstripe -S)"
         if why is None and norm is not None and section == "layout" and name == "extent_end":
@@ -191,11 +153,20 @@ def check_one(key: str, value: str, raw: bool = False) -> tuple[tuple | None, Is
     return (section, lib, name, comp, norm), None
 
 
-def build(pairs: Iterable[tuple[str, str]], raw: bool = False) -> tuple[Settings, list[Issue]]:
-    """Settings from KEY=VALUE pairs, and the errors of the pairs left out (raw: see check_one)."""
+def not_a_hint(key: str) -> Issue:
+    return Issue("error", key, f"'{key}' is not an MPI-IO hint: a ROMIO hints file holds MPI_Info keys only "
+                               "(`pario settings render` writes each kind of setting in its own dialect)")
+
+
+def build(pairs: Iterable[tuple[str, str]], syntax: str = "mpi",
+          hints_only: bool = False) -> tuple[Settings, list[Issue]]:
+    """Settings from KEY=VALUE pairs, and the errors of the pairs left out. `hints_only`: a dialect
+    the MPI reads (a ROMIO hints file) holds hints and nothing else."""
     settings, issues = Settings(), []
     for key, value in pairs:
-        ok, issue = check_one(key.strip(), value, raw)
+        ok, issue = check_one(key.strip(), value, syntax)
+        if ok is not None and hints_only and ok[0] != "hints":
+            ok, issue = None, not_a_hint(key.strip())
         if ok is None:
             if issue:
                 issues.append(issue)
@@ -240,7 +211,7 @@ def parse_pair(text: str) -> tuple[str, str]:
 
 def from_pairs(texts: Iterable[str]) -> Settings:
     """Settings from `--set` texts; the first error is raised as one line."""
-    settings, issues = build(parse_pair(t) for t in texts)
+    settings, issues = build((parse_pair(t) for t in texts), syntax="pario")
     errors = [i for i in issues if i.level == "error"]
     if errors:
         raise ParioError(f"--set {errors[0].message}")

@@ -14,8 +14,11 @@ import re
 
 from pario.model.case import RATE_OPS
 from pario.model.errors import ParioError
+from pario.model.formats import MAX_DEPTH, depth
+from pario.platform import documents
 
 MIB = 1 << 20
+LIMIT = 64 * MIB  # bytes of an IOR summary: a few KiB per test
 _HOW = "expected the output of `ior -O summaryFormat=JSON -O summaryFile=FILE`"
 
 
@@ -27,12 +30,23 @@ def parse_text(text: str, where: str = "file") -> dict:
     if start < 0:
         raise ParioError(f"{where} holds no JSON object; {_HOW}")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[start:])
+        doc, _ = json.JSONDecoder(parse_constant=_no_constant).raw_decode(text[start:])
+    except RecursionError:
+        raise ParioError(f"{where} nests deeper than any IOR output; {_HOW}") from None
     except json.JSONDecodeError as exc:
         raise ParioError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}); {_HOW}") from None
+    except ValueError as exc:
+        raise ParioError(f"{where} is not valid JSON ({exc}); {_HOW}") from None
     if not isinstance(doc, dict) or "tests" not in doc:
         raise ParioError(f"{where} is JSON but not IOR's summary (no \"tests\"); {_HOW}")
+    if depth(doc) > MAX_DEPTH:
+        raise ParioError(f"{where} nests deeper than any IOR output; {_HOW}")
+    documents.validate(doc, "ior-summary", where)  # types and signs of what convert() reads
     return doc
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _iterations(results: list) -> list[tuple[int, dict]]:
@@ -145,6 +159,9 @@ def convert(doc: dict) -> dict:
     tasks = _int(first_opts, "tasks") or (cases[0]["total_bytes"] // max(cases[0]["bytes_per_rank"], 1))
     machine = str(doc.get("Machine", "")).split()
     nodes = _int(first_opts, "nodes", default=1)
+    if nodes > tasks:
+        raise ParioError(f"the IOR output says {nodes} nodes ran {tasks} tasks; a node runs at least one task, "
+                         "so the file is damaged")
     per_node = _int(first_opts, "clients per node") or max(tasks // max(nodes, 1), 1)
     if nodes == 1:
         hosts = [{"name": machine[1] if len(machine) > 1 else "?", "ranks": tasks}]

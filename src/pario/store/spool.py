@@ -10,10 +10,12 @@ import tempfile
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.platform import documents
 
 SCHEMA = "pario.run/1"
 DIRNAME = "unstored"
 STATUSES = ("complete", "partial", "failed")
+LIMIT = 1 << 30  # bytes of one run record: its result holds every repetition of every rank
 _KEYS = {"kind": str, "command": str, "status": str, "headline": str, "spec": dict, "env": dict, "result": dict}
 
 
@@ -59,13 +61,8 @@ def discard(path: str | None) -> None:
 
 def load(path: str) -> dict[str, Any]:
     """The run kept in `path`, checked: the add_run fields with their types."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ParioError(f"cannot read {path}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise ParioError(f"{path} is not a JSON document ({exc}); give a file `pario bench` kept") from None
+    # untrusted like any file given: a regular file, bounded in size and depth (platform.documents)
+    doc = documents.load_json(path, "run record", limit=LIMIT)
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise ParioError(f"{path} is not a run record of pario (no \"schema\": \"{SCHEMA}\"); IOR's JSON summary "
                          "goes through `pario results import-ior`")

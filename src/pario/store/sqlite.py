@@ -11,11 +11,14 @@ import json
 import os
 import random
 import sqlite3
+import stat
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pario.model.errors import ParioError
+from pario.model.formats import parse_json
+from pario.platform import documents
 
 # Each entry brings the schema from version i to i + 1; never edit one that has shipped,
 # append a new one instead.
@@ -154,6 +157,9 @@ class Store:
         if os.path.isdir(self.path):
             raise ParioError(f"results database {self.path} is a directory; "
                              "pass --db with a file name, e.g. --db runs.db")
+        if os.path.exists(self.path) and not stat.S_ISREG(os.stat(self.path).st_mode):
+            raise ParioError(f"results database {self.path} is not a regular file (a device, pipe or socket); "
+                             "pass --db with a file name, e.g. --db runs.db")
         writable = os.access(self.path, os.W_OK) if os.path.exists(self.path) else os.access(parent, os.W_OK)
         # WAL needs to create -wal and -shm files beside the database.
         if not writable or not os.access(parent, os.W_OK):
@@ -276,8 +282,15 @@ class Store:
             raise ParioError(f"no run {run_id} in {self.path}; `pario results` lists them")
         keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
         run = dict(zip(keys, row))
+        where = f"run {run_id} in {self.path}"
         for key in ("spec", "env", "result"):
-            run[key] = json.loads(run[key])
+            if not isinstance(run[key], str):
+                raise ParioError(f"{where}: its {key} is not JSON text; the store is damaged (pass --db for another)")
+            run[key] = parse_json(run[key], f"{where}: its {key}")
+        # a store is a file like any other: what is read back is checked before anything uses it
+        documents.validate({k: run[k] for k in ("spec", "env", "result")}, "stored-run", where)
+        for key in ("kind", "status", "command", "created"):
+            run[key] = str(run[key])
         return run
 
     def list_runs(self, limit: int = 50, *, since: str | None = None, tag: str | None = None,
@@ -374,11 +387,12 @@ class Store:
         if row is None:
             raise ParioError(f"no tuning session {session_id} in {self.path}; `pario tune --list` lists them")
         out = dict(zip(("id", "created", "updated", "status", "command", "headline", "doc"), row))
-        try:
-            out["doc"] = json.loads(out["doc"])
-        except ValueError:
-            raise ParioError(f"tuning session {session_id} in {self.path} is damaged (its document is not "
-                             "JSON); start a new session") from None
+        where = f"tuning session {session_id} in {self.path} is damaged (start a new session)"
+        if not isinstance(out["doc"], str):
+            raise ParioError(f"{where}: its document is not JSON text")
+        out["doc"] = parse_json(out["doc"], f"{where}: its document")
+        # read back like any file: checked before --resume or report uses it
+        documents.validate(out["doc"], "tune", where, part="session")
         return out
 
     def list_sessions(self, limit: int = 50) -> list[dict]:

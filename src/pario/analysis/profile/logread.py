@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.platform import documents
 
 FORMAT = "pario-profile"
 VERSION = 1
@@ -22,27 +23,34 @@ COMPACT_VERSION = 2   # merged job logs on disk
 _NAMES = ("counters", "kinds", "ops", "fcounters", "fkinds", "fops")
 
 
+LIMIT = 1 << 30        # bytes of one log: about 9 KB per rank, so room for 100,000 ranks
+_HOW = "give the file written by `pario profile -o`"
+# Counter kinds that cannot be negative (offsets and ranks use -1 for "none").
+_NON_NEGATIVE = ("count", "bytes", "size")
+_INT64 = 1 << 63
+
+
 def _load_json(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise ParioError(f"cannot read profile log {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ParioError(f"{path} is not a pario profile log (invalid JSON at line {exc.lineno}); "
-                         "give the file written by `pario profile -o`") from None
+    """One log file, bounded and validated (schemas/profile-log.schema.json, then what a schema
+    cannot say: counter arrays as long as their names, no negative counts or times)."""
+    where = f"profile log {path}"
+    doc = documents.parse_json(documents.decode(documents.read_bytes(path, "profile log", LIMIT), where), where)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ParioError(f"{path} is not a pario profile log (no \"format\": \"{FORMAT}\"); "
-                         "give the file written by `pario profile -o`")
+        raise ParioError(f"{path} is not a pario profile log (no \"format\": \"{FORMAT}\"); {_HOW}")
     if doc.get("version") == COMPACT_VERSION and doc.get("kind") == "job":
-        try:
-            return expand(doc)
+        try:  # a merged job log as written to disk; checked below in version 1's shape, as every reader takes it
+            doc = expand(doc)
         except (AttributeError, KeyError, TypeError, ValueError):
-            raise ParioError(f"{path} is not a valid compact job log (version 2); "
-                             "give the file written by `pario profile -o`") from None
+            raise ParioError(f"{where}: not a valid compact job log (version 2); {_HOW}") from None
     if doc.get("version") != VERSION:
-        raise ParioError(f"{path} is profile log version {doc.get('version')}, this pario reads versions "
+        raise ParioError(f"{path} is profile log version {doc.get('version')!r}, this pario reads versions "
                          f"{VERSION} and {COMPACT_VERSION}; use the pario that wrote it")
+    if doc.get("kind") not in ("job", "process"):
+        raise ParioError(f"{where}: kind is {doc.get('kind')!r}; a profile log is a \"job\" or a \"process\"")
+    documents.validate(_once(doc), "profile-log", where, part=doc["kind"])
+    processes = doc["processes"] if doc.get("kind") == "job" else [doc]
+    for i, proc in enumerate(processes):
+        _check_process(proc, f"processes[{i}]." if doc.get("kind") == "job" else "", where)
     return doc
 
 
@@ -50,6 +58,53 @@ def _load_json(path: Path) -> dict[str, Any]:
 # view, pario profile --buffer) is carried through unchanged
 _JOB_KEYS = ("format", "version", "kind", "job", "processes")
 _COMPACT_KEYS = ("names", "common", "module_order")
+def _once(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with each module's counter names, kinds and operations kept where they first
+    appear and emptied where they repeat (every process of one build writes the same ones): the
+    schema then checks each distinct list once, at its first place, and a 1,000-process log takes
+    seconds instead of minutes (benchmarks/RESULTS.md). The document itself is not changed."""
+    procs = doc.get("processes") if doc.get("kind") == "job" else [doc]
+    if not isinstance(procs, list):
+        return doc
+    seen: set[str] = set()
+    out = []
+    for proc in procs:
+        modules = proc.get("modules") if isinstance(proc, dict) else None
+        if not isinstance(modules, dict):
+            out.append(proc)
+            continue
+        slim = {}
+        for name, module in modules.items():
+            if isinstance(module, dict) and all(isinstance(module.get(k), list) for k in _NAMES):
+                key = json.dumps([module[k] for k in _NAMES])
+                if key in seen:
+                    module = {**module, **{k: [] for k in _NAMES}}
+                seen.add(key)
+            slim[name] = module
+        out.append({**proc, "modules": slim})
+    return {**doc, "processes": out} if doc.get("kind") == "job" else out[0]
+
+
+def _check_process(proc: dict[str, Any], at: str, where: str) -> None:
+    for name, module in proc["modules"].items():
+        here = f"{at}modules.{name}"
+        for names, kinds, ops in (("counters", "kinds", "ops"), ("fcounters", "fkinds", "fops")):
+            if not len(module[names]) == len(module[kinds]) == len(module[ops]):
+                raise ParioError(f"{where}: {here}: {names}, {kinds} and {ops} differ in length "
+                                 f"({len(module[names])}, {len(module[kinds])}, {len(module[ops])}); "
+                                 "the log is damaged")
+        for r, rec in enumerate(module["records"]):
+            for key, names, kinds in (("c", "counters", "kinds"), ("fc", "fcounters", "fkinds")):
+                values = rec[key]
+                if len(values) != len(module[names]):
+                    raise ParioError(f"{where}: {here}.records[{r}].{key} has {len(values)} values for "
+                                     f"{len(module[names])} {names}; the log is damaged")
+                for k, (value, kind) in enumerate(zip(values, module[kinds])):
+                    bad = value is not None and (abs(value) >= _INT64 or value < 0 and
+                                                 (kind in _NON_NEGATIVE or key == "fc" and kind == "seconds"))
+                    if bad:
+                        raise ParioError(f"{where}: {here}.records[{r}].{key}[{k}] ({module[names][k]}) is "
+                                         f"{value}, impossible for a {kind} counter; the log is damaged")
 
 
 def compact(doc: dict[str, Any]) -> dict[str, Any]:
@@ -134,7 +189,10 @@ def load(path: str | os.PathLike) -> dict[str, Any]:
         raise ParioError(f"profile log {p} does not exist; give the file written by `pario profile -o` "
                          "or the PARIO_PROFILE_DIR directory of a job")
     if p.is_dir():
-        files = parts_in(p)
+        try:
+            files = parts_in(p)
+        except OSError as exc:
+            raise ParioError(f"{p}: cannot list it ({exc.strerror})") from None
         if not files:
             raise ParioError(f"{p} holds no process logs (*.json); did the job run with LD_PRELOAD set "
                              "by `pario profile --env`?")
@@ -142,8 +200,6 @@ def load(path: str | os.PathLike) -> dict[str, Any]:
     doc = _load_json(p)
     if doc.get("kind") == "process":
         return job_from_parts([doc], {"source": str(p)})
-    if doc.get("kind") != "job" or not isinstance(doc.get("processes"), list):
-        raise ParioError(f"{p}: unknown profile log kind {doc.get('kind')!r}; expected \"job\" or \"process\"")
     return doc
 
 

@@ -95,8 +95,9 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
             "bytes_read": c.get(f"{p}_BYTES_READ", 0), "bytes_written": c.get(f"{p}_BYTES_WRITTEN", 0),
             "small_reads": sum(hist(mod, c, "READ").get(b, 0) for b in SMALL_BUCKETS),
             "small_writes": sum(hist(mod, c, "WRITE").get(b, 0) for b in SMALL_BUCKETS),
-            "read_time": c.get(f"{p}_F_READ_TIME", 0.0), "write_time": c.get(f"{p}_F_WRITE_TIME", 0.0),
-            "meta_time": c.get(f"{p}_F_META_TIME", 0.0),
+            # a time the profiler could not take (not finite) is written as null: counted as none here
+            "read_time": c.get(f"{p}_F_READ_TIME") or 0.0, "write_time": c.get(f"{p}_F_WRITE_TIME") or 0.0,
+            "meta_time": c.get(f"{p}_F_META_TIME") or 0.0,
             "common_sizes": sizes, "common_sizes_other": sizes_other,
             "common_strides": strides, "common_strides_other": strides_other,
             "hints": parse_hints(g["hints"]), "hints_status": hints_status(parse_hints(g["hints"])), "counters": c,

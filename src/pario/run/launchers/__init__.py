@@ -7,12 +7,11 @@ import shutil
 
 from pario.model.errors import ParioError
 from pario.platform import slurm
-from pario.platform.mpi import MPI
+from pario.platform.mpi import IO_COMPONENTS, MPI
 from pario.run.forward import DISPLAY_VARS
 from pario.run.launchers import mpirun, srun
 
 LAUNCHERS = ("mpirun", "srun")
-IO_COMPONENTS = ("ompio", "romio321", "romio341")
 
 
 def resolve(launcher: str | None, environ=None) -> str:

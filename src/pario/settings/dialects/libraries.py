@@ -7,7 +7,9 @@ import shlex
 import xml.etree.ElementTree as ET
 
 from pario.model.errors import ParioError
+from pario.model.formats import parse_xml
 from pario.settings import knobs
+from pario.settings.dialects.mpi import split_words
 from pario.settings.dialects.spellings import hints_of
 from pario.settings.model import Issue, Settings, build
 
@@ -23,12 +25,27 @@ def render_adios2(s: Settings, **_) -> str:
 
 
 def parse_adios2(text: str) -> tuple[Settings, list[Issue]]:
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise ParioError(f"not ADIOS2 XML ({exc})") from None
-    pairs = [(f"adios2.{p.get('key')}", p.get("value", "")) for p in root.iter("parameter")]
-    return build(pairs)
+    """The engine parameters of an ADIOS2 XML configuration: <adios-config><io><engine><parameter
+    key= value=/>; transport parameters and other elements are named as not read."""
+    root = parse_xml(text, "ADIOS2 XML")
+    if root.tag != "adios-config":
+        raise ParioError(f"not ADIOS2 XML: the root element is <{root.tag[:40]}>, ADIOS2 reads <adios-config>")
+    pairs, issues = [], []
+    for io in root.findall("io"):
+        for engine in io.findall("engine"):
+            for p in engine.findall("parameter"):
+                key, value = p.get("key"), p.get("value")
+                if not key or value is None:
+                    issues.append(Issue("error", "adios2", "an engine <parameter> needs key= and value= attributes"))
+                    continue
+                pairs.append((f"adios2.{key}", value))
+    engine_params = {id(p) for io in root.findall("io") for e in io.findall("engine") for p in e.findall("parameter")}
+    others = [p for p in root.iter("parameter") if id(p) not in engine_params]
+    if others:
+        issues.append(Issue("warning", "adios2", f"{len(others)} <parameter> element(s) outside <io><engine> "
+                                                 "(transport or operator parameters) are not read"))
+    settings, more = build(pairs, syntax="pario")
+    return settings, issues + more
 
 
 _CHUNK_OPT = {"one": "H5FD_MPIO_CHUNK_ONE_IO", "multi": "H5FD_MPIO_CHUNK_MULTI_IO"}
@@ -66,7 +83,14 @@ def render_hdf5(s: Settings, **_) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+# The lines render_hdf5 writes: a settings file in this dialect holds these and nothing else.
+_HDF5_LINE = re.compile(r"^\s*(H5Pset_\w+\(.*\);.*|/\*.*\*/\s*)$")
+
+
 def parse_hdf5(text: str) -> tuple[Settings, list[Issue]]:
+    issues = [Issue("error", f"line {n}", f"line {n}: {line.strip()[:60]!r} is not an HDF5 property-list call "
+                                          "(H5Pset_...(...);) or a /* comment */")
+              for n, line in enumerate(text.splitlines(), 1) if line.strip() and not _HDF5_LINE.match(line)]
     pairs: list[tuple[str, str]] = []
     m = re.search(r"H5Pset_fapl_mpio\([^)]*\);\s*/\* MPI_Info: (.*?) \*/", text)
     if m:
@@ -92,7 +116,8 @@ def parse_hdf5(text: str) -> tuple[Settings, list[Issue]]:
     m = re.search(r"H5Pset_chunk\(\w+,\s*\d+,\s*\(hsize_t\[\]\)\{([^}]*)\}\)", text)
     if m:
         pairs.append(("hdf5.chunk", ",".join(d.strip() for d in m.group(1).split(","))))
-    return build(pairs)
+    settings, more = build(pairs)
+    return settings, issues + more
 
 
 def render_pnetcdf(s: Settings, **_) -> str:
@@ -109,11 +134,16 @@ def render_pnetcdf(s: Settings, **_) -> str:
 
 def parse_pnetcdf(text: str) -> tuple[Settings, list[Issue]]:
     back = {v: k for k, v in knobs.PNETCDF_INFO.items()}
+    issues = [Issue("error", f"line {n}", f"line {n}: {line.strip()[:60]!r} is not `export PNETCDF_HINTS=...` "
+                                          "or a # comment")
+              for n, line in enumerate(text.splitlines(), 1)
+              if line.strip() and not line.strip().startswith("#") and "PNETCDF_HINTS=" not in line]
     pairs = [(f"pnetcdf.{m.group(1)}", m.group(2)) for m in re.finditer(r"# pario pnetcdf\.(\w+)=(\S+)", text)]
     m = re.search(r"PNETCDF_HINTS=(\S+)", text)
     if m:
-        for item in (shlex.split(m.group(1)) or [""])[0].split(";"):
+        for item in (split_words(m.group(1), "PNETCDF_HINTS") or [""])[0].split(";"):
             key, _, value = item.partition("=")
             if key:
                 pairs.append((f"pnetcdf.{back[key]}" if key in back else key, value))
-    return build(pairs)
+    settings, more = build(pairs)
+    return settings, issues + more

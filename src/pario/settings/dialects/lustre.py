@@ -4,6 +4,7 @@ from __future__ import annotations
 import shlex
 
 from pario.model.errors import ParioError
+from pario.settings.dialects.mpi import split_words
 from pario.settings.dialects.spellings import human, layout_of
 from pario.settings.model import Issue, Settings, build
 
@@ -32,7 +33,7 @@ def render_lfs(s: Settings, path: str = "DIR", **_) -> str:
 
 
 def parse_lfs(text: str) -> tuple[Settings, list[Issue]]:
-    words = shlex.split(text.strip())
+    words = split_words(text.strip(), "lfs setstripe command")
     if words[:2] != ["lfs", "setstripe"]:
         raise ParioError("expected an `lfs setstripe ...` command")
     words = words[2:]

@@ -6,6 +6,7 @@ import json
 import shlex
 
 from pario.model.errors import ParioError
+from pario.model.formats import parse_json
 from pario.settings.dialects.spellings import hints_of, mca_of
 from pario.settings.model import Issue, Settings, build
 
@@ -15,15 +16,27 @@ def render_info(s: Settings, **_) -> str:
 
 
 def parse_info(text: str) -> tuple[Settings, list[Issue]]:
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ParioError(f"not a JSON object of hints ({exc})") from None
+    doc = parse_json(text, "JSON hints")
     if not isinstance(doc, dict):
-        raise ParioError("not a JSON object of hints")
+        raise ParioError("not a JSON object of hints (it holds a JSON " + type(doc).__name__ + ")")
     if isinstance(doc.get("hints"), dict):  # an engine case or a result's hints block
         doc = doc["hints"].get("requested", doc["hints"]) if "requested" in doc["hints"] else doc["hints"]
-    return build(((str(k), str(v)) for k, v in doc.items()), raw=True)  # MPI_Info_set takes them as written
+        if not isinstance(doc, dict):
+            raise ParioError("\"hints\".\"requested\" is not a JSON object of hints")
+    nested = [k for k, v in doc.items() if isinstance(v, (dict, list)) or v is None]
+    issues = [Issue("error", k, f"{k}: an MPI_Info value is a string or a number, not "
+                    f"{'null' if doc[k] is None else 'a ' + type(doc[k]).__name__}") for k in nested]
+    settings, more = build(((str(k), str(v).lower() if isinstance(v, bool) else str(v))
+                            for k, v in doc.items() if k not in nested), hints_only=True)
+    return settings, issues + more
+
+
+def split_words(text: str, what: str) -> list[str]:
+    """shlex.split, with an unclosed quote said in one line instead of a traceback."""
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise ParioError(f"{what}: {exc} (a quote is not closed)") from None
 
 
 def render_romio(s: Settings, **_) -> str:
@@ -50,7 +63,7 @@ def romio_pairs(text: str) -> list[tuple[int, str, str]]:
 def parse_romio(text: str) -> tuple[Settings, list[Issue]]:
     pairs = romio_pairs(text)
     bad = [Issue("error", f"line {n}", f"line {n}: expected 'key value', got {v!r}") for n, k, v in pairs if not k]
-    settings, issues = build(((k, v) for _, k, v in pairs if k), raw=True)  # ROMIO reads the file as written
+    settings, issues = build(((k, v) for _, k, v in pairs if k), hints_only=True)
     return settings, bad + issues
 
 
@@ -61,7 +74,7 @@ def render_ompi(s: Settings, **_) -> str:
 
 
 def parse_ompi(text: str) -> tuple[Settings, list[Issue]]:
-    words = shlex.split(text)
+    words = split_words(text, "Open MPI --mca flags")
     pairs, issues, i = [], [], 0
     while i < len(words):
         if words[i] in ("--mca", "-mca", "--gmca", "-gmca") and i + 2 < len(words):
@@ -89,7 +102,7 @@ def parse_ompi_env(text: str) -> tuple[Settings, list[Issue]]:
         if not sep or not name.startswith("OMPI_MCA_"):
             issues.append(Issue("error", name, f"{raw.strip()!r} is not OMPI_MCA_NAME=VALUE"))
             continue
-        pairs.append((f"mca.{name[len('OMPI_MCA_'):]}", (shlex.split(value) or [""])[0]))
+        pairs.append((f"mca.{name[len('OMPI_MCA_'):]}", (split_words(value, name) or [""])[0]))
     settings, more = build(pairs)
     return settings, issues + more
 
@@ -121,7 +134,7 @@ def cray_patterns(text: str) -> dict[str, dict[str, str]]:
     text = text.strip()
     if "MPICH_MPIIO_HINTS=" in text:
         text = text.split("MPICH_MPIIO_HINTS=", 1)[1]
-    text = (shlex.split(text) or [""])[0]
+    text = (split_words(text, "MPICH_MPIIO_HINTS") or [""])[0]
     out: dict[str, dict[str, str]] = {}
     for group in _split_outside_hashes(text, ","):
         fields = _split_outside_hashes(group, ":")
@@ -135,6 +148,6 @@ def cray_patterns(text: str) -> dict[str, dict[str, str]]:
 def parse_cray(text: str, pattern: str = "*") -> tuple[Settings, list[Issue]]:
     groups = cray_patterns(text)
     pairs = [kv for p, kvs in groups.items() if p == pattern or pattern == "*" for kv in kvs.items()]
-    return build(pairs, raw=True)  # Cray MPICH hands the values to ROMIO as written
+    return build(pairs, hints_only=True)
 
 

@@ -1,0 +1,69 @@
+"""argparse as pario uses it: every flag that takes a value converts and checks it with its typed
+row (plan/inputs.py for bench, the rows of each command's module otherwise; settings.values does
+the checking), and a mistake on the command line is one line and exit 2, not argparse's usage
+block. tests/python/test_inputs.py checks that no flag of any command takes a value without a row.
+
+    p.add_argument("-i", "--reps", type=typed(inputs.CASE["reps"]))
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable, NoReturn
+
+from pario.model.errors import ParioError
+from pario.plan import inputs
+from pario.settings.catalogue import Setting
+
+
+def one_line(message: str) -> str:
+    """The message with control characters shown as escapes: a name or value from a file may hold a
+    newline or a carriage return, and the error is still one line."""
+    return "".join(repr(ch)[1:-1] if ch < " " or "\x7f" <= ch <= "\x9f" or ch in "\u2028\u2029" else ch
+                   for ch in message)
+
+
+class UsageError(ParioError):
+    """A command line argparse could not read: exit 2, one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (its subparsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (`{self.prog} --help` lists what it takes)")
+
+
+class Typed:
+    """An argparse `type` made from a typed row: the value converted and checked, or argparse's one
+    line naming the flag ("argument -i/--reps: 0 is out of range; give a value from 1 to ...")."""
+
+    def __init__(self, row: Setting | None = None, check: Callable[[str], Any] | None = None):
+        self.row, self.check = row, check
+        self.__name__ = row.name if row is not None else getattr(check, "__name__", "value")
+
+    def __call__(self, text: str) -> Any:
+        if self.check is not None:
+            try:
+                return self.check(text)
+            except ParioError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+        assert self.row is not None
+        value, why = inputs.check(self.row, text)
+        if why:
+            raise argparse.ArgumentTypeError(f"{inputs.shown(text)} {why}")
+        return value
+
+
+def typed(row: Setting) -> Typed:
+    return Typed(row)
+
+
+def checked(fn: Callable[[str], Any]) -> Typed:
+    """A value whose check is a function (KEY=VALUE pairs, run ids): it raises ParioError."""
+    return Typed(check=fn)
+
+
+def row(name: str, kind: str, doc: str = "", lo: float | None = None, hi: float | None = None,
+        choices: tuple[str, ...] = ()) -> Typed:
+    """A flag of a command other than bench, declared where the command is."""
+    return Typed(Setting(name, kind, None, tuple(choices), doc, lo, hi))
