@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from pario.analysis.summary import summarize
+from pario.cli.args import row
 from pario.model.errors import ParioError
 from pario.model.jobs import JobState, ended_sentence
 from pario.report import json as json_report
@@ -34,7 +35,7 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("Slurm batch job (from a login node)")
     g.add_argument("--submit", action="store_true",
                    help="run as a batch job: write the script, sbatch it, show its state, store and show the result")
-    g.add_argument("--sbatch-args", metavar="ARGS",
+    g.add_argument("--sbatch-args", metavar="ARGS", type=row("sbatch_args", "str", "sbatch options"),
                    help="sbatch options for the job, e.g. \"-p debug -t 30 -A proj\" (#SBATCH lines)")
     g.add_argument("--script-only", action="store_true",
                    help="print the batch script (for sites that need edits) and submit nothing")

@@ -9,8 +9,10 @@ import sys
 from typing import Any
 
 from pario.cli import submit
+from pario.cli.args import row
 from pario.model.errors import ParioError
 from pario.model.tuning import TuningSession
+from pario.plan.inputs import INTEGER_MAX
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_path
 from pario.platform.mpi import detect, find_mpirun
@@ -26,12 +28,15 @@ from pario.tune.trials import EngineTrials
 def add_flags(p: argparse.ArgumentParser) -> None:
     submit.add_flags(p)
     g = p.add_argument_group("trials as Slurm jobs (--submit)")
-    g.add_argument("--max-jobs", type=int, default=1, metavar="N",
+    g.add_argument("--max-jobs", type=row("max_jobs", "int", "array tasks at once", lo=1, hi=INTEGER_MAX),
+                   default=1, metavar="N",
                    help="array tasks that run at once (1: every trial alone on the file system, as the noise "
                         "test assumes; more finish sooner but trials then compete for the file system)")
-    g.add_argument("--batch", type=int, default=4, metavar="K",
+    g.add_argument("--batch", type=row("batch", "int", "configurations per job array", lo=1, hi=INTEGER_MAX),
+                   default=4, metavar="K",
                    help="configurations submitted together, as one job array (4)")
-    p.add_argument("--run-trials", metavar="FILE", help=argparse.SUPPRESS)  # inside an array task only
+    # inside an array task only
+    p.add_argument("--run-trials", metavar="FILE", type=row("run_trials", "path"), help=argparse.SUPPRESS)
 
 
 def plan_of(args: argparse.Namespace, store: Store, ranks: int | None) -> SubmitPlan:
