@@ -93,8 +93,8 @@ static int end_launch(pid_t launcher, unsigned long long start) {
     if (!signal_session(launcher, 0)) return 1;
     pause_ms(50);
   }
-  signal_session(launcher, SIGKILL);
-  for (int waited = 0; waited < GRACE_MS && signal_session(launcher, 0); waited += 50) pause_ms(50);
+  /* again at each look: during start-up the launcher may have forked a rank after a scan */
+  for (int waited = 0; waited < GRACE_MS && signal_session(launcher, SIGKILL); waited += 50) pause_ms(50);
   return 2;
 }
 
