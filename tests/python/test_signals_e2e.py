@@ -291,6 +291,8 @@ def test_sigkill_of_pario_before_it_named_the_launcher(tmp_path, pid_file):
     (run_dir / "launcher").unlink(missing_ok=True)
     if pid_file == "stale":
         (run_dir / "launcher").write_text(f"{bench.proc.pid} {pario_start}\n")
+    # what rank 0 leaves when it is killed between writing its result document and renaming it
+    (run_dir / "result.json.tmp.99999").write_text("{")
     os.kill(launcher, signal.SIGCONT)
     code, out, err = bench.finish()
     assert code == -signal.SIGKILL
