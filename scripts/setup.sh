@@ -200,7 +200,8 @@ else
     say "installing pario and its test tools into $VENV (builds the C engine; a minute the first time)"
     # The venv's bin first, so that a pip-installed cmake is found by the build.
     rm -f "$STAMP"
-    PATH="$VENV/bin:$PATH" "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${CMAKE_ARGS[@]}" ".[test]" \
+    # the darshan extra: PyDarshan, so that `pario advise` reads Darshan logs
+    PATH="$VENV/bin:$PATH" "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${CMAKE_ARGS[@]}" ".[test,darshan]" \
         || die "pip could not build or install pario (its messages are above)"
     echo "$want" > "$STAMP"
 fi

@@ -13,6 +13,7 @@
 #include "engine/listing.h"
 #include "engine/metadata.h"
 #include "engine/phases.h"
+#include "engine/placement.h"
 #include "engine/probe.h"
 #include "engine/reduce.h"
 #include "engine/result.h"
@@ -76,6 +77,8 @@ static int settings_main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   pario_log_set_rank(rank);
   int rc = pario_world_init(&world);
+  if (!rc && (rc = pario_launch_check(world.nranks)) && getenv("SLURM_PROCID") && atoi(getenv("SLURM_PROCID")))
+    rank = -1; /* every task is a rank 0 alone: the first task alone speaks */
   if (!rc) rc = load_spec(argv[2], rank, &run);
   if (!rc) pario_guard_start(&run, argv[2], NULL);
   if (!rc) {
@@ -134,7 +137,15 @@ int main(int argc, char **argv) {
 
   int rc = pario_world_init(&world);
   res.world = &world;
+  if (!rc && (rc = pario_launch_check(world.nranks)) && getenv("SLURM_PROCID") && atoi(getenv("SLURM_PROCID"))) {
+    result_path = NULL; /* every task is a rank 0 alone: the first task alone writes and speaks */
+    rank = -1;
+  }
   if (!rc) rc = load_spec(argv[1], rank, &run);
+  pario_placement place;
+  memset(&place, 0, sizeof place);
+  if (!rc) rc = pario_placement_init(&place, &world);
+  res.placement = &place;
   if (rc) {
     fail(rc);
     res.status = "failed";
@@ -187,6 +198,7 @@ int main(int argc, char **argv) {
   }
   for (int k = 0; k < res.ncases; k++) pario_case_rec_free(&res.cases[k]);
   free(res.cases);
+  pario_placement_free(&place);
   pario_spec_free(&run);
   pario_world_free(&world);
   MPI_Finalize();

@@ -187,6 +187,7 @@ int pario_result_save(const pario_result *res, const char *path) {
       pario_jw_obj_end(&j);
     }
     pario_jw_arr_end(&j);
+    if (res->placement) pario_placement_write(&j, res->placement, res->world);
   }
   pario_jw_dbl(&j, "clock_offset_max_s", res->clock_offset_max);
   pario_jw_obj_end(&j);

@@ -5,12 +5,14 @@
 #include <mpi.h>
 
 #include "engine/groups.h"
+#include "engine/placement.h"
 #include "engine/reduce.h"
 #include "engine/spec.h"
 
 typedef struct {
   const pario_run *run;
   const pario_world *world;
+  const pario_placement *placement; /* where each rank ran (rank 0 holds all) */
   char started[64];
   char mpi_library[MPI_MAX_LIBRARY_VERSION_STRING];
   char mpi_standard[16];

@@ -208,6 +208,9 @@ int pario_profile_write(const char *reason, int partial, int from_signal) {
   putf(&o, "\"settings\":{\"mem_bound\":%llu,\"trace\":%s,\"mem_align\":%d,\"exclude\":",
        (unsigned long long)pario_cfg.mem_bound, pario_cfg.trace ? "true" : "false", pario_cfg.mem_align);
   put_str(&o, pario_cfg.exclude);
+  puts_(&o, ",\"runtime\":");
+  put_str(&o, pario_cfg.runtime);
+  putf(&o, ",\"runtime_files\":%s", pario_cfg.runtime_files ? "true" : "false");
   /* which clock timed the calls: the TSC (calibrated) or CLOCK_MONOTONIC (see intercept/clock.h) */
   putf(&o, ",\"clock\":\"%s\"", pario_use_tsc ? "tsc" : "monotonic");
   putf(&o, "},\"limits\":{\"dropped_records\":%lld,\"trace_kept\":%lld,\"trace_dropped\":%lld,\"trace_capacity\":%lld},",

@@ -41,7 +41,13 @@ struct pario_settings {
   int mem_align;         /* memory alignment tested */
   int verbose;
   char exclude[2048];    /* ':'-separated path prefixes not recorded */
+  char runtime[2048];    /* ':'-separated patterns ('*' = any characters) of the MPI runtime's own files */
+  int runtime_files;     /* record those per file too (else one "<MPI runtime files>" record per module) */
 };
+/* The record that stands for every file of the MPI runtime (shared memory segments, session
+ * directories, PMIx stores): one per module and process, reduced across ranks like a shared file,
+ * so that they cost the log the same at 4 ranks and at 10,000. */
+#define PARIO_RUNTIME_RECORD "<MPI runtime files>"
 extern struct pario_settings pario_cfg;
 /* Read the PARIO_PROFILE_* environment (csrc/profile/README.md); 0, or -1 when profiling is off. */
 int pario_settings_read(void);

@@ -24,6 +24,7 @@ struct pario_stats pario_stats;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pario_rec *table[NBUCKETS];
 static struct pario_rec overflow[PARIO_NUM_MODULES];
+static struct pario_rec runtime_rec[PARIO_NUM_MODULES];
 static struct pario_rec *reduced; /* records this rank owns after the MPI reduction */
 static char *arena, *arena_end, *arena_next;
 static struct pario_tevent *tbuf;
@@ -106,6 +107,8 @@ int pario_records_init(void) {
     pario_stats.trace_cap = (int64_t)((bound - rec_share) / sizeof(struct pario_tevent));
   }
   for (int m = 0; m < PARIO_NUM_MODULES; m++) rec_setup(&overflow[m], 0, m, "<other files>");
+  for (int m = 0; m < PARIO_NUM_MODULES; m++)
+    rec_setup(&runtime_rec[m], hash_path(PARIO_RUNTIME_RECORD), m, PARIO_RUNTIME_RECORD);
   struct rlimit rl;
   int cap = 65536;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)cap) cap = (int)rl.rlim_cur;
@@ -132,8 +135,43 @@ static int excluded(const char *path) {
   return 0;
 }
 
+/* '*' matches any characters, '/' included; everything else matches itself. No allocation, no
+ * locale: this runs inside open() and stat() of the program. */
+static int glob_match(const char *pat, size_t plen, const char *s) {
+  size_t p = 0, star = (size_t)-1;
+  const char *back = NULL;
+  while (*s) {
+    if (p < plen && pat[p] == '*') {
+      star = ++p;
+      back = s;
+    } else if (p < plen && pat[p] == *s) {
+      p++;
+      s++;
+    } else if (star != (size_t)-1) {
+      p = star;
+      s = ++back;
+    } else {
+      return 0;
+    }
+  }
+  while (p < plen && pat[p] == '*') p++;
+  return p == plen;
+}
+
+static int runtime_file(const char *path) {
+  for (const char *p = pario_cfg.runtime; *p;) {
+    const char *e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n && glob_match(p, n, path)) return 1;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
 struct pario_rec *pario_rec_get(const char *path, int module) {
   if (!arena || excluded(path)) return NULL;
+  if (!pario_cfg.runtime_files && runtime_file(path)) return &runtime_rec[module];
   uint64_t id = hash_path(path);
   unsigned b = (unsigned)(id % NBUCKETS);
   pthread_mutex_lock(&table_lock);
@@ -162,6 +200,7 @@ void pario_records_each(pario_rec_fn fn, void *arg) {
   for (int b = 0; b < NBUCKETS; b++)
     for (struct pario_rec *r = table[b]; r; r = r->next) fn(r, arg);
   for (int m = 0; m < PARIO_NUM_MODULES; m++) fn(&overflow[m], arg);
+  for (int m = 0; m < PARIO_NUM_MODULES; m++) fn(&runtime_rec[m], arg);
 }
 
 void pario_records_add_reduced(struct pario_rec *r) { r->next = reduced; reduced = r; }

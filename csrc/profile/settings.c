@@ -22,6 +22,27 @@ static size_t env_size(const char *name, size_t dflt) {
   return (size_t)(x * mul);
 }
 
+/* The MPI runtime's own files: Open MPI 4/5 shared memory (the vader BTL, smsc) and session
+ * directories under $TMPDIR, OMPIO's shared-file-pointer lock test files next to the program's
+ * file, PMIx stores, MPICH and Intel MPI shared memory. */
+static void default_runtime(void) {
+  static const char *const fixed = "/dev/shm/vader_segment.*:/dev/shm/sm_segment.*:/dev/shm/pmix*:"
+                                   "/dev/shm/mpich_shar_tmp*:/dev/shm/shm-col-space-*:/dev/shm/Intel_MPI_*:"
+                                   "*/pmix_dstor_*:*.locktest.*";
+  static const char *const under_tmp[] = {"ompi.*", "prte.*", "pmix*", ".pmix*"};
+  size_t n = (size_t)snprintf(pario_cfg.runtime, sizeof pario_cfg.runtime, "%s", fixed);
+  const char *tmp = getenv("TMPDIR");
+  for (int d = 0; d < 2; d++) {
+    const char *dir = d == 0 ? "/tmp" : tmp;
+    if (d == 1 && (!tmp || !*tmp || strchr(tmp, ':') || !strcmp(tmp, "/tmp") || !strcmp(tmp, "/tmp/"))) break;
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dl--;
+    for (size_t k = 0; k < sizeof under_tmp / sizeof *under_tmp && n < sizeof pario_cfg.runtime; k++)
+      n += (size_t)snprintf(pario_cfg.runtime + n, sizeof pario_cfg.runtime - n, ":%.*s/%s", (int)dl, dir,
+                            under_tmp[k]);
+  }
+}
+
 int pario_settings_read(void) {
   const char *v = getenv("PARIO_PROFILE_DIR");
   if (v && *v) snprintf(pario_cfg.dir, sizeof pario_cfg.dir, "%s", v);
@@ -37,6 +58,11 @@ int pario_settings_read(void) {
   v = getenv("PARIO_PROFILE_EXCLUDE");
   snprintf(pario_cfg.exclude, sizeof pario_cfg.exclude, "%s",
            v ? v : "/proc/:/sys/:/dev/:/etc/:/usr/:/lib/:/lib64/:/bin/:/sbin/:/boot/:/run/");
+  v = getenv("PARIO_PROFILE_RUNTIME");
+  if (v) snprintf(pario_cfg.runtime, sizeof pario_cfg.runtime, "%s", v);
+  else default_runtime();
+  v = getenv("PARIO_PROFILE_RUNTIME_FILES");
+  pario_cfg.runtime_files = v && *v && strcmp(v, "0") != 0;
   const char *off = getenv("PARIO_PROFILE_DISABLE");
   return off && *off && strcmp(off, "0") != 0 ? -1 : 0;
 }

@@ -28,7 +28,7 @@ WEAK(PMPI_File_iread_shared) WEAK(PMPI_File_iwrite_shared)
 WEAK(PMPI_T_init_thread) WEAK(PMPI_T_cvar_get_num) WEAK(PMPI_T_cvar_get_info) WEAK(PMPI_T_cvar_handle_alloc)
 WEAK(PMPI_T_cvar_read) WEAK(PMPI_T_cvar_handle_free) WEAK(PMPI_T_finalize)
 #ifdef OPEN_MPI
-WEAK(ompi_mpi_char)
+WEAK(ompi_mpi_char) WEAK(ompi_mpi_info_null)
 #endif
 
 /* ---- MPI_File -> record ---- */
@@ -118,28 +118,63 @@ static const char *mca_settings(void) {
   return done;
 }
 
-/* Effective hints, as the implementation reports them after open/set_view/set_info. */
-static void record_hints(MPI_File fh, struct pario_rec *r) {
-  MPI_Info info;
+/* "key=value;..." of an info object into buf (each key after `prefix`); returns the new length. */
+static size_t info_items(MPI_Info info, const char *prefix, char *buf, size_t len, size_t cap) {
   int nkeys = 0;
+  PMPI_Info_get_nkeys(info, &nkeys);
+  for (int k = 0; k < nkeys; k++) {
+    char key[MPI_MAX_INFO_KEY + 1], val[1024];
+    int flag = 0;
+    if (PMPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS) continue;
+    if (PMPI_Info_get(info, key, (int)sizeof val - 1, val, &flag) != MPI_SUCCESS || !flag) continue;
+    int n = snprintf(buf + len, cap - len, "%s%s%s=%s", len ? ";" : "", prefix, key, val);
+    if (n < 0 || (size_t)n >= cap - len) break;
+    len += (size_t)n;
+  }
+  return len;
+}
+
+/* Effective hints, as the implementation reports them after open/set_view/set_info, then the
+ * hints the program asked for as "req:key=value" items (what it passed at open, set_view and
+ * set_info, the latest value of each key kept), so that a reader can tell a hint that did not
+ * take effect from one that was never asked for. */
+static void record_hints(MPI_File fh, struct pario_rec *r, MPI_Info asked) {
+  MPI_Info info;
   if (PMPI_File_get_info(fh, &info) != MPI_SUCCESS) return;
   char *buf = pario_arena_alloc(4096);
   if (buf) {
-    size_t len = 0;
     buf[0] = 0;
-    PMPI_Info_get_nkeys(info, &nkeys);
-    for (int k = 0; k < nkeys; k++) {
-      char key[MPI_MAX_INFO_KEY + 1], val[1024];
-      int flag = 0;
-      if (PMPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS) continue;
-      if (PMPI_Info_get(info, key, (int)sizeof val - 1, val, &flag) != MPI_SUCCESS || !flag) continue;
-      int n = snprintf(buf + len, 4096 - len, "%s%s=%s", len ? ";" : "", key, val);
-      if (n < 0 || (size_t)n >= 4096 - len) break;
-      len += (size_t)n;
-    }
+    size_t len = info_items(info, "", buf, 0, 4096);
     const char *mca = mca_settings();
-    if (*mca) snprintf(buf + len, 4096 - len, "%s", len ? mca : mca + 1);
+    if (*mca) {
+      int n = snprintf(buf + len, 4096 - len, "%s", len ? mca : mca + 1);
+      if (n > 0 && (size_t)n < 4096 - len) len += (size_t)n;
+    }
+    size_t before_req = len;
+    if (asked != MPI_INFO_NULL) len = info_items(asked, "req:", buf, len, 4096);
     pario_lock(&r->lock);
+    /* keep what was asked before (at open) unless asked again now */
+    for (const char *p = r->hints ? strstr(r->hints, "req:") : NULL; p; p = strstr(p + 1, ";req:")) {
+      if (*p == ';') p++;
+      const char *eq = strchr(p, '='), *end = strchr(p, ';');
+      size_t item = end ? (size_t)(end - p) : strlen(p);
+      if (!eq || (end && eq > end)) continue;
+      char key[MPI_MAX_INFO_KEY + 8];
+      size_t klen = (size_t)(eq - p);
+      if (klen >= sizeof key - 1) continue;
+      memcpy(key, p, klen);
+      key[klen] = '=';
+      key[klen + 1] = 0;
+      int again = 0;
+      for (const char *q = buf + before_req; (q = strstr(q, key)); q++)
+        if (q == buf || q[-1] == ';') { again = 1; break; }
+      if (!again && len + item + 2 < 4096) {
+        if (len) buf[len++] = ';';
+        memcpy(buf + len, p, item);
+        len += item;
+        buf[len] = 0;
+      }
+    }
     r->hints = buf;
     pario_unlock(&r->lock);
   }
@@ -176,7 +211,7 @@ int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI
   if (r) {
     fset(*fh, r);
     pario_rec_open(r, PARIO_MPIIO_OPENS, t0, t1);
-    record_hints(*fh, r);
+    record_hints(*fh, r, info);
   }
   pario_guard = 0;
   return ret;
@@ -198,29 +233,29 @@ int MPI_File_close(MPI_File *fh) {
   return ret;
 }
 
-static void meta(MPI_File fh, int idx, int hints, int64_t t0, int64_t t1) {
+static void meta(MPI_File fh, int idx, int hints, MPI_Info asked, int64_t t0, int64_t t1) {
   struct pario_rec *r = frec(fh);
   if (!r) return;
   pario_guard = 1;
   pario_rec_meta(r, idx, t0, t1);
-  if (hints) record_hints(fh, r);
+  if (hints) record_hints(fh, r, asked);
   pario_guard = 0;
 }
 
-#define META_WRAP(fn, idx, hints, params, args)                                          \
+#define META_WRAP(fn, idx, hints, asked, params, args)                                   \
   int fn params {                                                                        \
     if (!ACTIVE()) return P##fn args;                                                    \
     int64_t t0 = pario_ticks();                                                          \
     int ret = P##fn args;                                                                \
     int64_t t1 = pario_ticks();                                                          \
-    if (ret == MPI_SUCCESS) meta(fh, idx, hints, t0, t1);                                \
+    if (ret == MPI_SUCCESS) meta(fh, idx, hints, asked, t0, t1);                         \
     return ret;                                                                          \
   }
-META_WRAP(MPI_File_set_view, PARIO_MPIIO_VIEWS, 1,
+META_WRAP(MPI_File_set_view, PARIO_MPIIO_VIEWS, 1, info,
           (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep, MPI_Info info),
           (fh, disp, et, ft, rep, info))
-META_WRAP(MPI_File_set_info, PARIO_MPIIO_HINTS, 1, (MPI_File fh, MPI_Info info), (fh, info))
-META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, (MPI_File fh), (fh))
+META_WRAP(MPI_File_set_info, PARIO_MPIIO_HINTS, 1, info, (MPI_File fh, MPI_Info info), (fh, info))
+META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, MPI_INFO_NULL, (MPI_File fh), (fh))
 
 /* ---- data: every form, counted by form ---- */
 #define IO_WRAP(fn, kind, idx, params, args)                                             \

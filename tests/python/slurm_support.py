@@ -63,3 +63,30 @@ def job_fields(cluster, job_id):
     assert out.returncode == 0, out.stderr
     first = out.stdout.splitlines()[0]
     return dict(item.split("=", 1) for item in first.split() if "=" in item)
+
+
+def pario_env(cluster, tmp_path, engine=None, extra=None):
+    """The environment of a pario command against this cluster: the tree's pario, the engine
+    (PARIO_ENGINE unless given), a store and a cache of the test's own. Batch jobs inherit it."""
+    env = dict(cluster.env)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PARIO_DB"] = str(tmp_path / "runs.db")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["COLUMNS"] = "200"  # wide tables: the tests look for whole cells
+    for key in ("PARIO_FAULT", "OMPI_MCA_io", "SLURM_MPI_TYPE", "PARIO_MPIRUN"):
+        env.pop(key, None)
+    if engine or os.environ.get("PARIO_ENGINE"):
+        env["PARIO_ENGINE"] = engine or os.environ["PARIO_ENGINE"]
+    env.update(extra or {})
+    return env
+
+
+def pario(cluster, args, tmp_path, *, salloc=None, engine=None, extra=None, timeout=300):
+    """`python -m pario ARGS` from tmp_path; inside `salloc -n SALLOC` when given (the allocation
+    is granted at once on an idle cluster)."""
+    import sys
+    argv = [sys.executable, "-m", "pario", *map(str, args)]
+    if salloc:
+        argv = ["salloc", "-n", str(salloc), "--immediate=60", *argv]
+    return subprocess.run(argv, env=pario_env(cluster, tmp_path, engine, extra), capture_output=True, text=True,
+                          timeout=timeout, cwd=tmp_path)

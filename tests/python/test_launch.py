@@ -8,8 +8,10 @@ import pytest
 
 from pario.model.errors import ParioError
 from pario.platform import mpi as mpis
+from pario.platform import slurm
 from pario.report.terminal.progress import Progress
 from pario.run import forward, launchers, watchdog
+from pario.run.launchers import srun
 
 OMPI = mpis.MPI("/usr/bin/mpirun", "openmpi", "mpirun (Open MPI) 4.1.4")
 MPICH = mpis.MPI("/usr/bin/mpiexec.hydra", "mpich", "HYDRA build details:")
@@ -42,9 +44,17 @@ def test_mpich_and_intel_commands():
             launchers.command(mpi, 3, ENGINE, io="ompio")
 
 
-def test_srun_command_and_env():
-    assert launchers.command(OMPI, 8, ENGINE, launcher="srun") == ["srun", "-n", "8", "--mpi=pmix", *ENGINE]
-    assert launchers.command(MPICH, 8, ENGINE, launcher="srun")[3] == "--mpi=pmi2"
+def test_srun_command_and_env(monkeypatch):
+    # this srun's plugins as Slurm 22.05 lists them (the real `srun --mpi=list`: test_slurm_*.py)
+    monkeypatch.setattr(slurm, "mpi_plugins", lambda: ("pmix", "none", "cray_shasta", "pmi2", "pmix_v4"))
+    monkeypatch.delenv("SLURM_MPI_TYPE", raising=False)
+    srun._choice.cache_clear()
+    assert launchers.command(OMPI, 8, ENGINE, launcher="srun") == [
+        "srun", "-n", "8", "--kill-on-bad-exit=1", "--mpi=pmix", *ENGINE]
+    assert launchers.command(MPICH, 8, ENGINE, launcher="srun")[4] == "--mpi=pmi2"
+    monkeypatch.setenv("SLURM_MPI_TYPE", "pmi2")  # the user's (or site's) choice: srun reads it itself
+    assert launchers.command(OMPI, 8, ENGINE, launcher="srun") == ["srun", "-n", "8", "--kill-on-bad-exit=1", *ENGINE]
+    srun._choice.cache_clear()
     assert launchers.launch_env(OMPI, "ompio", "srun", {})["OMPI_MCA_io"] == "ompio"
     with pytest.raises(ParioError, match="choose one of"):
         launchers.command(OMPI, 2, ENGINE, io="romio999")

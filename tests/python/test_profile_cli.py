@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from profile_support import ROOT, compile_c, preload_lib
+from profile_support import ROOT, compile_c, load, preload_lib
 
 pytestmark = [pytest.mark.e2e]
 
@@ -39,7 +39,7 @@ def test_profile_serial_then_show(lib, tmp_path):
     assert r.stdout == ""  # the program printed nothing, and neither did pario
     assert "written to" in r.stderr and log.is_file()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".seq.json.parts-")]  # parts removed
-    doc = json.loads(log.read_text())
+    doc = load(log)
     assert doc["kind"] == "job" and doc["job"]["exit_code"] == 0 and len(doc["processes"]) == 1
     shown = pario("profile", "show", log, "--json")
     assert shown.returncode == 0, shown.stderr
@@ -54,7 +54,7 @@ def test_profile_serial_then_show(lib, tmp_path):
 def test_exit_code_is_the_program_s(lib, tmp_path):
     r = pario("profile", "-o", tmp_path / "f.json", "--", "sh", "-c", "echo hi > x.txt; exit 7", lib=lib, cwd=tmp_path)
     assert r.returncode == 7 and (tmp_path / "x.txt").read_text() == "hi\n"
-    doc = json.loads((tmp_path / "f.json").read_text())
+    doc = load(tmp_path / "f.json")
     paths = {rec["path"] for p in doc["processes"] for rec in p["modules"]["posix"]["records"]}
     assert str(tmp_path / "x.txt") in paths
 
@@ -79,12 +79,37 @@ def test_profile_mpi_through_mpirun(lib, tmp_path):
     log = tmp_path / "mpi.json"
     r = pario("profile", "-n", 4, "-o", log, "--", exe, tmp_path / "shared.dat", lib=lib)
     assert r.returncode == 0, r.stderr
-    doc = json.loads(log.read_text())
+    doc = load(log)
     assert sorted(p["process"]["rank"] for p in doc["processes"]) == [0, 1, 2, 3]  # mpirun itself is not profiled
     out = json.loads(pario("profile", "show", log, "--json").stdout)
     row = next(f for f in out["files"] if f["path"] == str(tmp_path / "shared.dat") and f["module"] == "mpiio")
     assert row["nprocs"] == 4 and row["writes"] == 16 and row["reads"] == 16
     assert out["job"]["ranks"] == 4
+
+
+def test_job_log_nearly_flat_in_the_rank_count(lib, tmp_path):
+    """A job whose ranks share one file: the merged log (compact, version 2) grows by a process
+    entry per rank, not by counter names and runtime files (benchmarks/profile_logsize has the
+    4-256 rank figures)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
+    sizes = {}
+    for n in (2, 4):
+        log = tmp_path / f"mpi{n}.json"
+        r = pario("profile", "-n", n, "-o", log, "--", exe, tmp_path / "shared.dat", lib=lib)
+        assert r.returncode == 0, r.stderr
+        sizes[n] = log.stat().st_size
+        on_disk = json.loads(log.read_text())
+        assert on_disk["version"] == 2
+        jsonschema.validate(on_disk, json.loads((ROOT / "schemas" / "profile-log.schema.json").read_text()))
+    assert sizes[4] - sizes[2] < 2 * 400, sizes
+    # the runtime's files asked for one by one: recorded, and the log says so
+    log = tmp_path / "rt.json"
+    r = pario("profile", "-n", 2, "--runtime-files", "-o", log, "--", exe, tmp_path / "shared.dat", lib=lib)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(log.read_text())
+    assert doc["common"]["settings"]["runtime_files"] is True
+    assert log.stat().st_size > sizes[2]
 
 
 def test_env_prints_exports(lib, tmp_path):
@@ -136,7 +161,7 @@ def test_trace_and_memory_bound_from_the_cli(lib, tmp_path):
     log = tmp_path / "t.json"
     r = pario("profile", "--trace", "--mem", 1, "-o", log, "--", exe, tmp_path / "w", 10, 50000, lib=lib)
     assert r.returncode == 0 and "memory bound" in r.stderr  # loud, from the process itself
-    doc = json.loads(log.read_text())
+    doc = load(log)
     (proc,) = doc["processes"]
     assert proc["settings"]["trace"] is True and proc["settings"]["mem_bound"] == 1 << 20
     out = json.loads(pario("profile", "show", log, "--json").stdout)
@@ -215,7 +240,7 @@ def test_a_signal_to_pario_is_passed_on_and_the_log_is_written(lib, tmp_path, si
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + sig, err
     assert program and not any(_alive(p) for p in program), "the program outlived pario"
-    doc = json.loads(log.read_text())
+    doc = load(log)  # the compact log, expanded by the reader
     assert doc["job"]["exit_code"] == -sig
     assert [p["process"]["partial"] for p in doc["processes"]] == [True]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sig.json.parts-")]
@@ -232,6 +257,6 @@ def test_sighup_is_passed_on_and_pario_exits_with_the_program_s_code(lib, tmp_pa
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 5, err
     assert not any(_alive(p) for p in program)
-    doc = json.loads(log.read_text())
+    doc = load(log)  # the compact log, expanded by the reader
     paths = {rec["path"] for p in doc["processes"] for rec in p["modules"]["posix"]["records"]}
     assert str(tmp_path / "bye.txt") in paths, "the log holds what the program did on its way out"

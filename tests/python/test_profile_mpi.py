@@ -53,3 +53,41 @@ def test_shared_file_reduced(lib, tmp_path, mode, ranks, users):
     posix = files(logs)[("posix", str(target))]["counters"]
     assert posix["POSIX_BYTES_WRITTEN"] == 4 * users * block and posix["POSIX_BYTES_READ"] == 4 * users * block
     assert all(d["process"]["mpi_finalized"] for d in docs)
+
+
+def _runtime_paths(docs):
+    return [r["path"] for d in docs for m in d["modules"].values() for r in m["records"]
+            if r["path"].startswith(("/dev/shm/vader", "/tmp/ompi.")) or ".locktest." in r["path"]]
+
+
+def test_runtime_files_folded(lib, tmp_path):
+    """The MPI runtime's own files (shared memory, session directories, OMPIO's lock test files)
+    become one "<MPI runtime files>" record, reduced across ranks like a shared file: they no
+    longer cost the log a record per rank and file."""
+    exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
+    logs, target = tmp_path / "log", tmp_path / "shared.dat"
+    proc = _mpirun(4, lib, logs, [exe, target, "all"])
+    assert proc.returncode == 0, proc.stderr.decode()
+    docs = parts(logs)
+    assert _runtime_paths(docs) == []
+    folded = [r for d in docs for r in d["modules"]["posix"]["records"] if r["path"] == "<MPI runtime files>"]
+    assert len(folded) == 1 and folded[0]["rank"] == -1
+    assert all(d["settings"]["runtime_files"] is False and "/dev/shm/vader_segment.*" in d["settings"]["runtime"]
+               for d in docs)
+    # the program's own file is still recorded per file
+    assert ("posix", str(target)) in files(logs)
+
+
+def test_runtime_files_recorded_when_asked(lib, tmp_path):
+    exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
+    logs, target = tmp_path / "log", tmp_path / "shared.dat"
+    cmd = ["mpirun", "-n", "2", "--oversubscribe", "-x", f"LD_PRELOAD={lib}", "-x", f"PARIO_PROFILE_DIR={logs}",
+           "-x", "PARIO_PROFILE_RUNTIME_FILES=1"]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--allow-run-as-root")
+    proc = subprocess.run(cmd + [str(exe), str(target)], capture_output=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr.decode()
+    docs = parts(logs)
+    assert _runtime_paths(docs), "with PARIO_PROFILE_RUNTIME_FILES=1 the runtime's files are recorded one by one"
+    assert not [r for d in docs for m in d["modules"].values() for r in m["records"]
+                if r["path"] == "<MPI runtime files>"]

@@ -11,6 +11,7 @@ import pytest
 from browser_support import Browser, need_browser
 from cli_support import ENGINE, HAVE_MPIRUN, pario
 from pario.cli import main
+from pario.store import Store
 from report_data import add_run, bench_cases, session
 from test_report_trace import ev, job, process
 
@@ -69,14 +70,20 @@ def test_shortcuts(db, tmp_path, capsys):
     assert "shared" in capsys.readouterr().out
 
 
-def test_flags_whose_producer_is_missing_say_so(db, tmp_path, capsys):
+def test_advise_on_a_log_that_cannot_be_read(db, tmp_path, capsys):
+    """--advise LOG with a missing or malformed log: one line, no page (the findings on a real
+    profiled program: test_advise_e2e.py)."""
     add_run(db, bench_cases())
-    _fails(capsys, ["report", "--advise", "--db", db], "no `pario advise` yet (issue 10)")
+    _fails(capsys, ["report", "--advise", str(tmp_path / "none.log"), "--db", db], "none.log: no such file")
+    bad = tmp_path / "bad.darshan"
+    bad.write_bytes(b"\x1f\x8b" + b"not a darshan log" * 4)
+    _fails(capsys, ["report", "--advise", str(bad), "--db", db], "bad.darshan")
     assert not (tmp_path / "pario-report.html").exists()
 
 
 def test_report_of_a_stored_tuning_session(db, tmp_path, capsys):
-    from pario.store import Store
+    _fails(capsys, ["report", "--tune", "1", "--db", db], "no results store at")  # never created by report
+    Store(db)
     _fails(capsys, ["report", "--tune", "1", "--db", db], "no tuning session 1")
     _fails(capsys, ["report", "--tune", "x", "--db", db], "give a tuning session number")
     number = Store(db).add_session(command="pario tune ...", doc=session().to_dict(), status="done")
@@ -86,6 +93,8 @@ def test_report_of_a_stored_tuning_session(db, tmp_path, capsys):
 
 
 def test_bad_input_is_one_line(db, tmp_path, capsys):
+    _fails(capsys, ["report", "--db", db], "no results store at")
+    Store(db)
     _fails(capsys, ["report", "--db", db], "no runs stored")
     run_id = add_run(db, bench_cases())
     _fails(capsys, ["report", "7", "--db", db], "no run 7")

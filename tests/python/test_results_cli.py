@@ -33,7 +33,19 @@ def _json(capsys, argv):
     return json.loads(out)
 
 
+def test_read_only_commands_never_create_a_store(tmp_path, capsys):
+    # issue 15: a mistyped --db of results list/show/compare (or report) said "no runs" and left
+    # an empty database (and its directories) behind
+    missing = tmp_path / "typo" / "runs.db"
+    for argv in (["results"], ["results", "show", "1"], ["results", "compare", "1", "2"], ["report"]):
+        assert main(argv + ["--db", str(missing)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "no results store at" in err, err
+    assert not (tmp_path / "typo").exists()
+
+
 def test_list_empty_then_runs(db, capsys):
+    Store(db)  # an empty store (pario bench creates it)
     assert main(["results", "--db", db]) == 0
     assert "no runs stored yet" in capsys.readouterr().out
     first = _add(db, case("fpp-posix", 0, write=[800.0, 900.0]))
@@ -110,6 +122,7 @@ def test_import_ior_then_compare_with_a_pario_run(db, capsys):
     (["results", "--limit", "0"], "--limit must be at least 1"),
 ])
 def test_bad_input_exits_2_with_one_line(db, capsys, argv, message):
+    Store(db)
     if argv[1] == "compare":
         _add(db, case("a", 0, write=[1.0]))
     assert main(argv + ["--db", db]) == 2
@@ -130,6 +143,99 @@ def test_import_of_a_file_that_is_not_ior(db, capsys, tmp_path):
 def test_unwritable_db_location(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    assert main(["results", "--db", str(blocker / "runs.db")]) == 2
+    assert main(["results", "import-ior", str(DATA / "ior4-mpiio-shared.json"), "--db", str(blocker / "runs.db")]) == 2
     err = capsys.readouterr().err
     assert "cannot create the results directory" in err and err.count("\n") == 1
+
+
+def test_compare_fail_slower_is_an_exit_code_for_ci(db, capsys):
+    a = _add(db, case("fpp-posix", 0, write=[1000.0, 1010.0, 990.0], read=[500.0, 505.0, 495.0]))
+    slower = _add(db, case("fpp-posix", 0, write=[700.0, 710.0, 690.0], read=[498.0, 502.0, 500.0]))
+    noisy = _add(db, case("fpp-posix", 0, write=[700.0, 1200.0, 690.0], read=[500.0, 505.0, 495.0]))
+    # 30% slower, outside the noise: exit 1, one line naming the case and the operation
+    assert main(["results", "compare", str(a), str(slower), "--fail-slower", "10", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "regression: " in err and " write at 0.70x" in err and "30% slower" in err
+    # under the threshold, or within the noise (the ranges overlap): exit 0
+    assert main(["results", "compare", str(a), str(slower), "--fail-slower", "40", "--db", db]) == 0
+    assert main(["results", "compare", str(a), str(noisy), "--fail-slower", "10", "--db", db]) == 0
+    capsys.readouterr()
+    doc = _json(capsys, ["results", "compare", str(a), str(noisy), "--fail-slower", "10", "--json", "--db", db])
+    assert doc["regressions"] == [] and doc["fail_slower_pct"] == 10
+    assert main(["results", "compare", str(a), str(slower), "--fail-slower", "150", "--db", db]) == 2
+
+
+def test_export_csv(db, capsys, tmp_path):
+    import csv as csvmod
+
+    first = _add(db, case("fpp-posix", 0, write=[800.0, 900.0], read=[400.0, 410.0]))
+    second = _add(db, case("shared-posix", 0, strategy="shared", write=[300.0]))
+    assert main(["results", "export", str(first), str(second), "--db", db]) == 0
+    rows = list(csvmod.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(r["run"], r["case"], r["op"]) for r in rows] == [
+        (str(first), "fpp-posix", "write"), (str(first), "fpp-posix", "read"), (str(second), "shared-posix", "write")]
+    assert float(rows[0]["mib_s_median"]) == 850.0 and rows[0]["mib_s_min"] == "800.0" and rows[0]["samples"] == "2"
+    out = tmp_path / "runs.csv"
+    assert main(["results", "export", "last", "-o", str(out), "--db", db]) == 0
+    assert out.read_text().splitlines()[1].startswith(f"{second},")
+    assert main(["results", "export", "1", "-o", str(tmp_path / "no" / "x.csv"), "--db", db]) == 2
+
+
+def test_errors_under_json_are_json(tmp_path, capsys):
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "error.schema.json").read_text())
+    assert main(["results", "show", "1", "--json", "--db", str(tmp_path / "none.db")]) == 2
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema)
+    assert doc["command"] == "results" and "no results store at" in doc["error"] and doc["exit_code"] == 2
+    assert err.startswith("pario: error: no results store at")
+
+
+def test_filter_tag_and_remove(db, capsys):
+    a = _add(db, case("fpp-posix", 0, write=[800.0]))
+    b = _add(db, case("shared-posix", 0, strategy="shared", write=[300.0]))
+    assert main(["results", "tag", str(a), "baseline", "lustre-1", "--db", db]) == 0
+    assert f"run {a}: tagged baseline lustre-1" in capsys.readouterr().out
+
+    def ids(*flags):
+        return [r["id"] for r in _json(capsys, ["results", *flags, "--json", "--db", db])["runs"]]
+
+    assert ids("--tag", "baseline") == [a]
+    assert ids("--case", "shared-posix") == [b] and ids("--case", "nope") == []
+    assert ids("--since", "2000-01-01") == [b, a] and ids("--since", "2999-01-01") == []
+    assert ids("--since", "1h") == [b, a]
+    assert _json(capsys, ["results", "--json", "--db", db])["runs"][1]["tags"] == ["baseline", "lustre-1"]
+    assert main(["results", "--tag", "nope", "--db", db]) == 0
+    assert "no stored run matches these filters" in capsys.readouterr().out
+    assert main(["results", "tag", str(a), "baseline", "--remove", "--db", db]) == 0
+    capsys.readouterr()
+    assert ids("--tag", "baseline") == []
+    for argv, message in ((["results", "tag", str(a), "bad tag!"], "use letters, digits"),
+                          (["results", "--since", "yesterday"], "--since yesterday"),
+                          (["results", "remove", str(a), "99"], "no run 99")):
+        assert main(argv + ["--db", db]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert ids() == [b, a]  # a failed remove removed nothing
+    assert main(["results", "remove", str(a), "--db", db]) == 0
+    capsys.readouterr()
+    assert ids() == [b] and ids("--tag", "lustre-1") == []
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_list_and_compare_fit_the_terminal(db, capsys, monkeypatch, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    command = "pario bench --config /work/somewhere/rather/long/examples/metadata-lrz-dir-size.toml -n 4"
+    a = _add(db, case("fpp-posix", 0, write=[1000.0, 1010.0]), command=command)
+    b = _add(db, case("fpp-posix", 0, write=[700.0, 710.0]))
+    main(["results", "tag", str(a), "baseline", "--db", db])
+    capsys.readouterr()
+    for argv, whole in ((["results"], ["metadata-", "lrz-", "dir-", "size.toml", "baseline"]),
+                        (["results", "compare", str(a), str(b)], ["1005 [1000-1010]", "705 [700-710]", "0.70"])):
+        assert main(argv + ["--db", db]) == 0
+        out = capsys.readouterr().out
+        assert all(len(line) <= width for line in out.splitlines()) and "…" not in out and "..." not in out
+        for piece in whole:  # the command is never cut short: broken only after '/', '.', '-', '_'
+            assert piece in out, (piece, out)

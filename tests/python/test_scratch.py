@@ -24,7 +24,7 @@ def test_cleanup_removes_only_this_runs_files(tmp_path):
 
 
 def test_created_directory_removed_only_when_empty(tmp_path):
-    d = tmp_path / "new" / "scratch"
+    d = tmp_path / "scratch"
     s = scr.Scratch(str(d))
     s.prepare()
     assert s.created and d.is_dir()
@@ -35,6 +35,14 @@ def test_created_directory_removed_only_when_empty(tmp_path):
     (d / "user.txt").unlink()
     s.cleanup()
     assert not d.exists()
+
+
+def test_only_the_last_component_is_created(tmp_path):
+    # issue 15: `--dir /nonexist/x` created /nonexist on the root file system and left it behind
+    s = scr.Scratch(str(tmp_path / "nonexist" / "x"))
+    with pytest.raises(ParioError, match="its parent .*nonexist does not exist"):
+        s.prepare()
+    assert not (tmp_path / "nonexist").exists()
 
 
 def test_dir_choice(tmp_path, monkeypatch):

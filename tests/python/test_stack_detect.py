@@ -80,8 +80,10 @@ def test_lfs_df_counts_osts():
 
 
 def test_slurm_facts_from_the_environment():
-    env = {"SLURM_JOB_ID": "42", "SLURM_JOB_NUM_NODES": "16", "SLURM_NTASKS": "2048", "SLURM_JOB_PARTITION": "std"}
-    assert stack.slurm_facts(env) == {"job": "42", "nodes": "16", "tasks": "2048", "partition": "std"}
+    env = {"SLURM_JOB_ID": "42", "SLURM_JOB_NUM_NODES": "16", "SLURM_NTASKS": "2048", "SLURM_JOB_PARTITION": "std",
+           "SLURM_TASKS_PER_NODE": "128(x16)"}
+    assert stack.slurm_facts(env) == {"job": "42", "nodes": 16, "tasks": 2048, "partition": "std",
+                                      "tasks_per_node": [128] * 16}
     assert stack.slurm_facts({}) is None
 
 
@@ -131,6 +133,12 @@ def test_pario_stack_probes_open_mpi(tmp_path):
     assert {"posix", "mpiio"} <= backends
     table = _pario(["stack", str(tmp_path)], tmp_path, COLUMNS="120")
     assert table.returncode == 0 and "MPI-IO" in table.stdout and "ignores ROMIO hints" in table.stdout
+
+
+def test_bench_names_the_file_system_as_stack_does(tmp_path):
+    # issue 15: bench headers said "ext2/ext3" (stat's %T) where `pario stack` said ext4
+    from pario.platform import host
+    assert host.fs_type(str(tmp_path)) == fsinfo.describe(str(tmp_path))["type"]
 
 
 def _missing_component():

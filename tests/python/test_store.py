@@ -127,3 +127,22 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     assert len(runs) == workers * each
     assert {r["command"] for r in runs} == {f"worker {w} run {i}" for w in range(workers) for i in range(each)}
     assert store.get_run(ids[-1])["result"]["schema"] == "pario.result/1"
+
+
+def test_slurm_jobs_and_the_runs_they_stored(tmp_path):
+    """A job's run is found by the job id its environment names, or by ARRAYJOB_TASK."""
+    store = Store(str(tmp_path / "r.db"))
+    row = store.add_job(kind="bench", job_id="12", command="pario bench -n 2", cluster="c1")
+    assert store.get_job(row)["state"] == "SUBMITTED"
+    plain = store.add_run(kind="bench", command="x", spec={}, env={"slurm": {"job": "12", "cluster": "c1"}},
+                          result={}, status="complete")
+    task = store.add_run(kind="tune", command="x", spec={}, env={"slurm": {"job": "31", "array": "30_1"}},
+                         result={}, status="partial")
+    store.add_run(kind="bench", command="x", spec={}, env={"slurm": {"job": "120"}}, result={}, status="complete")
+    assert store.runs_of_job("12") == [plain] and store.runs_of_job("12", "c2") == []
+    assert store.runs_of_job("30_1") == [task] and store.runs_of_job("31") == [task]
+    store.update_job(row, state="COMPLETED", exit_code="0:0", run_id=plain, doc={"a": 1})
+    got = store.get_job(row)
+    assert (got["state"], got["run_id"], got["doc"]) == ("COMPLETED", plain, {"a": 1})
+    with pytest.raises(ValueError):
+        store.update_job(row, created="now")

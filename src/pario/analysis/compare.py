@@ -256,3 +256,35 @@ def compare_runs(a: dict, b: dict) -> dict[str, Any]:
         not e["differences"] and e["matched_by"] in ("name", "shape") for e in cases)
     return {"a": a.get("id"), "b": b.get("id"), "kinds": (a.get("kind"), b.get("kind")), "tools": list(tools),
             "differences": diffs, "comparable": like, "cases": cases}
+
+
+def regressions(cases: list[dict], pct: float) -> list[dict]:
+    """The cases and operations where B is slower than A by more than pct percent *and* outside
+    the run-to-run noise (ranges that do not overlap): what `results compare --fail-slower`
+    fails on. A difference within the noise, or with one sample a side, is not called one."""
+    out = []
+    for c in cases:
+        for op in OPS:
+            r = c.get(op)
+            if r and r["verdict"] == "B slower" and r["ratio"] is not None and r["ratio"] < 1 - pct / 100:
+                out.append({"label": c["label"], "name_a": c["name_a"], "name_b": c["name_b"], "op": op,
+                            "ratio": r["ratio"], "slower_pct": 100 * (1 - r["ratio"])})
+    return out
+
+
+def rows_for_csv(run: dict, rows: list[dict]) -> list[dict]:
+    """One row per case and operation of a stored run, flat, for `results export`."""
+    out = []
+    for r in rows:
+        for op in OPS:
+            s = r.get(op)
+            if not s or not s.get("bw_mib"):
+                continue
+            bw = s["bw_mib"]
+            out.append({"run": run["id"], "created": run.get("created"), "kind": run.get("kind"),
+                        "case": r["name"], "backend": r.get("backend"), "strategy": r.get("strategy"),
+                        "collective": r.get("collective"), "xfer": r.get("xfer"), "ranks": r.get("ranks"),
+                        "op": op, "mib_s_median": bw["median"], "mib_s_min": bw["min"], "mib_s_max": bw["max"],
+                        "samples": bw["n"], "iops": s.get("iops"), "open_close_share": s.get("open_close_share"),
+                        "imbalance": s.get("imbalance")})
+    return out

@@ -245,6 +245,10 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             "pattern": "tree" if metadata else spec.get("pattern", "?"),
             "collective": bool(spec.get("collective")),
             "xfer": case.get("xfer", spec.get("xfer")),
+            # what else sets the case apart, so that its label can say it (report/terminal/tables.py)
+            "config": {"segments": spec.get("segments", 1), "view": bool(spec.get("view")),
+                       "fsync": bool(spec.get("fsync")), "fsync_per_write": bool(spec.get("fsync_per_write")),
+                       "odirect": bool(spec.get("odirect")), "reorder": spec.get("reorder", 0)},
             "ranks": mpi.get("ranks"),
             "files": case.get("files"),
             "bytes": case.get("total_bytes"),

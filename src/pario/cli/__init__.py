@@ -2,13 +2,15 @@
 `register(subparsers)` (adds its parser and `set_defaults(run=run)`) and `run(args) -> int`."""
 import argparse
 import importlib
+import json
 import sys
 
 from pario import __version__
 from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "buffer", "report", "stack", "settings"]
+COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report", "stack", "settings",
+            "completion"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,9 +23,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Options whose value is itself a command line ("-t 30 -p debug"): argparse would take such a value
+# for one of pario's own short options (-t is --transfer), so `--sbatch-args VALUE` is joined into
+# `--sbatch-args=VALUE` before parsing.
+COMMAND_LINE_VALUES = ("--sbatch-args",)
+
+
+def join_values(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(argv)
+    for word in it:
+        if word == "--":
+            out.append(word)
+            out += list(it)
+            break
+        flag = [f for f in COMMAND_LINE_VALUES if len(word) > 3 and f.startswith(word)]
+        if flag and "=" not in word:
+            value = next(it, None)
+            out.append(f"{flag[0]}={value}" if value is not None else word)
+        else:
+            out.append(word)
+    return out
+
+
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_values(list(sys.argv[1:] if argv is None else argv)))
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
@@ -31,6 +56,9 @@ def main(argv=None) -> int:
         return int(args.run(args) or 0)
     except ParioError as exc:
         print(f"pario: error: {exc}", file=sys.stderr)
+        if getattr(args, "json", False):  # a script reading stdout gets a document too (schemas/error.schema.json)
+            print(json.dumps({"schema": "pario.error/1", "command": getattr(args, "command", None),
+                              "error": str(exc), "exit_code": exc.exit_code}))
         return exc.exit_code
     except Stopped as exc:  # before anything was measured (a run that measured is stored and returns)
         print(f"pario: stopped by {exc.name}", file=sys.stderr)

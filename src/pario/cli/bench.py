@@ -5,13 +5,16 @@ The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> st
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shlex
 import sys
 from typing import Any
 
 from rich.console import Console
 
 from pario.analysis.summary import summarize
+from pario.cli import ior_flags, submit
 from pario.cli.bench_preset import run_preset
 from pario.cli.store_run import store_run
 from pario.model.case import Case
@@ -19,7 +22,7 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.plan import reuse, validate
 from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room, plan
-from pario.platform import host
+from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.mpi import MPI, check_io, detect, find_mpirun
@@ -28,8 +31,8 @@ from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
 from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
-from pario.run import launchers, stop, watchdog
-from pario.run.bench import RunRequest, execute
+from pario.run import forward, launchers, stop, watchdog
+from pario.run.bench import RunRequest, engine_spec, execute
 from pario.store import Store
 
 EPILOG = """\
@@ -44,7 +47,10 @@ IOR flag -> pario (same meaning unless noted):
   -e               -e / --fsync            -k   -k / --keep
   -C               -C (reads shifted to the next host's ranks)  -Q N  -Q N (read shift of N ranks)
   -z               -z (= --pattern random: a permutation of transfer slots, no overlaps)
-  -G N             -G / --seed             -o DIR  -o / --dir
+  -G N             -G / --seed
+  -o PATH          -o PATH: the test file; files PATH.RUN.* (RUN: the run's id); --dir DIR for a directory
+  -O summaryFormat=JSON   the same (= --json); summaryFormat=CSV: `pario results export RUN`
+  -D, -Y, -u, -E, -T      not available: each says so in one line, with what to use instead
 Sizes are powers of 1024 like IOR: 4k, 1m, 256m, 2g. Without -w/-r/-W: write and read.
 Defaults for one case: -a posix, --strategy shared, -t 1m, -b 16m, -s 1, -i 3.
 Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a mpiio; --lib KEY=VALUE
@@ -83,7 +89,7 @@ Job file (--config job.toml): a [defaults] table and [[case]] tables with the lo
 Metadata cases in a job file: workload = "metadata", files_per_dir, file_size, depth, branching,
 per_rank_dirs, ops = ["create", "read_small", "remove"] (examples/metadata-*.toml).
 Precedence: built-in defaults < [defaults] < [[case]] < flags given on the command line.
-Hints: ROMIO (anchors a), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
+Hints: ROMIO's (romio_*, cb_*, ind_*), Open MPI OMPIO info keys and Cray MPICH keys; a hints file has
 `key value` lines (ROMIO format). Exit codes: 0 complete, 1 partial/failed run or verify errors (stored),
 2 bad input, 3 engine or MPI missing, 4 measured but not stored (kept in a file for `pario results import`),
 128+N stopped by signal N (SIGTERM 143, SIGHUP 129, SIGINT 130: the run is ended, its files removed, what
@@ -106,8 +112,12 @@ def register(subparsers) -> None:
     m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
     m.add_argument("--md-ops", help="phases, a subset of create,stat,open_close,read_small,remove (all)")
     r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
-    r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
+    r.add_argument("-n", "-N", "--ranks", type=int,
+                   help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
+    r.add_argument("-o", dest="test_file", metavar="PATH",
+                   help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
+                        "share a name); its directory is created if it is the only missing part")
+    r.add_argument("--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", help="job file (TOML) with [defaults] and [[case]] tables")
     r.add_argument("--reuse", type=int, metavar="RUN",
                    help="read (-r) or verify (-W) the files stored run RUN kept (-k), e.g. after dropping caches; "
@@ -124,7 +134,8 @@ def register(subparsers) -> None:
     r.add_argument("--time", type=float, default=60.0, help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", help="Open MPI io component: ompio | romio321")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
+    r.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before the run is ended "
                                                  "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
@@ -135,6 +146,10 @@ def register(subparsers) -> None:
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
+    submit.add_flags(p)
+    ior_flags.register(p.add_argument_group("IOR flags pario does not honour (each says why, and what instead)"))
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the launcher command line and the engine's spec; run nothing, create nothing")
     p.set_defaults(run=run)
 
 
@@ -185,27 +200,68 @@ def request_of(args: argparse.Namespace) -> BenchRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    if ior_flags.check(args):
+        args.json = True
     request = request_of(args)
     if request.list_backends:
         return list_backends(request)
     watchdog.check_timeout(request.timeout)
     if request.scale is not None and request.preset is None:
         raise ParioError("--scale sizes a preset: add --preset NAME (suites take --size or --time)")
+    if args.submit or args.script_only or args.sbatch_args:
+        return _as_job(request, args)
     with stop.StopOnSignals():  # SIGTERM, SIGHUP, SIGINT: end the run, keep what it measured
         if request.reuse is not None and request.preset is None:
             return _reuse(request)
         if request.preset is not None:
+            if request.dry_run or request.test_file:  # run_preset plans its own cases and directory
+                raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset "
+                                 "yet; run the preset without it (--dir DIR sets its directory)")
             return run_preset(request)
-        ranks = request.ranks if request.ranks is not None else host.cpus()
+        ranks = request.ranks if request.ranks is not None else default_ranks()
         if ranks < 1:
             raise ParioError(f"-n {ranks}: ranks must be at least 1")
-        scratch = Scratch(request.dir)
+        if ranks > host.cpus() and launchers.resolve(request.launcher) == "mpirun":
+            print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
+                  "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
+                  "open+close grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
+        scratch = scratch_of(request)
         suite = not request.config and not request.given(CASE_DESTS)
         try:
             return _plan_and_execute(request, ranks, scratch, suite)
         except BaseException:
             scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
             raise
+
+
+def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
+    """--submit / --script-only: the cases are checked here, so that bad input fails now rather
+    than in the queue; the job plans and runs them in its allocation."""
+    if not (args.submit or args.script_only):
+        raise ParioError("--sbatch-args goes with --submit (or --script-only)")
+    if request.reuse is None and request.ranks is not None and (request.config or request.given(CASE_DESTS)):
+        cases, _ = plan(request, request.ranks, None, 1 << 62, 150.0)
+        validate.check_all(cases, request.ranks)
+    return submit.run("bench", args, request.ranks)
+
+
+def default_ranks() -> int:
+    """Inside a Slurm allocation its tasks (SLURM_NTASKS), else the cores this process may use."""
+    return slurm.default_ranks(slurm.allocation()) or host.cpus()
+
+
+def scratch_of(request: BenchRequest) -> Scratch:
+    """--dir DIR, or IOR's -o PATH: a file path, whose directory holds the files and whose base
+    name starts their names."""
+    if not request.test_file:
+        return Scratch(request.dir)
+    if request.dir:
+        raise ParioError("-o PATH (IOR's test file) and --dir DIR both say where the files go; give one")
+    path = os.path.abspath(os.path.expanduser(request.test_file))
+    if request.test_file.endswith("/") or os.path.isdir(path):
+        raise ParioError(f"-o {request.test_file} is a directory; -o names a test file as in IOR "
+                         "(e.g. -o /scratch/me/testfile), --dir names a directory")
+    return Scratch(os.path.dirname(path), name=os.path.basename(path))
 
 
 def list_backends(request: BenchRequest) -> int:
@@ -234,9 +290,11 @@ def _reuse(request: BenchRequest) -> int:
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
+    if request.dry_run:
+        return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe,
         facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout))
 
@@ -245,16 +303,19 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
                     listing: dict[str, Any] | None) -> MPI:
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
     mpi = detect(find_mpirun(request.mpirun))
-    launchers.command(mpi, ranks, [], io=request.io, launcher=request.launcher)  # rejects --io early
+    launcher = launchers.resolve(request.launcher)
+    launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
     check_io(mpi, request.io)
-    launchers.check_launcher(request.launcher)
+    launchers.check_launcher(launcher, mpi)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
 
 def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool) -> int:
     listing = ceiling = None
-    if suite:
+    if suite and request.dry_run:
+        listing = engine_listing(engine_path())  # sizes without the probe: it writes a file
+    elif suite:
         # The suite's sizes follow the device: probe it first (an engine is needed for that anyway).
         engine = engine_path()
         listing = engine_listing(engine)
@@ -267,12 +328,38 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, listing)
+    if request.dry_run:
+        return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
         facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout))
+
+
+def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, mpi: MPI, scratch: Scratch,
+            note: str | None) -> int:
+    """--dry-run: what would run (the launcher's argv, the engine's spec), with nothing launched,
+    no scratch directory or file created and no store opened."""
+    spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, "STATUS_DIR", cases)
+    argv = launchers.command(mpi, ranks, [engine, "SPEC.json", "RESULT.json"], io=request.io,
+                             env=forward.timed_env(), launcher=launchers.resolve(request.launcher))
+    if request.json:
+        json_report.emit({"schema": "pario.bench-dry-run/1", "launcher_argv": argv, "ranks": ranks,
+                          "note": note, "spec": spec})
+        return 0
+    out = Console()
+    out.print("dry run: nothing launched, no file or directory created, nothing stored", highlight=False)
+    if note:
+        out.print(note, highlight=False)
+    out.print(f"{len(cases)} case(s), {ranks} ranks, files {scratch.dir}/{scratch.prefix}.*", highlight=False)
+    out.print("launcher command line (SPEC.json is the spec below, RESULT.json the engine's result):",
+              highlight=False)
+    print(shlex.join(argv))
+    out.print("spec:", highlight=False)
+    print(json.dumps(spec, indent=1))
+    return 0
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:

@@ -14,7 +14,7 @@ from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.plan import presets, validate
 from pario.plan.bench import CASE_DESTS, check_room
-from pario.platform import host
+from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.mpi import detect, find_mpirun
@@ -68,7 +68,10 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     listing = engine_listing(engine)
     mpi = detect(find_mpirun(request.mpirun))
     io = request.io or (preset.io if mpi.flavour == "openmpi" else None)
-    ranks, rank_note = presets.ranks_for(preset, request.ranks, host.cpus())
+    launcher = launchers.resolve(request.launcher)  # srun inside a Slurm allocation
+    # inside an allocation a preset's ranks follow its tasks (SLURM_NTASKS), like pario bench's
+    ranks, rank_note = presets.ranks_for(preset, request.ranks,
+                                         slurm.default_ranks(slurm.allocation()) or host.cpus())
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
     facts = presets.facts(host.fs_type(host.nearest_existing(scratch.dir)), listing, mpi.flavour, mpi.version, io)
@@ -93,13 +96,13 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
         return 0
     validate.check_all(plan.cases, ranks)
     check_room(plan.cases, ranks, scratch.dir)
-    launchers.command(mpi, ranks, [], io=io, launcher=request.launcher)  # rejects a bad --io early
-    launchers.check_launcher(request.launcher)
+    launchers.check_launcher(launcher, mpi)
+    launchers.command(mpi, ranks, [], io=io, launcher=launcher)  # rejects a bad --io early
     validate.check_backends(plan.cases, listing)
     store = Store(request.db)
     note = f"preset {preset.name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}"
     record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
-                                io=io, launcher=request.launcher, ceiling=ceiling, no_probe=request.no_probe,
+                                io=io, launcher=launcher, ceiling=ceiling, no_probe=request.no_probe,
                                 facts={"preset": preset.name, "preset_scale": scale},
                                 timeout=request.timeout),
                      Progress(plain=request.json))

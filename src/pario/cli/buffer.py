@@ -32,7 +32,11 @@ def register(subparsers) -> None:
     p.add_argument("--stats", action="store_true", help="print per-file statistics at exit (on stderr)")
     p.add_argument("-o", "--stats-dir", metavar="DIR",
                    help="with --env --stats: the directory the processes write their stats to")
-    p.add_argument("-n", "--ranks", type=int, help="launch with mpirun -n RANKS (MPI programs)")
+    p.add_argument("-n", "--ranks", type=int,
+                   help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
+                        "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS")
     p.set_defaults(run=run)
@@ -66,11 +70,13 @@ def run(args) -> int:
         return print_env(args, lib, size, files)
     if not cmd:
         raise ParioError("nothing to run: give the program after --, e.g. `pario buffer --stats -- ./app args`")
-    if args.ranks is not None and args.ranks < 1:
-        raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
+    from pario.cli.profile import choose_launcher
+
+    choose_launcher(args, cmd)
     stats_dir = brun.make_stats_dir() if args.stats else None
     try:
-        code = launch(lib, cmd, args.ranks, brun.buffer_env(lib, size, files, str(stats_dir) if stats_dir else None))
+        code = launch(lib, cmd, args.ranks, brun.buffer_env(lib, size, files, str(stats_dir) if stats_dir else None),
+                      args.launcher)
         if stats_dir:
             report(stats_dir)
     finally:
@@ -97,16 +103,16 @@ def print_env(args, lib: str, size: int, files: list[tuple[str, int]]) -> int:
     return 0
 
 
-def launch(lib: str, cmd: list[str], ranks: int | None, env_vars: dict[str, str]) -> int:
-    """Run cmd under the library (through mpirun with -n), as pario profile does; signals are
-    forwarded and the exit status is the program's."""
+def launch(lib: str, cmd: list[str], ranks: int | None, env_vars: dict[str, str], launcher: str | None = None) -> int:
+    """Run cmd under the library (with -n: through mpirun, or srun inside an allocation), as pario
+    profile does; signals are forwarded and the exit status is the program's."""
     from pario.profile import run as prun
     from pario.run import child
 
     env_vars = dict(env_vars)
     env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
     if ranks:
-        argv, env = prun.mpirun_argv(ranks, env_vars, cmd), dict(os.environ)
+        argv, env = prun.launch_argv(ranks, env_vars, cmd, launcher or "mpirun"), dict(os.environ)
     else:
         argv, env = cmd, {**os.environ, **env_vars}
     try:

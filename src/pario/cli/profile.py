@@ -1,7 +1,7 @@
 """`pario profile`: what an unmodified application does to the file system.
 
     pario profile [-o LOG] [--trace] [--mem MIB] -- ./app args     a serial program (and its children)
-    pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun
+    pario profile -n 4 [-o LOG] -- ./mpi_app args                  through mpirun (srun inside a Slurm allocation)
     pario profile --buffer [-o LOG] -- ./app args                  with pario buffer on: the log also shows
                                                                    the writes the file system saw
     pario profile --env [-o DIR]                                   exports for a job script (srun, ...)
@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from pario.model.errors import ParioError
-from pario.run import child
+from pario.platform import slurm
+from pario.run import child, launchers
 
 HELP = __doc__.split("\n", 2)[2]
 
@@ -27,11 +28,18 @@ HELP = __doc__.split("\n", 2)[2]
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
                               description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=int, help="launch with mpirun -n RANKS (MPI programs)")
+    p.add_argument("-n", "--ranks", type=int,
+                   help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
+    p.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
+                        "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("-o", "--output", help="job log to write (for --env: the directory the processes write to)")
     p.add_argument("--trace", action="store_true", help="also keep a per-operation trace (bounded by --mem)")
     p.add_argument("--mem", type=float, metavar="MIB",
                    help="memory bound per process for records and trace (default 64)")
+    p.add_argument("--runtime-files", action="store_true",
+                   help="record the MPI runtime's own files (shared memory, session directories) one by one "
+                        "instead of as one '<MPI runtime files>' record")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
     p.add_argument("--buffer", action="store_true",
                    help="run with pario buffer's write coalescing on; the log gets the file system's view")
@@ -50,6 +58,12 @@ def _show_args(rest):
     sp.add_argument("log", help="job log (pario profile -o), or a PARIO_PROFILE_DIR directory")
     sp.add_argument("--json", action="store_true", help="one JSON document on stdout")
     sp.add_argument("--top", type=int, default=20, help="files listed (default 20)")
+    sp.add_argument("--trace", action="store_true", help="the traced operations (a log of pario profile --trace)")
+    sp.add_argument("--file", help="--trace: operations on paths containing this")
+    sp.add_argument("--rank", type=int, help="--trace: operations of this MPI rank")
+    sp.add_argument("--from", dest="t_from", type=float, metavar="S", help="--trace: from S seconds after start")
+    sp.add_argument("--to", dest="t_to", type=float, metavar="S", help="--trace: up to S seconds after start")
+    sp.add_argument("--limit", type=int, default=50, help="--trace: operations shown (default 50)")
     sp.add_argument("--html", action="store_true", help="write an HTML page with plots instead (pario report)")
     sp.add_argument("-o", "--output", help="with --html: the page to write (default: the log's name + .html)")
     return sp.parse_args(rest)
@@ -63,6 +77,10 @@ def run(args) -> int:
         sub = _show_args(cmd[1:])
         if sub.html:
             return show_html(sub.log, sub.output)
+        if sub.trace:
+            return show_trace(sub)
+        if sub.file or sub.rank is not None or sub.t_from is not None or sub.t_to is not None:
+            raise ParioError("--file, --rank, --from and --to filter the trace: add --trace")
         return show(sub.log, sub.json or args.json, sub.top if sub.top != 20 else args.top)
     if args.mem is not None and args.mem < 1:
         raise ParioError(f"--mem {args.mem:g}: the memory bound is in MiB and must be at least 1")
@@ -73,16 +91,35 @@ def run(args) -> int:
     if not cmd:
         raise ParioError("nothing to profile: give the program after --, e.g. `pario profile -- ./app args`, "
                          "or `pario profile show LOG`")
+    choose_launcher(args, cmd)
+    return profile(args, cmd, prun)
+
+
+def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
+    """-n and --launcher of a command that wraps a program (profile, buffer): args.ranks and
+    args.launcher as they will be used (srun inside a Slurm allocation, else mpirun; no -n: run
+    the program once, directly)."""
     if args.ranks is not None and args.ranks < 1:
         raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
-    return profile(args, cmd, prun)
+    if args.launcher == "srun" and args.ranks is None:
+        args.ranks = slurm.default_ranks(slurm.allocation())
+        if args.ranks is None:
+            raise ParioError("--launcher srun without -n: not inside a Slurm allocation, so give -n RANKS")
+    if args.launcher == "mpirun" and args.ranks is None:
+        raise ParioError("--launcher mpirun: give the number of ranks, -n RANKS")
+    alloc = slurm.allocation()
+    if args.ranks is not None:
+        args.launcher = launchers.resolve(args.launcher)
+    elif alloc is not None:
+        print(f"pario: inside Slurm job {alloc.job}: running {cmd[0]} once, directly; -n N or "
+              "--launcher srun starts it as the allocation's tasks", file=sys.stderr)
 
 
 def print_env(args, prun) -> int:
     lib = prun.preload_path()
     stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.output or f"pario-profile.{stamp}").resolve()
-    env = prun.profile_env(lib, str(out), args.trace, args.mem)
+    env = prun.profile_env(lib, str(out), args.trace, args.mem, args.runtime_files)
     print("# pario profile: paste into the job script before the launcher line (srun keeps the environment;")
     print("# with mpirun add -x LD_PRELOAD -x PARIO_PROFILE_DIR). Afterwards:")
     print(f"#   pario profile show {out}")
@@ -97,7 +134,7 @@ def profile(args, cmd, prun) -> int:
     if output.is_dir():
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")
     parts = prun.make_parts_dir(output.resolve())
-    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem)
+    env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
     stats_dir = None
     if args.buffer:
         from pario.buffer import run as brun
@@ -110,8 +147,8 @@ def profile(args, cmd, prun) -> int:
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
-        argv = prun.mpirun_argv(args.ranks, env_vars, cmd)
-        child_env = dict(os.environ)  # mpirun itself runs without the profiler
+        argv = prun.launch_argv(args.ranks, env_vars, cmd, args.launcher)
+        child_env = dict(os.environ)  # the launcher itself runs without the profiler
     else:
         argv = cmd
         child_env = dict(os.environ)
@@ -125,8 +162,13 @@ def profile(args, cmd, prun) -> int:
             brun.remove_stats_dir(stats_dir)
         raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
-    job = {"command": cmd, "launcher": "mpirun" if args.ranks else "direct", "ranks": args.ranks or 0,
+    job = {"command": cmd, "launcher": args.launcher if args.ranks else "direct", "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
+    if args.ranks:
+        job["launcher_argv"] = argv
+    alloc = slurm.allocation()
+    if alloc is not None:
+        job["slurm"] = alloc.to_dict()
     if ended.forwarded:
         names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
         print(f"pario: passed {names} on to the program", file=sys.stderr)
@@ -160,12 +202,29 @@ def show(log: str, as_json: bool, top: int) -> int:
 
     result = summary(load(log))
     if as_json:
-        json.dump(result, sys.stdout, indent=1, default=str)
+        json.dump({"schema": "pario.profile-summary/1", **result}, sys.stdout, indent=1, default=str)
         sys.stdout.write("\n")
         return 0
     from pario.report.terminal.profile import show as render
 
     render(result, top=top)
+    return 0
+
+
+def show_trace(sub) -> int:
+    from pario.analysis.profile import load
+    from pario.analysis.profile.trace import events
+    from pario.report.terminal.profile import show_trace as render
+
+    if sub.limit < 1:
+        raise ParioError(f"--limit {sub.limit}: show at least 1 operation")
+    found, total = events(load(sub.log), file=sub.file, rank=sub.rank, t_from=sub.t_from, t_to=sub.t_to)
+    if sub.json:
+        json.dump({"schema": "pario.profile-trace/1", "total": total, "matching": len(found),
+                   "events": [vars(e) for e in found[:sub.limit]]}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    render(found, total, sub.limit)
     return 0
 
 

@@ -6,6 +6,7 @@ stored runs, profile logs, advise findings and tuning sessions.
     pario report 3 5 8                    runs compared on the same axes (the first is the baseline)
     pario report --profile app.log        a profile log (with --trace: the operation timeline)
     pario report 3 --profile app.log -o job.html
+    pario report --advise app.log         pario advise's findings on a log, at the top, linked to its plots
 """
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ def register(subparsers) -> None:
     p.add_argument("runs", nargs="*", metavar="RUN", help="stored run ids (`pario results`), or 'last'")
     p.add_argument("--profile", action="append", default=[], metavar="LOG",
                    help="a profile log (`pario profile -o LOG`) or a PARIO_PROFILE_DIR directory; repeatable")
-    p.add_argument("--advise", action="store_true", help="put pario advise's findings at the top, linked to the plots")
+    p.add_argument("--advise", action="append", default=[], metavar="LOG",
+                   help="pario advise's findings on a pario profile log or Darshan log, at the top and linked to "
+                        "the plots (a profile log is drawn too); advised as `pario advise LOG` does, without "
+                        "--verify; repeatable")
     p.add_argument("--tune", action="append", default=[], metavar="SESSION", help="a tuning session of pario tune")
     p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"the page to write (default {DEFAULT_OUTPUT})")
     p.add_argument("--db", metavar="PATH", help="results database (default: $PARIO_DB, else pario.db in the user "
@@ -41,11 +45,32 @@ def _require(flag: str, package: str, issue: int) -> None:
 
 
 # The page renders findings (model.findings.Finding) and tuning sessions (model.tuning.TuningSession)
-# given to it; these connect the flags to their producers. `pario advise` is not connected yet, and
-# says so rather than pretend.
-def findings_for(runs: list[dict[str, Any]], profiles: list[tuple[str, dict[str, Any]]]) -> list:
-    raise ParioError("--advise: `pario advise` is installed but `pario report` is not connected to it yet; "
-                     "run without --advise")
+# given to it; these connect the flags to their producers.
+def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db: str | None) -> list:
+    """pario advise's findings on each log, as `pario advise LOG` gives them (stored costs, else a
+    short calibration; no --verify): the costed ones and the ones that could not be costed. A
+    finding on a profile log drawn on the page links to the plot that shows its evidence."""
+    import os
+
+    from pario.advise.plots import plot_for
+    from pario.cli import advise
+    from pario.store import Store
+
+    jobs, errors = advise._read_all(logs)
+    if errors:
+        raise ParioError(f"--advise: {errors[0]}")
+    args = argparse.Namespace(stack=None, verify=False, scale=None, budget=60.0, calibrate=False,
+                              no_calibrate=False, ranks=None, dir=None, mpirun=None, db=db, json=False)
+    session = advise.Session(args, Store(db))
+    out = []
+    for job in jobs:
+        ranked, _ = session.assess(job)
+        n = next((i for i, (name, _) in enumerate(profiles, 1) if job.format == "pario"
+                  and os.path.exists(name) and os.path.samefile(name, job.source)), None)
+        for f in ranked.findings + ranked.not_costed:
+            f.plot = plot_for(f.rule, n) if n else None
+            out.append(f)
+    return out
 
 
 def sessions_for(ids: list[str], db: str | None) -> list:
@@ -53,7 +78,7 @@ def sessions_for(ids: list[str], db: str | None) -> list:
     from pario.model.tuning import TuningSession
     from pario.store import Store
 
-    store = Store(db)
+    store = Store(db, existing=True)  # read only: never create a store
     out = []
     for text in ids:
         try:
@@ -78,7 +103,7 @@ def load_runs(ids: list[str], db: str | None, default_last: bool) -> list[dict[s
 
     if not ids and not default_last:
         return []
-    store = Store(db)
+    store = Store(db, existing=True)
     if not ids:
         last = store.latest_id()
         if last is None:
@@ -97,15 +122,28 @@ def load_profiles(logs: list[str]) -> list[tuple[str, dict[str, Any]]]:
     return [(log, load(log)) for log in logs]
 
 
+def _drawn(advised: list[str], profiles: list[str]) -> list[str]:
+    """The advised logs that are pario profile logs and not already given with --profile: drawn
+    too, so their findings have plots to link to."""
+    import os
+
+    from pario.advise.darshan_log import is_darshan
+
+    def same(a: str, b: str) -> bool:
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    return [log for log in advised if os.path.exists(log) and not (os.path.isfile(log) and is_darshan(log))
+            and not any(same(log, p) for p in profiles)]
+
+
 def run(args) -> int:
     from pario.report.html import save
 
     # a flag whose producer is missing fails before any work
     if args.advise:
         _require("--advise", "advise", 10)
-    runs = load_runs(args.runs, args.db, default_last=not args.profile and not args.tune)
-    profiles = load_profiles(args.profile)
-    findings = findings_for(runs, profiles) if args.advise else None
+    runs = load_runs(args.runs, args.db, default_last=not (args.profile or args.tune or args.advise))
+    profiles = load_profiles(args.profile + _drawn(args.advise, args.profile))
+    findings = findings_for(args.advise, profiles, args.db) if args.advise else None
     sessions = sessions_for(args.tune, args.db) if args.tune else []
     print(save(args.output, runs, profiles, findings, sessions))
     return 0

@@ -1,9 +1,14 @@
-"""`pario results`: list, show and compare stored runs; store a run `pario bench` kept in a file
-(import) and IOR's JSON summary (import-ior)."""
+"""`pario results`: list, show, compare (with a CI exit code), tag, remove and export stored runs;
+store a run `pario bench` kept in a file (import) and IOR's JSON summary (import-ior)."""
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import os
+import re
+import sys
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rich.console import Console
@@ -32,6 +37,10 @@ def register(subparsers) -> None:
         "results", parents=[common], help="list, show and compare stored runs; import IOR results",
         description="Without a subcommand, list the newest stored runs.")
     parser.add_argument("--limit", type=int, default=50, help="how many runs to list (default 50)")
+    parser.add_argument("--case", help="only runs with a case of this name")
+    parser.add_argument("--since", help="only runs from this UTC date or time on (2026-11-24, 2026-11-24T10:00) "
+                                        "or this long ago (7d, 12h)")
+    parser.add_argument("--tag", help="only runs with this tag (pario results tag)")
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
     show.add_argument("id", help="run id (from `pario results`), or 'last'")
@@ -40,12 +49,27 @@ def register(subparsers) -> None:
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
     cmp_.add_argument("a", help="run id A (the baseline)")
     cmp_.add_argument("b", help="run id B")
+    cmp_.add_argument("--fail-slower", type=float, metavar="PCT",
+                      help="exit 1 when a case of B is slower than A by more than PCT percent and outside the "
+                           "noise (the ranges do not overlap), for CI pipelines")
+    exp = sub.add_parser("export", parents=[common], help="runs as CSV: one row per case and operation")
+    exp.add_argument("ids", nargs="+", help="run ids, or 'last'")
+    exp.add_argument("--csv", action="store_true", default=True, help="CSV (the only format; the default)")
+    exp.add_argument("-o", "--output", help="file to write (default: stdout)")
+    tag = sub.add_parser("tag", parents=[common], help="label a run (e.g. baseline), or --remove labels")
+    tag.add_argument("id", help="run id, or 'last'")
+    tag.add_argument("tags", nargs="+", help="labels (letters, digits, '.', '_', '-')")
+    tag.add_argument("--remove", action="store_true", help="remove these labels instead")
+    rm = sub.add_parser("remove", parents=[common], help="delete stored runs (their files are not touched)")
+    rm.add_argument("ids", nargs="+", help="run ids")
     run_file = sub.add_parser("import", parents=[common],
                               help="store a run that `pario bench` measured but could not store (it names the file)")
     run_file.add_argument("file", help="the run's file (pario-run-*.json)")
     imp = sub.add_parser("import-ior", parents=[common],
                          help="store IOR 4's JSON summary (ior -O summaryFormat=JSON -O summaryFile=FILE)")
     imp.add_argument("file", help="IOR JSON summary file")
+    jobs = sub.add_parser("jobs", parents=[common], help="batch jobs pario submitted to Slurm, and their runs")
+    jobs.add_argument("--limit", type=int, default=50, help="how many jobs to list (default 50)")
     parser.set_defaults(run=run)
 
 
@@ -61,23 +85,63 @@ def parse_run_id(text: str, store: Store) -> int:
         raise ParioError(f"run id must be a number like 3 (got {text!r}); `pario results` lists them") from None
 
 
+def since_of(text: str | None) -> str | None:
+    """--since as the store's UTC time text: an ISO date or time, or an age such as 7d or 12h."""
+    if not text:
+        return None
+    age = re.fullmatch(r"(\d+)([dhm])", text)
+    if age:
+        unit = {"d": "days", "h": "hours", "m": "minutes"}[age.group(2)]
+        moment = datetime.now(timezone.utc) - timedelta(**{unit: int(age.group(1))})
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        moment = datetime.fromisoformat(text.rstrip("Z"))
+    except ValueError:
+        raise ParioError(f"--since {text}: give a date (2026-11-24), a UTC time (2026-11-24T10:00) or an age "
+                         "(7d, 12h, 30m)") from None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _export(store: Store, args) -> int:
+    rows = []
+    for text in args.ids:
+        one = store.get_run(parse_run_id(text, store))
+        rows += compare.rows_for_csv(one, summary.summarize(one["result"], one["env"]))
+    if not rows:
+        raise ParioError("no bandwidth figures in these runs (metadata runs and failed runs have none)")
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    if not args.output:
+        sys.stdout.write(buf.getvalue())
+        return 0
+    try:
+        with open(args.output, "w", newline="", encoding="utf-8") as fh:
+            fh.write(buf.getvalue())
+    except OSError as exc:
+        raise ParioError(f"cannot write {args.output}: {exc.strerror}") from None
+    print(f"{len(rows)} rows written to {args.output}", file=sys.stderr)
+    return 0
+
+
 def _emit(doc: Any) -> None:
     json_report.emit(doc, indent=2)
 
 
 def run(args) -> int:
-    store = Store(getattr(args, "db", None))
+    action = getattr(args, "action", None)
+    store = Store(getattr(args, "db", None), existing=action != "import-ior")  # tag, remove: an existing store
     as_json = getattr(args, "json", False)
     console = Console()
-    action = getattr(args, "action", None)
     if action is None:
         if args.limit < 1:
             raise ParioError(f"--limit must be at least 1 (got {args.limit})")
-        runs = store.list_runs(args.limit)
+        runs = store.list_runs(args.limit, since=since_of(args.since), tag=args.tag, case=args.case)
         if as_json:
-            _emit({"db": store.path, "runs": runs})
+            _emit({"schema": "pario.results-list/1", "db": store.path, "runs": runs})
         else:
-            run_tables.print_runs(console, runs)
+            run_tables.print_runs(console, runs, filtered=bool(args.since or args.tag or args.case))
         return 0
     if action == "show":
         one = store.get_run(parse_run_id(args.id, store))
@@ -88,7 +152,7 @@ def run(args) -> int:
             return 0
         rows = summary.summarize(one["result"], one["env"])
         if as_json:
-            _emit({**one, "summary": rows})
+            _emit({"schema": "pario.run/1", **one, "summary": rows})
         else:
             layers.print_run(console, one, rows)
         return 0
@@ -96,14 +160,50 @@ def run(args) -> int:
         a = store.get_run(parse_run_id(args.a, store))
         b = store.get_run(parse_run_id(args.b, store))
         cmp = compare.compare_runs(a, b)
+        pct = args.fail_slower
+        if pct is not None and not 0 < pct < 100:
+            raise ParioError(f"--fail-slower {pct:g}: give a percentage between 0 and 100, e.g. 10")
+        slower = compare.regressions(cmp["cases"], pct) if pct is not None else []
         if as_json:
-            _emit(cmp)
+            _emit({"schema": "pario.compare/1", **cmp,
+                   **({"fail_slower_pct": pct, "regressions": slower} if pct is not None else {})})
         else:
             title = f"A = run {a['id']} ({a['kind']}), B = run {b['id']} ({b['kind']})"
             run_tables.print_compare(console, cmp, title=title)
+        for r in slower:
+            print(f"pario: regression: {r['label']} ({r['name_b']}) {r['op']} at {r['ratio']:.2f}x of run {a['id']}, "
+                  f"{r['slower_pct']:.0f}% slower (more than {pct:g}%, outside the noise)", file=sys.stderr)
+        return 1 if slower else 0
+    if action == "export":
+        return _export(store, args)
+    if action == "tag":
+        bad = [t for t in args.tags if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", t)]
+        if bad:
+            raise ParioError(f"tag {bad[0]!r}: use letters, digits, '.', '_' and '-' (at most 64)")
+        number = parse_run_id(args.id, store)
+        store.tag_run(number, args.tags, remove=args.remove)
+        print(f"run {number}: {'removed' if args.remove else 'tagged'} {' '.join(args.tags)}")
+        return 0
+    if action == "remove":
+        numbers = [parse_run_id(i, store) for i in args.ids]
+        for n in numbers:
+            store.get_run(n)  # all known before any is removed
+        for n in numbers:
+            store.remove_run(n)
+        print(f"removed run{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))} from {store.path}")
         return 0
     if action == "import":
         return _import_run(args.file, store, as_json, console)
+    if action == "jobs":
+        from pario.cli import submit
+        from pario.report.terminal.jobs import print_jobs
+
+        rows = submit.refresh(store, store.list_jobs(limit=max(1, args.limit)))
+        if as_json:
+            _emit({"db": store.path, "jobs": rows})
+        else:
+            print_jobs(console, rows)
+        return 0
     if action == "import-ior":
         return _import_ior(args.file, store, as_json, console)
     raise ParioError(f"unknown results action {action}")

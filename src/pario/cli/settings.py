@@ -79,7 +79,8 @@ def render(args) -> int:
     out = {d: render_one(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
     missing = {d: untranslated(settings, d, path=args.path, pattern=args.pattern) for d in dialects}
     if args.json:
-        json_report.emit({"settings": settings.to_dict(), "rendered": out, "untranslated": missing})
+        json_report.emit({"schema": "pario.settings-render/1", "settings": settings.to_dict(), "rendered": out,
+                          "untranslated": missing})
         return 0
     for d in dialects:
         text = out[d]
@@ -122,7 +123,8 @@ def check(args) -> int:
     failing = ("error", "warning") if args.strict else ("error",)
     bad = sum(1 for f in found if f["level"] in failing)
     if args.json:
-        json_report.emit({"file": args.file, "stack": stack_view, "findings": found, "ok": not bad})
+        json_report.emit({"schema": "pario.settings-check/1", "file": args.file,
+                          "stack": stack_view, "findings": found, "ok": not bad})
     else:
         for f in found:
             where = f"{args.file}:{f['line']}" if f.get("line") else args.file

@@ -46,7 +46,7 @@ def run(args) -> int:
                         refresh=args.refresh)
     failed = [p for p in doc.get("probes") or [] if not p.get("ok")]
     if args.json:
-        json_report.emit(doc)
+        json_report.emit({"schema": "pario.stack/1", **doc})
     else:
         from rich.console import Console
 

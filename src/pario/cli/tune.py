@@ -11,7 +11,8 @@ import signal
 import sys
 from typing import Any
 
-from pario.cli.bench import add_case_flags
+from pario.cli import submit, tune_submit
+from pario.cli.bench import add_case_flags, default_ranks
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -19,7 +20,7 @@ from pario.model.tuning import TuningSession
 from pario.plan import validate
 from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.jobfile import load_toml
-from pario.platform import host, stack
+from pario.platform import stack
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.mpi import detect, find_mpirun
@@ -29,9 +30,10 @@ from pario.report.terminal import tune as show
 from pario.run import launchers, watchdog
 from pario.store import Store
 from pario.tune import importance, knobs, prior, verdict
+from pario.tune.jobs import BatchedSearch, SubmitPlan
 from pario.tune.search import Budget, Search
 from pario.tune.space import Context, Space
-from pario.tune.trials import EngineTrials
+from pario.tune.trials import EngineTrials, Evaluator
 
 EPILOG = """\
 One case to tune, given like `pario bench` gives it (IOR flags), or one [[case]] of a job file
@@ -49,6 +51,7 @@ of medians above 1).
 
   pario tune -a mpiio -c -t 1m -b 64m -n 4 -w --trials 30
   pario tune -a mpiio -c -t 4k -b 1m -n 4 -r --space mca.io,collective,romio_cb_read
+  pario tune --from-log app.log --trials 20   # the case the job's log shows (pario profile or Darshan)
   pario tune --list                      # the stored sessions
   pario tune --resume 3                  # go on with an interrupted session
 Exit codes: 0 a session ended (winner or default kept), 1 no trial ran, 2 bad input, 3 engine or MPI
@@ -68,22 +71,29 @@ def register(subparsers) -> None:
     t.add_argument("--space-file", help="TOML file with a [space] table: KNOB = [\"value\", ...]")
     t.add_argument("--objective", choices=["write", "read"], help="the rate to raise (default: the case's first op)")
     t.add_argument("--sampler-seed", type=int, default=0, help="the optuna sampler's seed (0)")
+    t.add_argument("--from-log", metavar="LOG", help="tune the case of the file a job spent most I/O time on, "
+                                                    "from its pario profile or Darshan log (its interface, "
+                                                    "sizes, ranks, sharing, collective or not; bench flags "
+                                                    "given beside it override what the log says)")
     t.add_argument("--resume", type=int, metavar="SESSION", help="continue an interrupted session")
     t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
     t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
     r = p.add_argument_group("run")
-    r.add_argument("-n", "-N", "--ranks", type=int, help="MPI ranks (default: cores available)")
+    r.add_argument("-n", "-N", "--ranks", type=int,
+                   help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
     r.add_argument("-o", "--dir", help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", help="job file (TOML); with several cases, pick one with --case")
     r.add_argument("--case", dest="case_name", metavar="NAME", help="the [[case]] of --config to tune")
     r.add_argument("--io", help="fix Open MPI's io component (ompio | romio321): the layer is then not searched")
     r.add_argument("--mpirun", help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun", help="mpirun (default) or srun")
+    r.add_argument("--launcher", choices=["mpirun", "srun"],
+                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
     r.add_argument("--timeout", type=float, help="watchdog: seconds without progress before a run is ended "
                                                  "(default: 10x the slowest phase so far, at least 60 s)")
     r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
     r.add_argument("--db", help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout (progress on stderr)")
+    tune_submit.add_flags(p)
     p.set_defaults(run=run)
 
 
@@ -104,22 +114,33 @@ def run(args: argparse.Namespace) -> int:
         else:
             show.sessions(rows)
         return 0
+    if args.run_trials:
+        return tune_submit.run_trials(args, store)
+    if args.sbatch_args and not (args.submit or args.script_only):
+        raise ParioError("--sbatch-args goes with --submit (trials as jobs) or --script-only")
+    if args.script_only:
+        return submit.run("tune", args, args.ranks)   # the whole session as one batch job
+    args.launcher = launchers.resolve(args.launcher)
     if args.trials is not None and args.trials < 4:
         raise ParioError(f"--trials {args.trials}: give at least 4 (the default, a trial, the last control and "
                          "the confirmation)")
     seconds = parse_duration(args.budget_time) if args.budget_time else None
     if args.resume is not None:
         return _resume(args, store, seconds)
+    if args.from_log:
+        _case_from_log(args)
     request = BenchRequest.from_namespace(args)
     request.time, request.reps = 60.0, None   # --time is tune's budget; -i sets the rungs below
     case, ranks = _one_case(args, request)
+    submitting = tune_submit.plan_of(args, store, ranks) if args.submit else None
     reps = args.reps if args.reps is not None else 3
     if reps < 2:
         raise ParioError(f"-i {reps}: a complete trial needs at least 2 counted repetitions (3 by default)")
     engine = engine_path()
     mpi = detect(find_mpirun(args.mpirun))
-    launchers.command(mpi, ranks, [], io=args.io, launcher=args.launcher)   # rejects a bad --io early
-    launchers.check_launcher(args.launcher)
+    if submitting is None:
+        launchers.check_launcher(args.launcher, mpi)
+    launchers.command(mpi, ranks, [], io=args.io, launcher="mpirun" if submitting else args.launcher)  # bad --io
     listing = engine_listing(engine)
     validate.check_backends([case], listing)
     scratch = Scratch(args.dir)
@@ -137,23 +158,58 @@ def run(args: argparse.Namespace) -> int:
                             objective=objective, ranks=ranks, space=space.values(), dropped=list(space.dropped),
                             seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
                             context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,
-                                     "io": args.io, "launcher": args.launcher})
+                                     "io": args.io, "launcher": args.launcher,
+                                     **({"submit": submitting.to_dict()} if submitting else {})})
     budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
     session.budget = budget.to_dict()
     guesses = prior.guesses(space)
     if args.dry_run:
         return _dry_run(args, session, space, guesses)
-    ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
     session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
                                    headline=verdict.summary_line(session))
+    if submitting is not None:   # the trials run in their jobs' allocations, which probe their own device
+        return _search(args, store, session, space, tune_submit.evaluator(session, store, submitting, args.json),
+                       budget, guesses, case, batch=submitting.batch)
+    ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
     evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
                              launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
                              timeout=args.timeout)
     return _search(args, store, session, space, evaluator, budget, guesses, case)
 
 
+def _case_from_log(args: argparse.Namespace) -> None:
+    """Fill the case flags the user left out from the job model pario advise builds of the log,
+    and say on stderr what was taken."""
+    from pario.advise.jobcase import dominant_case
+    from pario.cli.advise import _read_all
+
+    if args.config:
+        raise ParioError("--from-log and --config each give the case to tune; give one")
+    jobs, errors = _read_all([args.from_log])
+    if errors:
+        raise ParioError(f"--from-log: {errors[0]}")
+    taken = dominant_case(jobs[0])
+    kept = []
+    for dest, value in taken.flags.items():
+        if value is None:
+            continue
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, value)
+        else:
+            kept.append(dest)
+    if args.ranks is None:
+        args.ranks = taken.ranks
+    if args.objective is None and getattr(args, taken.objective, None):
+        args.objective = taken.objective
+    print(f"pario: tuning the case taken from {args.from_log}: {taken.argv()}", file=sys.stderr)
+    for line in taken.said:
+        print(f"  {line}", file=sys.stderr)
+    if kept:
+        print(f"  given on the command line, kept instead of the log's: {', '.join(kept)}", file=sys.stderr)
+
+
 def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:
-    ranks = args.ranks if args.ranks is not None else host.cpus()
+    ranks = args.ranks if args.ranks is not None else default_ranks()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
     if not request.config and not request.given(CASE_DESTS):
@@ -211,6 +267,9 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     session = TuningSession.from_dict(row["doc"])
     session.id = row["id"]
     ctx_doc = session.context or {}
+    if (args.submit or args.sbatch_args) and not ctx_doc.get("submit"):
+        raise ParioError(f"session {session.id} ran its trials here, not as Slurm jobs; --resume goes on the same "
+                         "way (drop --submit), or start a new session with --submit")
     if session.status == "done" and (args.trials is None or args.trials <= len(session.trials)):
         raise ParioError(f"session {session.id} is done ({len(session.trials)} trials); give --trials N above that "
                          "to search on, or start a new session")
@@ -223,7 +282,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     case: Case = dict(session.case)
     engine = engine_path()
     mpi = detect(find_mpirun(args.mpirun))
-    launcher = ctx_doc.get("launcher") or args.launcher
+    launcher = launchers.resolve(ctx_doc.get("launcher") or args.launcher)
     directory = args.dir or ctx_doc.get("dir")
     if directory and not os.path.isdir(directory):
         directory = None
@@ -232,6 +291,10 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
                     seconds=seconds if seconds is not None else old.get("seconds"),
                     rungs=tuple(old.get("rungs") or (1, 3)), control_every=int(old.get("control_every") or 8))
     session.status = "running"
+    if ctx_doc.get("submit"):   # submitted trials: pick up what the jobs measured, submit the rest
+        submitted = SubmitPlan.from_dict(ctx_doc["submit"])
+        return _search(args, store, session, space, tune_submit.evaluator(session, store, submitted, args.json),
+                       budget, prior.guesses(space), case, batch=submitted.batch)
     scratch = Scratch(directory)
     scratch.prepare()
     evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
@@ -242,15 +305,21 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM (a job's time limit, `timeout`): ends the run like Ctrl-C does."""
+    """SIGTERM (a job's time limit, `timeout`) or SIGHUP (the terminal closed): ends the run like
+    Ctrl-C does."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _on_term(signum, frame):
-    raise _Terminated()
+    raise _Terminated(signum)
 
 
-def _search(args: argparse.Namespace, store: Store, session: TuningSession, space: Space, evaluator: EngineTrials,
-            budget: Budget, guesses: list, case: Case) -> int:
+def _search(args: argparse.Namespace, store: Store, session: TuningSession, space: Space, evaluator: Evaluator,
+            budget: Budget, guesses: list, case: Case, batch: int | None = None) -> int:
+    """The search to its end or an interruption; batch: trials submitted as Slurm jobs, that many at once."""
     out = sys.stderr if args.json else sys.stdout
     printed: dict[int, tuple[Any, ...]] = {}
 
@@ -269,22 +338,35 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
         show.header(session, len(space.grid()))
     elif session.dropped:
         show.dropped(session.dropped, out)
-    previous = signal.signal(signal.SIGTERM, _on_term)
+    previous = {sig: signal.signal(sig, _on_term) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        Search(space, evaluator, session, budget, listener=listener).run(guesses)
+        if batch is not None:
+            BatchedSearch(space, evaluator, session, budget, listener=listener, batch_size=batch).run(guesses)
+        else:
+            Search(space, evaluator, session, budget, listener=listener).run(guesses)
     except KeyboardInterrupt as exc:
         session.status = "interrupted"
+        queued = []
         for t in session.trials:
             if t.state == "running":
                 t.state, t.note = "interrupted", "interrupted: its finished runs are kept"
+                if t.job:   # its job goes on without us
+                    queued.append(t.job)
+                    t.note = f"interrupted while Slurm job {t.job} ran: --resume picks up what it measures"
         store.update_session(sid, doc=session.to_dict(), status=session.status,
                              headline=verdict.summary_line(session))
         done = sum(1 for t in session.trials if t.state not in ("interrupted", "failed"))
-        print(f"pario: interrupted: session {session.id} keeps {done} finished trial(s); "
-              f"`pario tune --resume {session.id}` goes on", file=sys.stderr)
-        return 143 if isinstance(exc, _Terminated) else 130
+        more = (f"; Slurm job{'s' if len(queued) > 1 else ''} {', '.join(queued)} go on and --resume picks up "
+                "what they measure" if queued else "")
+        try:
+            print(f"pario: interrupted: session {session.id} keeps {done} finished trial(s){more}; "
+                  f"`pario tune --resume {session.id}` goes on", file=sys.stderr)
+        except OSError:   # the terminal is gone (SIGHUP)
+            pass
+        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     session.winner = verdict.conclude(session, space, case, session.ranks)
     session.importance, session.importance_method = importance.importance(session, space)
     store.update_session(sid, doc=session.to_dict(), status=session.status,

@@ -54,6 +54,7 @@ class BenchRequest:
     # the run
     ranks: int | None = None
     dir: str | None = None
+    test_file: str | None = None   # -o PATH, IOR's test file
     config: str | None = None
     reuse: int | None = None
     suite: str | None = None
@@ -63,13 +64,14 @@ class BenchRequest:
     time: float = 60.0
     io: str | None = None
     mpirun: str | None = None
-    launcher: str = "mpirun"
+    launcher: str | None = None    # None: srun inside a Slurm allocation, else mpirun (run.launchers.resolve)
     timeout: float | None = None
     no_probe: bool = False
     drop_caches: str | None = None  # --drop-caches: 'files' (the run's own, any user) or 'all' (root)
     db: str | None = None
     json: bool = False
     list_backends: bool = False    # --list
+    dry_run: bool = False
 
     @classmethod
     def from_namespace(cls, ns: Any) -> BenchRequest:

@@ -25,6 +25,8 @@ class Trial:
     note: str = ""
     runs: list[int] = field(default_factory=list)      # every stored run of this trial, in order
     ratio: float | None = None      # median / the default's median (controls so far)
+    job: str = ""                   # `pario tune --submit`: the Slurm job (ARRAY_TASK) of its last launch, so
+                                    # that --resume finds what it measured while no pario was there
 
 
 @dataclass

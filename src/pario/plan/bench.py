@@ -96,7 +96,24 @@ def plan(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int
     if not note:
         note = ("; ".join(f"{c['name']}: {_amount(c, ranks)} per phase" for c in cases[:4])
                 + (" ..." if len(cases) > 4 else ""))
+    if request.config and case_flags:
+        note += same_cases_note(cases, case_flags)
     return cases, note
+
+
+def same_cases_note(cases: list[Case], flags: list[str]) -> str:
+    """When flags overriding a job file leave cases that differ only in their names, say so: their
+    names promise a comparison the run no longer makes."""
+    groups: dict[str, list[str]] = {}
+    for c in cases:
+        key = repr(sorted((k, repr(v)) for k, v in c.items() if k != "name" and not k.startswith("_")))
+        groups.setdefault(key, []).append(c["name"])
+    same = [names for names in groups.values() if len(names) > 1]
+    if not same:
+        return ""
+    given = ", ".join("--" + f.replace("_", "-") for f in flags)
+    return ("; note: with " + given + " overriding the job file, these cases are identical and differ "
+            "only in name: " + "; ".join(", ".join(names) for names in same))
 
 
 def _amount(case: Case, ranks: int) -> str:

@@ -59,3 +59,28 @@ def check_loadable(engine: str, stderr: str) -> None:
                          f"for this user; {engine} needs it beside the engine (in its ../lib) or on the "
                          "loader's path: reinstall pario (make setup) or load the module that provides it",
                          exit_code=3)
+
+
+def counter_docs() -> dict[str, str]:
+    """Counter name -> its one-line meaning, as `pario-counters` prints them (include/pario/counters.h,
+    the one place they are written); {} when the tool is not there."""
+    try:
+        tool = Path(engine_path()).with_name("pario-counters")
+    except ParioError:
+        tool = Path(__file__).resolve().parents[1] / "bin" / "pario-counters"
+    if not tool.is_file():
+        found = shutil.which("pario-counters")
+        if not found:
+            return {}
+        tool = Path(found)
+    try:
+        out = subprocess.run([str(tool)], capture_output=True, text=True, timeout=30)
+        doc = json.loads(out.stdout) if out.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {}
+    docs: dict[str, str] = {}
+    for module in (doc.get("modules") or {}).values():
+        for row in (module.get("counters") or []) + (module.get("fcounters") or []):
+            if row.get("name") and row.get("doc"):
+                docs[row["name"]] = row["doc"]
+    return docs

@@ -22,20 +22,28 @@ def new_run_id() -> str:
 class Scratch:
     """DIR (from --dir, $PARIO_SCRATCH, else ./pario-scratch), and DIR/pario.<run_id>.* for this run."""
 
-    def __init__(self, directory: str | None = None, run_id: str | None = None):
+    def __init__(self, directory: str | None = None, run_id: str | None = None, name: str = "pario"):
+        """name: the files' first part (IOR's -o PATH gives its base name); the run id always
+        follows, so that two runs never share a file name (nor OMPIO's per-name semaphore)."""
         chosen = directory or os.environ.get("PARIO_SCRATCH") or os.path.join(os.getcwd(), DEFAULT_NAME)
         self.dir = os.path.abspath(os.path.expanduser(chosen))
         self.run_id = run_id or new_run_id()
-        self.prefix = f"pario.{self.run_id}"
+        self.prefix = f"{name}.{self.run_id}"
         self.created = False
 
     def prepare(self) -> None:
-        """Create the directory if missing (remembering that we did) and prove it is writable."""
+        """Create the directory if missing (remembering that we did) and prove it is writable. Only
+        the last component is created: a mistyped parent must not leave directories behind (say
+        on the root file system, where a scratch run could fill it)."""
         if os.path.exists(self.dir) and not os.path.isdir(self.dir):
             raise ParioError(f"scratch {self.dir} exists and is not a directory; give another with --dir")
+        parent = os.path.dirname(self.dir)
+        if not os.path.isdir(self.dir) and not os.path.isdir(parent):
+            raise ParioError(f"scratch {self.dir}: its parent {parent} does not exist (pario creates only the "
+                             "last component); create it or give another --dir")
         if not os.path.isdir(self.dir):
             try:
-                os.makedirs(self.dir)
+                os.mkdir(self.dir)
                 self.created = True
             except OSError as exc:
                 raise ParioError(f"cannot create scratch directory {self.dir}: {exc.strerror}; "

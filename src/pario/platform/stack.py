@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Optional
 
 from pario.model.errors import ParioError
-from pario.platform import fsinfo, host
+from pario.platform import fsinfo, host, slurm
 from pario.platform.mpi import detect, find_mpirun
 from pario.settings import effective
 
@@ -48,14 +48,21 @@ def gpfs_facts(device: str) -> dict[str, Any]:
 
 
 def slurm_facts(environ=None) -> dict[str, Any] | None:
-    environ = os.environ if environ is None else environ
-    if not environ.get("SLURM_JOB_ID"):
-        return None
-    names = {"SLURM_JOB_ID": "job", "SLURM_JOB_NUM_NODES": "nodes", "SLURM_NTASKS": "tasks",
-             "SLURM_CPUS_ON_NODE": "cpus_on_node", "SLURM_JOB_NODELIST": "nodelist",
-             "SLURM_JOB_PARTITION": "partition", "SLURM_TASKS_PER_NODE": "tasks_per_node",
-             "SLURM_CLUSTER_NAME": "cluster"}
-    return {v: environ[k] for k, v in names.items() if environ.get(k)}
+    """The Slurm allocation this runs in (None outside one): job, cluster, partition, nodes, tasks."""
+    alloc = slurm.allocation(environ)
+    return alloc.to_dict() if alloc else None
+
+
+def srun_plugin(mpi: dict[str, Any]) -> dict[str, Any]:
+    """srun's MPI plugins and the one pario launches this MPI with (srun --mpi=list)."""
+    try:
+        available = slurm.mpi_plugins()
+        info = fsinfo.run_tool(["ompi_info", "--parsable"]) if mpi.get("flavour") == "openmpi" else None
+        pick = slurm.choose_plugin(mpi.get("flavour") or "unknown", mpi.get("version") or "", available, info)
+    except ParioError as exc:
+        return {"mpi_plugin_error": str(exc)}
+    return {"mpi_plugins": list(available), "mpi_plugin": pick.plugin or os.environ.get("SLURM_MPI_TYPE"),
+            "mpi_plugin_source": "chosen for this MPI" if pick.plugin else pick.source}
 
 
 def libraries() -> dict[str, str | None]:
@@ -135,6 +142,8 @@ def collect(path: str, *, probe: Probe | None = None, engine: str | None = None,
         _cache_put(key, slow)
     doc.update(slow)
     mpi = doc["mpi"]
+    if doc["slurm"] is not None and mpi.get("available") and _which("srun"):
+        doc["slurm"].update(srun_plugin(mpi))
     if mpi.get("mpiio") == "ompio":
         mpi["ompio_fs"] = {"lustre": "lustre", "gpfs": "gpfs"}.get(fs.get("type") or "", "ufs")
     for p in doc.get("probes") or []:

@@ -7,10 +7,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, job_from_parts, parts_in
+from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, compact, job_from_parts, parts_in
 from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
-from pario.run.launchers import command
+from pario.run.launchers import check_launcher, command
 
 LIB = "libpario-preload.so"
 NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
@@ -31,11 +31,14 @@ def preload_path() -> str:
     raise ParioError(NOT_BUILT, exit_code=3)
 
 
-def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: float | None) -> dict[str, str]:
+def profile_env(lib: str, parts_dir: str, trace: bool, mem_mib: float | None,
+                runtime_files: bool = False) -> dict[str, str]:
     """The variables the preload library reads (csrc/profile/settings.c)."""
     env = {"LD_PRELOAD": lib, "PARIO_PROFILE_DIR": parts_dir}
     if trace:
         env["PARIO_PROFILE_TRACE"] = "1"
+    if runtime_files:
+        env["PARIO_PROFILE_RUNTIME_FILES"] = "1"
     if mem_mib:
         env["PARIO_PROFILE_MEM"] = f"{mem_mib:g}"
     return env
@@ -68,15 +71,25 @@ def make_parts_dir(output: Path) -> Path:
 
 def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     """mpirun with the profiler's variables exported to the ranks only (not to mpirun itself)."""
-    # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags)
+    return launch_argv(ranks, env, app, "mpirun")
+
+
+def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str) -> list[str]:
+    """The MPI launch of `app` with the profiler's variables set in the ranks only: mpirun exports
+    them (-x/-genv); under srun, which would pass its own environment on (and be profiled itself),
+    `env VAR=VALUE... app` sets them in each task just before the program starts."""
+    # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags, srun's plugin)
     mpi = detect(find_mpirun())
+    if launcher == "srun":
+        check_launcher("srun", mpi)
+        return command(mpi, ranks, ["env", *(f"{k}={v}" for k, v in env.items()), *app], launcher="srun")
     return command(mpi, ranks, app, env=env)
 
 
 def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:
     """Write one job log from the parts (and `extra` top-level keys, such as the file system's
-    view of a buffered run), atomically; return it. ended_by: the signal that ended the program,
-    if one did."""
+    view of a buffered run), atomically and compact (logread.compact); return it. ended_by: the
+    signal that ended the program, if one did."""
     files = parts_in(parts_dir)
     if not files:
         import signal
@@ -88,7 +101,7 @@ def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None,
     doc.update(extra or {})
     tmp = output.with_name(output.name + f".tmp.{os.getpid()}")
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, separators=(",", ":"))
+        json.dump(compact(doc), fh, separators=(",", ":"))
         fh.write("\n")
     os.replace(tmp, output)
     return doc
@@ -113,4 +126,4 @@ def default_output(app: list[str]) -> Path:
 
 
 __all__ = ["FORMAT", "VERSION", "preload_path", "profile_env", "env_exports", "merged_preload", "make_parts_dir",
-           "mpirun_argv", "merge", "remove_parts", "default_output"]
+           "mpirun_argv", "launch_argv", "merge", "remove_parts", "default_output"]

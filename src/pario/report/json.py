@@ -22,6 +22,6 @@ def bench_document(record: RunRecord, rows: list[SummaryRow], run_id: int | None
     found = {op: winner(rows, op) for op in RATE_OPS}
     # "fastest" names a case only when the noise test supports it; "verdicts" says why (not)
     best = {op: w["best"] if w and w["clear"] else None for op, w in found.items()}
-    return {"run": run_id, "engine_run_id": record.result.get("run_id"), "status": record.status,
-            "error": record.message, "sizes": record.note, "dir": record.directory, "fastest": best,
-            "verdicts": found, "summary": rows, "result": record.result}
+    return {"schema": "pario.bench/1", "run": run_id, "engine_run_id": record.result.get("run_id"),
+            "status": record.status, "error": record.message, "sizes": record.note, "dir": record.directory,
+            "fastest": best, "verdicts": found, "summary": rows, "result": record.result}

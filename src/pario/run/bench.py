@@ -17,12 +17,14 @@ from pario.model.case import Case
 from pario.model.errors import Stopped
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
-from pario.platform import environment, layout
+from pario.platform import environment, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import forward, launchers, session, stop, watchdog
+from pario.run.launchers import srun
 from pario.run.settings_launch import measured, read_settings
+from pario.run.tee import StderrTee
 from pario.settings import effective, envsettings
 
 
@@ -92,6 +94,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=req.engine)
     env.update(req.facts)
+    slurm_facts = _slurm_facts(req.launcher, argv, mpi)
+    if slurm_facts:
+        env["slurm"] = slurm_facts
     if req.mca:
         env["mca"] = dict(req.mca)
     # ROMIO_HINTS, OMPI_MCA_ and MPICH_MPIIO_HINTS settings: requested too, with their source; the
@@ -105,7 +110,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
         json.dump(spec, fh, indent=1)
     collector = effective.OutputCollector(scratch.prefix)
     limit = watchdog.Limit(req.timeout, cases, ranks)
-    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}")
+    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
+                  + (" (created for this run; removed at the end if left empty)" if scratch.created else ""))
     observer.note(req.note)
     observer.note(f"watchdog: {limit.policy()}")
     if in_slurm() and req.launcher == "mpirun":
@@ -114,11 +120,14 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
                   cases=cases, collector=collector, forwarded=forwarded, observer=observer, pidfile=pidfile)
     stopped: Stopped | None = None
+    # srun's messages (and the ranks' stderr it forwards) are shown as they come and kept: when the
+    # launch fails, they hold the scheduler's reason.
+    tee = StderrTee(observer.output).start() if req.launcher == "srun" else None
     try:
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, forwarded),
                                timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=collector, pidfile=pidfile,
-                               directory=scratch.dir)
+                               observer=observer, sink=collector, stderr=tee.file if tee else None,
+                               pidfile=pidfile, directory=scratch.dir)
     except Stopped as exc:  # the launch is ended (watchdog.run saw to it); keep what it measured
         stopped = exc
         outcome = watchdog.Outcome(returncode=128 + exc.signum)
@@ -126,12 +135,18 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
         removed = scratch.cleanup()
         observer.note(f"interrupted: ended the run and removed its {removed} file(s) in {scratch.dir}")
         raise
+    finally:
+        if tee is not None:
+            tee.close()
     stop.disarm()  # what follows (judging, removing files, storing) must not be cut short
     env["timeout_s"] = limit.seconds()
     env["watchdog"] = limit.record()
     result = load_result(result_path, scratch.run_id)
     measured(result, collector, layouts, env, mpi, ranks)
     status, message = judge(outcome, result, status_dir, ranks, cases, stopped)
+    if tee is not None and not stopped and status != "complete" and not (result.get("error") or {}).get("message"):
+        reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks)
+        message = reason or message
     result["status"] = status
     if message and not result.get("error"):
         code = "stopped" if stopped else "watchdog" if outcome.watchdog else "launcher"
@@ -150,6 +165,21 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
                       + (", ..." if len(outcome.removed) > 3 else "") + ")")
     return RunRecord(spec=spec, env=env, result=result, status=status, message=message, directory=scratch.dir,
                      prefix=scratch.prefix, note=req.note, stopped=stopped.signum if stopped else None)
+
+
+def _slurm_facts(launcher: str, argv: list[str], mpi: MPI) -> dict[str, Any] | None:
+    """The allocation the run was made in and, under srun, the --mpi plugin and why it was chosen."""
+    alloc = slurm.allocation()
+    if alloc is None and launcher != "srun":
+        return None
+    out: dict[str, Any] = alloc.to_dict() if alloc else {}
+    out["launcher"] = launcher
+    if launcher == "srun":
+        pick = srun.choice(mpi)
+        out["mpi_plugin"] = srun.plugin_used(argv)
+        out["mpi_plugin_source"] = ("chosen for " + mpi.flavour) if pick.plugin else pick.source
+        out["mpi_plugins"] = pick.available
+    return out
 
 
 def load_result(path: str, run_id: str) -> ResultDoc:

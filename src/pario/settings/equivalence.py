@@ -89,7 +89,7 @@ def explain(settings: Settings, stack: dict[str, Any]) -> tuple[Settings, list[A
         for key in sorted(h):
             if key not in OMPIO_KEYS and not key.startswith(("gpfs", "sioxAccessRange")):
                 drop(key, "ompio-ignores", f"ompio ignores {'ROMIO' if _romio_only(key) else 'this'} hint "
-                     "(run with --io romio321, or use its MCA parameter)", "io_ompio_component.c, machine-notes 1d")
+                     "(run with --io romio321, or use its MCA parameter)", "io_ompio_component.c")
         # An info key and its MCA parameter are one setting; the info key wins.
         for hint, param in knobs.HINT_TO_MCA.items():
             if param in out.mca:

@@ -50,6 +50,39 @@ MIGRATIONS = [
         doc TEXT NOT NULL
     );
     """,
+    # `pario results tag`: a run's labels (a baseline, a machine, a CI job), filtered with --tag.
+    """
+    CREATE TABLE run_tags (
+        run_id INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (run_id, tag)
+    );
+    CREATE INDEX run_tags_tag ON run_tags(tag);
+    """,
+    # Batch jobs pario submitted to Slurm (bench --submit, a tuning session's trials): the job
+    # stores its own run (env.slurm.job names it); this row says what was submitted, what Slurm
+    # last said of it, and which run it made, so that a front end that was gone (logged out) can
+    # pick the results up.
+    """
+    CREATE TABLE slurm_jobs (
+        id INTEGER PRIMARY KEY,
+        created TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        cluster TEXT NOT NULL DEFAULT '',
+        job_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        exit_code TEXT NOT NULL DEFAULT '',
+        command TEXT NOT NULL,
+        script TEXT NOT NULL DEFAULT '',
+        output TEXT NOT NULL DEFAULT '',
+        run_id INTEGER,
+        session_id INTEGER,
+        doc TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX slurm_jobs_job ON slurm_jobs(job_id);
+    CREATE INDEX slurm_jobs_session ON slurm_jobs(session_id);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -86,6 +119,15 @@ def wait_seconds() -> float:
     return value
 
 
+def _case_names(spec_text: str) -> set[str]:
+    try:
+        spec = json.loads(spec_text)
+    except ValueError:
+        return set()
+    cases = spec.get("cases") if isinstance(spec, dict) else None
+    return {str(c.get("name")) if isinstance(c, dict) else str(c) for c in cases or [] if c}
+
+
 def _locked(exc: Exception) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -95,10 +137,15 @@ class Store:
     """Runs kept in SQLite. Every method opens and closes its own connection, so a Store
     can be kept around and used from forked processes."""
 
-    def __init__(self, path: str | None = None, wait_s: float | None = None):
+    def __init__(self, path: str | None = None, wait_s: float | None = None, existing: bool = False):
+        """existing: a read-only command's store, never created (a mistyped --db must not leave an
+        empty database and its directories behind)."""
         self.path = os.path.abspath(os.path.expanduser(path or default_path()))
         self.wait_s = wait_seconds() if wait_s is None else wait_s
         parent = os.path.dirname(self.path)
+        if existing and not os.path.isfile(self.path):
+            raise ParioError(f"no results store at {self.path}: nothing was stored there; check --db or $PARIO_DB "
+                             "(`pario bench` creates it with its first run)")
         try:
             os.makedirs(parent, exist_ok=True)
         except OSError as exc:
@@ -233,18 +280,73 @@ class Store:
             run[key] = json.loads(run[key])
         return run
 
-    def list_runs(self, limit: int = 50) -> list[dict]:
-        """The newest runs first, without their documents."""
-        def select(con):
-            return con.execute("SELECT id, created, kind, command, status, headline FROM runs "
-                               "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
-        keys = ("id", "created", "kind", "command", "status", "headline")
-        return [dict(zip(keys, row)) for row in self._read(select)]
+    def list_runs(self, limit: int = 50, *, since: str | None = None, tag: str | None = None,
+                  case: str | None = None) -> list[dict]:
+        """The newest runs first, without their documents; `since`: created at or after this UTC
+        time (ISO text), `tag`: carrying it, `case`: with a case of this name."""
+        where, params = [], []
+        if since:
+            where.append("created >= ?")
+            params.append(since)
+        if tag:
+            where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
+            params.append(tag)
+        sql = ("SELECT id, created, kind, command, status, headline, "
+               "(SELECT GROUP_CONCAT(tag, ' ') FROM run_tags WHERE run_id = runs.id), spec FROM runs"
+               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC")
+        keys = ("id", "created", "kind", "command", "status", "headline", "tags")
+        out = []
+        for row in self._read(lambda con: con.execute(sql, params).fetchall()):
+            if case is not None and case not in _case_names(row[7]):
+                continue
+            run = dict(zip(keys, row[:7]))
+            run["tags"] = sorted((run["tags"] or "").split())
+            out.append(run)
+            if len(out) >= limit:
+                break
+        return out
+
+    def tag_run(self, run_id: int, tags: list[str], remove: bool = False) -> None:
+        self.get_run(run_id)  # a run that is not there is one line, not a silent no-op
+
+        def change(con):
+            for t in tags:
+                if remove:
+                    con.execute("DELETE FROM run_tags WHERE run_id = ? AND tag = ?", (int(run_id), t))
+                else:
+                    con.execute("INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?, ?)", (int(run_id), t))
+        self._write(change)
+
+    def remove_run(self, run_id: int) -> None:
+        self.get_run(run_id)
+
+        def delete(con):
+            con.execute("DELETE FROM run_tags WHERE run_id = ?", (int(run_id),))
+            con.execute("DELETE FROM runs WHERE id = ?", (int(run_id),))
+        self._write(delete)
 
     def latest_id(self) -> int | None:
         """The id of the newest run, or None when the store is empty."""
         row = self._read(lambda con: con.execute("SELECT MAX(id) FROM runs").fetchone())
         return row[0] if row else None
+
+    def runs_of_kind(self, kinds: tuple[str, ...], limit: int = 200) -> list[dict]:
+        """The newest runs of these kinds first, with their documents decoded (what a reader of
+        stored measurements, e.g. `pario advise` looking for a calibration, searches)."""
+        marks = ", ".join("?" for _ in kinds)
+
+        def select(con):
+            return con.execute(f"SELECT id, created, kind, command, status, spec, env, result FROM runs "
+                               f"WHERE kind IN ({marks}) ORDER BY id DESC LIMIT ?",
+                               (*kinds, int(limit))).fetchall()
+        keys = ("id", "created", "kind", "command", "status", "spec", "env", "result")
+        out = []
+        for row in self._read(select):
+            run = dict(zip(keys, row))
+            for key in ("spec", "env", "result"):
+                run[key] = json.loads(run[key])
+            out.append(run)
+        return out
 
     # -- tuning sessions ------------------------------------------------------------------
 
@@ -286,3 +388,70 @@ class Store:
                                "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
         keys = ("id", "created", "updated", "status", "command", "headline")
         return [dict(zip(keys, row)) for row in self._read(select)]
+
+    # -- Slurm jobs -----------------------------------------------------------------------
+
+    _JOB_KEYS = ("id", "created", "kind", "cluster", "job_id", "state", "reason", "exit_code", "command",
+                 "script", "output", "run_id", "session_id", "doc")
+    _JOB_UPDATABLE = ("state", "reason", "exit_code", "run_id", "doc", "job_id", "cluster", "script", "output")
+
+    def add_job(self, *, kind: str, job_id: str, command: str, cluster: str = "", state: str = "SUBMITTED",
+                script: str = "", output: str = "", session_id: int | None = None, doc: dict | None = None) -> int:
+        """Record a submitted batch job; returns the row's id (not Slurm's job id)."""
+        row = (_now(), kind, cluster, str(job_id), state, command, script, output, session_id,
+               json.dumps(doc or {}, sort_keys=True))
+
+        def insert(con):
+            cur = con.execute("INSERT INTO slurm_jobs(created, kind, cluster, job_id, state, command, script, output, "
+                              "session_id, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            return int(cur.lastrowid)
+        return self._write(insert)
+
+    def update_job(self, row_id: int, **fields) -> None:
+        """Set some of: state, reason, exit_code, run_id, doc (a dict), job_id, cluster, script, output."""
+        bad = [k for k in fields if k not in self._JOB_UPDATABLE]
+        if bad:
+            raise ValueError(f"not a field of a Slurm job record: {', '.join(bad)}")
+        if not fields:
+            return
+        if "doc" in fields:
+            fields["doc"] = json.dumps(fields["doc"], sort_keys=True)
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self._write(lambda con: con.execute(f"UPDATE slurm_jobs SET {sets} WHERE id = ?",
+                                            (*fields.values(), int(row_id))))
+
+    def _job_rows(self, where: str, args: tuple) -> list[dict]:
+        rows = self._read(lambda con: con.execute(
+            f"SELECT {', '.join(self._JOB_KEYS)} FROM slurm_jobs {where}", args).fetchall())
+        out = []
+        for row in rows:
+            job = dict(zip(self._JOB_KEYS, row))
+            job["doc"] = json.loads(job["doc"] or "{}")
+            out.append(job)
+        return out
+
+    def get_job(self, row_id: int) -> dict:
+        found = self._job_rows("WHERE id = ?", (int(row_id),))
+        if not found:
+            raise ParioError(f"no Slurm job record {row_id} in {self.path}; `pario results jobs` lists them")
+        return found[0]
+
+    def list_jobs(self, *, session_id: int | None = None, limit: int = 50) -> list[dict]:
+        """Submitted jobs, newest first (only a tuning session's, with session_id)."""
+        if session_id is not None:
+            return self._job_rows("WHERE session_id = ? ORDER BY id DESC LIMIT ?", (int(session_id), int(limit)))
+        return self._job_rows("ORDER BY id DESC LIMIT ?", (int(limit),))
+
+    def runs_of_job(self, job_id: str, cluster: str | None = None) -> list[int]:
+        """The runs a Slurm job stored, oldest first: their environment names the job (env.slurm:
+        its own id, or ARRAYJOB_TASK for a task of a job array)."""
+        def select(con):
+            return con.execute("SELECT id, env FROM runs WHERE env LIKE ? ORDER BY id",
+                               (f'%"{job_id}"%',)).fetchall()
+        out = []
+        for run_id, env_text in self._read(select):
+            facts = (json.loads(env_text).get("slurm") or {})
+            if str(job_id) in (str(facts.get("job")), str(facts.get("array"))) and \
+                    (not cluster or facts.get("cluster") in (None, cluster)):
+                out.append(int(run_id))
+        return out

@@ -190,6 +190,10 @@ class Search:
         t0 = self.clock()
         m = self.ev.run(config, reps, role)
         self.durations.append(self.clock() - t0)
+        return self._record(trial, config, m)
+
+    def _record(self, trial: Trial, config: Config, m: Measured) -> Measured:
+        """What one launch of the trial measured, into the trial (and the session's trace)."""
         self.evals += len(m.rates)
         if m.run_id is not None:
             trial.runs.append(m.run_id)

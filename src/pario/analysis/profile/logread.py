@@ -1,7 +1,12 @@
 """Reading profile logs: one process part, a directory of parts, or a merged job log.
 
 Counter names, kinds and merge operations come from the log itself (written from the one list in
-include/pario/counters.h), so this module keeps no list of its own."""
+include/pario/counters.h), so this module keeps no list of its own.
+
+Process logs are version 1. A merged job log is written compact (version 2, `compact`): what every
+process has alike (counter names, settings, the command line) once at the top, and per process
+only what differs and the records it kept, so that a job whose ranks share their files costs
+about a hundred bytes per rank. Readers get version 1's shape back from `load` (`expand`)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +18,8 @@ from pario.model.errors import ParioError
 
 FORMAT = "pario-profile"
 VERSION = 1
+COMPACT_VERSION = 2   # merged job logs on disk
+_NAMES = ("counters", "kinds", "ops", "fcounters", "fkinds", "fops")
 
 
 def _load_json(path: Path) -> dict[str, Any]:
@@ -27,10 +34,76 @@ def _load_json(path: Path) -> dict[str, Any]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ParioError(f"{path} is not a pario profile log (no \"format\": \"{FORMAT}\"); "
                          "give the file written by `pario profile -o`")
+    if doc.get("version") == COMPACT_VERSION and doc.get("kind") == "job":
+        try:
+            return expand(doc)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise ParioError(f"{path} is not a valid compact job log (version 2); "
+                             "give the file written by `pario profile -o`") from None
     if doc.get("version") != VERSION:
-        raise ParioError(f"{path} is profile log version {doc.get('version')}, this pario reads version "
-                         f"{VERSION}; use the pario that wrote it")
+        raise ParioError(f"{path} is profile log version {doc.get('version')}, this pario reads versions "
+                         f"{VERSION} and {COMPACT_VERSION}; use the pario that wrote it")
     return doc
+
+
+def compact(doc: dict[str, Any]) -> dict[str, Any]:
+    """A job document (version 1's shape) as written to disk: version 2."""
+    procs = doc["processes"]
+    names: dict[str, dict[str, Any]] = {}
+    for proc in procs:
+        for mod, m in proc["modules"].items():
+            lists = {k: m[k] for k in _NAMES}
+            names.setdefault(mod, lists)
+    same = {mod: all(proc["modules"].get(mod) is None or {k: proc["modules"][mod][k] for k in _NAMES} == lists
+                     for proc in procs) for mod, lists in names.items()}
+    names = {mod: lists for mod, lists in names.items() if same[mod]}
+    top = [k for k in procs[0] if k not in ("format", "version", "kind", "process", "modules")] if procs else []
+    common = {k: procs[0][k] for k in top if all(k in p and p[k] == procs[0][k] for p in procs)}
+    pkeys = list(procs[0]["process"]) if procs else []
+    common_process = {k: procs[0]["process"][k] for k in pkeys
+                      if all(k in p["process"] and p["process"][k] == procs[0]["process"][k] for p in procs)}
+    out_procs = []
+    for proc in procs:
+        entry: dict[str, Any] = {k: v for k, v in proc.items()
+                                 if k not in ("format", "version", "kind", "modules") and k not in common}
+        entry["process"] = {k: v for k, v in proc["process"].items() if k not in common_process}
+        mods: dict[str, Any] = {}
+        for mod, m in proc["modules"].items():
+            if mod in names:
+                if m.get("records"):
+                    mods[mod] = m["records"]
+            else:
+                mods[mod] = m  # names of its own (another library version): kept whole
+        if mods:
+            entry["modules"] = mods
+        out_procs.append(entry)
+    return {"format": FORMAT, "version": COMPACT_VERSION, "kind": "job", "job": doc.get("job", {}),
+            "names": names, "common": {**common, "process": common_process},
+            "module_order": list(names), "processes": out_procs}
+
+
+def expand(doc: dict[str, Any]) -> dict[str, Any]:
+    """A version 2 job log back in version 1's shape (what every reader takes)."""
+    names, common = doc["names"], doc["common"]
+    if not isinstance(names, dict) or not isinstance(common, dict) or not isinstance(doc["processes"], list):
+        raise TypeError("names, common and processes")
+    order = [m for m in doc.get("module_order") or list(names) if m in names]
+    procs = []
+    for entry in doc["processes"]:
+        proc = {"format": FORMAT, "version": VERSION, "kind": "process"}
+        proc.update({k: v for k, v in common.items() if k != "process"})
+        proc.update({k: v for k, v in entry.items() if k not in ("process", "modules")})
+        proc["process"] = {**common.get("process", {}), **entry.get("process", {})}
+        mods = entry.get("modules") or {}
+        modules: dict[str, Any] = {}
+        for mod in order:
+            modules[mod] = {**names[mod], "records": list(mods.get(mod) or [])}
+        for mod, m in mods.items():
+            if mod not in names:
+                modules[mod] = m
+        proc["modules"] = modules
+        procs.append(proc)
+    return {"format": FORMAT, "version": VERSION, "kind": "job", "job": doc.get("job", {}), "processes": procs}
 
 
 def parts_in(directory: Path) -> list[Path]:

@@ -148,3 +148,57 @@ def timeline(job: dict[str, Any], budget: int = DEFAULT_BUDGET) -> Timeline | No
     rows, groups, total, dropped = groups_of(job)
     segments, gap = decimate(groups, budget)
     return Timeline(rows=rows, segments=segments, events=total, dropped=dropped, gap=gap, budget=budget)
+
+
+@dataclass
+class Event:
+    t: float          # seconds since the first process started
+    who: str          # "rank 3", "pid 1234"
+    rank: int | None
+    module: str
+    op: str
+    path: str
+    offset: int | None
+    size: int
+    duration: float
+
+
+def events(job: dict[str, Any], *, file: str | None = None, rank: int | None = None, t_from: float | None = None,
+           t_to: float | None = None) -> tuple[list[Event], int]:
+    """The traced operations in time order, filtered: `file` a part of the path, `rank` an MPI rank,
+    [t_from, t_to] seconds since the first process started. Returns them and how many the log has."""
+    procs = [p for p in job.get("processes", []) if isinstance(p, dict) and p.get("trace") is not None]
+    if not procs:
+        raise ParioError("this profile log has no trace: record one with `pario profile --trace`")
+    infos = [p.get("process") or {} for p in procs]
+    t0 = min(float(i.get("start") or 0.0) for i in infos)
+    hosts = len({i.get("host") for i in infos})
+    out, total = [], 0
+    for n, (proc, info) in enumerate(zip(procs, infos)):
+        where = f"profile log, process {info.get('pid', n)}"
+        trace = proc["trace"]
+        _events(where, trace)
+        cols = trace["columns"]
+        names = {str(r.get("id")): str(r.get("path")) for m in (proc.get("modules") or {}).values()
+                 if isinstance(m, dict) for r in m.get("records") or [] if isinstance(r, dict)}
+        who, base = _label(info, hosts), float(info.get("start") or 0.0) - t0
+        proc_rank = info.get("rank") if isinstance(info.get("rank"), int) else None
+        total += len(trace["events"])
+        if rank is not None and proc_rank != rank:
+            continue
+        try:
+            for ev in trace["events"]:
+                e = dict(zip(cols, ev))
+                t = base + float(e["start"])
+                path = names.get(str(e.get("id")), str(e.get("id")))
+                if (file and file not in path) or (t_from is not None and t < t_from) or \
+                        (t_to is not None and t > t_to):
+                    continue
+                offset = int(e["offset"]) if e.get("offset") is not None and int(e["offset"]) >= 0 else None
+                out.append(Event(t, who, proc_rank, str(e["module"]), str(e["op"]), path, offset,
+                                 max(int(e["size"]), 0), float(e["duration"])))
+        except (TypeError, ValueError, KeyError):
+            raise ParioError(f"{where}: a trace event is malformed; give a log written by `pario profile --trace`") \
+                from None
+    out.sort(key=lambda e: e.t)
+    return out, total

@@ -131,9 +131,12 @@ def hints_status(hints: dict[str, str] | None) -> dict[str, dict[str, str]] | No
     if hints is None:
         return None
     mca = {k[len("mca:"):]: v for k, v in hints.items() if k.startswith("mca:")}
-    info = {k: v for k, v in hints.items() if not k.startswith("mca:")}
+    # "req:" items: what the program passed (open, set_view, set_info), kept apart from the answer
+    requested = {k[len("req:"):]: v for k, v in hints.items() if k.startswith("req:")}
+    info = {k: v for k, v in hints.items() if not k.startswith(("mca:", "req:"))}
     open_mpi = bool(mca)
-    return {"echoed": info if open_mpi else {}, "confirmed": {} if open_mpi else info, "mca": mca}
+    return {"echoed": info if open_mpi else {}, "confirmed": {} if open_mpi else info, "mca": mca,
+            "requested": requested}
 
 
 def per_rank_time(own: dict[int, float], shared: list[dict[str, Any]],

@@ -70,5 +70,7 @@ def save(output: str, runs: list[dict[str, Any]] | None = None,
     what = [f"run{'s' if len(runs) > 1 else ''} {', '.join(str(r['id']) for r in runs)}"] if runs else []
     what += [f"profile {name}" for name, _ in profiles]
     what += [f"tuning session {s.id}" for s in sessions]
+    if findings is not None:
+        what.append(f"{len(findings)} finding{'s' if len(findings) != 1 else ''} of pario advise")
     return (f"pario: report of {'; '.join(what) or 'nothing'} written to {output} ({size / 1e6:.1f} MB); "
             "open it in any browser, no network needed")

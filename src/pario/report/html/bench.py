@@ -34,7 +34,7 @@ def facts(run: dict) -> list[list[str]]:
         rows.append(["ranks", f"{ranks}" + (f" on {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
                                             if names else "")])
     if env.get("dir"):
-        fs = " ".join(str(env[k]) for k in ("fs_type", "fs_name") if env.get(k))
+        fs = str(env.get("fs_name") or env.get("fs_type") or "")
         rows.append(["directory", f"{env['dir']}" + (f" ({fs})" if fs else "")])
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib") or ceiling.get("read_mib"):

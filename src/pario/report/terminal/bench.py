@@ -32,7 +32,7 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
     if rows:
         mpi = result.get("mpi") or {}
         title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {env.get('hostname')}, "
-                 f"{record.directory} ({env.get('fs_type') or 'fs ?'})")
+                 f"{record.directory} ({env.get('fs_name') or env.get('fs_type') or 'fs ?'})")
         print_bench(console, rows, result, title=title)  # data table, then layers and metadata tables
         for line in verify_lines(rows):
             console.print(line, highlight=False)
@@ -43,8 +43,10 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib"):
         streams = ceiling.get("streams") or 1
-        console.print(f"Device ceiling (O_DIRECT probe, {streams} stream{'s' if streams != 1 else ''}, "
-                      f"{ceiling.get('source')}): write "
+        source = str(ceiling.get("source"))
+        how = {"probe": "measured now", "cached probe": "measured earlier"}.get(source, source)
+        console.print(f"Device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}, "
+                      f"{how}): write "
                       f"{ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
     else:
         console.print(f"No device ceiling: {ceiling.get('source', 'not measured')}.")

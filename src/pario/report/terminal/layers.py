@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from pario.analysis import layers as analysis
 from pario.model.units import human
 from pario.plan import layers
 from pario.report.terminal import runs, tables
-from pario.report.terminal.cells import new_table, spread
+from pario.report.terminal.cells import spread
+from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.metadata import print_metadata
 
 # The few effective settings worth a glance per library (--json and `results show --json` have all).
@@ -66,15 +66,12 @@ def print_layers(console: Console, rows: list[dict], result: dict, title: str | 
     by_name = {r["name"]: r for r in rows}
     has_read = any(e.get("read") for e in entries)
     head = "each I/O layer against raw MPI-IO collective on the same bytes (ratio of medians)"
-    table = new_table(f"{title}\n{head}" if title else head)
-    table.add_column("layer", overflow="fold")
-    table.add_column("library", no_wrap=True)
-    table.add_column(escape("write MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column("write\nvs mpiio", justify="right", no_wrap=True)
+    cols = [Col("layer", "id"), Col("library", "id"), Col("write MiB/s\nmedian [min-max]", "num", "right"),
+            Col("write\nratio", "num", "right")]
     if has_read:
-        table.add_column(escape("read MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-        table.add_column("read\nvs mpiio", justify="right", no_wrap=True)
-    table.add_column("notes", overflow="fold")
+        cols += [Col("read MiB/s\nmedian [min-max]", "num", "right"), Col("read\nratio", "num", "right")]
+    cols.append(Col("notes", "text", aside=True))
+    cells_of = []
     for e in entries:
         row = by_name[e["name"]]
         lib = row.get("lib") or {}
@@ -100,8 +97,8 @@ def print_layers(console: Console, rows: list[dict], result: dict, title: str | 
         if has_read:
             cells += [spread(e["read"]), _ratio(e["read_ratio"])]
         cells.append("; ".join(notes))
-        table.add_row(*(Text(c) for c in cells))
-    console.print(table)
+        cells_of.append(cells)
+    print_fit(console, cols, cells_of, f"{title}\n{head}" if title else head)
     base = next((r for r in rows if r["name"] == next((e["baseline"] for e in entries if e["baseline"]), None)), None)
     if base:
         console.print(f"Same global array through every layer: {human(base.get('bytes') or 0)} per "

@@ -3,21 +3,17 @@ repetitions) and the exact counts."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
 
 from pario.model.units import human
-from pario.report.terminal.cells import iops, new_table, spread
+from pario.report.terminal.cells import iops, spread
+from pario.report.terminal.fit import Col, print_fit
 
 
 def print_metadata(console: Console, rows: list[dict], title: str | None = None) -> None:
     """Files per second of each phase (median [min-max] over repetitions) and the exact counts."""
-    table = new_table(title or "metadata workload: files per second of each phase")
-    table.add_column("case", overflow="fold")
-    table.add_column("phase", no_wrap=True)
-    table.add_column(escape("files/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column("files", justify="right", no_wrap=True)
-    table.add_column("notes", overflow="fold")
+    cols = [Col("case", "path"), Col("phase", "id"), Col("files/s\nmedian [min-max]", "num", "right"),
+            Col("files", "num", "right"), Col("notes", "text", aside=True)]
+    cells = []
     for row in rows:
         md = row["metadata"]
         tree = (f"{'shared tree' if md.get('shared_dir', True) else 'tree per rank'}, {md.get('files_per_dir')} "
@@ -34,10 +30,10 @@ def print_metadata(console: Console, rows: list[dict], title: str | None = None)
                 notes.append(f"verified {human(v['checked_bytes'])}" if not v["errors"]
                              else f"{v['errors']} words differ")
             files = ph.get("files")
-            table.add_row(*(Text(c) for c in (
-                row["name"] if i == 0 else "", op, spread(ph.get("files_per_s"), iops),
-                "-" if files is None else f"{files:.0f}", "; ".join(notes))))
-    console.print(table)
+            cells.append([row["name"] if i == 0 else "", op, spread(ph.get("files_per_s"), iops),
+                          "-" if files is None else f"{files:.0f}", "; ".join(notes)])
+    # case names are file-name-like (md-shared-100f-300k): broken after '-' at most, never inside
+    print_fit(console, cols, cells, title or "metadata workload: files per second of each phase")
     first = rows[0]["metadata"]
     console.print(f"files/s: files handled by all ranks / time from the first rank's start to the last rank's end "
                   f"of the phase ({first.get('files_per_rep')} files in {first.get('dirs_per_rep')} directories "

@@ -1,15 +1,24 @@
-"""Terminal tables for `pario profile show`: renders the views of pario.analysis.profile.views only."""
+"""Terminal tables for `pario profile show`: renders the views of pario.analysis.profile.views only,
+through fit.py like every other table (the terminal's width, never a cut word or number)."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
-from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
+from pario.analysis.profile.views import hist
 from pario.model.units import tenths
+from pario.report.terminal.fit import Col, print_fit
+
+# The record the profiler keeps the MPI runtime's own files in (csrc/profile/profile.h), and the
+# paths those files have when recorded one by one (--runtime-files): shown apart from the
+# application's files, and left out of the per-interface counts.
+RUNTIME_RECORD = "<MPI runtime files>"
+RUNTIME_PREFIXES = ("/dev/shm/vader_segment", "/dev/shm/sm_segment", "/dev/shm/pmix", "/tmp/ompi.", "/tmp/prte.",
+                    "/tmp/pmix", "/dev/shm/mpich_shar_tmp", "/dev/shm/shm-col-space-", "/dev/shm/Intel_MPI_")
 
 
 def secs(x: float | None) -> str:
@@ -30,108 +39,156 @@ def pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
-def job_table(view: dict[str, Any]) -> Table:
-    t = Table(title="Job", box=box.SIMPLE_HEAVY, show_header=False)
-    t.add_column("", style="bold")
-    t.add_column("")
+def is_runtime(path: str) -> bool:
+    return path == RUNTIME_RECORD or path in ("/", "/tmp") or path.startswith(RUNTIME_PREFIXES) \
+        or "pmix_dstor_" in path or ".locktest." in path
+
+
+def job_lines(view: dict[str, Any]) -> list[str]:
     start = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(view["start"])) if view.get("start") else "-"
-    t.add_row("processes",
-              f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else str(view["processes"]))
-    t.add_row("hosts", escape(", ".join(view["hosts"])))
+    procs = f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else str(view["processes"])
     cmds = [" ".join(c) for c in view["commands"] if c]
     others = f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
-    t.add_row("command", escape(cmds[0] if cmds else "-") + others)
-    t.add_row("started", start)
-    t.add_row("wall time", secs(view.get("wall_time")) + " (first process start to last process end)")
+    lines = [f"processes: {procs}   hosts: {', '.join(view['hosts'])}",
+             f"command: {cmds[0] if cmds else '-'}{others}",
+             f"started: {start}   wall time: {secs(view.get('wall_time'))} (first process start to last "
+             "process end)"]
     if view.get("time_interface"):
         wall, n = view.get("wall_time"), max(view.get("ranks") or view["processes"], 1)
         share = f" ({view['io_time_sum'] / (wall * n):.0%} of {n} x the wall time)" if wall else ""
-        t.add_row(f"I/O time, summed ({view['time_interface']})",
-                  f"{secs(view['io_time_sum'])} over {n} process{'es' if n != 1 else ''}{share}")
+        lines.append(f"I/O time, summed ({view['time_interface']}): {secs(view['io_time_sum'])} over {n} "
+                     f"process{'es' if n != 1 else ''}{share}")
         spread = view.get("per_rank")
         if spread:
             how = "" if spread["exact"] else " (shared files count between their fastest and slowest rank)"
-            t.add_row(f"I/O time per rank ({view['time_interface']})",
-                      f"{secs(spread['low'])} to {secs(spread['high'])} over {spread['n']} ranks{how}")
+            lines.append(f"I/O time per rank ({view['time_interface']}): {secs(spread['low'])} to "
+                         f"{secs(spread['high'])} over {spread['n']} ranks{how}")
     if view["partial"]:
-        t.add_row("[red]partial[/]", f"[red]processes {view['partial_processes']} were stopped by a signal; "
-                                     "their counters end there[/]")
+        lines.append(f"partial: processes {view['partial_processes']} were stopped by a signal; their counters "
+                     "end there")
     if view["dropped_records"]:
-        t.add_row("[red]memory bound[/]", f"[red]{view['dropped_records']} files folded into \"<other files>\" "
-                                          "(totals exact; raise --mem)[/]")
+        lines.append(f"memory bound: {view['dropped_records']} files folded into \"<other files>\" (totals exact; "
+                     "raise --mem)")
     if view["trace_kept"] or view["trace_dropped"]:
-        note = f"{view['trace_kept']} events"
+        note = f"trace: {view['trace_kept']} events"
         if view["trace_dropped"]:
-            note += f", [red]{view['trace_dropped']} dropped at the memory bound (counters exact; raise --mem)[/]"
-        t.add_row("trace", note)
-    return t
+            note += f", {view['trace_dropped']} dropped at the memory bound (counters exact; raise --mem)"
+        lines.append(note)
+    return lines
 
 
-def module_table(view: dict[str, Any]) -> Table:
-    t = Table(title="I/O by interface", box=box.SIMPLE_HEAVY)
-    for col in ("interface", "files", "shared", "reads", "writes", "read", "written", "< 1 MiB ops",
-                "read time\n(sum over ranks)", "write time\n(sum over ranks)", "meta time\n(sum over ranks)"):
-        t.add_column(col, justify="left" if col == "interface" else "right")
-    for mod, m in view["modules"].items():
-        ops = m["reads"] + m["writes"]
-        t.add_row(mod, str(m["files"]), str(m["shared_files"]), str(m["reads"]), str(m["writes"]),
-                  tenths(m["bytes_read"]), tenths(m["bytes_written"]),
-                  pct(m["small_reads"] + m["small_writes"], ops),
-                  secs(m["read_time"]), secs(m["write_time"]), secs(m["meta_time"]))
-    return t
+def _counter(f: dict[str, Any], name: str) -> int:
+    return int(f["counters"].get(f"{f['module'].upper()}_{name}", 0) or 0)
 
 
-def files_table(files: list[dict[str, Any]], top: int) -> Table:
+def module_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
+    """Per interface (one column each, so that it fits 80 columns), the application's files only:
+    the counts users look for first (opens, stats, seeks, fsyncs; collective vs independent
+    MPI-IO calls), bytes, small operations and times."""
+    mods: dict[str, dict[str, Any]] = {}
+    for f in files:
+        m = mods.setdefault(f["module"], {"files": 0, "shared": 0, "opens": 0, "reads": 0, "writes": 0, "br": 0,
+                                          "bw": 0, "small": 0, "rt": 0.0, "wt": 0.0, "mt": 0.0, "stats": 0,
+                                          "seeks": 0, "fsyncs": 0, "coll": 0, "indep": 0})
+        m["files"] += 1
+        m["shared"] += 1 if f["nprocs"] > 1 else 0
+        m["opens"] += _counter(f, "OPENS")
+        m["reads"] += f["reads"]
+        m["writes"] += f["writes"]
+        m["br"] += f["bytes_read"]
+        m["bw"] += f["bytes_written"]
+        m["small"] += f["small_reads"] + f["small_writes"]
+        m["rt"] += f["read_time"]
+        m["wt"] += f["write_time"]
+        m["mt"] += f["meta_time"]
+        m["stats"] += _counter(f, "STATS")
+        m["seeks"] += _counter(f, "SEEKS")
+        m["fsyncs"] += _counter(f, "FSYNCS") + _counter(f, "FDSYNCS") + _counter(f, "SYNCS")
+        m["coll"] += _counter(f, "COLL_READS") + _counter(f, "COLL_WRITES")
+        m["indep"] += _counter(f, "INDEP_READS") + _counter(f, "INDEP_WRITES")
+    names = list(mods)
+    lines: list[tuple[str, str, Callable[[Any], str]]] = [
+             ("files", "files", str), ("used by >1 process", "shared", str), ("opens", "opens", str),
+             ("reads", "reads", str), ("writes", "writes", str), ("bytes read", "br", tenths),
+             ("bytes written", "bw", tenths), ("stats", "stats", str), ("seeks", "seeks", str),
+             ("fsyncs/syncs", "fsyncs", str), ("read time (sum over ranks)", "rt", secs),
+             ("write time (sum over ranks)", "wt", secs), ("metadata time (sum over ranks)", "mt", secs)]
+    rows = [[label] + [fmt(mods[n][key]) for n in names] for label, key, fmt in lines]
+    rows.insert(5, ["ops < 1 MiB"] + [pct(mods[n]["small"], mods[n]["reads"] + mods[n]["writes"]) for n in names])
+    if "mpiio" in mods:
+        rows.insert(5, ["collective r+w"] + [str(mods[n]["coll"]) if n == "mpiio" else "-" for n in names])
+        rows.insert(6, ["independent r+w"] + [str(mods[n]["indep"]) if n == "mpiio" else "-" for n in names])
+    return [Col("", "id")] + [Col(n, "num", "right") for n in names], rows
+
+
+def histogram_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
+    """Access sizes per interface and direction: the operations in each size bucket."""
+    totals: dict[tuple[str, str], dict[str, int]] = {}
+    order: list[str] = []
+    for f in files:
+        for rw in ("READ", "WRITE"):
+            for bucket, n in hist(f["module"], f["counters"], rw).items():
+                if n:
+                    t = totals.setdefault((f["module"], rw.lower()), {})
+                    t[bucket] = t.get(bucket, 0) + int(n)
+                    if bucket not in order:
+                        order.append(bucket)
+    cols = [Col("interface", "id"), Col("op", "id"), Col("operations by access size", "text")]
+    rows = [[mod, rw, "  ".join(f"{b.replace('_', '-')}: {t[b]}" for b in order if b in t)]
+            for (mod, rw), t in sorted(totals.items())]
+    return cols, rows
+
+
+def file_rows(files: list[dict[str, Any]], top: int) -> tuple[list[Col], list[list[str]], int]:
     rank = sorted(files, key=lambda f: -(f["bytes_read"] + f["bytes_written"]
                                          + 1e9 * (f["read_time"] + f["write_time"] + f["meta_time"])))
     shown = [f for f in rank if f["reads"] or f["writes"] or f["meta_time"]][:top]
-    t = Table(title=f"Files (top {len(shown)} of {len(files)} by bytes and time)", box=box.SIMPLE_HEAVY)
-    for col in ("if", "file", "procs", "reads", "writes", "bytes", "common sizes", "seq", "unaligned", "align",
-                "I/O time", "meta"):
-        t.add_column(col, justify="left" if col in ("if", "file", "common sizes") else "right", overflow="fold")
+    cols = [Col("file", "path"), Col("if", "id"), Col("procs", "num", "right"),
+            Col("reads/\nwrites", "num", "right"), Col("bytes", "num", "right"), Col("I/O\ntime", "num", "right"),
+            Col("meta\ntime", "num", "right"), Col("common sizes", "text", aside=True),
+            Col("sequential", "num", "right", aside=True), Col("unaligned", "num", "right", aside=True),
+            Col("alignment", "text", aside=True)]
+    rows = []
     for f in shown:
-        c = f["counters"]
-        p = f["module"].upper()
+        c, p = f["counters"], f["module"].upper()
         ops = f["reads"] + f["writes"]
         seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
         unal = c.get(f"{p}_FILE_NOT_ALIGNED")
         align = c.get(f"{p}_FILE_ALIGNMENT")
-        sizes = ", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3])
-        t.add_row(f["module"], escape(f["path"]), str(f["nprocs"]), str(f["reads"]), str(f["writes"]),
-                  tenths(f["bytes_read"] + f["bytes_written"]), sizes,
-                  pct(seq, ops) if f["module"] == "posix" else "-",
-                  pct(unal, ops) if unal is not None else "-",
-                  (size(align) if align else "-") + (f" {f['fs']}" if f.get("fs") else ""),
-                  secs(f["read_time"] + f["write_time"]), secs(f["meta_time"]))
-    return t
+        rows.append([f["path"], f["module"], str(f["nprocs"]), f"{f['reads']}/{f['writes']}",
+                     tenths(f["bytes_read"] + f["bytes_written"]), secs(f["read_time"] + f["write_time"]),
+                     secs(f["meta_time"]), ", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3]),
+                     pct(seq, ops) if f["module"] == "posix" and ops else "",
+                     pct(unal, ops) if unal is not None and ops else "",
+                     (size(align) + (f" ({f['fs']})" if f.get("fs") else "")) if align and ops else ""])
+    return cols, rows, len(shown)
 
 
-def spread_table(files: list[dict[str, Any]]) -> Table | None:
-    shared = [f for f in files if f["nprocs"] > 1 and (f["reads"] or f["writes"])]
-    if not shared:
-        return None
-    t = Table(title="Files used by several ranks/processes: per-rank spread", box=box.SIMPLE_HEAVY)
-    for col in ("if", "file", "procs", "fastest", "slowest", "bytes fastest/slowest", "time sd", "bytes sd"):
-        t.add_column(col, justify="left" if col in ("if", "file") else "right", overflow="fold")
-    for f in shared:
+def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
+    cols = [Col("file", "path"), Col("if", "id"), Col("procs", "num", "right"), Col("fastest", "num", "right"),
+            Col("slowest", "num", "right"), Col("bytes fastest / slowest", "num", "right", aside=True),
+            Col("time sd", "num", "right", aside=True), Col("bytes sd", "num", "right", aside=True)]
+    rows = []
+    for f in files:
+        if f["nprocs"] <= 1 or not (f["reads"] or f["writes"]):
+            continue
         c, p = f["counters"], f["module"].upper()
         vt, vb = c.get(f"{p}_F_VARIANCE_RANK_TIME"), c.get(f"{p}_F_VARIANCE_RANK_BYTES")
-        t.add_row(f["module"], escape(f["path"]), str(f["nprocs"]),
-                  f"r{c.get(f'{p}_FASTEST_RANK')} {secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
-                  f"r{c.get(f'{p}_SLOWEST_RANK')} {secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
-                  f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))} / {tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))}",
-                  secs(vt ** 0.5) if vt is not None else "-", tenths(vb ** 0.5) if vb is not None else "-")
-    return t
+        rows.append([f["path"], f["module"], str(f["nprocs"]),
+                     f"r{c.get(f'{p}_FASTEST_RANK')} {secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
+                     f"r{c.get(f'{p}_SLOWEST_RANK')} {secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
+                     f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))} / {tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))}",
+                     secs(vt ** 0.5) if vt is not None else "-", tenths(vb ** 0.5) if vb is not None else "-"])
+    return cols, rows
 
 
-def hints_table(files: list[dict[str, Any]]) -> Table | None:
-    rows = [f for f in files if f["module"] == "mpiio"]
-    if not rows:
-        return None
-    t = Table(title="MPI-IO files: hints (MPI_File_get_info) and MCA settings (MPI_T)", box=box.SIMPLE_HEAVY)
-    t.add_column("file", overflow="fold")
-    t.add_column("settings", overflow="fold")
-    for f in rows:
+def hint_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
+    """Hints confirmed in effect, hints Open MPI only echoed, and the MCA settings the run used."""
+    cols = [Col("file", "path"), Col("settings", "id")]
+    rows = []
+    for f in files:
+        if f["module"] != "mpiio":
+            continue
         status = f.get("hints_status") or {}
         parts = []
         if status.get("confirmed"):
@@ -143,23 +200,44 @@ def hints_table(files: list[dict[str, Any]]) -> Table | None:
         if status.get("mca"):
             parts.append("MCA settings this run used (MPI_T): "
                          + ", ".join(f"{k}={v}" for k, v in status["mca"].items()))
-        t.add_row(escape(f["path"]), escape("\n".join(parts) or "(the MPI library reported none)"))
-    return t
+        if status.get("requested"):  # what the program passed (open, set_view, set_info)
+            parts.append("requested by the program: " + ", ".join(f"{k}={v}" for k, v in status["requested"].items()))
+        rows.append([f["path"], "\n".join(parts) or "(the MPI library reported none)"])
+    return cols, rows
 
 
 def show(summary: dict[str, Any], top: int = 20, console: Console | None = None) -> None:
-    import sys
-
-    con = console or Console(width=None if sys.stdout.isatty() else 160)
-    con.print(job_table(summary["job"]))
-    if not summary["files"]:
-        con.print("No file I/O was recorded (paths under the excluded prefixes are not recorded).")
-        return
-    con.print(module_table(summary["job"]))
-    con.print(files_table(summary["files"], top))
-    for extra in (spread_table(summary["files"]), hints_table(summary["files"])):
-        if extra is not None:
-            con.print(extra)
+    con = console or Console()  # the terminal's width; 80 columns (or $COLUMNS) when piped
+    con.print(Text("Job", style="italic"))
+    for line in job_lines(summary["job"]):
+        con.print(Text("  " + line))
+    every = summary["files"]
+    files = [f for f in every if not is_runtime(f["path"])]
+    runtime = [f for f in every if is_runtime(f["path"])]
+    if not files:
+        con.print(Text("No file I/O of the application was recorded (paths under the excluded prefixes and "
+                       "the MPI runtime's own files are not counted)."))
+    else:
+        cols, rows = module_rows(files)
+        print_fit(con, cols, rows, "I/O by interface (the application's files; MPI runtime files apart, below)")
+        cols, rows = histogram_rows(files)
+        if rows:
+            print_fit(con, cols, rows, "Access sizes (operations per size bucket)")
+        cols, rows, n = file_rows(files, top)
+        print_fit(con, cols, rows, f"Files (top {n} of {len(files)} by bytes and time)")
+        cols, rows = spread_rows(files)
+        if rows:
+            print_fit(con, cols, rows, "Files used by several ranks/processes: per-rank spread")
+        cols, rows = hint_rows(files)
+        if rows:
+            print_fit(con, cols, rows, "MPI-IO files: hints (MPI_File_get_info) and MCA settings (MPI_T)")
+    if runtime:
+        ops = sum(f["reads"] + f["writes"] for f in runtime)
+        names = sorted({f["path"] for f in runtime})
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        con.print(Text(f"MPI runtime files, not counted above: {shown} ({ops} reads+writes, "
+                       f"{tenths(sum(f['bytes_read'] + f['bytes_written'] for f in runtime))}; "
+                       "pario profile --runtime-files records them one by one)"))
     if summary.get("filesystem"):
         from pario.model.buffer import BufferFileStats, BufferStats
         from pario.report.terminal.buffer import notes, table
@@ -170,3 +248,23 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
                                      "against the writes that reached the files"))
         for line in notes(stats):
             con.print(f"[dim]{escape(line)}[/]")
+
+
+def show_trace(events: list, total: int, limit: int, console: Console | None = None) -> None:
+    """`pario profile show LOG --trace`: the traced operations in time order (after the filters)."""
+    con = console or Console()
+    shown = events[:limit]
+    cols = [Col("time s", "num", "right"), Col("rank", "id"), Col("if", "id"), Col("op", "id"),
+            Col("file", "path"), Col("offset", "num", "right"), Col("bytes", "num", "right"),
+            Col("took", "num", "right")]
+    rows = [[f"{e.t:.6f}", str(e.rank) if e.rank is not None else e.who, e.module, e.op, e.path,
+             "-" if e.offset is None else str(e.offset),
+             str(e.size) if e.size else "-", secs(e.duration)] for e in shown]
+    title = (f"Trace: {len(shown)} of {len(events)} matching operations" + (f" ({total} in the log)"
+             if total != len(events) else "") + "; time s: since the first process started")
+    if not rows:
+        con.print(Text(f"No traced operation matches ({total} in the log)."))
+        return
+    print_fit(con, cols, rows, title)
+    if len(events) > limit:
+        con.print(Text(f"{len(events) - limit} more: narrow with --file, --rank, --from/--to, or raise --limit."))

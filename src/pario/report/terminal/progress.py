@@ -4,6 +4,7 @@ RunObserver (model.events): the run layer tells it what happens and never prints
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from pario.model.case import MD_OPS
@@ -17,17 +18,26 @@ class Progress:
         self.bar: Any = None   # a rich Progress once the run starts on a terminal
         self.task: Any = None
         self.steps = 0
+        self.started = time.monotonic()
 
     def event(self, ev: dict[str, Any]) -> None:
         kind = ev.get("event")
         if kind == "start":
             self.steps = int(ev.get("steps") or 0)
+            self.started = time.monotonic()
             if not self.plain:
                 from rich.console import Console
-                from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    TextColumn,
+                    TimeElapsedColumn,
+                    TimeRemainingColumn,
+                )
                 from rich.progress import Progress as Bar
                 self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                               TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+                               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                               console=Console(stderr=True), transient=True)
                 self.bar.start()
                 self.task = self.bar.add_task("starting", total=self.steps or None)
         elif kind == "phase":
@@ -38,8 +48,20 @@ class Progress:
             if self.bar is not None:
                 self.bar.update(self.task, completed=ev.get("step", 0), description=text)
             else:
-                print(f"pario: [{ev.get('step', '?')}/{ev.get('steps', self.steps)}] {text}", file=sys.stderr,
-                      flush=True)
+                print(f"pario: [{ev.get('step', '?')}/{ev.get('steps', self.steps)}] {text}"
+                      f"{self.timing(ev.get('step'), ev.get('steps', self.steps))}", file=sys.stderr, flush=True)
+
+    def timing(self, step: Any, steps: Any) -> str:
+        """Elapsed time of the run and what is left, from the mean time per phase so far (phases of
+        one case take about as long as each other; a larger case later makes it an underestimate)."""
+        elapsed = time.monotonic() - self.started
+        try:
+            done, total = int(step), int(steps)
+        except (TypeError, ValueError):
+            return f" ({_clock(elapsed)} elapsed)"
+        if done <= 0 or total <= done:
+            return f" ({_clock(elapsed)} elapsed)"
+        return f" ({_clock(elapsed)} elapsed, about {_clock(elapsed / done * (total - done))} left)"
 
     def close(self) -> None:
         if self.bar is not None:
@@ -55,3 +77,8 @@ class Progress:
     def quiet(self) -> Progress:
         """The observer of the settings launch: plain lines, never a bar."""
         return Progress(plain=True)
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"

@@ -4,30 +4,32 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from pario.analysis.summary import OPS, summarize
-from pario.report.terminal.cells import new_table, num, spread
+from pario.report.terminal.cells import num, spread
+from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.tables import print_summary
 
 
-def print_runs(console: Console, runs: list[dict]) -> None:
+def print_runs(console: Console, runs: list[dict], filtered: bool = False) -> None:
     if not runs:
-        console.print("no runs stored yet; `pario bench` makes one")
+        console.print("no stored run matches these filters" if filtered
+                      else "no runs stored yet; `pario bench` makes one")
         return
-    table = new_table(None)
-    table.add_column("id", justify="right", no_wrap=True)
-    table.add_column("created (UTC)", no_wrap=True)
-    for name in ("kind", "status", "command", "summary"):
-        table.add_column(name)
+    cols = [Col("id", "num", "right"), Col("created (UTC)", "num"), Col("kind", "id"), Col("status", "id"),
+            Col("command", "path"), Col("summary", "text", aside=True)]
+    has_tags = any(run.get("tags") for run in runs)
+    if has_tags:
+        cols.insert(4, Col("tags", "id"))
+    rows = []
     for run in runs:
-        command = run["command"] if len(run["command"]) <= 60 else run["command"][:57] + "..."
-        created = run["created"].replace("T", " ")[:16]
-        table.add_row(*(Text(c) for c in (str(run["id"]), created, run["kind"], run["status"],
-                                           command, run.get("headline", ""))))
-    console.print(table)
+        row = [str(run["id"]), run["created"].replace("T", " ")[:16], run["kind"], run["status"], run["command"],
+               run.get("headline", "")]
+        if has_tags:
+            row.insert(4, " ".join(run.get("tags") or []))
+        rows.append(row)
+    print_fit(console, cols, rows)
     console.print("`pario results show ID` for one run, `pario results compare ID ID` for two.")
 
 
@@ -46,14 +48,12 @@ def _name(entry: dict) -> str:
     return entry["label"] if entry["name_a"] and entry["name_b"] else (entry["name_a"] or entry["name_b"])
 
 
-def _table(unit: str) -> Table:
-    table = new_table(None)
-    table.add_column("case", overflow="fold", min_width=12)
-    table.add_column("op" if unit == "MiB/s" else "phase")
-    table.add_column(escape(f"A {unit}\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column(escape(f"B {unit}\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column(escape("B/A [95% interval]\nverdict"), justify="right", no_wrap=True)
-    return table
+def _table(unit: str) -> list[Col]:
+    """Columns of a comparison table (fit.py: at 80 columns nothing is cut; a case name breaks only
+    after '/', '.', '-' or '_')."""
+    return [Col("case", "path"), Col("op" if unit == "MiB/s" else "phase", "id"),
+            Col(f"A {unit}\nmedian [min-max]", "num", "right"), Col(f"B {unit}\nmedian [min-max]", "num", "right"),
+            Col("B/A [95% interval]\nverdict", "num", "right")]
 
 
 def _differences(diffs: list[dict]) -> tuple[str, str]:
@@ -80,7 +80,8 @@ def print_compare(console: Console, cmp: dict, title: str | None = None) -> None
     if not cmp.get("comparable", True):
         console.print("The figures below are not like for like: a ratio says how the two setups compare, not "
                       "that one does the same job faster.")
-    data, meta = _table("MiB/s"), _table("files/s")
+    data: list[list[str]] = []
+    meta: list[list[str]] = []
     notes = []
     for entry in cases:
         name = _name(entry)
@@ -88,16 +89,16 @@ def print_compare(console: Console, cmp: dict, title: str | None = None) -> None
             notes.append(f"{name}: A {entry['name_a']}, B {entry['name_b']} (matched by {entry['matched_by']})")
         ops = [op for op in OPS if entry.get(op)]
         for i, op in enumerate(ops):
-            data.add_row(*(Text(x) for x in (name if i == 0 else "", op, *_cells(entry[op]))))
+            data.append([name if i == 0 else "", op, *_cells(entry[op])])
             notes += [f"{name} {op}: {why}" for why in entry[op].get("explain") or []]
         for i, (phase, c) in enumerate((entry.get("metadata") or {}).items()):
-            meta.add_row(*(Text(x) for x in (name if i == 0 else "", phase, *_cells(c))))
+            meta.append([name if i == 0 else "", phase, *_cells(c)])
         differs, missing = _differences(entry.get("differences") or [])
         if differs:
             notes.append(f"{name}: {differs}")
-    for table in (data, meta):
-        if table.row_count:
-            console.print(table)
+    for unit, rows in (("MiB/s", data), ("files/s", meta)):
+        if rows:
+            print_fit(console, _table(unit), rows)
     for line in notes:
         console.print(escape(line))
     console.print("B faster / B slower: the 95% bootstrap interval of the ratio of medians excludes 1; within "
@@ -127,16 +128,41 @@ def env_lines(run: dict) -> list[str]:
         facts.append(f"dir: {escape(str(env['dir']))}")
     if facts:
         lines.append("  ".join(facts))
+    where = slurm_line(env.get("slurm") or {}, mpi.get("placement") or {})
+    if where:
+        lines.append(escape(where))
     ceiling = env.get("ceiling") or {}
     if ceiling.get("write_mib") or ceiling.get("read_mib"):
         streams = ceiling.get("streams") or 1
-        lines.append(f"device ceiling (O_DIRECT probe, {streams} stream{'s' if streams != 1 else ''}): "
+        lines.append(f"device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}): "
                      f"write {num(ceiling.get('write_mib'))} MiB/s, "
                      f"read {num(ceiling.get('read_mib'))} MiB/s")
     if result.get("error"):
         err = result["error"]
         lines.append(f"[red]error[/red]: {escape(str(err.get('message', err)))}")
     return lines
+
+
+def slurm_line(slurm: dict, placement: dict) -> str:
+    """Where a run ran in Slurm's terms: the job, the launch, and the ranks per node."""
+    parts = []
+    if slurm.get("job"):
+        where = ", ".join(f"{k} {slurm[k]}" for k in ("cluster", "partition") if slurm.get(k))
+        parts.append(f"Slurm job {slurm['job']}" + (f" ({where})" if where else ""))
+    if slurm.get("launcher") == "srun":
+        parts.append(f"srun --mpi={slurm.get('mpi_plugin') or 'none'}")
+    ranks = placement.get("ranks") or []
+    if ranks:
+        hosts: dict[str, list[int]] = {}
+        for r in ranks:
+            hosts.setdefault(r.get("host", "?"), []).append(r.get("rank"))
+        spread = "; ".join(f"{h}: {len(rs)}" for h, rs in list(hosts.items())[:4]) + ("; ..." if len(hosts) > 4 else "")
+        cpus = {r.get("cpus") for r in ranks}
+        bound = ("each rank on CPUs " + ",".join(sorted(c for c in cpus if c)) if len(cpus) == len(ranks) > 1
+                 else f"CPUs {next(iter(cpus))} each" if len(cpus) == 1 else "")
+        parts.append(f"ranks per node ({placement.get('source')} placement): {spread}"
+                     + (f", {bound}" if bound else ""))
+    return "; ".join(parts)
 
 
 def print_run(console: Console, run: dict, rows: list[dict] | None = None) -> None:

@@ -36,9 +36,7 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
                             f"{short(gpfs.get('min_fragment'))}" if gpfs.get("available") else gpfs.get("reason")))
     out.append(("host", f"{host.get('hostname')}: {host.get('cpus_usable')} usable of {host.get('cpus')} CPUs, "
                         f"{short(host.get('mem_total'))} memory; {host.get('os')}, kernel {host.get('kernel')}"))
-    slurm = doc.get("slurm")
-    out.append(("scheduler", "Slurm job " + ", ".join(f"{k} {v}" for k, v in slurm.items()) if slurm
-                else "no Slurm allocation in the environment"))
+    out += slurm_rows(doc.get("slurm"))
     if not mpi.get("available", True):
         out.append(("MPI", mpi.get("reason", "not found")))
     else:
@@ -67,6 +65,31 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def slurm_rows(slurm: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The scheduler, the allocation (partition, nodes, tasks) and srun's MPI plugin."""
+    if not slurm:
+        return [("scheduler", "no Slurm allocation in the environment")]
+    where = f"cluster {slurm['cluster']}, " if slurm.get("cluster") else ""
+    nodes = slurm.get("nodes")
+    text = (f"Slurm job {slurm.get('job')}" + (f" (array task {slurm['array']})" if slurm.get("array") else "")
+            + f": {where}partition {slurm.get('partition', '?')}, {nodes or '?'} node{'s' if nodes != 1 else ''}"
+            + (f" ({slurm['nodelist']})" if slurm.get("nodelist") else ""))
+    tasks = slurm.get("tasks")
+    per_node = slurm.get("tasks_per_node") or []
+    if tasks or per_node:
+        spread = (f"{per_node[0]} per node" if len(set(per_node)) == 1 else "per node " + ",".join(map(str, per_node)))
+        text += f", {tasks or sum(per_node)} tasks" + (f" ({spread})" if per_node else "")
+    if slurm.get("step") is not None:
+        text += f"; inside step {slurm['step']}"
+    out = [("scheduler", text)]
+    if slurm.get("mpi_plugin_error"):
+        out.append(("srun --mpi", slurm["mpi_plugin_error"]))
+    elif slurm.get("mpi_plugins"):
+        out.append(("srun --mpi", f"{slurm.get('mpi_plugin')} ({slurm.get('mpi_plugin_source')}; this srun offers "
+                                  f"{', '.join(slurm['mpi_plugins'])})"))
+    return out
+
+
 def print_stack(console: Console, doc: dict[str, Any]) -> None:
     table = Table(title=escape(f"pario stack: {doc.get('path')}"), title_justify="left", box=box.SIMPLE_HEAD,
                   show_header=False, pad_edge=False)
@@ -83,11 +106,11 @@ def print_stack(console: Console, doc: dict[str, Any]) -> None:
             console.print(f"hints in effect ({escape(label)}): not measured: {escape(str(p.get('reason')))}")
             continue
         hints = p.get("hints") or {}
-        t = Table(title=escape(f"hints in effect for a new file here ({label}; means: {p.get('means')})"),
+        t = Table(title=escape(f"hints in effect for a new file here ({label}; as reported by {p.get('means')})"),
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         t.add_column("hint")
         t.add_column("value", overflow="fold")
         for key, value in hints.items():
             t.add_row(Text(key), Text(str(value)))
         console.print(t if hints else f"hints in effect ({escape(label)}): none reported "
-                                      f"(means: {escape(str(p.get('means')))})")
+                                      f"(asked {escape(str(p.get('means')))})")

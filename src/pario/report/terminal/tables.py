@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from pario.analysis import noise
 from pario.analysis.summary import FLAG_HELP, OPS
 from pario.analysis.verdicts import winner
-from pario.report.terminal.cells import iops, new_table, num, pct, rate, size, times
+from pario.report.terminal.cells import iops, num, pct, rate, size, times
+from pario.report.terminal.fit import Col, fits, print_fit
 
 # Backends whose cases may be collective or independent: the table says which.
 COLLECTIVE_BACKENDS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")
@@ -25,17 +24,47 @@ def _pair(row: dict, key: str, fmt) -> str:
     return "/".join(values)
 
 
+def config_words(row: dict) -> list[str]:
+    """What the case does beyond strategy/backend, in a few words: collective or independent calls,
+    segments, the file view, fsync at the end (fsync) or after each write (fsync/w), O_DIRECT and
+    a read shift. Always said, so that a label is the same whatever the other cases are."""
+    c = row.get("config") or {}
+    words = []
+    if row["backend"] in COLLECTIVE_BACKENDS:
+        words.append("coll" if row.get("collective") else "indep")
+    if (c.get("segments") or 1) > 1:
+        words.append(f"s={c['segments']}")
+    if c.get("view"):
+        words.append("view")
+    if c.get("fsync_per_write"):
+        words.append("fsync/w")
+    elif c.get("fsync"):
+        words.append("fsync")
+    if c.get("odirect"):
+        words.append("O_DIRECT")
+    if c.get("reorder"):
+        words.append(f"shift={c['reorder']}")
+    return words
+
+
 def case_labels(rows: list[dict]) -> list[str]:
-    """strategy/backend, plus whatever else tells the cases apart (pattern, transfer size,
-    collective), plus the case name if that is still not enough."""
-    labels = [f"{r['strategy']}/{r['backend']}" for r in rows]
-    extras = (("pattern", lambda r: r["pattern"]),
-              ("xfer", lambda r: f"t={size(r['xfer'])}"),
-              ("collective", lambda r: ("coll" if r["collective"] else "indep")
-               if r["backend"] in COLLECTIVE_BACKENDS else ""))
-    for key, fmt in extras:
-        if len({r[key] for r in rows}) > 1:
-            labels = [f"{lab} {fmt(r)}".rstrip() for lab, r in zip(labels, rows)]
+    """strategy/backend and its configuration (config_words), plus whatever else tells the cases
+    apart (pattern, transfer size, library settings), plus the case name if that is not enough."""
+    labels = [" ".join([f"{r['strategy']}/{r['backend']}"] + config_words(r)) for r in rows]
+
+    def lib(r: dict) -> str:
+        return " ".join(f"{k}={v}" for k, v in sorted(((r.get("lib") or {}).get("requested") or {}).items()))
+
+    def pattern(r: dict) -> str:
+        return r["pattern"] if r["pattern"] not in ("?", "tree") else ""
+
+    def xfer(r: dict) -> str:
+        return f"t={size(r['xfer'])}"
+
+    for fmt in (pattern, xfer, lib):  # each said when it differs between cases
+        words = [fmt(r) for r in rows]
+        if len(set(words)) > 1 or (fmt is pattern and any(w not in ("", "segmented") for w in words)):
+            labels = [f"{lab} {w}".rstrip() for lab, w in zip(labels, words)]
     if len(set(labels)) < len(labels):
         labels = [f"{lab} ({r['name']})" for lab, r in zip(labels, rows)]
     return labels
@@ -60,66 +89,59 @@ def op_notes(row: dict, op: str | None = None) -> str:
     return ", ".join(notes)
 
 
-# Below this many columns the write and read figures go on separate lines of the table.
-_WIDE = 118
-
-
 def print_summary(console: Console, rows: list[dict], title: str | None = None) -> None:
-    """The table a user reads after `pario bench`, with a footer naming the fastest case."""
+    """The table a user reads after `pario bench`, with a footer naming the fastest case: one line
+    per case when it fits the terminal, else one line per case and operation (fit.py: never a cut
+    word or number; notes go under the table when even that is too wide)."""
     if not rows:
         console.print("no cases in this run")
         return
-    table = _wide_table(rows, title) if console.width >= _WIDE else _long_table(rows, title)
-    console.print(table)
+    wide_cols, wide_rows = _wide(rows)
+    long_cols, long_rows = _long(rows)
+    if fits(console.width, wide_cols, wide_rows):
+        print_fit(console, wide_cols, wide_rows, title)
+    elif fits(console.width, long_cols, long_rows) or not fits(console.width, wide_cols, wide_rows, aside=True):
+        print_fit(console, long_cols, long_rows, title)
+    else:
+        print_fit(console, wide_cols, wide_rows, title)
     for line in footer_lines(rows):
         console.print(line)
 
 
-def _wide_table(rows: list[dict], title: str | None) -> Table:
+def _wide(rows: list[dict]) -> tuple[list[Col], list[list[str]]]:
     """One line per case: write and read side by side."""
     has_read = any(r.get("read") for r in rows)
     wr = " w/r" if has_read else ""
-    # Figures never wrap (a cut range would mislead); case names and notes may.
-    table = new_table(title)
-    table.add_column("case", overflow="fold")
-    table.add_column(escape("write MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
+    cols = [Col("case", "id"), Col("write MiB/s\nmedian [min-max]", "num", "right")]
     if has_read:
-        table.add_column(escape("read MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column("IOPS\n" + wr, justify="right", no_wrap=True)
-    table.add_column("open+close\n" + wr, justify="right", no_wrap=True)
-    table.add_column("imbalance\n" + wr, justify="right", no_wrap=True)
-    table.add_column("notes", overflow="fold")
+        cols.append(Col("read MiB/s\nmedian [min-max]", "num", "right"))
+    cols += [Col("IOPS\n" + wr, "num", "right"), Col("open+close\n" + wr, "num", "right"),
+             Col("imbalance\n" + wr, "num", "right"), Col("notes", "text", aside=True)]
+    out = []
     for label, row in zip(case_labels(rows), rows):
         cells = [label, rate(row.get("write"))]
         if has_read:
             cells.append(rate(row.get("read")))
         cells += [_pair(row, "iops", iops), _pair(row, "open_close_share", pct),
                   _pair(row, "imbalance", times), op_notes(row)]
-        table.add_row(*(Text(c) for c in cells))
-    return table
+        out.append(cells)
+    return cols, out
 
 
-def _long_table(rows: list[dict], title: str | None) -> Table:
+def _long(rows: list[dict]) -> tuple[list[Col], list[list[str]]]:
     """One line per case and operation, for narrow terminals."""
-    table = new_table(title)
-    labels = case_labels(rows)
-    longest_word = max(len(word) for label in labels for word in label.split())
-    table.add_column("case", overflow="fold", min_width=min(longest_word, 14))
-    table.add_column("op")
-    table.add_column(escape("MiB/s\nmedian [min-max]"), justify="right", no_wrap=True)
-    table.add_column("IOPS", justify="right", no_wrap=True)
-    table.add_column("open+\nclose", justify="right", no_wrap=True)
-    table.add_column("imbal-\nance", justify="right", no_wrap=True)
-    table.add_column("notes", overflow="fold", min_width=8)
-    for label, row in zip(labels, rows):
+    cols = [Col("case", "id"), Col("op", "id"), Col("MiB/s\nmedian [min-max]", "num", "right"),
+            Col("IOPS", "num", "right"), Col("open+\nclose", "num", "right"), Col("imbal-\nance", "num", "right"),
+            Col("notes", "text", aside=True)]
+    out = []
+    for label, row in zip(case_labels(rows), rows):
         ops = [op for op in OPS if row.get(op)] or ["write"]
         for i, op in enumerate(ops):
             stats = row.get(op) or {}
-            table.add_row(*(Text(c) for c in (
-                label if i == 0 else "", op, rate(stats), iops(stats.get("iops")),
-                pct(stats.get("open_close_share")), times(stats.get("imbalance")),
-                op_notes(row, op) if row.get(op) else op_notes(row))))
-    return table
+            out.append([label if i == 0 else "", op, rate(stats), iops(stats.get("iops")),
+                        pct(stats.get("open_close_share")), times(stats.get("imbalance")),
+                        op_notes(row, op) if row.get(op) else op_notes(row)])
+    return cols, out
 
 
 def _names(labels: dict, names: list[str]) -> str:
@@ -169,7 +191,9 @@ def verdict_lines(rows: list[dict], labels: dict[str, str]) -> list[str]:
 def footer_lines(rows: list[dict]) -> list[str]:
     labels = dict(zip((r["name"] for r in rows), case_labels(rows)))
     lines = verdict_lines(rows, labels)
-    lines.append("MiB/s: open-to-close (sync included), like IOR; imbalance: last rank done / first rank done.")
+    lines.append("MiB/s: open-to-close (sync included), like IOR; IOPS: I/O calls per second of the transfer "
+                 "time alone (open, sync and close left out), so not MiB/s divided by the transfer size; "
+                 "open+close: their share of the phase; imbalance: last rank done / first rank done.")
     lines += flag_lines(rows, labels)
     period = [p for p in ((r.get("verify") or {}).get("repeats_every") for r in rows) if p is not None]
     if period:

@@ -6,6 +6,7 @@ import os
 import shutil
 
 from pario.model.errors import ParioError
+from pario.platform import slurm
 from pario.platform.mpi import MPI
 from pario.run.forward import DISPLAY_VARS
 from pario.run.launchers import mpirun, srun
@@ -14,16 +15,38 @@ LAUNCHERS = ("mpirun", "srun")
 IO_COMPONENTS = ("ompio", "romio321", "romio341")
 
 
-def check_launcher(launcher: str) -> None:
+def resolve(launcher: str | None, environ=None) -> str:
+    """The launcher to use: the one asked for, else srun inside a Slurm allocation (where srun
+    places the ranks on the allocation's nodes), else mpirun."""
+    if launcher:
+        return launcher
+    alloc = slurm.allocation(environ)
+    if alloc is not None and shutil.which("srun"):
+        return "srun"
+    return "mpirun"
+
+
+def check_launcher(launcher: str, mpi: MPI | None = None) -> None:
+    """Refuse a launch that cannot work before anything runs: srun missing, pario started as one
+    of several tasks of an srun step (each would start its own ranks), no --mpi plugin for this
+    MPI on this srun."""
     if launcher == "srun" and not shutil.which("srun"):
         raise ParioError("--launcher srun: srun not found on PATH; run inside a Slurm installation or use mpirun",
                          exit_code=3)
+    alloc = slurm.allocation()
+    if alloc is not None and alloc.step is not None and (alloc.step_tasks or 1) > 1:
+        raise ParioError(f"pario runs once and starts its own ranks, but it was started as one of "
+                         f"{alloc.step_tasks} tasks of srun step {alloc.job}.{alloc.step}; run it in the batch "
+                         "script or the salloc shell without srun")
+    if launcher == "srun" and mpi is not None:
+        srun.choice(mpi)  # raises when this srun has no plugin this MPI starts under
 
 
 def command(mpi: MPI, ranks: int, engine_argv: list[str], *, io: str | None = None,
             env: dict[str, str] | None = None, launcher: str = "mpirun",
             is_root: bool | None = None) -> list[str]:
-    """The launcher argv for one engine run. `env` is forwarded to every rank."""
+    """The launcher argv for one engine run. `env` is forwarded to every rank (srun: through the
+    launcher's environment, launch_env)."""
     env = env or {}
     is_root = (os.geteuid() == 0) if is_root is None else is_root
     if io and mpi.flavour != "openmpi":
@@ -32,7 +55,7 @@ def command(mpi: MPI, ranks: int, engine_argv: list[str], *, io: str | None = No
     if io and io not in IO_COMPONENTS:
         raise ParioError(f"--io {io}: choose one of {', '.join(IO_COMPONENTS)}")
     if launcher == "srun":
-        return srun.argv(mpi, ranks) + engine_argv
+        return srun.argv(mpi, ranks, srun.choice(mpi).plugin) + engine_argv
     if launcher != "mpirun":
         raise ParioError(f"--launcher {launcher}: choose mpirun or srun")
     return mpirun.argv(mpi, ranks, io=io, env=env, is_root=is_root) + engine_argv

@@ -1,0 +1,181 @@
+"""From candidates to ranked findings: what each candidate needs measured, its time at stake, and
+the order (costed findings by seconds at stake, then the ones that could not be costed, then
+the minor ones). The measuring itself is a callable the conductor passes in (cli/advise.py runs
+calibrate.py through it), so this module stays free of launches."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pario.advise.costs import Coalesce, Measured, Model, Query, Ratio, estimate
+from pario.advise.rules.base import Candidate, Plan
+from pario.model.findings import Finding
+
+# What a calibration-size measurement of a plan may move per rank: enough calls and bytes to be
+# above the timer and the page cache's burstiness, small enough for seconds, not minutes. Bytes go
+# up to 1 GiB because the rate of buffered writes depends on how much is written (measured: 512 MiB
+# in 1 MiB writes at 1.3 GB/s while the job's 1 GB met dirty-page throttling at 150-250 MB/s).
+CAL_BYTES = 1 << 30
+CAL_CALLS = 1 << 16
+CAL_FILES = 4096   # files a metadata side creates
+PAIRS = 3   # before/after alternated this many times, one repetition each: drift hits both sides
+
+
+def scaled(opts: dict[str, Any], other: dict[str, Any], factor: float) -> dict[str, Any]:
+    """`opts` with its count dimension scaled by factor (blocks stay whole multiples of both sides'
+    transfers; segments and files at least 1)."""
+    out = dict(opts)
+    if factor >= 1:
+        return out
+    if out.get("workload") == "metadata":
+        out["files_per_dir"] = max(1, round(out["files_per_dir"] * factor))
+        return out
+    if (out.get("segments") or 1) > 1:
+        out["segments"] = max(1, round(out["segments"] * factor))
+        return out
+    step = math.lcm(int(out.get("transfer") or 8), int(other.get("transfer") or 8))
+    if other.get("workload") == "metadata" and other.get("file_size"):
+        step = math.lcm(step, int(other["file_size"]) or 8)
+    out["block"] = max(step, round(out["block"] * factor / step) * step)
+    return out
+
+
+def side_size(o: dict[str, Any]) -> tuple[int, int]:
+    """(bytes, calls) per rank of one side of a plan."""
+    if o.get("workload") == "metadata":
+        return o["files_per_dir"] * (o.get("file_size") or 0), o["files_per_dir"]
+    b = int(o["block"]) * int(o.get("segments") or 1)
+    return b, b // int(o.get("transfer") or 1)
+
+
+def plan_size(plan: Plan) -> tuple[int, int]:
+    """(bytes per rank, calls per rank) of the plan's bigger side."""
+    return max(side_size(plan.before), side_size(plan.after))
+
+
+def _factor(sides: list[dict[str, Any]]) -> float:
+    out = 1.0
+    for o in sides:
+        b, c = side_size(o)
+        cap = CAL_FILES if o.get("workload") == "metadata" else CAL_CALLS
+        out = min([out] + ([CAL_BYTES / b] if b else []) + ([cap / c] if c else []))
+    return out
+
+
+def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "cal",
+               sides_apart: bool = False) -> Query:
+    """The plan's cases, scaled, as a query: before and after alternated PAIRS times. factor None:
+    the calibration's size; sides_apart: each side scaled on its own (the per-byte cost of each is
+    what is used, so the side with few big calls can move more bytes than the one with many small)."""
+    if factor is not None:
+        fb = fa = factor
+    elif sides_apart:
+        fb, fa = _factor([plan.before]), _factor([plan.after])
+    else:
+        fb = fa = _factor([plan.before, plan.after])
+    before, after = scaled(plan.before, plan.after, fb), scaled(plan.after, plan.before, fa)
+    if fb == fa and plan.before.get("workload") != "metadata" and plan.after.get("workload") != "metadata":
+        # both sides move the same bytes: scale them with one block
+        if "block" in after and (after.get("segments") or 1) == 1 and (before.get("segments") or 1) == 1:
+            after["block"] = before["block"]
+    elif fb == fa and plan.before.get("workload") == "metadata":
+        after["block"] = int(after["transfer"]) * int(before["files_per_dir"])
+    cases: dict[str, dict[str, Any]] = {}
+    for k in range(PAIRS):
+        cases[f"before.{k}"] = dict(before, reps=1)
+        cases[f"after.{k}"] = dict(after, reps=1)
+    digest = hashlib.sha1(json.dumps([plan.ranks, before, after, PAIRS], sort_keys=True).encode()).hexdigest()[:10]
+    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what)
+
+
+def side_time(measured: dict[str, Measured], side: str) -> Measured | None:
+    """One side of a plan over its alternated instances: the median instance, with the fastest and
+    slowest as lo and hi; an instance of a metadata side sums its phases."""
+    inst: dict[str, list[Measured]] = {}
+    for key, m in measured.items():
+        base = key.split(":", 1)[0]
+        if base == side or base.startswith(side + "."):
+            inst.setdefault(base, []).append(m)
+    if not inst:
+        return None
+    runs = []
+    for parts in inst.values():
+        first = parts[0]
+        runs.append(Measured(name=side, op="+".join(m.op for m in parts), ranks=first.ranks,
+                             bytes=sum(m.bytes for m in parts), calls=sum(m.calls for m in parts),
+                             time_s=sum(m.time_s for m in parts), xfer_s=sum(m.xfer_s for m in parts),
+                             spread=0.0, reps=1, run_id=first.run_id, kind=first.kind,
+                             lo=sum(m.lo for m in parts), hi=sum(m.hi for m in parts)))
+    runs.sort(key=lambda m: m.time_s)
+    mid = runs[len(runs) // 2]
+    lo, hi = min(m.lo for m in runs), max(m.hi for m in runs)
+    return Measured(name=side, op=mid.op, ranks=mid.ranks, bytes=mid.bytes, calls=mid.calls, time_s=mid.time_s,
+                    xfer_s=mid.xfer_s, spread=(hi - lo) / mid.time_s if mid.time_s else 0.0, reps=len(runs),
+                    run_id=mid.run_id, kind=mid.kind, lo=lo, hi=hi)
+
+
+@dataclass
+class Ranked:
+    findings: list[Finding] = field(default_factory=list)     # costed, most expensive first
+    not_costed: list[Finding] = field(default_factory=list)
+    minor: list[Finding] = field(default_factory=list)        # costed, below what matters for this job
+    no_gain: list[dict[str, str]] = field(default_factory=list)   # measured here: the fix would not help
+    plans: dict[int, Plan] = field(default_factory=dict)      # id(finding) -> its plan (for --verify)
+
+
+Measure = Callable[[list[Query]], dict[str, dict[str, Measured]]]
+
+
+def rank(cands: list[Candidate], model: Model | None, measure: Measure | None, run_time: float | None,
+         io_time: float) -> Ranked:
+    """Estimate each candidate (measuring what Ratio costs need through `measure`, when given),
+    drop what was measured to gain nothing, keep one stance per file, and order the rest."""
+    # Ratio costs need their plan measured; Coalesce costs use the measured better pattern when
+    # there is a plan to measure (else the calibration's fit)
+    queries = {id(c): plan_query(c.rule, c.plan, sides_apart=isinstance(c.cost, Coalesce)) for c in cands
+               if isinstance(c.cost, (Ratio, Coalesce)) and c.plan is not None}
+    measured: dict[str, dict[str, Measured]] = measure(list(queries.values())) if measure and queries else {}
+    out = Ranked()
+    scored: list[tuple[Candidate, Finding, float | None, str]] = []
+    for c in cands:
+        pair = None
+        if id(c) in queries:
+            got = measured.get(queries[id(c)].key) or {}
+            pair = {side: m for side in ("before", "after") if (m := side_time(got, side)) is not None}
+        seconds, how = estimate(c.cost, model, pair)
+        f = Finding(rule=c.rule, title=c.title, evidence=c.evidence, fix=c.fix, seconds_at_stake=seconds,
+                    estimate=how, confidence=c.confidence)
+        if isinstance(c.cost, Ratio) and pair and len(pair) == 2 and seconds is not None and \
+                not pair["after"].hi < pair["before"].lo:
+            # the fix was not faster in every repetition: within this system's noise, or slower
+            out.no_gain.append({"rule": c.rule, "title": c.title, "why": f"measured here, the fix was not faster "
+                                f"in every repetition: {how}"})
+            continue
+        scored.append((c, f, seconds, how))
+    # one stance per file: the costlier one stays
+    stance: dict[str, tuple[float, int]] = {}
+    for i, (c, _, sec, _) in enumerate(scored):
+        if c.stance:
+            best = stance.get(c.stance[0])
+            if best is None or (sec or 0) > best[0]:
+                stance[c.stance[0]] = (sec or 0, i)
+    floor = max(1e-4, 0.01 * (run_time or io_time or 0))
+    for i, (c, f, sec, _) in enumerate(scored):
+        if c.stance and stance[c.stance[0]][1] != i and scored[stance[c.stance[0]][1]][0].stance != c.stance:
+            out.no_gain.append({"rule": c.rule, "title": c.title,
+                                "why": "the other stance on this file costs more (advice takes one, never both)"})
+            continue
+        if c.plan is not None:
+            out.plans[id(f)] = c.plan
+        if sec is None:
+            out.not_costed.append(f)
+        elif sec < floor:
+            out.minor.append(f)
+        else:
+            out.findings.append(f)
+    out.findings.sort(key=lambda f: -(f.seconds_at_stake or 0))
+    out.minor.sort(key=lambda f: -(f.seconds_at_stake or 0))
+    return out

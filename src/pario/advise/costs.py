@@ -1,0 +1,308 @@
+"""What an I/O pattern costs on this system, from engine runs: a Query names the cases a finding
+needs measured (as `pario bench` options), Measured is what one case cost, the Model is the
+per-call cost and bandwidth fitted from the calibration's sizes, and `estimate` turns a finding's
+Cost spec into seconds at stake with the sentence that says how.
+
+Pure: running and storing the measurements is calibrate.py's; this module reads result documents."""
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from pario.model.case import MD_OPS
+from pario.model.units import exact, human
+
+# ---- what to measure ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """Cases to run at `ranks` ranks; `key` identifies the question (stored with the runs)."""
+    key: str
+    ranks: int
+    cases: tuple[tuple[str, str], ...]   # (name, JSON of the `pario bench` case options)
+    why: str = ""
+
+    @staticmethod
+    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "") -> Query:
+        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why)
+
+    def options(self) -> dict[str, dict[str, Any]]:
+        return {n: json.loads(o) for n, o in self.cases}
+
+
+@dataclass
+class Measured:
+    """One case as the engine ran it: medians over repetitions of the first timed operation."""
+    name: str
+    op: str
+    ranks: int
+    bytes: int            # all ranks, one phase
+    calls: int            # per rank, one phase
+    time_s: float         # open to close, median
+    xfer_s: float         # the ranks' mean time in transfer calls, median
+    spread: float         # (max - min) / median of time_s over repetitions
+    reps: int
+    run_id: int | None = None
+    kind: str = "calibration"
+    lo: float = 0.0       # the fastest and slowest repetition's open-to-close time
+    hi: float = 0.0
+    load: float | None = None   # the 1-minute load average when it was measured (a busy machine's figure)
+
+    @property
+    def per_call_s(self) -> float:
+        return self.xfer_s / self.calls if self.calls else 0.0
+
+    @property
+    def per_byte_s(self) -> float:
+        return self.time_s / self.bytes if self.bytes else 0.0
+
+    def where(self) -> str:
+        out = f"{self.kind} run {self.run_id}" if self.run_id is not None else f"{self.kind} (not stored)"
+        return out + (f", load {self.load:.1f}" if self.load is not None else "")
+
+
+def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None, kind: str) -> dict[str, Measured]:
+    """Measured of each case of an engine result document, by the names given in case order: one
+    per timed operation (the first data operation under the case's name, the others and every
+    metadata phase as NAME:OP)."""
+    out: dict[str, Measured] = {}
+    for case, name in zip(result.get("cases") or [], names):
+        phases = case.get("phases") or []
+        ops = list(dict.fromkeys(p["op"] for p in phases))
+        for i, op in enumerate(ops):
+            mine = [p for p in phases if p["op"] == op]
+            times = [p["open_to_close_s"] for p in mine if p.get("open_to_close_s")]
+            if not times:
+                continue
+            xfers = [statistics.mean((p.get("ranks") or {}).get("xfer") or [p.get("xfer_s") or 0]) for p in mine]
+            med = statistics.median(times)
+            metadata = op in MD_OPS
+            key = name if i == 0 and not metadata else f"{name}:{op}"
+            out[key] = Measured(name=key, op=op, ranks=len((mine[0].get("ranks") or {}).get("xfer") or [1]),
+                                bytes=int(mine[0].get("bytes") or 0),
+                                calls=int(mine[0].get("ops") or 0) if metadata else int(case.get("ops_per_rank") or 0),
+                                time_s=med, xfer_s=statistics.median(xfers),
+                                spread=(max(times) - min(times)) / med if med else 0.0, reps=len(times),
+                                run_id=run_id, kind=kind, lo=min(times), hi=max(times))
+    return out
+
+
+# ---- the per-call model ------------------------------------------------------------------------
+
+# The calibration's sizes: from well under a block to well over any stripe. Each case moves
+# enough calls or bytes to take tens of milliseconds, so a repetition is above timer noise.
+MODEL_SIZES = {"p512": (512, 16 << 20), "p8k": (8 << 10, 64 << 20), "p1m": (1 << 20, 64 << 20),
+               "p8m": (8 << 20, 128 << 20)}
+
+
+def model_query(ranks: int = 1) -> Query:
+    cases: dict[str, dict[str, Any]] = {}
+    for name, (xfer, block) in MODEL_SIZES.items():
+        cases[f"w-{name}"] = {"backend": "posix", "strategy": "fpp", "transfer": xfer, "block": block,
+                              "ops": ["write"], "reps": 3}
+        cases[f"r-{name}"] = {"backend": "posix", "strategy": "fpp", "transfer": xfer, "block": block,
+                              "ops": ["read"], "reps": 3}
+    for name in ("p8k", "p1m"):
+        xfer, block = MODEL_SIZES[name]
+        block //= 2
+        cases[f"m-{name}"] = {"backend": "mpiio", "strategy": "shared", "transfer": xfer, "block": block,
+                              "ops": ["write"], "reps": 3}
+    cases["fsync"] = {"backend": "posix", "strategy": "fpp", "transfer": 1 << 16, "block": 1 << 16,
+                      "ops": ["write"], "reps": 5, "fsync": True}
+    cases["nofsync"] = {"backend": "posix", "strategy": "fpp", "transfer": 1 << 16, "block": 1 << 16,
+                        "ops": ["write"], "reps": 5}
+    cases["md"] = {"workload": "metadata", "files_per_dir": 256, "file_size": 0, "reps": 3,
+                   "ops": ["create", "stat", "open_close", "remove"]}
+    return Query.of("model", ranks, cases, "the cost of one call and of one byte on this file system")
+
+
+@dataclass
+class Line:
+    """t(size) = c0 + size / bw for one call (seconds)."""
+    c0: float
+    bw: float          # bytes per second
+
+    def call(self, size: float) -> float:
+        return self.c0 + size / self.bw
+
+    @property
+    def break_even(self) -> float:
+        """The size at which the fixed cost of a call is half its time."""
+        return self.c0 * self.bw
+
+
+def fit(points: list[tuple[int, float]]) -> Line | None:
+    """Least squares of per-call times at several sizes, in relative error (each size weighs the
+    same whether its calls take a microsecond or a second)."""
+    pts = [(s, t) for s, t in points if t > 0]
+    if len(pts) < 2:
+        return None
+    # minimise sum ((c0 + s*k - t) / t)^2 over c0 and k = 1/bw: 2x2 normal equations
+    a11 = sum(1 / t ** 2 for s, t in pts)
+    a12 = sum(s / t ** 2 for s, t in pts)
+    a22 = sum(s * s / t ** 2 for s, t in pts)
+    b1 = sum(1 / t for s, t in pts)
+    b2 = sum(s / t for s, t in pts)
+    det = a11 * a22 - a12 * a12
+    if det <= 0:
+        return None
+    c0, k = (b1 * a22 - b2 * a12) / det, (a11 * b2 - a12 * b1) / det
+    if k <= 0:
+        return None
+    return Line(max(c0, 0.0), 1 / k)
+
+
+@dataclass
+class Model:
+    """The calibration of one file system: a call's fixed cost and the bandwidth per interface."""
+    write: Line | None = None
+    read: Line | None = None
+    mpiio_write: Line | None = None
+    fsync_s: float | None = None
+    md: dict[str, float] = field(default_factory=dict)     # metadata op -> seconds per file
+    runs: list[int] = field(default_factory=list)
+    spread: float = 0.0
+    where: str = ""
+    load: float | None = None
+
+    def line(self, module: str, op: str) -> Line | None:
+        if module == "mpiio" and op == "write" and self.mpiio_write:
+            return self.mpiio_write
+        return self.write if op == "write" else self.read
+
+    def describe(self) -> str:
+        parts = []
+        if self.write:
+            parts.append(f"write(2): {self.write.c0 * 1e6:.2f} us per call + {self.write.bw / (1 << 20):.0f} MiB/s")
+        if self.read:
+            parts.append(f"read(2): {self.read.c0 * 1e6:.2f} us + {self.read.bw / (1 << 20):.0f} MiB/s")
+        return "; ".join(parts)
+
+
+def model_of(measured: dict[str, Measured]) -> Model:
+    out = Model(runs=sorted({m.run_id for m in measured.values() if m.run_id is not None}))
+    for op, attr in (("w", "write"), ("r", "read"), ("m", "mpiio_write")):
+        pts = [(MODEL_SIZES[n][0], measured[f"{op}-{n}"].per_call_s) for n in MODEL_SIZES
+               if f"{op}-{n}" in measured]
+        setattr(out, attr, fit(pts))
+    if "fsync" in measured and "nofsync" in measured:
+        out.fsync_s = max(0.0, measured["fsync"].time_s - measured["nofsync"].time_s)
+    for op in MD_OPS:
+        m = measured.get(f"md:{op}")
+        if m and m.calls:
+            out.md[op] = m.time_s / m.calls
+    spreads = [m.spread for m in measured.values()]
+    out.spread = statistics.median(spreads) if spreads else 0.0
+    loads = [m.load for m in measured.values() if m.load is not None]
+    out.load = max(loads) if loads else None
+    return out
+
+
+# ---- estimating seconds at stake ---------------------------------------------------------------
+
+
+@dataclass
+class FromLog:
+    """Seconds the log itself shows the fix would save (no measurement needed)."""
+    seconds: float
+    how: str
+
+
+@dataclass
+class Coalesce:
+    """`calls` requests moving `nbytes` took `log_s` in the job; the better pattern moves the same
+    bytes in requests of `target` bytes, at the cost the model gives for `module`/`op`."""
+    log_s: float
+    calls: int
+    nbytes: int
+    size: int                  # the job's typical request size
+    target: int
+    module: str
+    op: str
+
+
+@dataclass
+class Ratio:
+    """The job's `log_s` scaled by what the fix costs against the job's own pattern, both measured
+    here on the same bytes (the candidate's plan: cases "before" and "after")."""
+    log_s: float
+    what: str                  # e.g. "collective writes instead of independent ones"
+
+
+@dataclass
+class PerOp:
+    """`count` operations the fix removes, at the model's cost of one (`md` per-file, or fsync)."""
+    count: int
+    op: str                    # fsync, or a metadata phase: create | stat | open_close | remove
+    cap_s: float               # never more than the time the job spent where those ops happen
+    what: str
+
+
+@dataclass
+class NotCosted:
+    why: str
+
+
+Cost = Union[FromLog, Coalesce, Ratio, PerOp, NotCosted]
+
+
+def _s(x: float) -> str:
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 1:
+        return f"{x:.2f} s"
+    if x >= 1e-3:
+        return f"{x * 1e3:.1f} ms"
+    return f"{x * 1e6:.0f} us"
+
+
+def estimate(cost: Cost, model: Model | None, pair: dict[str, Measured] | None = None) -> tuple[float | None, str]:
+    """(seconds at stake or None, how that figure was obtained)."""
+    if isinstance(cost, NotCosted):
+        return None, f"not costed: {cost.why}"
+    if isinstance(cost, FromLog):
+        return max(0.0, cost.seconds), cost.how
+    if isinstance(cost, Coalesce):
+        calls_after = max(1, -(-cost.nbytes // cost.target))
+        after = (pair or {}).get("after")
+        if after is not None and after.bytes:
+            # the better pattern measured here at its own size: no extrapolation
+            better = cost.nbytes * after.time_s / after.bytes
+            saving = max(0.0, cost.log_s - better)
+            before = (pair or {}).get("before")
+            here = f"; the job's own {cost.op}s took {_s(cost.nbytes * before.time_s / before.bytes)} here" \
+                if before is not None and before.bytes else ""
+            return saving, (f"the log: {_s(cost.log_s)} in {cost.calls:,} {cost.op}s of ~{human(cost.size)}; "
+                            f"the same {human(cost.nbytes)} in {calls_after:,} {cost.op}s of "
+                            f"{exact(cost.target, 'GMk')} take {_s(better)} here ({after.where()}, "
+                            f"{human(after.bytes)} measured{here})")
+        line = model.line(cost.module, cost.op) if model else None
+        if line is None:
+            return None, "not costed: no calibration of this file system (pario advise --calibrate)"
+        better = calls_after * line.call(cost.target)
+        saving = max(0.0, cost.log_s - better)
+        return saving, (f"the log: {_s(cost.log_s)} in {cost.calls:,} {cost.op}s of ~{human(cost.size)}; "
+                        f"the same {human(cost.nbytes)} in {calls_after:,} {cost.op}s of {exact(cost.target, 'GMk')} "
+                        f"cost {_s(better)} here by the calibration's fit ({model.where if model else ''}: "
+                        f"{line.c0 * 1e6:.2f} us per call + {line.bw / (1 << 20):.0f} MiB/s)")
+    if isinstance(cost, PerOp):
+        unit = (model.fsync_s if cost.op == "fsync" else (model.md or {}).get(cost.op)) if model else None
+        if unit is None:
+            return None, "not costed: no calibration of this file system (pario advise --calibrate)"
+        saving = min(cost.cap_s, cost.count * unit)
+        return saving, (f"{cost.count:,} {cost.what} at {_s(unit)} each here ({model.where if model else ''}), "
+                        f"capped at the {_s(cost.cap_s)} the log shows")
+    if isinstance(cost, Ratio):
+        before, after = (pair or {}).get("before"), (pair or {}).get("after")
+        if not before or not after:
+            return None, (f"not costed: {cost.what} was not measured here (pario advise measures it unless "
+                          "--no-calibrate)")
+        ratio = after.time_s / before.time_s if before.time_s else 1.0
+        saving = max(0.0, cost.log_s * (1 - ratio))
+        return saving, (f"the log: {_s(cost.log_s)}; {cost.what} took {ratio:.2f}x the time of the job's "
+                        f"pattern on the same bytes here ({_s(after.time_s)} vs {_s(before.time_s)}, "
+                        f"{after.ranks} rank{'s' if after.ranks > 1 else ''}, {before.where()})")
+    return None, "not costed"

@@ -1,0 +1,135 @@
+"""What every rule module shares: the context a rule reads (the job, the stack under its files,
+this system's per-call model), the candidate it returns (a finding, the Cost spec its time at stake
+is estimated from, and the Plan of bench cases --verify runs) and small helpers over records.
+
+No rule holds a size threshold of its own: sizes are judged against the file system's unit and
+the per-call cost measured here (Ctx.small_limit), and whether a finding matters is decided by its
+cost, not by a fixed share."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pario.advise.costs import Cost, Model, Query
+from pario.advise.facts import FsFacts, StackFacts
+from pario.advise.job import Job, Rec, is_stream
+from pario.model.findings import Evidence, Fix
+from pario.model.units import human
+
+
+@dataclass
+class Plan:
+    """What --verify runs: the job's pattern as it is and with the fix, as `pario bench` case
+    options at the job's full size (verify.py scales them down when asked to)."""
+    ranks: int
+    before: dict[str, Any]
+    after: dict[str, Any]
+    log_s: float                 # the job's time in what the fix changes
+    what: str                    # e.g. "512 B writes vs 512 KiB writes"
+    extra: dict[str, dict[str, Any]] = field(default_factory=dict)   # more variants measured beside
+
+
+@dataclass
+class Candidate:
+    rule: str
+    title: str
+    evidence: Evidence
+    fix: Fix
+    cost: Cost
+    confidence: str = "medium"
+    plan: Plan | None = None
+    queries: list[Query] = field(default_factory=list)    # measurements the estimate needs
+    stance: tuple[str, str] | None = None   # (file, "collective" | "independent"): never both for one file
+
+
+@dataclass
+class Ctx:
+    job: Job
+    stack: StackFacts
+    model: Model | None
+    max_ranks: int                # ranks a measurement here may use
+
+    def facts(self, rec: Rec) -> FsFacts:
+        return self.stack.of(rec)
+
+    def recs(self, module: str | None = None) -> list[Rec]:
+        """The job's records of real files (not streams, not MPI helper files)."""
+        return [r for r in self.job.records if (module is None or r.module == module) and not is_stream(r.path)]
+
+    def data_recs(self, module: str | None = None) -> list[Rec]:
+        """Records of files that data was read from or written to (directories opened or
+        stat'ed by the MPI library or the program are not files a layout or a fix is about)."""
+        return [r for r in self.recs(module) if r.bytes]
+
+    def small_limit(self, rec: Rec, op: str) -> tuple[int | None, str]:
+        """Requests below this size are small for `rec`'s file system and this system's per-call
+        cost: the larger of the file system's unit and the size at which a call's fixed cost is
+        half its time. (None, why) when neither is known."""
+        facts = self.facts(rec)
+        line = self.model.line(rec.module, op) if self.model else None
+        parts: list[tuple[int, str]] = []
+        if facts.unit:
+            parts.append((int(facts.unit), f"{facts.unit_source}, {human(int(facts.unit))}"))
+        if line and line.c0 > 0:
+            be = int(line.break_even)
+            parts.append((be, f"the size below which a call's fixed cost ({line.c0 * 1e6:.2f} us here) is over half "
+                              f"its time, {human(be)}"))
+        if not parts:
+            return None, "neither the file system's unit nor a calibration of this system is known"
+        limit = max(p[0] for p in parts)
+        why = parts[0][1] if len(parts) == 1 else "the larger of " + " and ".join(p[1] for p in parts)
+        return limit, why
+
+    def ranks_here(self, ranks: int) -> int:
+        return max(1, min(ranks, self.max_ranks))
+
+
+def slowest_rank(recs: Iterable[Rec], time: Callable[[Rec], float]) -> tuple[int | None, float, list[Rec]]:
+    """(rank, seconds, its records) of the rank that spent the most time in `time` over `recs`.
+    A record reduced over ranks counts its per-rank mean for each of its ranks (rank None)."""
+    per: dict[int, float] = {}
+    recs_of: dict[int, list[Rec]] = {}
+    shared_s, shared = 0.0, []
+    for r in recs:
+        if r.rank < 0:
+            shared_s += time(r) / max(1, r.nprocs)
+            shared.append(r)
+        else:
+            per[r.rank] = per.get(r.rank, 0.0) + time(r)
+            recs_of.setdefault(r.rank, []).append(r)
+    if not per:
+        return None, shared_s, shared
+    rank = max(per, key=lambda k: per[k])
+    return rank, per[rank] + shared_s, recs_of[rank] + shared
+
+
+def s(x: float) -> str:
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 1:
+        return f"{x:.2f} s"
+    if x >= 1e-3:
+        return f"{x * 1e3:.1f} ms"
+    return f"{x * 1e6:.0f} us"
+
+
+def names(recs: Iterable[Rec], top: int = 3) -> list[str]:
+    out: list[str] = []
+    for r in sorted(recs, key=lambda r: (not r.bytes, -r.io_time)):
+        if r.path not in out:
+            out.append(r.path)
+    return out[:top] + ([f"... and {len(out) - top} more"] if len(out) > top else [])
+
+
+def ranks_of(recs: Iterable[Rec]) -> list[int]:
+    return sorted({r.rank for r in recs if r.rank >= 0})
+
+
+def strategy_of(recs: list[Rec], nprocs: int) -> str:
+    """How the job spread these files over its ranks, in bench terms."""
+    if any(r.shared for r in recs):
+        return "shared"
+    if nprocs > 1 and len({r.rank for r in recs}) > 1:
+        return "fpp"
+    return "serial" if nprocs > 1 else "fpp"

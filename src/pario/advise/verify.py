@@ -1,0 +1,68 @@
+"""`--verify`: the job's pattern run here as it is and with the fix, at the job's size (or scaled
+down), and the measured gain set beside the estimate. Each finding with a plan gets a
+Verification; the runs are stored (kind "advise-verify") so `pario results` shows them and later
+advice can reuse them."""
+from __future__ import annotations
+
+from typing import Callable
+
+from pario.advise.advisor import plan_query, plan_size, side_time
+from pario.advise.costs import Measured, Query
+from pario.advise.rules.base import Plan
+from pario.model.findings import Finding, Verification
+from pario.model.units import human
+
+
+def factor_for(plan: Plan, scale: float | None, budget_s: float, free_bytes: int | None) -> tuple[float, str]:
+    """How much of the job's pattern to run: --scale if given, else all of it unless the job spent
+    more than the time budget in it or the bytes do not fit in half the free space."""
+    if scale is not None:
+        return scale, f"--scale {scale:g}"
+    factor, why = 1.0, "the job's full size"
+    if plan.log_s > budget_s:
+        factor, why = budget_s / plan.log_s, f"scaled to {budget_s:g} s of the job's {plan.log_s:.0f} s (--scale)"
+    per_rank, _ = plan_size(plan)
+    need = per_rank * plan.ranks
+    if free_bytes and need * factor > free_bytes / 2:
+        factor = free_bytes / 2 / need
+        why = f"scaled to half the free space ({human(free_bytes / 2)})"
+    return min(1.0, factor), why
+
+
+Measure = Callable[[list[Query]], dict[str, dict[str, Measured]]]
+
+
+def verify(findings: list[Finding], plans: dict[int, Plan], measure: Measure,
+           scale: float | None, budget_s: float, free_bytes: int | None) -> list[str]:
+    """Run the plans of these findings; fills f.verification. Returns notes for findings left unverified."""
+    notes, todo = [], {}
+    for f in findings:
+        plan = plans.get(id(f))
+        if plan is None:
+            notes.append(f"{f.title}: nothing for pario bench to replay (a code or layout change on a file "
+                         "system this machine does not have); not verified")
+            continue
+        factor, why = factor_for(plan, scale, budget_s, free_bytes)
+        todo[id(f)] = (f, plan, plan_query(f.rule, plan, factor, tag="verify"), factor, why)
+    if not todo:
+        return notes
+    got = measure([q for _, _, q, _, _ in todo.values()])
+    for f, plan, q, _, why in todo.values():
+        pair = got.get(q.key) or {}
+        before, after = side_time(pair, "before"), side_time(pair, "after")
+        if not before or not after:
+            notes.append(f"{f.title}: the verification run gave no figures")
+            continue
+        gain = before.time_s / after.time_s if after.time_s else None
+        est = None
+        if f.seconds_at_stake is not None and plan.log_s > f.seconds_at_stake:
+            est = plan.log_s / (plan.log_s - f.seconds_at_stake)
+        note = (f"{plan.what}; {before.ranks} rank{'s' if before.ranks > 1 else ''}, {why}, median of "
+                f"{min(before.reps, after.reps)}: as it is {before.lo:.3g}-{before.hi:.3g} s, with the fix "
+                f"{after.lo:.3g}-{after.hi:.3g} s")
+        if gain is not None:
+            note += f"; measured {gain:.2f}x" + (f" against the estimated {est:.2f}x" if est else "")
+        f.verification = Verification(before_s=before.time_s, after_s=after.time_s,
+                                      runs=sorted({m.run_id for m in (before, after) if m.run_id is not None}),
+                                      note=note)
+    return notes

@@ -1,0 +1,86 @@
+"""`pario tune --submit`: the session's trials as Slurm job arrays (tune/jobs.py), and the array
+task's side (`--run-trials`, internal: what each task runs). `--script-only` instead prints one
+batch script that runs the whole session inside one allocation (cli/submit.py)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from pario.cli import submit
+from pario.model.errors import ParioError
+from pario.model.tuning import TuningSession
+from pario.platform.ceiling import device_ceiling
+from pario.platform.engine import engine_path
+from pario.platform.mpi import detect, find_mpirun
+from pario.platform.scratch import Scratch
+from pario.report.terminal.jobs import JobProgress
+from pario.run import batch, launchers
+from pario.store import Store
+from pario.tune.jobs import SlurmTrials, SubmitPlan, run_task
+from pario.tune.space import Space
+from pario.tune.trials import EngineTrials
+
+
+def add_flags(p: argparse.ArgumentParser) -> None:
+    submit.add_flags(p)
+    g = p.add_argument_group("trials as Slurm jobs (--submit)")
+    g.add_argument("--max-jobs", type=int, default=1, metavar="N",
+                   help="array tasks that run at once (1: every trial alone on the file system, as the noise "
+                        "test assumes; more finish sooner but trials then compete for the file system)")
+    g.add_argument("--batch", type=int, default=4, metavar="K",
+                   help="configurations submitted together, as one job array (4)")
+    p.add_argument("--run-trials", metavar="FILE", help=argparse.SUPPRESS)  # inside an array task only
+
+
+def plan_of(args: argparse.Namespace, store: Store, ranks: int | None) -> SubmitPlan:
+    """--submit: checked before anything is measured or stored."""
+    if args.script_only:
+        raise ParioError("--submit or --script-only, not both (--script-only prints one script for the whole "
+                         "session; --submit submits its trials as jobs)")
+    if args.ranks is None:
+        raise ParioError("--submit: say how many ranks each trial runs: -n N (each trial's job asks Slurm for N "
+                         "tasks)")
+    if args.max_jobs < 1 or args.batch < 1:
+        raise ParioError(f"--max-jobs {args.max_jobs} --batch {args.batch}: both must be at least 1")
+    directives = batch.directives(args.sbatch_args)
+    if batch.asks_for_tasks(directives) or any(d[0].startswith("--array") or d[0] == "-a" for d in directives):
+        raise ParioError("--sbatch-args: leave out the task count and --array; pario sets them (-n, --max-jobs)")
+    batch.check_client()
+    return SubmitPlan(workdir=os.getcwd(), db=store.path, directives=directives, max_jobs=args.max_jobs,
+                      batch=args.batch, no_probe=args.no_probe, timeout=args.timeout,
+                      exports=submit.exports_of(os.environ))
+
+
+def evaluator(session: TuningSession, store: Store, plan: SubmitPlan, as_json: bool) -> SlurmTrials:
+    def saved() -> None:
+        store.update_session(session.id or 0, doc=session.to_dict(), status=session.status)
+    return SlurmTrials(session=session, store=store, plan=plan, observer=JobProgress(plain=as_json), saved=saved)
+
+
+def run_trials(args: argparse.Namespace, store: Store) -> int:
+    """The array task: SLURM_ARRAY_TASK_ID picks the launch of the batch file."""
+    index = os.environ.get("SLURM_ARRAY_TASK_ID")
+    if index is None or not index.isdigit():
+        raise ParioError("--run-trials is what pario tune --submit's job arrays run; it needs SLURM_ARRAY_TASK_ID")
+    engine = engine_path()
+    mpi = detect(find_mpirun(args.mpirun))
+    launcher = launchers.resolve(None)
+    launchers.check_launcher(launcher, mpi)
+
+    def make(session: TuningSession, space: Space, doc: dict[str, Any]) -> EngineTrials:
+        directory = (session.context or {}).get("dir")
+        scratch = Scratch(directory)
+        scratch.prepare()
+        case = dict(session.case)
+        return EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi, directory=directory,
+                            launcher=launcher, store=store, facts={"session": session.id},
+                            ceiling=device_ceiling(engine, scratch.dir, skip=bool(doc.get("no_probe"))),
+                            timeout=doc.get("timeout"),  # None: the watchdog measures its limit
+                            warmup=int(doc.get("warmup", 1)))
+    try:
+        return run_task(args.run_trials, int(index), store, make)
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        print(f"pario: error: --run-trials {args.run_trials} task {index}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,202 @@
+"""Tables that fit the terminal without cutting a word or a number.
+
+rich shrinks a table that is too wide by cutting cells ("100…") and, past that, by dropping
+columns to nothing. Here each column says what it holds, the minimum width that keeps every
+cell whole is computed first, and the table changes shape instead of cutting:
+
+1. everything fits: one table, columns widened towards their natural width;
+2. else the columns marked `aside` (notes) leave the table and follow it as "label: notes"
+   lines, which wrap at spaces;
+3. else every row becomes a block of "header: value" lines under its label.
+
+Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces and after '/',
+never inside a word; file paths (`path`) also after '.', '-' and '_' (a file name such as
+pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80). Text wraps at
+spaces. A word longer than the whole terminal is the only thing ever broken (by rich, at the
+terminal's edge)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rich.console import Console, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from pario.report.terminal.cells import new_table
+
+# A table's width beyond its cells: 3 per gap between columns (padding, divider, padding) and
+# one at each edge (box.SIMPLE_HEAD, pad_edge=False, as new_table makes them).
+GAP, EDGES = 3, 2
+# Identifiers break after these (a path after each '/'), never elsewhere.
+_BREAK_AFTER = re.compile(r"(?<=[/,;])")
+_BREAK_PATH = re.compile(r"(?<=[/,;._-])")
+
+
+@dataclass
+class Col:
+    header: str
+    kind: str = "text"        # "id" (label), "path", "num" (never wraps), "text" (wraps at spaces)
+    justify: Literal["left", "right", "center"] = "left"
+    aside: bool = False       # may leave the table as "label: text" lines below it
+    style: str | None = None
+
+
+def atoms(text: str, kind: str = "text") -> list[str]:
+    """The pieces a cell may be broken into: words; identifiers also after '/', ',' and ';'."""
+    words = text.split()
+    if kind == "num":
+        return [line for line in text.splitlines()] or [""]
+    if kind in ("id", "path"):
+        return [p for w in words for p in (_BREAK_PATH if kind == "path" else _BREAK_AFTER).split(w) if p]
+    return words
+
+
+def min_width(text: str, kind: str) -> int:
+    if kind == "num":
+        return max((len(line) for line in text.splitlines()), default=0)
+    return max((len(a) for a in atoms(text, kind)), default=0)
+
+
+def wrap_id(text: str, width: int, kind: str = "id") -> str:
+    """An identifier wrapped at spaces and after '/', ',' and ';' (a path: also '.', '-', '_') to
+    at most width columns."""
+    splitter = _BREAK_PATH if kind == "path" else _BREAK_AFTER
+    lines: list[str] = []
+    for para in text.splitlines() or [""]:
+        line = ""
+        for word in para.split(" "):
+            pieces = [p for p in splitter.split(word) if p] or [""]
+            for k, piece in enumerate(pieces):
+                sep = " " if (k == 0 and line) else ""
+                if len(line) + len(sep) + len(piece) <= width or not line:
+                    line += sep + piece
+                else:
+                    lines.append(line.rstrip())
+                    line = piece
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def table_width(widths: list[int]) -> int:
+    return sum(widths) + GAP * max(len(widths) - 1, 0) + EDGES
+
+
+def _natural(cells: list[str], header: str) -> int:
+    return max([len(line) for c in cells for line in c.splitlines()] + [len(h) for h in header.splitlines()] + [1])
+
+
+def _allocate(mins: list[int], maxs: list[int], avail: int, first: list[int] | None = None) -> list[int]:
+    """Widths from the minimums towards the natural widths: the columns `first` (identifiers)
+    before the others, then the room left shared evenly."""
+    widths = list(mins)
+    spare = avail - sum(widths)
+    for i in first or []:
+        add = max(0, min(maxs[i] - widths[i], spare))
+        widths[i] += add
+        spare -= add
+    while spare > 0:
+        grow = [i for i in range(len(widths)) if widths[i] < maxs[i]]
+        if not grow:
+            break
+        share = max(1, spare // len(grow))
+        for i in grow:
+            add = min(share, maxs[i] - widths[i], spare)
+            widths[i] += add
+            spare -= add
+            if spare <= 0:
+                break
+    return widths
+
+
+def _mins(cols: list[Col], rows: list[list[str]]) -> list[int]:
+    mins = [max(min_width(r[i], c.kind) for r in rows) if rows else 0 for i, c in enumerate(cols)]
+    # Headers are never cut either: a figure's header is as wide as its lines (figures do not
+    # wrap, and rich applies no_wrap to the header too); other headers wrap between words.
+    return [max(m, max((len(h) for h in (c.header.splitlines() if c.kind == "num" else c.header.split())),
+                       default=1)) for m, c in zip(mins, cols)]
+
+
+def fits(width: int, cols: list[Col], rows: list[list[str]], aside: bool = False) -> bool:
+    """Whether the table fits `width` with every cell whole (aside: without its `aside` columns)."""
+    mins = _mins(cols, rows)
+    return table_width([m for m, c in zip(mins, cols) if not (aside and c.aside)]) <= width
+
+
+def fit(console: Console, cols: list[Col], rows: list[list[str]], title: str | None = None,
+        label: int = 0, caption: list[str] | None = None) -> list[RenderableType]:
+    """What to print for `rows` (plain strings, no markup) under `cols` at the console's width:
+    a table, possibly followed by the cells of the `aside` columns, or blocks of lines."""
+    width = console.width
+    mins = _mins(cols, rows)
+    keep = list(range(len(cols)))
+    if table_width(mins) > width:
+        keep = [i for i in keep if not cols[i].aside]
+    if table_width([mins[i] for i in keep]) > width:
+        return _blocks(cols, rows, title, label, width)
+    out: list[RenderableType] = [_table(console, cols, rows, keep, mins, title)]
+    aside = [i for i in range(len(cols)) if i not in keep]
+    for row in rows:
+        said = [row[i] if cols[i].header == "notes" else f"{cols[i].header.replace(chr(10), ' ')}: {row[i]}"
+                for i in aside if row[i].strip()]
+        if said:
+            out.append(Text(f"  {row[label]}: " + "; ".join(said)))
+    for line in caption or []:
+        out.append(Text(line))
+    return out
+
+
+def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[int], mins: list[int],
+           title: str | None) -> Table:
+    avail = console.width - table_width([0] * len(keep))
+    maxs = [_natural([r[i] for r in rows], cols[i].header) for i in keep]
+    widths = _allocate([mins[i] for i in keep], maxs, avail,
+                       [k for k, i in enumerate(keep) if cols[i].kind in ("id", "path")])
+    table = new_table(escape(title) if title else None)
+    for w, i in zip(widths, keep):
+        c = cols[i]
+        table.add_column(escape(c.header), justify=c.justify, width=w, no_wrap=c.kind != "text",
+                         overflow="fold", style=c.style)
+    for row in rows:
+        cells = []
+        for w, i in zip(widths, keep):
+            text = row[i]
+            if cols[i].kind in ("id", "path"):
+                text = wrap_id(text, w, cols[i].kind)
+            cells.append(Text(text))
+        table.add_row(*cells)
+    return table
+
+
+def _blocks(cols: list[Col], rows: list[list[str]], title: str | None, label: int,
+            width: int) -> list[RenderableType]:
+    """Too narrow for any table: each row as its label, then one "header: value" line per cell
+    (identifiers wrapped after '/', the rest at spaces)."""
+    out: list[RenderableType] = [Text(title, style="italic")] if title else []
+    for row in rows:
+        if not row[label].strip():
+            continue_label = True
+        else:
+            continue_label = False
+            out.append(Text(wrap_id(row[label], max(width, 1), cols[label].kind)
+                            if cols[label].kind in ("id", "path") else row[label], style="bold"))
+        for i, c in enumerate(cols):
+            if i == label or not row[i].strip():
+                continue
+            head = f"  {c.header.replace(chr(10), ' ')}: "
+            value = (wrap_id(row[i], max(width - 4, 1), c.kind).replace("\n", "\n    ")
+                     if c.kind in ("id", "path") else row[i])
+            out.append(Text(("  " if continue_label else "") + head + value))
+    return out
+
+
+def print_fit(console: Console, cols: list[Col], rows: list[list[str]], title: str | None = None,
+              label: int = 0, caption: list[str] | None = None) -> None:
+    for part in fit(console, cols, rows, title, label, caption):
+        console.print(part)
+
+
+def plain(value: Any) -> str:
+    return "-" if value is None else str(value)

@@ -1,0 +1,89 @@
+"""pario advise end to end with measurements: the calibration runs once per file system and is
+stored (runs of kind "calibration"), later advice reuses it; the small-writes finding is costed
+from the log's own time and the better pattern measured here; --verify runs the job's pattern as
+it is and with the fix and stores the runs (kind "advise-verify"). No timing is asserted: only
+that the figures exist, are stored and say how they were obtained."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from advise_support import advise, build, pario, profile, validate
+from profile_support import preload_lib
+
+pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
+              pytest.mark.skipif(not shutil.which("mpirun"), reason="no mpirun: the engine runs under it")]
+
+
+def stored(tmp, lib):
+    run = pario(["results", "--json"], lib, tmp)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    runs = doc["runs"] if isinstance(doc, dict) else doc
+    return [r["kind"] for r in runs]
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("advise-e2e")
+    lib = preload_lib(tmp_path_factory)
+    exe = build(tmp, "patterns")
+    return tmp, lib, profile(exe, "small-writes", lib, tmp), profile(exe, "mib-writes", lib, tmp)
+
+
+def test_costed_verified_and_stored(setup):
+    tmp, lib, small, mib = setup
+    doc = advise([small, mib], tmp, "--verify", "--budget", "5", lib=lib)
+    validate(doc)
+    job, near = doc["jobs"]
+    f = job["findings"][0] if job["findings"] else job["minor"][0]
+    assert f["rule"] == "posix-small-writes"
+    assert f["seconds_at_stake"] is not None and f["seconds_at_stake"] >= 0
+    assert "the log:" in f["estimate"] and "run " in f["estimate"]      # says where both figures come from
+    cal = job["calibration"]
+    assert cal and cal["runs"] and cal["write"]["call_us"] > 0 and cal["write"]["mib_s"] > 0
+    v = f["verification"]
+    assert v and v["before_s"] > 0 and v["after_s"] > 0 and v["runs"]
+    assert "512 B writes vs" in v["note"] and "estimated" in v["note"]
+    assert f["fix"]["command"].startswith("pario buffer --size ")
+    assert not [g for g in ("findings", "not_costed") if near[g]]        # 1 MiB writes: nothing to advise
+    kinds = stored(tmp, lib)
+    assert kinds.count("calibration") >= 1 and kinds.count("advise-verify") == 1
+
+
+def test_calibration_is_reused(setup):
+    tmp, lib, small, _ = setup
+    before = stored(tmp, lib)
+    doc = advise([small], tmp, lib=lib)
+    assert stored(tmp, lib) == before            # nothing measured again: the stored runs served
+    f = (doc["jobs"][0]["findings"] + doc["jobs"][0]["minor"])[0]
+    assert f["seconds_at_stake"] is not None
+
+
+def test_calibrate_alone(setup):
+    tmp, lib, _, _ = setup
+    before = stored(tmp, lib).count("calibration")
+    run = pario(["advise", "--calibrate", "--dir", tmp / "cal"], lib, tmp)
+    assert run.returncode == 0, run.stderr
+    assert "write(2):" in run.stderr and "per call" in run.stderr
+    assert stored(tmp, lib).count("calibration") == before + 1
+
+
+def test_report_renders_the_findings(setup):
+    """`pario report --advise LOG`: the findings of `pario advise LOG` at the top of the page, the
+    log drawn too, each finding linked to the plot that shows it; the near-miss log has none."""
+    tmp, lib, small, mib = setup
+    run = pario(["report", "--advise", small, "-o", "small.html"], lib, tmp)
+    assert run.returncode == 0, run.stderr
+    assert "written to small.html" in run.stdout and f"profile {small}" in run.stdout
+    assert " of pario advise written" in run.stdout
+    html = (tmp / "small.html").read_text()
+    assert 'id="findings"' in html and '<span class="rule">posix-small-writes</span>' in html
+    assert 'href="#profile1-sizes"' in html and 'id="profile1-sizes"' in html
+    assert "pario buffer --size " in html
+    run = pario(["report", "--advise", mib, "--profile", mib, "-o", "mib.html"], lib, tmp)
+    assert run.returncode == 0, run.stderr
+    html = (tmp / "mib.html").read_text()
+    assert "pario advise found nothing to change" in html and 'id="profile2-section"' not in html
