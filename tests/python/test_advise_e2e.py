@@ -44,13 +44,43 @@ def test_costed_verified_and_stored(setup):
     assert "the log:" in f["estimate"] and "run " in f["estimate"]      # says where both figures come from
     cal = job["calibration"]
     assert cal and cal["runs"] and cal["write"]["call_us"] > 0 and cal["write"]["mib_s"] > 0
-    v = f["verification"]
-    assert v and v["before_s"] > 0 and v["after_s"] > 0 and v["runs"]
-    assert "512 B writes vs" in v["note"] and "estimated" in v["note"]
+    # the fix is the real pario buffer command for this program, proven with the program itself:
+    # run again unbuffered and under the buffer, alternated, medians and the noise test
     assert f["fix"]["command"].startswith("pario buffer --size ")
+    assert f["fix"]["command"].endswith(f"-- {setup_exe(tmp)} small-writes {tmp / 'w-small-writes'}")
+    assert "not in this pario" not in f["fix"]["text"]
+    v = f["verification"]
+    assert v and v["method"] == "program" and v["before_s"] > 0 and v["after_s"] > 0 and v["runs"] == []
+    assert v["verdict"] in ("faster", "slower", "within noise")
+    assert "runs each way alternated" in v["note"] and "under pario buffer --size " in v["note"]
+    assert "estimated at stake" in v["note"] and ("saved " in v["note"] or " longer" in v["note"])
+    assert (tmp / "w-small-writes" / "out").stat().st_size == 20000 * 512   # the program's file, written again
     assert not [g for g in ("findings", "not_costed") if near[g]]        # 1 MiB writes: nothing to advise
     kinds = stored(tmp, lib)
-    assert kinds.count("calibration") >= 1 and kinds.count("advise-verify") == 1
+    assert kinds.count("calibration") >= 1 and kinds.count("advise-verify") == 0
+
+
+def setup_exe(tmp):
+    return tmp / "patterns"
+
+
+def test_verify_falls_back_to_the_replay_when_the_program_is_gone(setup, tmp_path):
+    """The program of the log is not here any more: --verify says so and replays the pattern with
+    pario bench (stored as a run of kind advise-verify), as before pario buffer existed."""
+    tmp, lib, _, _ = setup
+    exe = build(tmp_path, "patterns")
+    log = profile(exe, "small-writes", lib, tmp_path)
+    exe.unlink()
+    doc = advise([log], tmp_path, "--verify", "--budget", "5", lib=lib)
+    validate(doc)
+    job = doc["jobs"][0]
+    f = (job["findings"] + job["minor"])[0]
+    v = f["verification"]
+    assert v and v["method"] == "bench" and v["runs"]
+    assert v["note"].startswith(f"pario bench's replay of the pattern (the program was not run again: {exe} is "
+                                "not an executable file here)")
+    assert "512 B writes vs" in v["note"] and "estimated" in v["note"]
+    assert stored(tmp_path, lib).count("advise-verify") == 1
 
 
 def test_calibration_is_reused(setup):
@@ -87,3 +117,19 @@ def test_report_renders_the_findings(setup):
     assert run.returncode == 0, run.stderr
     html = (tmp / "mib.html").read_text()
     assert "pario advise found nothing to change" in html and 'id="profile2-section"' not in html
+
+
+def test_stdio_small_writes_are_verified_with_the_program(setup, tmp_path):
+    """pario bench has no stdio pattern to replay; the program itself proves the buffer fix."""
+    tmp, lib, _, _ = setup
+    exe = build(tmp_path, "patterns")
+    log = profile(exe, "stdio-small", lib, tmp_path)
+    doc = advise([log], tmp_path, "--verify", "--budget", "10", lib=lib)
+    validate(doc)
+    job = doc["jobs"][0]
+    f = next(f for f in job["findings"] + job["minor"] + job["not_costed"] if f["rule"] == "stdio-small-writes")
+    assert f["fix"]["command"].startswith("pario buffer --size ") and f["fix"]["command"].endswith(
+        f"-- {exe} stdio-small {tmp_path / 'w-stdio-small'}")
+    v = f["verification"]
+    assert v and v["method"] == "program" and v["before_s"] > 0 and v["after_s"] > 0
+    assert (tmp_path / "w-stdio-small" / "log.txt").read_text().count("\n") == 20000

@@ -5,6 +5,7 @@ and the terminal report in 80 columns."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -269,3 +270,32 @@ def test_tune_case_from_a_log_without_data_or_sizes():
                              write_time=0.5)])
     taken = dominant_case(sized)
     assert taken.argv() == "-a posix -t 4096 -b 524288 -n 2 -w" and taken.objective == "write"
+
+
+def test_a_buffer_fix_is_proven_by_the_program_only_where_it_can_run_again(tmp_path):
+    """rerun.plan: the program as the log recorded it, or the reason it cannot run here (then
+    --verify falls back to pario bench's replay of the pattern and says so)."""
+    from pario.advise import rerun
+    from pario.model.findings import Finding
+
+    fix = Finding(rule="posix-small-writes", title="t", evidence=Evidence(text=""),
+                  fix=Fix(kind="buffer", text="", command="pario buffer --size 512k -- /bin/true"))
+    serial = Job(source="x", format="pario", nprocs=1, run_time=0.5, argv=["/bin/true"], cwd=str(tmp_path),
+                 launcher="direct")
+    prog = rerun.plan(fix, serial, budget_s=60)
+    assert prog.argv == ["/bin/true"] and prog.size == 512 << 10 and prog.pairs == rerun.MAX_PAIRS
+    assert rerun.plan(fix, serial, budget_s=3).pairs == 3              # 3 runs each way fit, not 5
+    cases = [
+        (Job(source="x", format="darshan", nprocs=1, run_time=1, command="/bin/true"), "Darshan log keeps"),
+        (Job(source="x", format="pario", nprocs=4, run_time=1, argv=["/bin/true"], launcher="mpirun"),
+         "an MPI program (4 ranks)"),
+        (Job(source="x", format="pario", nprocs=1, run_time=1, argv=[str(tmp_path / "gone")]),
+         "is not an executable file here"),
+        (Job(source="x", format="pario", nprocs=1, run_time=1, argv=["no-such-program-here"]), "not on PATH"),
+        (Job(source="x", format="pario", nprocs=1, run_time=1, argv=["/bin/true"], cwd=str(tmp_path / "nodir")),
+         "is not here"),
+        (Job(source="x", format="pario", nprocs=1, run_time=30, argv=["/bin/true"]), "over --budget 60 s"),
+    ]
+    for job, why in cases:
+        with pytest.raises(ParioError, match=re.escape(why)):
+            rerun.plan(fix, job, budget_s=60)

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from cli_support import ENGINE, HAVE_MPIRUN, ROOT, ours, pario
+from profile_support import preload_lib
 
 sys.path.insert(0, str(ROOT / "src"))
 from rich.console import Console  # noqa: E402
@@ -114,7 +115,7 @@ def _doc(a_samples, b_samples, skip=None):
     """The lrz-hints table for two rows of synthetic write figures (MiB/s)."""
     preset = presets.load(presets.available()["lrz-hints"])
     facts = {"fs_type": "xfs", "hosts": 1, "flavour": "mpich", "cray": False, "io": None, "built": {},
-             "buffer": False}
+             "buffer": None}
     plan = presets.plan(preset, 4, 1 / 64, facts)
     if skip:
         plan.skipped.append(presets.Skipped(skip, plan.labels[skip], "needs Lustre"))
@@ -144,12 +145,12 @@ def test_cells_are_in_the_seeds_unit_with_the_seeds_figure():
 
 def test_unmet_requirements_say_why():
     facts = {"fs_type": "ext2/ext3", "hosts": 1, "flavour": "openmpi", "cray": False, "io": None, "built": {},
-             "buffer": False}
+             "buffer": None}
     assert "needs Lustre" in presets.unmet("lustre", facts, 4)
     assert "--io romio321" in presets.unmet("romio", facts, 4)
     assert presets.unmet("romio", {**facts, "io": "romio321"}, 4) is None
-    assert "not built yet" in presets.unmet("pario-buffer", facts, 4)
-    assert "does not run it yet" in presets.unmet("pario-buffer", {**facts, "buffer": True}, 4)
+    assert presets.unmet("pario-buffer", facts, 4) is None          # the preload library is here
+    assert "make setup" in presets.unmet("pario-buffer", {**facts, "buffer": "not built: make setup"}, 4)
     assert "needs 4 nodes" in presets.unmet("nodes>=4", facts, 4)
     assert presets.unmet("ranks>=4", facts, 4) is None and "-n 8" in presets.unmet("ranks>=8", facts, 4)
 
@@ -293,3 +294,45 @@ def test_preset_table_fits_80_columns_and_names_what_it_skipped(tmp_path):
     assert any(ln.startswith("Reading: 4 stripes against 1:") for ln in out)
     assert any("79" in ln and ln.split()[0] == "1" for ln in out)  # the seed's 79 s beside stripe count 1
 
+
+
+def test_a_buffered_case_names_its_buffer(tmp_path):
+    path = tmp_path / "mine.toml"
+    base = '[preset]\ncolumns = ["write"]\n[defaults]\nbackend = "posix"\nops = ["write"]\n[[case]]\nname = "b"\n'
+    path.write_text(base + 'buffer = "8m"\n')
+    preset = presets.load(path)
+    assert preset.rows[0].buffer == 8 << 20 and "pario-buffer" in preset.rows[0].requires
+    facts = {"fs_type": "xfs", "hosts": 1, "flavour": "mpich", "cray": False, "io": None, "built": {}, "buffer": None}
+    case = presets.plan(preset, 1, 1 / 64, facts).cases[0]
+    assert case["_buffer"] == 8 << 20                  # pario's key: the engine's spec never sees it
+    path.write_text(base + 'requires = ["pario-buffer"]\n')
+    with pytest.raises(ParioError, match="give the buffer size too"):
+        presets.load(path)
+    path.write_text(base + 'buffer = "lots"\n')
+    with pytest.raises(ParioError, match="give the buffer size"):
+        presets.load(path)
+
+
+@pytest.mark.e2e
+@pytest.mark.mpi
+@needs_engine
+def test_kaust_smallwrites_runs_its_buffered_half(tmp_path, tmp_path_factory):
+    """The same 512 B writes unbuffered and under pario buffer (the preload library in the rank, a
+    --files pattern for the buffered case's file only): both rows measured, the buffer's stats say
+    it coalesced the buffered row's calls, and the reading sets the seed's 240x beside this run's."""
+    run = pario(["--preset", "kaust-smallwrites", "--scale", str(1 / 64), "-i", "3", "--dir", str(tmp_path / "s"),
+                 "--json", "--no-probe"], tmp_path, timeout=600,
+                extra_env={"PARIO_PRELOAD": preload_lib(tmp_path_factory)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    table = json.loads(run.stdout)["preset"]
+    assert not [s for s in table["skipped"] if s["case"] in ("unbuffered", "buffered")], table["skipped"]
+    cells = {c["case"]: c for row in table["rows"] for c in row["cells"].values() if c["state"] != "note"}
+    for case in ("unbuffered", "buffered"):
+        assert cells[case]["state"] == "measured" and cells[case]["here"]["median"] > 0
+    assert cells["buffered"]["seed"] == 4.5
+    note = next(n for n in table["notes"] if "pario buffer" in n)
+    calls, writes = (int(x.replace(",", "")) for x in
+                     __import__("re").search(r"turned ([\d,]+) write calls .* into ([\d,]+) writes", note).groups())
+    assert calls == 3 * 32768 and 0 < writes < calls / 100   # 16 MiB in 512 B pwrites, 3 repetitions
+    reading = next(r for r in table["readings"] if r["a"] == "buffered")
+    assert "the seed saw 240x" in reading["line"]

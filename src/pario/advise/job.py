@@ -133,6 +133,9 @@ class Job:
     nprocs: int                     # MPI ranks (1 for a serial program)
     run_time: float | None          # wall seconds
     command: str = ""
+    argv: list[str] = field(default_factory=list)    # the command as the log keeps it ([]: it does not)
+    cwd: str = ""                   # where it ran, when the log says (pario profile records it)
+    launcher: str = ""              # direct | mpirun (pario profile); "" when the log does not say
     hosts: list[str] = field(default_factory=list)   # [] when the log does not say
     records: list[Rec] = field(default_factory=list)
     partial: list[str] = field(default_factory=list)  # why the log is incomplete, one reason each
@@ -149,8 +152,10 @@ class Job:
 
 # Files an MPI library makes for itself: Open MPI's shared-memory backing files (*.sm, vader
 # segments), OMPIO's shared-file-pointer lock files (FILE.locktest.N, FILE.lockedfile), ROMIO's
-# shared file pointer (.FILE.shfp.N). Counting them makes a balanced job look imbalanced.
-_HELPERS = (re.compile(r"\.sm$"), re.compile(r"/ompi\.[^/]+/"), re.compile(r"\.locktest(\.\d+)?$"),
+# shared file pointer (.FILE.shfp.N), and pario profile's one record of them all (<MPI runtime
+# files>, PARIO_PROFILE_RUNTIME). Counting them makes a balanced job look imbalanced.
+_HELPERS = (re.compile(r"^<MPI runtime files>$"),
+            re.compile(r"\.sm$"), re.compile(r"/ompi\.[^/]+/"), re.compile(r"\.locktest(\.\d+)?$"),
             re.compile(r"\.lockedfile$"), re.compile(r"/\.[^/]+\.shfp\.\d+$"), re.compile(r"/vader_segment\."),
             re.compile(r"^/dev/shm/"), re.compile(r"/sm_segment\."))
 

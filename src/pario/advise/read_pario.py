@@ -113,10 +113,12 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
     view = job_view(doc, files=[])
     procs = doc.get("processes") or []
     mpi_ranks = {p.get("process", {}).get("rank") for p in procs} - {None, -1}
+    launch = doc.get("job") or {}
+    argv = launch.get("command") or ((procs[0].get("process") or {}).get("cmdline") if procs else []) or []
+    argv = [str(a) for a in argv] if isinstance(argv, list) else []
     job = Job(source=str(path), format="pario", nprocs=max(1, len(mpi_ranks) or len(procs)),
-              run_time=view.get("wall_time"), hosts=view.get("hosts") or [],
-              command=" ".join((doc.get("job") or {}).get("command") or
-                               ((procs[0].get("process") or {}).get("cmdline") if procs else []) or []))
+              run_time=view.get("wall_time"), hosts=view.get("hosts") or [], command=" ".join(argv), argv=argv,
+              cwd=str(launch.get("cwd") or ""), launcher=str(launch.get("launcher") or ""))
     for index, proc in enumerate(procs):
         info = proc.get("process") or {}
         if info.get("partial"):

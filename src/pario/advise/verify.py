@@ -1,14 +1,18 @@
 """`--verify`: the job's pattern run here as it is and with the fix, at the job's size (or scaled
 down), and the measured gain set beside the estimate. Each finding with a plan gets a
 Verification; the runs are stored (kind "advise-verify") so `pario results` shows them and later
-advice can reuse them."""
+advice can reuse them. A `pario buffer` fix is proven with the program itself, run again
+unbuffered and under the buffer (rerun.py); when it cannot run here, the replay says so."""
 from __future__ import annotations
 
 from typing import Callable
 
+from pario.advise import rerun
 from pario.advise.advisor import plan_query, plan_size, side_time
 from pario.advise.costs import Measured, Query
+from pario.advise.job import Job
 from pario.advise.rules.base import Plan
+from pario.model.errors import ParioError
 from pario.model.findings import Finding, Verification
 from pario.model.units import human
 
@@ -33,11 +37,22 @@ Measure = Callable[[list[Query]], dict[str, dict[str, Measured]]]
 
 
 def verify(findings: list[Finding], plans: dict[int, Plan], measure: Measure,
-           scale: float | None, budget_s: float, free_bytes: int | None) -> list[str]:
+           scale: float | None, budget_s: float, free_bytes: int | None, job: Job | None = None) -> list[str]:
     """Run the plans of these findings; fills f.verification. Returns notes for findings left unverified."""
     notes, todo = [], {}
+    instead: dict[int, str] = {}   # finding -> why its program was not run (the replay is said to stand in)
     for f in findings:
         plan = plans.get(id(f))
+        if f.fix.kind == "buffer" and job is not None:
+            try:
+                rerun.verify(f, job, rerun.plan(f, job, budget_s))
+                continue
+            except ParioError as exc:
+                why = f"the program was not run again: {exc}"
+                if plan is None:
+                    notes.append(f"{f.title}: {why}; nothing for pario bench to replay; not verified")
+                    continue
+                instead[id(f)] = why
         if plan is None:
             notes.append(f"{f.title}: nothing for pario bench to replay (a code or layout change on a file "
                          "system this machine does not have); not verified")
@@ -57,7 +72,8 @@ def verify(findings: list[Finding], plans: dict[int, Plan], measure: Measure,
         est = None
         if f.seconds_at_stake is not None and plan.log_s > f.seconds_at_stake:
             est = plan.log_s / (plan.log_s - f.seconds_at_stake)
-        note = (f"{plan.what}; {before.ranks} rank{'s' if before.ranks > 1 else ''}, {why}, median of "
+        note = (f"pario bench's replay of the pattern ({instead[id(f)]}): " if id(f) in instead else "")
+        note += (f"{plan.what}; {before.ranks} rank{'s' if before.ranks > 1 else ''}, {why}, median of "
                 f"{min(before.reps, after.reps)}: as it is {before.lo:.3g}-{before.hi:.3g} s, with the fix "
                 f"{after.lo:.3g}-{after.hi:.3g} s")
         if gain is not None:

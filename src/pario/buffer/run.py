@@ -43,6 +43,15 @@ def pattern(spec: str, default: int) -> tuple[str, int]:
     return glob, size
 
 
+def settings(size_text: str, specs: list[str]) -> tuple[int, list[tuple[str, int]]]:
+    """--size and --files as the library takes them (pario buffer, and pario profile --buffer)."""
+    size = size_of(size_text)
+    if size == 0:
+        raise ParioError("--size 0: the buffer needs a size (e.g. 64m); to leave files unbuffered use "
+                         "--files 'PATTERN:size=0'")
+    return size, [pattern(spec, size) for spec in specs]
+
+
 def buffer_env(lib: str, size: int, files: list[tuple[str, int]], stats_dir: str | None) -> dict[str, str]:
     """The variables the library reads; the profiler is off unless the caller turns it on."""
     env = {"LD_PRELOAD": lib, "PARIO_BUFFER": "1", "PARIO_BUFFER_SIZE": str(size), "PARIO_PROFILE_DISABLE": "1"}

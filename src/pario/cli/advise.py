@@ -24,6 +24,9 @@ Time at stake: seconds of the job that the fix would save, from the log's own ti
 what the better pattern costs on this system (stored pario bench runs of the same case, else a
 calibration pario runs once per file system and stores: runs of kind "calibration" in
 `pario results`). Each figure says how it was obtained; --no-calibrate leaves them out.
+--verify proves a `pario buffer` fix by running the logged program again (it rewrites its files),
+unbuffered and buffered, alternated; where it cannot run here it replays the pattern with
+pario bench and says why.
 Without an MPI or the engine here, the findings come without measured costs (the report says why).
 Exit codes: 0 advice given, 2 a log could not be read (the others are still advised)."""
 
@@ -230,5 +233,5 @@ class Session:
         elif self.args.verify:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
-                                   self.args.scale, self.args.budget, host.disk_free(directory))
+                                   self.args.scale, self.args.budget, host.disk_free(directory), job)
         return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory)

@@ -221,10 +221,6 @@ def run(args: argparse.Namespace) -> int:
         ranks = request.ranks if request.ranks is not None else default_ranks()
         if ranks < 1:
             raise ParioError(f"-n {ranks}: ranks must be at least 1")
-        if ranks > host.cpus() and launchers.resolve(request.launcher) == "mpirun":
-            print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
-                  "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
-                  "open+close grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
         scratch = scratch_of(request)
         suite = not request.config and not request.given(CASE_DESTS)
         try:
@@ -232,6 +228,14 @@ def run(args: argparse.Namespace) -> int:
         except BaseException:
             scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
             raise
+
+
+def _warn_oversubscribed(request: BenchRequest, ranks: int) -> None:
+    """Said once the input is known good, just before the launch (bad input gets its one line)."""
+    if ranks > host.cpus() and launchers.resolve(request.launcher) == "mpirun":
+        print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
+              "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
+              "open+close grow, and bandwidth is lower than this storage gives", file=sys.stderr, flush=True)
 
 
 def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
@@ -290,6 +294,7 @@ def _reuse(request: BenchRequest) -> int:
     validate.check_all(cases, ranks)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, None)
+    _warn_oversubscribed(request, ranks)
     if request.dry_run:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
@@ -328,6 +333,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, listing)
+    _warn_oversubscribed(request, ranks)
     if request.dry_run:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     store = Store(request.db)  # opened before the launch: a bad --db must not cost a run

@@ -74,7 +74,8 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
                                          slurm.default_ranks(slurm.allocation()) or host.cpus())
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
-    facts = presets.facts(host.fs_type(host.nearest_existing(scratch.dir)), listing, mpi.flavour, mpi.version, io)
+    facts = presets.facts(host.fs_type(host.nearest_existing(scratch.dir)), listing, mpi.flavour, mpi.version, io,
+                          _buffer_missing())
     ceiling = None
     notes = [rank_note] if rank_note else []
     if io and not request.io:
@@ -101,11 +102,17 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     validate.check_backends(plan.cases, listing)
     store = Store(request.db)
     note = f"preset {preset.name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}"
-    record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
-                                io=io, launcher=launcher, ceiling=ceiling, no_probe=request.no_probe,
-                                facts={"preset": preset.name, "preset_scale": scale},
-                                timeout=request.timeout),
-                     Progress(plain=request.json))
+    buffered = Buffered(plan.cases, scratch)
+    try:
+        record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi,
+                                    scratch=scratch, io=io, launcher=launcher, ceiling=ceiling,
+                                    no_probe=request.no_probe, facts={"preset": preset.name, "preset_scale": scale,
+                                                                      **buffered.facts()},
+                                    timeout=request.timeout, env=buffered.env),
+                         Progress(plain=request.json))
+        plan.notes += buffered.notes(plan.labels)
+    finally:
+        buffered.cleanup()
     run_id, _kept = store_run(store, record)  # not stored: kept in a file, exit 4 (below)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
     doc = analysis.table(plan, rows, record.result)
@@ -140,3 +147,67 @@ def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
         console.print(f"Stored as run {run_id} ({record.status}): pario results show {run_id}")
 
 
+
+
+def _buffer_missing() -> str | None:
+    """Why `pario buffer`'s preload library is not here (a preset's buffered rows need it), or None."""
+    from pario.profile import run as prun
+    try:
+        prun.preload_path()
+    except ParioError as exc:
+        return str(exc)
+    return None
+
+
+class Buffered:
+    """The cases of a preset that run under `pario buffer` (a [[case]]'s buffer = SIZE): in the same
+    engine run as the others, with the preload library in the ranks' environment and a --files
+    pattern per buffered case matching that case's data files only (DIR/PREFIX.CASE.*), so the
+    other cases' files pass through it unbuffered. The stats the buffer writes say what it did."""
+
+    def __init__(self, cases: list[dict], scratch: Scratch):
+        from pario.buffer import run as brun
+        from pario.profile import run as prun
+
+        self.env: dict[str, str] = {}
+        self.stats_dir = None
+        self.cases = {i: c for i, c in enumerate(cases) if c.get("_buffer")}
+        if not self.cases:
+            return
+        files = [(f"{scratch.dir}/{scratch.prefix}.{i}.*", int(c["_buffer"])) for i, c in self.cases.items()]
+        self.stats_dir = brun.make_stats_dir()
+        lib = prun.preload_path()
+        self.env = brun.buffer_env(lib, max(s for _, s in files), files, str(self.stats_dir))
+        self.env["LD_PRELOAD"] = prun.merged_preload(lib)
+
+    def facts(self) -> dict:
+        return {"buffered_cases": {c["name"]: int(c["_buffer"]) for c in self.cases.values()}} if self.cases else {}
+
+    def notes(self, labels: dict[str, str]) -> list[str]:
+        """One line per buffered case: the program's calls against the writes the file system saw."""
+        if not self.cases or self.stats_dir is None:
+            return []
+        from pario.analysis.buffer_stats import docs_in, summarize
+        from pario.model.units import human
+
+        try:
+            stats = summarize(docs_in(self.stats_dir))
+        except ParioError as exc:
+            return [f"pario buffer's stats could not be read: {exc}"]
+        out = []
+        for i, case in self.cases.items():
+            mine = [f for f in stats.files if f".{i}." in f.path.rsplit("/", 1)[-1]]
+            label = labels.get(case["name"], case["name"])
+            if not mine:
+                out.append(f"{label}: pario buffer left no stats for its files (the buffer may not have run)")
+                continue
+            calls, writes = sum(f.calls for f in mine), sum(f.sys_writes for f in mine)
+            nbytes = sum(f.bytes for f in mine)
+            out.append(f"{label}: the buffer ({human(int(case['_buffer']))} per file) turned {calls:,} write calls "
+                       f"({human(nbytes)}) into {writes:,} writes to the file system (its stats, all repetitions)")
+        return out
+
+    def cleanup(self) -> None:
+        if self.stats_dir is not None:
+            from pario.buffer import run as brun
+            brun.remove_stats_dir(self.stats_dir)

@@ -45,11 +45,7 @@ def register(subparsers) -> None:
 def settings(args) -> tuple[int, list[tuple[str, int]]]:
     from pario.buffer import run as brun
 
-    size = brun.size_of(args.size)
-    if size == 0:
-        raise ParioError("--size 0: the buffer needs a size (e.g. 64m); to leave files unbuffered use "
-                         "--files 'PATTERN:size=0'")
-    return size, [brun.pattern(spec, size) for spec in args.files]
+    return brun.settings(args.size, args.files)
 
 
 def run(args) -> int:

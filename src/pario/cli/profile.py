@@ -138,9 +138,8 @@ def profile(args, cmd, prun) -> int:
     stats_dir = None
     if args.buffer:
         from pario.buffer import run as brun
-        from pario.cli.buffer import settings
 
-        size, files = settings(argparse.Namespace(size=args.buffer_size, files=args.buffer_files))
+        size, files = brun.settings(args.buffer_size, args.buffer_files)
         stats_dir = brun.make_stats_dir(parts.parent)
         env_vars.update(brun.buffer_env(lib, size, files, str(stats_dir)))
         env_vars.pop("PARIO_PROFILE_DISABLE")
@@ -162,7 +161,8 @@ def profile(args, cmd, prun) -> int:
             brun.remove_stats_dir(stats_dir)
         raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
-    job = {"command": cmd, "launcher": args.launcher if args.ranks else "direct", "ranks": args.ranks or 0,
+    job = {"command": cmd, "cwd": os.getcwd(), "launcher": args.launcher if args.ranks else "direct",
+           "ranks": args.ranks or 0,
            "exit_code": code, "start": started, "end": time.time()}
     if args.ranks:
         job["launcher_argv"] = argv

@@ -131,7 +131,9 @@ def _emit(doc: Any) -> None:
 
 def run(args) -> int:
     action = getattr(args, "action", None)
-    store = Store(getattr(args, "db", None), existing=action != "import-ior")  # tag, remove: an existing store
+    # import and import-ior store runs (a kept run goes into a store made for it); the rest read or
+    # edit (tag, remove) an existing store
+    store = Store(getattr(args, "db", None), existing=action not in ("import", "import-ior"))
     as_json = getattr(args, "json", False)
     console = Console()
     if action is None:

@@ -33,6 +33,8 @@ class Verification:
     after_s: float                  # the same bytes with the fix
     runs: list[int] = field(default_factory=list)    # stored run ids behind the figures
     note: str = ""
+    method: str = "bench"           # bench: pario bench's replay of the pattern; program: the job's program run again
+    verdict: str | None = None      # the noise test's (analysis/noise.py), where it was applied
 
     @property
     def gain(self) -> float | None:

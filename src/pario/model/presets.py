@@ -42,6 +42,7 @@ class Row:
     seed: dict[str, SeedValue] = field(default_factory=dict)   # the seed's figure per column
     requires: list[str] = field(default_factory=list)          # what the system must have (plan/presets.py)
     min_ranks: int = 1
+    buffer: int | None = None          # bytes: the case runs under `pario buffer --size` (its data files only)
 
 
 @dataclass

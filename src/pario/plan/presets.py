@@ -4,7 +4,6 @@ any mistake in a file a user edited), deciding what this system can run (Lustre,
 libraries, `pario buffer`), and sizing the cases to --scale or to the --time budget."""
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import re
@@ -25,7 +24,7 @@ else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
 # Keys of a [[case]] that belong to the preset, not to the engine case.
-CASE_PRESET_KEYS = ("row", "column", "seed", "requires", "min_ranks")
+CASE_PRESET_KEYS = ("row", "column", "seed", "requires", "min_ranks", "buffer")
 PRESET_KEYS = ("title", "seed", "shows", "setup", "unit", "row_header", "columns", "io", "ranks", "caveat")
 READING_KEYS = ("text", "a", "b", "metric", "seed_ratio", "seed_text")
 UNITS = ("MiB/s", "GiB/s", "MB/s")
@@ -156,8 +155,19 @@ def load(path: Path) -> Preset:
             raise ParioError(f"{cw}: min_ranks must be a positive integer")
         if any(not isinstance(v, (int, float, str)) or isinstance(v, bool) for v in seed.values()):
             raise ParioError(f"{cw}: a seed figure is a number or a short text")
+        buffer = None
+        if "buffer" in own:  # the case runs under `pario buffer` with buffers of this size
+            try:
+                buffer = parse_size(own["buffer"], "buffer")
+            except ParioError:
+                raise ParioError(f"{cw}: buffer = {own['buffer']!r}: give the buffer size, e.g. \"64m\"") from None
+        requires = _requires(own.get("requires"), cw)
+        if buffer and "pario-buffer" not in requires:
+            requires.append("pario-buffer")
+        if "pario-buffer" in requires and not buffer:
+            raise ParioError(f"{cw}: requires pario-buffer: give the buffer size too, e.g. buffer = \"64m\"")
         rows.append(Row(case=str(raw["name"]), label=str(own.get("row", raw["name"])), columns=cols, seed=seed,
-                        requires=_requires(own.get("requires"), cw), min_ranks=min_ranks))
+                        requires=requires, min_ranks=min_ranks, buffer=buffer))
         cases.append(normalise({k: v for k, v in raw.items() if k not in CASE_PRESET_KEYS}, cw))
     if not rows:
         raise ParioError(f"{where}: no [[case]] tables")
@@ -196,13 +206,14 @@ def load(path: Path) -> Preset:
 # ---- what this system has ----
 
 def facts(fs_type: str | None, listing: dict[str, Any] | None, flavour: str, version: str,
-          io: str | None) -> dict[str, Any]:
-    """What requirements are judged against (the caller measures: fs type, engine listing, MPI)."""
+          io: str | None, buffer: str | None = None) -> dict[str, Any]:
+    """What requirements are judged against (the caller measures: fs type, engine listing, MPI,
+    and `buffer`: why the preload library `pario buffer` runs with is missing, None if it is here)."""
     hosts = os.environ.get("SLURM_JOB_NUM_NODES") or os.environ.get("SLURM_NNODES") or "1"
     return {"fs_type": fs_type or "unknown", "hosts": int(hosts) if hosts.isdigit() else 1,
             "flavour": flavour, "cray": "cray" in version.lower(), "io": io,
             "built": {b["name"]: b for b in (listing or {}).get("backends", [])},
-            "buffer": importlib.util.find_spec("pario.buffer") is not None}
+            "buffer": buffer}
 
 
 def unmet(token: str, facts_: dict[str, Any], ranks: int) -> str | None:
@@ -214,10 +225,8 @@ def unmet(token: str, facts_: dict[str, Any], ranks: int) -> str | None:
         return "needs Cray MPICH (its cray_cb_* MPI-IO hints)"
     if token == "romio" and facts_["flavour"] == "openmpi" and not str(facts_.get("io") or "").startswith("romio"):
         return "needs ROMIO to read its hints: add --io romio321 (Open MPI)"
-    if token == "pario-buffer":
-        if facts_["buffer"]:
-            return "`pario buffer` exists, but this preset does not run it yet (the buffered half is to be wired)"
-        return "needs `pario buffer` (issue 11), which is not built yet"
+    if token == "pario-buffer" and facts_.get("buffer"):
+        return f"needs pario buffer's preload library: {facts_['buffer']}"
     if token == "tree-layout":
         return ("pario does not stripe its metadata tree yet; on Lustre: lfs setstripe -c -1 DIR, then "
                 "pario bench --config examples/metadata-archer.toml --dir DIR")
@@ -340,6 +349,8 @@ def plan(preset: Preset, ranks: int, scale: float, facts_: dict[str, Any], reps:
             opts["reps"] = reps
         case = build_case(scale_opts(opts, scale), f"{preset.path} ('{row.case}')")
         case["name"] = row.case
+        if row.buffer:
+            case["_buffer"] = row.buffer   # pario's key (not the engine's): the run preloads the buffer
         labels[row.case] = _label(row, case, ranks)
         if row is preset.rows[0]:
             header = _label(preset.row_header, case, ranks)

@@ -45,6 +45,8 @@ class RunRequest:
     facts: dict[str, Any] = field(default_factory=dict)   # more of what the caller knows, kept in env
     mca: dict[str, str] = field(default_factory=dict)     # Open MPI MCA parameters of the ranks (a tuner's
     # trial: fcoll, io_ompio_*), exported to every rank as OMPI_MCA_NAME, which Open MPI reads at start
+    env: dict[str, str] = field(default_factory=dict)     # more variables for the ranks only (a preset's
+    # buffered case: LD_PRELOAD and PARIO_BUFFER_*, so that mpirun itself runs without the library)
 
 
 def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: list[Case]) -> SpecDoc:
@@ -88,7 +90,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     spec["guard"] = guard(tmp, scratch)
     pidfile = os.path.join(tmp, "launcher")
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
-    forwarded = {**forward.timed_env(), **{f"OMPI_MCA_{k}": v for k, v in sorted(req.mca.items())}}
+    forwarded = {**forward.timed_env(), **{f"OMPI_MCA_{k}": v for k, v in sorted(req.mca.items())}, **req.env}
     argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
                              launcher=req.launcher)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
@@ -124,7 +126,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     # launch fails, they hold the scheduler's reason.
     tee = StderrTee(observer.output).start() if req.launcher == "srun" else None
     try:
-        outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, forwarded),
+        # mpirun passes the ranks' variables on with -x; it runs without req.env itself (srun needs them)
+        own = {k: v for k, v in forwarded.items() if req.launcher != "mpirun" or k not in req.env}
+        outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, own),
                                timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
                                observer=observer, sink=collector, stderr=tee.file if tee else None,
                                pidfile=pidfile, directory=scratch.dir)

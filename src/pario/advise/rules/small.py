@@ -4,8 +4,8 @@ time. Sequential small POSIX and stdio writes are what `pario buffer` coalesces;
 the program to move bigger pieces."""
 from __future__ import annotations
 
-import importlib.util
 import math
+import shlex
 
 from pario.advise.costs import Coalesce, Cost, NotCosted
 from pario.advise.job import Rec
@@ -76,22 +76,18 @@ def _sequential(r: Rec, op: str) -> bool:
     return n <= 1 or consec >= (n - 1) / 2
 
 
-def _buffer_built() -> bool:
-    return importlib.util.find_spec("pario.cli.buffer") is not None
-
-
 def _fix(ctx: Ctx, module: str, op: str, target: int, sequential: bool) -> Fix:
     t = exact(target, "gmk")
-    cmd = ctx.job.command or "./app"
+    cmd = shlex.join(ctx.job.argv) if ctx.job.argv else (ctx.job.command or "./app")
     if op == "write" and module in ("posix", "stdio") and sequential:
         launch = f"-n {ctx.job.nprocs} " if ctx.job.nprocs > 1 else ""
         text = (f"coalesce the writes into {human(target)} pieces without changing the program: pario buffer "
-                f"keeps them in memory and writes {human(target)} at a time (flushing on fsync, close and exit)")
+                f"keeps them in memory and writes {human(target)} at a time (flushing on fsync, close and exit; "
+                f"SIGKILL loses at most {human(target)} per file)")
         if module == "stdio":
             text += f"; or in the program: setvbuf(fp, NULL, _IOFBF, {target}) after fopen"
-        if not _buffer_built():
-            text += (". pario buffer is not in this pario yet (issue 11): until it is, make the program write "
-                     f"{human(target)} at a time")
+        if launch:
+            text += "; in a job script that starts its own launcher, pario buffer --env prints the exports"
         return Fix(kind="buffer", text=text, command=f"pario buffer {launch}--size {t} -- {cmd}")
     if module == "stdio":
         return Fix(kind="code", text=f"give the stream a {human(target)} buffer: setvbuf(fp, NULL, _IOFBF, {target}) "

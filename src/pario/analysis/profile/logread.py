@@ -46,6 +46,12 @@ def _load_json(path: Path) -> dict[str, Any]:
     return doc
 
 
+# the keys of a job log of either version; any other top-level key (a buffered run's "filesystem"
+# view, pario profile --buffer) is carried through unchanged
+_JOB_KEYS = ("format", "version", "kind", "job", "processes")
+_COMPACT_KEYS = ("names", "common", "module_order")
+
+
 def compact(doc: dict[str, Any]) -> dict[str, Any]:
     """A job document (version 1's shape) as written to disk: version 2."""
     procs = doc["processes"]
@@ -77,9 +83,10 @@ def compact(doc: dict[str, Any]) -> dict[str, Any]:
         if mods:
             entry["modules"] = mods
         out_procs.append(entry)
+    extra = {k: v for k, v in doc.items() if k not in _JOB_KEYS}  # e.g. a buffered run's "filesystem"
     return {"format": FORMAT, "version": COMPACT_VERSION, "kind": "job", "job": doc.get("job", {}),
             "names": names, "common": {**common, "process": common_process},
-            "module_order": list(names), "processes": out_procs}
+            "module_order": list(names), "processes": out_procs, **extra}
 
 
 def expand(doc: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +110,9 @@ def expand(doc: dict[str, Any]) -> dict[str, Any]:
                 modules[mod] = m
         proc["modules"] = modules
         procs.append(proc)
-    return {"format": FORMAT, "version": VERSION, "kind": "job", "job": doc.get("job", {}), "processes": procs}
+    extra = {k: v for k, v in doc.items() if k not in _JOB_KEYS + _COMPACT_KEYS}
+    return {"format": FORMAT, "version": VERSION, "kind": "job", "job": doc.get("job", {}), "processes": procs,
+            **extra}
 
 
 def parts_in(directory: Path) -> list[Path]:
