@@ -5,7 +5,9 @@
  * "guard" names it by pid, start time and boot id (a pid alone may be reused, and means nothing
  * on another host). The first rank to see it gone while its directory still exists (it removes
  * that directory when it ends in any other way) starts the cleaner, `pario-engine --orphaned SPEC
- * RESULT`, in a session of its own: it ends the launcher's session and removes the run's files. */
+ * RESULT`, in a session of its own: it ends the launcher's session and removes the run's files.
+ * The launcher's pid file may be missing or name an earlier launch (the front end died just after
+ * starting this one): a rank led by a launcher whose command line names the spec writes it. */
 #ifndef PARIO_ENGINE_GUARD_H
 #define PARIO_ENGINE_GUARD_H
 

@@ -93,8 +93,8 @@ static int end_launch(pid_t launcher, unsigned long long start) {
     if (!signal_session(launcher, 0)) return 1;
     pause_ms(50);
   }
-  signal_session(launcher, SIGKILL);
-  for (int waited = 0; waited < GRACE_MS && signal_session(launcher, 0); waited += 50) pause_ms(50);
+  /* again at each look: during start-up the launcher may have forked a rank after a scan */
+  for (int waited = 0; waited < GRACE_MS && signal_session(launcher, SIGKILL); waited += 50) pause_ms(50);
   return 2;
 }
 
@@ -144,10 +144,25 @@ static void unlink_in(const char *dir, const char *name) {
 /* The front end's own files of this run: spec, result, status files, the launcher's pid file. */
 static void remove_front_end_files(const pario_run *run, const char *spec, const char *result) {
   if (strcmp(result, "-")) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", result);
+    /* RESULT.tmp.PID: rank 0 writes the document there and renames it (common/json_write.c); killed
+       before the rename (its fsync is slow on a loaded machine), it left one, and rmdir failed */
+    char dir[4200], own[4200];
+    snprintf(dir, sizeof dir, "%s", result);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : dir;
+    int n = snprintf(own, sizeof own, "%s.tmp", base);
+    if (slash) *slash = 0;
+    const char *where = !slash ? "." : dir[0] ? dir : "/";
+    DIR *d = opendir(where);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+      if (strncmp(e->d_name, own, (size_t)n)) continue;
+      const char *rest = e->d_name + n;
+      if (!*rest || (*rest == '.' && rest[1] && strspn(rest + 1, "0123456789") == strlen(rest + 1)))
+        unlink_in(where, e->d_name);
+    }
+    if (d) closedir(d);
     unlink(result);
-    unlink(tmp);
   }
   if (run->status_dir[0]) {
     DIR *d = opendir(run->status_dir);

@@ -72,7 +72,12 @@ class Bench:
         out = self.proc.stdout.read()
         self.proc.wait(timeout=timeout)
         while True:
-            line = self.lines.get(timeout=30)
+            try:
+                line = self.lines.get(timeout=30)
+            except queue.Empty:  # the launch inherited pario's stderr: some process of it still runs
+                left = processes_of(self.tmp_path)
+                raise AssertionError(f"pario's stderr is still open 30 s after it ended: {left}; "
+                                     f"stderr so far:\n{''.join(self.err)}") from None
             if line is None:
                 break
             self.err.append(line)
@@ -169,7 +174,7 @@ def assert_nothing_left(bench, shm=(), deadline_s=60):
         time.sleep(0.2)
     assert not procs, f"processes of the run are left: {procs}"
     assert not files, f"files of the run are left in the scratch directory: {files}"
-    assert not tmp, f"files of the run are left in $TMPDIR: {tmp}"
+    assert not tmp, f"files of the run are left in $TMPDIR: {sorted(str(p) for p in bench.tmpdir.rglob('*'))}"
     assert not segments, f"shared-memory segments of the run are left: {segments}"
     assert (bench.scratch / "keep.me").read_text() == "user data"
 
@@ -264,3 +269,31 @@ def test_sigkill_of_pario_leaves_no_process_and_no_file(tmp_path, when):
     assert code == -signal.SIGKILL
     assert_nothing_left(bench, shm)
     assert not stored(bench) if bench.db.exists() else True
+
+
+@pytest.mark.parametrize("pid_file", ["missing", "stale"])
+def test_sigkill_of_pario_before_it_named_the_launcher(tmp_path, pid_file):
+    """pario writes the launcher's pid file just after starting it. Killed in between (a window of
+    milliseconds, which a loaded machine widens), it leaves no pid file, or after a settings launch
+    (Open MPI with hints) one naming that ended launcher: the ranks then know their launcher by its
+    command line. The window is made certain here: mpirun is stopped as soon as it runs (its ranks
+    cannot get through MPI_Init, after which the guard starts, without it), pario is killed, its
+    pid file removed or made to name an ended process, and mpirun continued."""
+    bench = Bench(tmp_path, extra_env={"PARIO_FAULT": "hang:1"})
+    bench.wait_for("watchdog:")
+    launcher = bench.launcher()
+    os.kill(launcher, signal.SIGSTOP)
+    with open(f"/proc/{bench.proc.pid}/stat") as fh:
+        pario_start = fh.read().rpartition(")")[2].split()[19]
+    bench.proc.kill()
+    bench.proc.wait()
+    (run_dir,) = bench.tmpdir.glob("pario-*")
+    (run_dir / "launcher").unlink(missing_ok=True)
+    if pid_file == "stale":
+        (run_dir / "launcher").write_text(f"{bench.proc.pid} {pario_start}\n")
+    # what rank 0 leaves when it is killed between writing its result document and renaming it
+    (run_dir / "result.json.tmp.99999").write_text("{")
+    os.kill(launcher, signal.SIGCONT)
+    code, out, err = bench.finish()
+    assert code == -signal.SIGKILL
+    assert_nothing_left(bench)
