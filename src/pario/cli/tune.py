@@ -13,7 +13,8 @@ from typing import Any
 
 from pario.cli import submit, tune_submit
 from pario.cli.args import checked, row, typed
-from pario.cli.bench import add_case_flags, default_ranks
+from pario.cli.bench import default_ranks
+from pario.cli.case_flags import add_case_flags
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest

@@ -1,0 +1,66 @@
+"""The flags of one case, IOR's: `pario bench` and `pario tune` (which tunes one case given the
+same way) both take them."""
+from __future__ import annotations
+
+import argparse
+
+from pario.cli.args import checked, typed
+from pario.plan.cases import parse_lib
+from pario.plan.inputs import CASE
+from pario.settings.catalogue import Setting
+from pario.settings.hints import parse_pair
+
+
+def add_case_flags(p):
+    """The flags of one case, IOR's (also `pario tune`'s: it tunes one case given the same way)."""
+    flag = dict(action="store_const", const=True, default=None)
+    g = p.add_argument_group("one case (IOR flags)")
+    g.add_argument("-a", "--backend", "--api", dest="backend", type=typed(CASE["backend"]),
+                   help="posix | mpiio | hdf5 | pnetcdf | netcdf4 | adios2")
+    g.add_argument("-c", "--collective", **flag, help="collective calls (mpiio, hdf5, pnetcdf, netcdf4)")
+    g.add_argument("-t", "--transfer", type=typed(CASE["transfer"]), help="bytes per I/O call (1m)")
+    g.add_argument("-b", "--block", type=typed(CASE["block"]), help="bytes per rank per segment (16m)")
+    g.add_argument("-s", "--segments", type=typed(CASE["segments"]), help="segments (strided when > 1)")
+    g.add_argument("-w", "--write", **flag, help="timed write")
+    g.add_argument("-r", "--read", **flag, help="timed read")
+    g.add_argument("-W", "--verify", **flag, help="untimed read-back checked against the pattern")
+    g.add_argument("-R", "--check-read", dest="check_read", **flag, help="alias of -r (reads are checked)")
+    g.add_argument("-i", "--reps", type=typed(CASE["reps"]), help="repetitions (3)")
+    g.add_argument("-F", dest="fpp", **flag, help="file per process (= --strategy fpp)")
+    g.add_argument("-e", "--fsync", **flag, help="fsync after writing, inside the timed phase")
+    g.add_argument("-k", "--keep", **flag, help="keep the files")
+    g.add_argument("-C", dest="reorder_host", **flag, help="read the data of the next host's ranks")
+    g.add_argument("-Q", "--reorder", type=typed(Setting("reorder", "int", lo=0, hi=CASE["reorder"].hi)),
+                   help="read the data of rank r+N")
+    g.add_argument("-z", dest="random", **flag, help="random offsets (= --pattern random)")
+    g.add_argument("-G", "--seed", type=typed(CASE["seed"]), help="data pattern seed")
+    g.add_argument("--strategy", type=typed(CASE["strategy"]), help="serial | fpp | shared | nfiles:K | per-node")
+    g.add_argument("--aggregate", **flag, help="each file group's leader gathers and writes")
+    g.add_argument("--pattern", type=typed(CASE["pattern"]), help="segmented | subarray | random | btio")
+    g.add_argument("--dims", type=typed(CASE["dims"]), help="subarray local block in 8-byte elements, e.g. 64x64x64")
+    g.add_argument("--class", dest="btio_class", metavar="S|W|A|B|C|D|E", type=typed(CASE["btio_class"]),
+                   help="btio: NAS problem class (grid points and records; S: 12^3, 12 records)")
+    g.add_argument("--grid", type=typed(CASE["grid"]),
+                   help="btio: global grid points XxYxZ (5 doubles each), e.g. 2048x1024x256")
+    g.add_argument("--steps", type=typed(CASE["steps"]), help="btio: records written one after the other")
+    g.add_argument("--view", action=argparse.BooleanOptionalAction, default=None, help="MPI-IO file view")
+    g.add_argument("--odirect", **flag, help="POSIX O_DIRECT (sizes multiple of 4096)")
+    g.add_argument("--hint", action="append", metavar="KEY=VALUE", type=checked(_hint_pair),
+                   help="MPI-IO hint (repeatable)")
+    g.add_argument("--hints-file", type=typed(CASE["hints_file"]), help="ROMIO-format hints file (key value per line)")
+    g.add_argument("--lib", action="append", metavar="KEY=VALUE", type=checked(_lib_pair),
+                   help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
+    g.add_argument("--name", type=typed(CASE["name"]), help="case name")
+    g.add_argument("--buffer", dest="buffer_max", metavar="SIZE", type=typed(CASE["buffer_max"]),
+                   help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
+                        "like IOR's buffer; larger: data from memory, verify exact at any distance)")
+
+
+def _hint_pair(text: str) -> str:
+    parse_pair(text)  # KEY=VALUE; the value is checked with the case (plan/validate.py)
+    return text
+
+
+def _lib_pair(text: str) -> str:
+    parse_lib([text], "--lib")
+    return text
