@@ -38,6 +38,20 @@ exit 1
 _BASE = ""  # the worker's directory: recorder, template store
 
 
+def _installed_preload() -> dict[str, str]:
+    """PARIO_PRELOAD of the installed pario: a test module collected earlier may have put src/ first
+    on sys.path, and src/pario has no built library (the profile and buffer rows then exit 3)."""
+    from importlib import metadata
+    try:
+        lib = Path(str(metadata.distribution("pario").locate_file("pario/lib/libpario-preload.so")))
+    except metadata.PackageNotFoundError:
+        return {}
+    return {"PARIO_PRELOAD": str(lib)} if lib.is_file() and "PARIO_PRELOAD" not in os.environ else {}
+
+
+PRELOAD = _installed_preload()
+
+
 class Hang(Exception):
     pass
 
@@ -107,7 +121,7 @@ def run_row(row: dict) -> dict:
     cwd = os.getcwd()
     env = {"PARIO_DB": str(here / "runs.db"), "PARIO_SCRATCH": str(here / "scratch"),
            "PARIO_MPIRUN": str(base / "mpirun"), "PARIO_TEST_LAUNCHES": str(here / "launches"),
-           "XDG_CACHE_HOME": str(here / "cache"), "COLUMNS": "200"}
+           "XDG_CACHE_HOME": str(here / "cache"), "COLUMNS": "200", **PRELOAD}
     saved = {k: os.environ.get(k) for k in env}
     out, err, tb, code = io.StringIO(), io.StringIO(), "", None
     try:
