@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from pario.model.case import MD_OPS
-from pario.model.units import exact, human
+from pario.model.units import exact, human, seconds
 
 # ---- what to measure ---------------------------------------------------------------------------
 
@@ -249,14 +249,7 @@ class NotCosted:
 Cost = Union[FromLog, Coalesce, Ratio, PerOp, NotCosted]
 
 
-def _s(x: float) -> str:
-    if x >= 100:
-        return f"{x:.0f} s"
-    if x >= 1:
-        return f"{x:.2f} s"
-    if x >= 1e-3:
-        return f"{x * 1e3:.1f} ms"
-    return f"{x * 1e6:.0f} us"
+_s = seconds
 
 
 def estimate(cost: Cost, model: Model | None, pair: dict[str, Measured] | None = None) -> tuple[float | None, str]:

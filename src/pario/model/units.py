@@ -63,6 +63,19 @@ def human(n: float) -> str:
     return f"{int(n)} B"
 
 
+def seconds(x: float | None) -> str:
+    """'123 s', '2.48 s', '36.0 ms', '40 us', '0'; '-' for no figure."""
+    if x is None:
+        return "-"
+    if x >= 100:
+        return f"{x:.0f} s"
+    if x >= 1:
+        return f"{x:.2f} s"
+    if x >= 1e-3:
+        return f"{x * 1e3:.1f} ms"
+    return f"{x * 1e6:.0f} us" if x else "0"
+
+
 def short(n: Any) -> str:
     """'4 MiB', '1.5 GiB', '512 B' (whole numbers and anything above 100 without decimals);
     '?' for what is not an integer (a fact that could not be read)."""

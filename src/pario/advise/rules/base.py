@@ -15,7 +15,7 @@ from pario.advise.costs import Cost, Model, Query
 from pario.advise.facts import FsFacts, StackFacts
 from pario.advise.job import Job, Rec, is_stream
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import human, seconds
 
 
 @dataclass
@@ -104,14 +104,7 @@ def slowest_rank(recs: Iterable[Rec], time: Callable[[Rec], float]) -> tuple[int
     return rank, per[rank] + shared_s, recs_of[rank] + shared
 
 
-def s(x: float) -> str:
-    if x >= 100:
-        return f"{x:.0f} s"
-    if x >= 1:
-        return f"{x:.2f} s"
-    if x >= 1e-3:
-        return f"{x * 1e3:.1f} ms"
-    return f"{x * 1e6:.0f} us"
+s = seconds
 
 
 def names(recs: Iterable[Rec], top: int = 3) -> list[str]:

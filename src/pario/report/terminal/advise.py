@@ -5,20 +5,13 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from pario.model.units import seconds
+
 WIDTH = 80
 LABEL = 9   # "   seen  " etc.
 
 
-def _s(x: float | None) -> str:
-    if x is None:
-        return "-"
-    if x >= 100:
-        return f"{x:.0f} s"
-    if x >= 1:
-        return f"{x:.2f} s"
-    if x >= 1e-3:
-        return f"{x * 1e3:.1f} ms"
-    return f"{x * 1e6:.0f} us"
+_s = seconds
 
 
 def _size(n: int) -> str:

@@ -9,15 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from pario.model.buffer import BufferStats
-from pario.model.units import tenths
+from pario.model.units import seconds, tenths
 
-
-def _secs(x: float) -> str:
-    if x >= 1:
-        return f"{x:.2f} s"
-    if x >= 1e-3:
-        return f"{x * 1e3:.1f} ms"
-    return f"{x * 1e6:.0f} us" if x else "0"
+_secs = seconds
 
 
 def _reasons(r: dict[str, int]) -> str:

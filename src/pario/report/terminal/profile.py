@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from pario.analysis.profile.views import hist
-from pario.model.units import tenths
+from pario.model.units import seconds, tenths
 from pario.report.terminal.fit import Col, print_fit
 
 # The record the profiler keeps the MPI runtime's own files in (csrc/profile/profile.h), and the
@@ -21,14 +21,7 @@ RUNTIME_PREFIXES = ("/dev/shm/vader_segment", "/dev/shm/sm_segment", "/dev/shm/p
                     "/tmp/pmix", "/dev/shm/mpich_shar_tmp", "/dev/shm/shm-col-space-", "/dev/shm/Intel_MPI_")
 
 
-def secs(x: float | None) -> str:
-    if x is None:
-        return "-"
-    if x >= 1:
-        return f"{x:.2f} s"
-    if x >= 1e-3:
-        return f"{x * 1e3:.1f} ms"
-    return f"{x * 1e6:.0f} us" if x else "0"
+secs = seconds
 
 
 def size(v: int) -> str:
