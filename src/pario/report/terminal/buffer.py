@@ -4,9 +4,11 @@ within 80 columns."""
 from __future__ import annotations
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from pario.model.buffer import BufferStats
 from pario.model.units import seconds, tenths
@@ -27,20 +29,54 @@ def _name(path: str, base: str | None) -> str:
     return path
 
 
+def abbreviate(path: str, width: int) -> str:
+    """`path` in at most `width` characters: the basename whole, the middle of the directories
+    elided with an ellipsis ('/tmp/pario…/pc/write.buffered'), so a row stays one line. A
+    basename longer than `width` is kept whole (the table folds it): it is the name to find."""
+    if len(path) <= width:
+        return path
+    head, sep, base = path.rpartition("/")
+    directory = head + sep
+    room = width - len(base) - 1
+    if room <= 0:
+        return "…" + sep + base if sep and len(base) + 2 <= width else base
+    keep_end = room // 2
+    return directory[:room - keep_end] + "…" + directory[len(directory) - keep_end:] + base
+
+
+_HEADS = ("calls", "bytes", "flushes", "fs\nwrites", "program\ntime", "write\ntime")
+_FILE_MIN = 16
+
+
+class _FileCell:
+    """The file column's cell: the path on one line, abbreviated to the width the table gives
+    the column (the other columns are laid out first), then, wrapped, whether it is a stream
+    and why it was flushed."""
+
+    def __init__(self, path: str, below: Text) -> None:
+        self.path, self.below = path, below
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(_FILE_MIN, len(self.path)), max(len(self.path), self.below.cell_len))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(abbreviate(self.path, options.max_width), overflow="fold")
+        yield self.below
+
+
 def table(stats: BufferStats, title: str | None = None, base: str | None = None) -> Table:
     procs = f"{stats.processes} process{'es' if stats.processes != 1 else ''}"
     t = Table(title=title or f"pario buffer: {procs}, {tenths(stats.size)} per file", box=box.SIMPLE_HEAD,
               title_justify="left", pad_edge=False)
-    t.add_column("file", overflow="fold", ratio=1, min_width=16)
-    for col in ("calls", "bytes", "flushes", "fs\nwrites", "program\ntime", "write\ntime"):
+    t.add_column("file", ratio=1, min_width=_FILE_MIN)
+    for col in _HEADS:
         t.add_column(col, justify="right", no_wrap=True)
     for f in stats.files:
-        name = escape(_name(f.path, base)) + (" [dim](stream)[/]" if f.stdio else "")
-        name += f"\n[dim]flushed at: {escape(_reasons(f.flush_reasons))}[/]"
+        below = Text(f"{'(stream) ' if f.stdio else ''}flushed at: {_reasons(f.flush_reasons)}", style="dim")
         if f.errors:
-            name += f"\n[red]{f.errors} deferred write(s) failed[/]"
-        t.add_row(name, str(f.calls), tenths(f.bytes), str(f.flushes), str(f.sys_writes), _secs(f.program_time),
-                  _secs(f.write_time))
+            below.append(f"\n{f.errors} deferred write(s) failed", style="red")
+        t.add_row(_FileCell(_name(f.path, base), below), str(f.calls), tenths(f.bytes), str(f.flushes),
+                  str(f.sys_writes), _secs(f.program_time), _secs(f.write_time))
     return t
 
 
