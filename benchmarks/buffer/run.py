@@ -7,10 +7,12 @@ buffered (`pario buffer --stats -- smallwrites ...`, the command a user types) a
 write() calls (the limit). Times are open-to-close, measured by smallwrites itself (close
 included, so a buffer that defers everything to close does not look free). The three runs of a
 case are alternated in rotated order, rep after rep; medians over reps and ratios of medians are
-printed as Markdown, and every buffered file is compared byte for byte with the unbuffered one.
+printed as Markdown, and the three files of a rep are compared by their SHA-256. Each run starts
+from the same state: the file of the run before it is hashed and unlinked (its dirty pages
+dropped, not written back) and `sync` has run, so no run pays for another's page cache.
 
     python3 benchmarks/buffer/run.py [--fs pagecache|fuse|both] [--count 2000000] [--reps 3]
-        [--dir DIR] [--cases write,fwrite,fprintf,mpi4]
+        [--dir DIR] [--cases write,fwrite,fprintf,mpi4] [--memory warm|cold] [--size SIZE]
 
 --fs fuse mounts DIR/src on DIR/mnt with bindfs (a FUSE file system over a local directory: every
 write() is a round trip to a user-space daemon, as on a parallel file system) and unmounts it
@@ -19,7 +21,7 @@ after; without bindfs it says how to get it (Debian: apt-get install bindfs fuse
 from __future__ import annotations
 
 import argparse
-import filecmp
+import hashlib
 import os
 import shutil
 import statistics
@@ -49,13 +51,14 @@ def mpirun(n: int) -> list[str]:
     return argv + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
 
 
-def one(exe: Path, case: str, variant: str, count: int, target: Path) -> tuple[float, str]:
+def one(exe: Path, case: str, variant: str, count: int, target: Path, size: str | None = None) -> tuple[float, str]:
     """Seconds open-to-close (the slowest rank for mpi4) and pario's stats table, if any."""
     mode = "big" if variant == "1MiB calls" else {"mpi4": "write"}.get(case, case)
     ranks = 4 if case == "mpi4" else 1
     prog = [str(exe), "-n", str(count // ranks), "-m", mode, str(target) + (".{rank}" if ranks > 1 else "")]
     if variant == "buffered":
-        argv = pario() + ["buffer", "--stats"] + (["-n", str(ranks)] if ranks > 1 else []) + ["--"] + prog
+        argv = pario() + ["buffer", "--stats"] + (["--size", size] if size else []) + \
+            (["-n", str(ranks)] if ranks > 1 else []) + ["--"] + prog
     else:
         argv = (mpirun(ranks) if ranks > 1 else []) + prog
     proc = subprocess.run(argv, capture_output=True, text=True)
@@ -68,10 +71,17 @@ def one(exe: Path, case: str, variant: str, count: int, target: Path) -> tuple[f
     return max(times), proc.stderr
 
 
-def same_bytes(a: Path, b: Path, ranks: int) -> bool:
-    names = [Path(f"{a}.{r}") for r in range(ranks)] if ranks > 1 else [a]
-    others = [Path(f"{b}.{r}") for r in range(ranks)] if ranks > 1 else [b]
-    return all(filecmp.cmp(x, y, shallow=False) for x, y in zip(names, others))
+def digest(p: Path, ranks: int) -> str:
+    """The SHA-256 of the file (of each rank's file, in rank order): runs are compared by it, so
+    that no run's file is left in the page cache while the next one is timed."""
+    out = []
+    for q in ([Path(f"{p}.{r}") for r in range(ranks)] if ranks > 1 else [p]):
+        h = hashlib.sha256()
+        with open(q, "rb") as fh:
+            while chunk := fh.read(1 << 22):
+                h.update(chunk)
+        out.append(h.hexdigest())
+    return ",".join(out)
 
 
 def remove(p: Path, ranks: int) -> None:
@@ -79,7 +89,30 @@ def remove(p: Path, ranks: int) -> None:
         q.unlink(missing_ok=True)
 
 
-def bench(exe: Path, where: Path, cases: list[str], count: int, reps: int) -> tuple[list[dict], str]:
+def settle(where: Path, memory: str, nbytes: int) -> None:
+    """Put the guest's free memory in one known state before a timed run. On a virtual machine
+    whose balloon reports free pages to the host (virtio-balloon free page reporting: the host
+    discards them, about 2 s after they were freed), the first touch of such memory costs a
+    fault in the host; the page cache of large writes (ext4's large folios) is allocated from
+    exactly those blocks. "warm": write and unlink a file a quarter larger than the run's, just
+    before it, so the run's page cache comes from memory the host still backs (as on bare
+    metal); "cold": wait until everything free has been reported, so every run pays the host."""
+    if memory == "cold":
+        time.sleep(6)
+        return
+    scratch = where / ".warm"
+    chunk = b"w" * (4 << 20)
+    fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        for _ in range(nbytes * 5 // 4 // len(chunk) + 1):
+            os.write(fd, chunk)
+    finally:
+        os.close(fd)
+        scratch.unlink()
+
+
+def bench(exe: Path, where: Path, cases: list[str], count: int, reps: int, memory: str = "warm",
+          size: str | None = None) -> tuple[list[dict], str]:
     rows, sample = [], ""
     for case in cases:
         ranks = 4 if case == "mpi4" else 1
@@ -87,19 +120,22 @@ def bench(exe: Path, where: Path, cases: list[str], count: int, reps: int) -> tu
         identical = True
         for rep in range(reps):
             order = VARIANTS[rep % 3:] + VARIANTS[:rep % 3]
-            files = {}
+            sums = {}
             for variant in order:
+                # Every run starts from the same state: no file of an earlier run (its dirty
+                # pages unlinked away, not written back) and nothing else of ours dirty.
                 target = where / f"{case}.{variant.split()[0]}"
-                secs, stats = one(exe, case, variant, count, target)
+                remove(target, ranks)
+                os.sync()
+                settle(where, memory, count * 512)
+                secs, stats = one(exe, case, variant, count, target, size)
                 times[variant].append(secs)
-                files[variant] = target
+                sums[variant] = digest(target, ranks)
+                remove(target, ranks)
                 if variant == "buffered" and case == "write" and not sample:
                     sample = stats
                 print(f"  {case:8s} rep {rep + 1}/{reps} {variant:11s} {secs:9.3f} s", file=sys.stderr, flush=True)
-            identical &= same_bytes(files["unbuffered"], files["buffered"], ranks)
-            identical &= same_bytes(files["unbuffered"], files["1MiB calls"], ranks)
-            for target in files.values():
-                remove(target, ranks)
+            identical &= len(set(sums.values())) == 1
         med = {v: statistics.median(t) for v, t in times.items()}
         rows.append({"case": case, "times": times, "median": med, "identical": identical})
     return rows, sample
@@ -149,6 +185,9 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--dir", default=None, help="where the files go (default: a new directory under /tmp)")
     ap.add_argument("--cases", default="write,fwrite,fprintf,mpi4")
+    ap.add_argument("--memory", choices=["warm", "cold"], default="warm",
+                    help="the state of free memory each run starts from (see settle(); default warm)")
+    ap.add_argument("--size", default=None, help="pario buffer --size for the buffered runs (default: its own)")
     args = ap.parse_args()
     cases = args.cases.split(",")
     base = Path(args.dir) if args.dir else Path(f"/tmp/pario-buffer-bench-{os.getpid()}")
@@ -163,12 +202,12 @@ def main() -> int:
                 continue
             where.mkdir(exist_ok=True)
             try:
-                rows, sample = bench(exe, where, cases, args.count, args.reps)
+                rows, sample = bench(exe, where, cases, args.count, args.reps, args.memory, args.size)
             finally:
                 if fs == "fuse":
                     unmount(where)
             label = "page cache (ext4 under /tmp)" if fs == "pagecache" else "FUSE (bindfs over a local directory)"
-            print(f"### {label}: {args.reps} alternated reps, medians\n")
+            print(f"### {label}: {args.reps} alternated reps, medians, free memory {args.memory}\n")
             print(table(rows, args.count) + "\n")
             if sample:
                 print("`pario buffer --stats` of one buffered write() run:\n\n```\n" + sample.rstrip() + "\n```\n")
