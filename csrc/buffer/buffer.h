@@ -40,6 +40,7 @@ struct pario_buf_settings {
   struct pario_buf_pattern pat[BUF_MAX_PATTERNS];
   char stats_dir[1024]; /* PARIO_BUFFER_STATS: write a stats file there at every stop */
   int stdio;            /* enlarge the buffers of streams opened for writing (PARIO_BUFFER_STDIO, default on) */
+  size_t piece;         /* a run is written out each time this much has accumulated (PARIO_BUFFER_PIECE; 0: when full) */
 };
 extern struct pario_buf_settings pario_buf_cfg;
 int pario_buf_settings_read(void);                  /* 0, or -1: the buffer stays off */

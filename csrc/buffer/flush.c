@@ -105,13 +105,15 @@ static int continues(const struct bfile *f, const struct bfd *e, int mode, int64
  * are to be written through, -1 on the error of a flush this call caused (its own bytes are
  * then not written: the caller returns the error, as the kernel's write-back error would be). */
 static int room(struct bfile *f, int fd, const struct bfd *e, int mode, int64_t off, size_t n) {
-  if (atomic_load_explicit(&pario_buf_stopped, memory_order_relaxed) || f->direct || n >= f->cap) {
+  /* the run is written out in pieces (PARIO_BUFFER_PIECE) as they fill, at most f->cap */
+  size_t piece = pario_buf_cfg.piece && pario_buf_cfg.piece < f->cap ? pario_buf_cfg.piece : f->cap;
+  if (atomic_load_explicit(&pario_buf_stopped, memory_order_relaxed) || f->direct || n >= piece) {
     if (pario_buf_flush(f, WHY_FULL) != 0) return -1;
     return 0;
   }
   if (f->len && !continues(f, e, mode, off))
     if (pario_buf_flush(f, WHY_SWITCH) != 0) return -1;
-  if (f->len + n > f->cap)
+  if (f->len + n > piece)
     if (pario_buf_flush(f, WHY_FULL) != 0) return -1;
   if (!f->buf) {
     f->buf = pario_buf_mem_get(f->cap);

@@ -79,6 +79,17 @@ int pario_buf_settings_read(void) {
     if (sz < 0 || *end) return say("PARIO_BUFFER_TOTAL is not a size (e.g. 1g)"), -1;
     pario_buf_cfg.total = (size_t)sz;
   }
+  /* Written out in 1 MiB pieces as they fill: the copy out of a piece that was just written is
+   * cache-hot, and on a virtual machine whose host takes free memory back, a buffer and a page
+   * cache of large folios pay a fault in the host per first touch (benchmarks/buffer/RESULTS.md).
+   * The size still bounds what a file's buffer holds. */
+  pario_buf_cfg.piece = 1u << 20;
+  v = getenv("PARIO_BUFFER_PIECE");
+  if (v && *v) {
+    long long sz = parse_size(v, &end);
+    if (sz < 0 || *end) return say("PARIO_BUFFER_PIECE is not a size (e.g. 1m, or 0 for the whole buffer)"), -1;
+    pario_buf_cfg.piece = (size_t)sz;
+  }
   v = getenv("PARIO_BUFFER_FILES");
   if (v && *v && parse_patterns(v) != 0) return say("PARIO_BUFFER_FILES is not PATTERN[:size=N],..."), -1;
   v = getenv("PARIO_BUFFER_STATS");

@@ -45,7 +45,15 @@ def pario(*args, lib, cwd=None, timeout=300):
 
 
 @pytest.mark.e2e
-def test_stats_table_and_same_bytes(lib, tmp_path):
+@pytest.mark.parametrize("piece, flushes, reasons", [
+    # 30,000 x 512 B = 14.6 MiB through a 4 MiB buffer, written out in 1 MiB pieces (the
+    # default): 15 flushes (14 pieces, 1 at close); as a whole buffer: 4 (3 full, 1 at close)
+    (None, "15", "full14,close1"),
+    ("0", "4", "full3,close1"),
+])
+def test_stats_table_and_same_bytes(lib, tmp_path, monkeypatch, piece, flushes, reasons):
+    if piece is not None:
+        monkeypatch.setenv("PARIO_BUFFER_PIECE", piece)
     sw = build(tmp_path, "smallwrites")
     plain = subprocess.run([sw, "-n", "30000", tmp_path / "plain"], capture_output=True)
     assert plain.returncode == 0
@@ -56,9 +64,8 @@ def test_stats_table_and_same_bytes(lib, tmp_path):
     lines = r.stderr.splitlines()
     assert all(len(line) <= 80 for line in lines), r.stderr
     row = next(line for line in lines if " 30000 " in line)
-    # 30,000 x 512 B = 14.6 MiB through a 4 MiB buffer: 4 flushes (3 full, 1 at close)
-    assert row.split()[1:5] == ["30000", "14.6", "MiB", "4"], row
-    assert "flushedat:full3,close1" in flat(r.stderr)
+    assert row.split()[1:5] == ["30000", "14.6", "MiB", flushes], row
+    assert f"flushedat:{reasons}" in flat(r.stderr)
     assert not list(tmp_path.glob(".pario-buffer-stats-*")), "the stats directory was left behind"
 
 
