@@ -89,7 +89,7 @@ def remove(p: Path, ranks: int) -> None:
         q.unlink(missing_ok=True)
 
 
-def settle(where: Path, memory: str, nbytes: int) -> None:
+def settle(scratch_dir: Path, memory: str, nbytes: int) -> None:
     """Put the guest's free memory in one known state before a timed run. On a virtual machine
     whose balloon reports free pages to the host (virtio-balloon free page reporting: the host
     discards them, about 2 s after they were freed), the first touch of such memory costs a
@@ -100,7 +100,7 @@ def settle(where: Path, memory: str, nbytes: int) -> None:
     if memory == "cold":
         time.sleep(6)
         return
-    scratch = where / ".warm"
+    scratch = scratch_dir / ".warm"  # on the local file system, not through FUSE
     chunk = b"w" * (4 << 20)
     fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
@@ -112,7 +112,8 @@ def settle(where: Path, memory: str, nbytes: int) -> None:
 
 
 def bench(exe: Path, where: Path, cases: list[str], count: int, reps: int, memory: str = "warm",
-          size: str | None = None) -> tuple[list[dict], str]:
+          size: str | None = None, scratch_dir: Path | None = None) -> tuple[list[dict], str]:
+    scratch_dir = scratch_dir or where
     rows, sample = [], ""
     for case in cases:
         ranks = 4 if case == "mpi4" else 1
@@ -127,7 +128,7 @@ def bench(exe: Path, where: Path, cases: list[str], count: int, reps: int, memor
                 target = where / f"{case}.{variant.split()[0]}"
                 remove(target, ranks)
                 os.sync()
-                settle(where, memory, count * 512)
+                settle(scratch_dir, memory, count * 512)
                 secs, stats = one(exe, case, variant, count, target, size)
                 times[variant].append(secs)
                 sums[variant] = digest(target, ranks)
@@ -202,7 +203,7 @@ def main() -> int:
                 continue
             where.mkdir(exist_ok=True)
             try:
-                rows, sample = bench(exe, where, cases, args.count, args.reps, args.memory, args.size)
+                rows, sample = bench(exe, where, cases, args.count, args.reps, args.memory, args.size, base)
             finally:
                 if fs == "fuse":
                     unmount(where)
