@@ -27,6 +27,7 @@ def test_abbreviate_keeps_the_basename_and_both_ends():
     assert len(short) == 30 and short.endswith("/write.buffered") and short.startswith("/tmp/")
     assert "…" in short
     assert abbreviate("/a/b.txt", 30) == "/a/b.txt"  # short enough: unchanged
+    assert abbreviate("/tmp/pario-buffer-bench-1/pc/write.buffered", 16) == "…/write.buffered"
     assert abbreviate("/x/" + "n" * 40, 20) == "n" * 40  # a basename wider than the room stays whole
 
 

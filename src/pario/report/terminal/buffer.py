@@ -40,7 +40,7 @@ def abbreviate(path: str, width: int) -> str:
     room = width - len(base) - 1
     if room <= 0:
         return "…" + sep + base if sep and len(base) + 2 <= width else base
-    keep_end = room // 2
+    keep_end = max(1, room // 2)  # at least the slash before the basename
     return directory[:room - keep_end] + "…" + directory[len(directory) - keep_end:] + base
 
 
