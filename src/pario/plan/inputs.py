@@ -112,8 +112,8 @@ _FLAG = Setting("flag", "bool", doc="a switch")
 # a field without a row fails there and in tests/python/test_inputs.py.
 REQUEST: dict[str, Setting] = {
     **{k: CASE[k] for k in ("backend", "transfer", "block", "segments", "reps", "seed", "strategy", "pattern",
-                            "deadline", "max_time", "dims", "btio_class", "grid", "steps", "hints_file", "name", "buffer_max", "files_per_dir",
-                            "file_size", "depth", "branching")},
+                            "deadline", "max_time", "dims", "btio_class", "grid", "steps", "hints_file", "name",
+                            "buffer_max", "files_per_dir", "file_size", "depth", "branching")},
     **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "fpp", "fsync", "keep",
                           "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
                           "fsync_per_write", "wearout", "unique_dir", "use_existing",
