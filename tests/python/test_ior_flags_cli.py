@@ -46,18 +46,19 @@ def test_unique_dir_makes_and_removes_rank_directories(tmp_path):
     assert sorted(os.listdir(scratch)) == ["0", "1"] and len(os.listdir(scratch / "0")) == 1
 
 
-def test_use_existing_with_o_path_keeps_the_file_and_its_inode(tmp_path):
+@pytest.mark.parametrize("backend", ["posix", "mpiio"])
+def test_use_existing_with_o_path_keeps_the_file_and_its_inode(tmp_path, backend):
     name = prefix_for(tmp_path)  # OMPIO names a semaphore after each file's base name
     target = tmp_path / "s" / name
     target.parent.mkdir()
     # a first run with -E and -k leaves PATH.0.0 (no run id in the name: -E must find it again)
-    run, _ = bench_json([*SMALL, "-w", "-i", "1", "-E", "-k", "-o", str(target)], tmp_path)
+    run, _ = bench_json([*SMALL, "-a", backend, "-w", "-i", "1", "-E", "-k", "-o", str(target)], tmp_path)
     assert run.returncode == 0, run.stderr
     path = tmp_path / "s" / f"{name}.0.0"
     path.write_bytes(path.read_bytes() + b"tail" * 1024)  # a tail the next run must not truncate
     inode, size = path.stat().st_ino, path.stat().st_size
     # without -k: pario never removes a file that was there before the run
-    run, doc = bench_json([*SMALL, "-w", "-r", "-i", "2", "-E", "-o", str(target)], tmp_path)
+    run, doc = bench_json([*SMALL, "-a", backend, "-w", "-r", "-i", "2", "-E", "-o", str(target)], tmp_path)
     assert run.returncode == 0, run.stderr
     assert doc["summary"][0]["read"]["n"] == 2 and doc["summary"][0]["verify"]["errors"] == 0
     assert path.stat().st_ino == inode and path.stat().st_size == size
