@@ -71,3 +71,22 @@ def test_use_existing_removes_what_it_created(tmp_path):
     run, _ = bench_json([*SMALL, "-w", "-i", "1", "-E", "-o", str(target)], tmp_path)
     assert run.returncode == 0, run.stderr
     assert os.listdir(tmp_path / "s") == []
+
+
+def test_reuse_reads_kept_rank_directories(tmp_path):
+    scratch = tmp_path / "s"
+    run, doc = bench_json([*SMALL, "-F", "-u", "-w", "-k", "-i", "1", "--dir", str(scratch)], tmp_path)
+    assert run.returncode == 0, run.stderr
+    run, again = bench_json(["--reuse", str(doc["run"]), "-r", "-W", "-i", "1"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    (row,) = again["summary"]
+    assert row["verify"]["errors"] == 0 and row["verify"]["checked_bytes"] == 2 * 2 * 64 * 1024
+
+
+def test_reuse_of_a_stonewalled_write_is_refused_in_one_line(tmp_path):
+    run, doc = bench_json([*SMALL, "-b", "256m", "-w", "-k", "-i", "1", "-Y", "-D", "0.02",
+                           "--dir", str(tmp_path / "s")], tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert doc["result"]["cases"][0]["phases"][0]["bytes"] < doc["result"]["cases"][0]["total_bytes"]
+    run = pario(["--reuse", str(doc["run"]), "-r"], tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "was stonewalled (-D)" in run.stderr, run.stderr

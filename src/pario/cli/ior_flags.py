@@ -9,7 +9,8 @@ from pario.plan.inputs import CASE
 
 HELP = {
     "-D": "IOR's deadlineForStonewalling: a timed write or read phase stops issuing calls SECONDS after "
-          "its open (fractions allowed); rates are of the bytes moved, the notes say how many",
+          "its open (fractions allowed); rates are of the bytes moved, the notes say how many; with "
+          "-r/-W after the write it needs -O stoneWallingWearOut=1",
     "-Y": "IOR's fsyncPerWrite: fsync (posix) or MPI_File_sync (mpiio) after every write call",
     "-u": "IOR's uniqueDir: file per process (-F) files in DIR/<rank>/; pario creates the rank "
           "directories it needs and removes those it created",
