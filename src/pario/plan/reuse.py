@@ -103,7 +103,7 @@ def plan(request: BenchRequest, run: dict[str, Any],
     return cases, ranks, scratch, note, facts
 
 
-def _not_stonewalled(run: int, stored: Case, result: dict[str, Any]) -> None:
+def _not_stonewalled(run: int | None, stored: Case, result: dict[str, Any]) -> None:
     """IOR's -D: a stonewalled write left short files; --reuse reads whole ones, so it is refused
     (IOR's later read reads the recorded count; here the same run's read with wear-out does)."""
     for case in result.get("cases") or []:
