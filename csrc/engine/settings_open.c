@@ -43,7 +43,8 @@ int pario_settings_run(const pario_run *run, const pario_world *w) {
       rc = pario_agree(open_close(&c), w);
       MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (!rc && !cs->precreated && !cs->reuse && !existed && c.g.member == 0 && pario_ctx_io_rank(&c) && pario_ctx_remove(&c))
+    if (!rc && !cs->precreated && !cs->reuse && !existed && c.g.member == 0 && pario_ctx_io_rank(&c) &&
+        pario_ctx_remove(&c))
       pario_log(PARIO_LOG_WARN, "could not remove %s", c.wpath);
     MPI_Barrier(MPI_COMM_WORLD);
     if (!rc && w->rank == 0) {

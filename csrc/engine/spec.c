@@ -62,7 +62,8 @@ static int check_ior_flags(const pario_case *c, const pario_backend *be) {
   for (int k = 0; k < c->nops; k++) {
     writes |= c->ops[k] == PARIO_OP_WRITE;
     if (c->deadline_us && !c->wearout && writes && c->ops[k] != PARIO_OP_WRITE)
-      return bad(c->name, "a read or verify after a stonewalled write needs wearout (every rank writes the same count)");
+      return bad(c->name,
+                 "a read or verify after a stonewalled write needs wearout (every rank writes the same count)");
   }
   return 0;
 }
