@@ -62,6 +62,7 @@ static void column(pario_jw *j, const char *key, const double *v, int n) {
 }
 
 static void phase(pario_jw *j, const pario_case *cs, const pario_phase_rec *p, int nranks) {
+  int reads_checked = cs->read_check;
   double dt = p->t_end - p->t_start, dx = p->xfer_end - p->xfer_start, mib = (double)p->bytes / 1048576.0;
   pario_jw_obj(j, NULL);
   pario_jw_str(j, "op", pario_op_name(p->op));
@@ -105,7 +106,8 @@ static void phase(pario_jw *j, const pario_case *cs, const pario_phase_rec *p, i
     pario_jw_dbl(j, "seconds", p->cache.seconds);
     pario_jw_obj_end(j);
   }
-  if (p->op == PARIO_OP_READ || p->op == PARIO_OP_VERIFY || p->op == PARIO_OP_READSMALL) {
+  /* a timed read carries a verify object only when it was checked (read_check, the default) */
+  if ((p->op == PARIO_OP_READ && reads_checked) || p->op == PARIO_OP_VERIFY || p->op == PARIO_OP_READSMALL) {
     char hex[32];
     pario_jw_obj(j, "verify");
     pario_jw_uint(j, "checked_bytes", p->checked_bytes);
