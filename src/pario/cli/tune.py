@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import signal
 import sys
@@ -19,6 +18,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.tuning import TuningSession
+from pario.model.units import parse_duration
 from pario.plan import validate
 from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.inputs import CASE, INT_MAX, RUN
@@ -114,15 +114,8 @@ def register(subparsers) -> None:
 
 
 def _duration_text(text: str) -> str:
-    parse_duration(text)  # checked here; run() converts it
+    parse_duration(text, "--time")  # checked here; run() converts it
     return text
-
-
-def parse_duration(text: str) -> float:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
-    if not m or float(m.group(1)) <= 0:
-        raise ParioError(f"--time {text!r}: give a duration such as 900s, 20m or 1h")
-    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.trials is not None and args.trials < 4:
         raise ParioError(f"--trials {args.trials}: give at least 4 (the default, a trial, the last control and "
                          "the confirmation)")
-    seconds = parse_duration(args.budget_time) if args.budget_time else None
+    seconds = parse_duration(args.budget_time, "--time") if args.budget_time else None
     if args.resume is not None:
         return _resume(args, store, seconds)
     if args.from_log:
