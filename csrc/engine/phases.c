@@ -92,6 +92,7 @@ static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o)
       }
       if (op != PARIO_OP_WRITE && !rc) rc = flush(fh);
     }
+    pario_status_xfer(o->bytes);
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
@@ -117,6 +118,7 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
       if (r && !rc) rc = r;
       if (rc && !fh->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
+      pario_status_xfer((i + 1) * call);
     }
   } else if (op == PARIO_OP_READ && c->expect) {
     /* checked reads: a non-blocking layer completes the window's reads (timed) before the check */
@@ -128,15 +130,20 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
         if (rf && !rc) rc = rf;
         if (!rc) check_window(c, i, o);
       }
+      pario_status_xfer((i + 1) * call);
     }
   } else if (fh->collective) {
     /* keep calling after an error: the other members are inside the same collective */
     for (i = 0; i < n; i++) {
       int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
       if (r && !rc) rc = r;
+      pario_status_xfer((i + 1) * call);
     }
   } else {
-    for (i = 0; i < n && !rc; i++) rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+    for (i = 0; i < n && !rc; i++) {
+      rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+      pario_status_xfer((i + 1) * call);
+    }
   }
   if (op != PARIO_OP_VERIFY) {
     int r = flush(fh); /* collective layers: every member flushes, even after an error */
@@ -180,6 +187,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
     pario_progress(line);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  pario_status_calls(c->call);
   pario_status(c->ci, opname(op), rep, "open");
   pario_file *fh = NULL;
   o->t[0] = pario_t();
@@ -193,6 +201,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   o->t[2] = pario_t() - o->check_s; /* checking is not I/O: each later stamp leaves it out */
   if (rc && !o->rc) saved_errno = errno;
   if (!o->rc) o->rc = rc;
+  pario_status_total(o->bytes);
   if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
     rc = pario_file_sync(fh);
