@@ -27,8 +27,9 @@ def test_status_file_with_bytes_is_parsed(tmp_path):
     assert inphase.read_status(str(tmp_path), 0) == (0, "write", 1, "xfer", 40960)
     assert inphase.read_status(str(tmp_path), 2) is None and inphase.read_status(str(tmp_path), 3) is None
     assert inphase.read_status(str(tmp_path), 9) is None
-    assert inphase.phase_bytes(str(tmp_path), 5, 0, "write") == (40960 + 65536, 1, 2)
-    assert inphase.phase_bytes(str(tmp_path), 5, 0, "read") is None
+    assert inphase.phase_bytes(str(tmp_path), 5, 0, "write", 1) == (40960 + 65536, 2)
+    assert inphase.phase_bytes(str(tmp_path), 5, 0, "write", 0) is None   # the previous repetition
+    assert inphase.phase_bytes(str(tmp_path), 5, 0, "read", 1) is None
 
 
 def test_sampler_reads_at_most_once_a_second(tmp_path):

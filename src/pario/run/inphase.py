@@ -27,20 +27,17 @@ def read_status(status_dir: str, rank: int) -> tuple[int, str, int, str, int] | 
         return None
 
 
-def phase_bytes(status_dir: str, ranks: int, case: int, op: str) -> tuple[int, int, int] | None:
-    """(bytes summed over the ranks that are in this case's op phase, their rep, how many ranks
-    reported it); None when no rank is in it."""
-    total, reps, seen = 0, set(), 0
+def phase_bytes(status_dir: str, ranks: int, case: int, op: str, rep: int) -> tuple[int, int] | None:
+    """(bytes summed over the ranks that are in this phase, how many ranks are); None when none
+    is (a rank still showing the previous repetition's phase does not count)."""
+    total = seen = 0
     for r in range(ranks):
         st = read_status(status_dir, r)
-        if st is None or st[0] != case or st[1] != op:
+        if st is None or st[:3] != (case, op, rep):
             continue
         total += st[4]
-        reps.add(st[2])
         seen += 1
-    if not seen:
-        return None
-    return total, max(reps), seen
+    return (total, seen) if seen else None
 
 
 class Sampler:
@@ -52,6 +49,7 @@ class Sampler:
         self.status_dir, self.ranks, self.cases = status_dir, ranks, cases
         self.case: int | None = None
         self.op: str | None = None
+        self.rep = 0
         self.opened = self.last_t = 0.0
         self.last_bytes = 0
 
@@ -62,6 +60,8 @@ class Sampler:
         if (kind == "open" and isinstance(case, int) and 0 <= case < len(self.cases) and ev.get("op") not in MD_OPS
                 and self.cases[case].get("workload") != "metadata"):
             self.case, self.op, self.opened, self.last_t, self.last_bytes = case, str(ev.get("op")), now, now, 0
+            rep = ev.get("rep")
+            self.rep = rep if isinstance(rep, int) else 0
         elif kind in ("phase", "done"):
             self.case = None
 
@@ -69,12 +69,12 @@ class Sampler:
         now = time.monotonic() if now is None else now
         if self.status_dir is None or self.case is None or self.op is None or now - self.last_t < SAMPLE_S:
             return None
-        found = phase_bytes(self.status_dir, self.ranks, self.case, self.op)
+        found = phase_bytes(self.status_dir, self.ranks, self.case, self.op, self.rep)
         dt = now - self.last_t
         self.last_t = now
         if found is None:
             return None
-        moved, rep, _ = found
+        moved, _ = found
         rate = max(0, moved - self.last_bytes) / dt / (1 << 20) if dt > 0 else None
         self.last_bytes = moved
         try:
@@ -82,4 +82,4 @@ class Sampler:
         except (KeyError, TypeError, ValueError):
             total = 0
         return {"event": "bytes", "case": self.case, "name": self.cases[self.case].get("name"), "op": self.op,
-                "rep": rep, "bytes": moved, "total": total, "rate_mib": rate, "since_s": now - self.opened}
+                "rep": self.rep, "bytes": moved, "total": total, "rate_mib": rate, "since_s": now - self.opened}
