@@ -93,6 +93,21 @@ def test_results_changes_and_imports(tmp_path, capsys):
     assert _json(capsys, ["results", "remove", str(run), "--json", "--db", db])["runs"] == [run]
 
 
+def test_job_documents(tmp_path, capsys, monkeypatch):
+    from pario.cli import submit
+    from pario.model.jobs import JobState
+
+    db = str(tmp_path / "runs.db")
+    argv = ["bench", "-a", "posix", "-n", "1", "--script-only", "--json", "--db", db]
+    monkeypatch.setattr("sys.argv", ["pario", *argv])  # the script's command line is pario's own
+    assert "#SBATCH" in _json(capsys, argv)["script"]
+    store = Store(db)
+    row = store.add_job(kind="bench", job_id="42", command="pario bench", script="s.sh")
+    code = submit.collect(store, row, JobState(job_id="42", state="FAILED", exit_code="1:0"), "", None, True)
+    doc = _valid(json.loads(capsys.readouterr().out))
+    assert code != 0 and doc["job"]["job_id"] == "42" and doc["runs"] == [] and doc["problems"]
+
+
 def test_advise(tmp_path, capsys):
     doc = _json(capsys, ["advise", str(PROFILE_LOG), "--no-calibrate", "--json", "--db", str(tmp_path / "a.db")])
     assert doc["jobs"]
