@@ -38,6 +38,9 @@ def run_preset(request: BenchRequest, scratch: Scratch) -> int:
     starting the files' names, as in bench)."""
     assert request.preset is not None
     if request.preset == "list":
+        if request.dry_run:
+            raise ParioError("--dry-run with --preset list: the list runs nothing; give a preset's name "
+                             "(--preset NAME --dry-run) to see what it would run")
         return _list(request)
     given = request.given(CASE_DESTS) + request.given(("write", "read", "verify", "check_read", "fsync", "keep",
                                                         "seed", "buffer_max", "config", "suite", "size", "reuse"))
