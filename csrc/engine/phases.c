@@ -117,6 +117,7 @@ static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o)
       }
       if (op != PARIO_OP_WRITE && !rc) rc = flush(fh);
     }
+    pario_status_xfer(o->bytes);
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
@@ -142,6 +143,7 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
       if (r && !rc) rc = r;
       if (rc && !fh->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
+      pario_status_xfer((i + 1) * call);
     }
   } else if (op == PARIO_OP_READ && c->expect) {
     /* checked reads: a non-blocking layer completes the window's reads (timed) before the check */
@@ -153,6 +155,7 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
         if (rf && !rc) rc = rf;
         if (!rc) check_window(c, i, o);
       }
+      pario_status_xfer((i + 1) * call);
     }
     if (o->stonewalled && i > 0 && !window_ends(c, i - 1)) { /* the window the deadline cut short */
       int rf = flush(fh);
@@ -164,10 +167,13 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
     for (i = 0; i < n && !stonewall(c, fh, dir, o); i++) {
       int r = put(c, xfer, fh, dir, c->ring + (i % slots) * call, off[i], o);
       if (r && !rc) rc = r;
+      pario_status_xfer((i + 1) * call);
     }
   } else {
-    for (i = 0; i < n && !rc && !stonewall(c, fh, dir, o); i++)
+    for (i = 0; i < n && !rc && !stonewall(c, fh, dir, o); i++) {
       rc = put(c, xfer, fh, dir, c->ring + (i % slots) * call, off[i], o);
+      pario_status_xfer((i + 1) * call);
+    }
   }
   if (op != PARIO_OP_VERIFY) {
     int r = flush(fh); /* collective layers: every member flushes, even after an error */
@@ -216,6 +222,7 @@ static int wear_out(pario_ctx *c, pario_file *fh, pario_op op, outcome *o, int r
     if (rc && !fh->collective) break;
     o->ops++;
     o->bytes += c->call;
+    pario_status_xfer(o->bytes);
   }
   int r = flush(fh);
   return rc ? rc : r;
@@ -237,6 +244,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
     pario_progress(line);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  pario_status_calls(c->call);
   pario_status(c->ci, opname(op), rep, "open");
   pario_file *fh = NULL;
   o->t[0] = pario_t();
@@ -257,6 +265,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   o->t[2] = pario_t() - o->check_s; /* checking is not I/O: each later stamp leaves it out */
   if (rc && !o->rc) saved_errno = errno;
   if (!o->rc) o->rc = rc;
+  pario_status_total(o->bytes);
   if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
     rc = pario_file_sync(fh);

@@ -91,7 +91,7 @@ def command_rows() -> list[dict]:
         (["-F", "-O", "summaryFile=x"], 2, "summaryFile: not available"),
         (["-F", "-O", "bogus=1"], 2, "pario honours summaryFormat=JSON|CSV|default and stoneWallingWearOut"),
         (["-F", "-O", "summaryFormat=CSV"], 2, "pario results export"),
-        (["--dry-run", "--preset", "list"], 2, "--dry-run is not available with --preset"),
+        (["--dry-run", "--preset", "list"], 2, "--dry-run with --preset list: the list runs nothing"),
         (["-F", "--drop-caches", "some"], 2, "argument --drop-caches: 'some' must be one of files, all"),
         (["-w", "-F", "--drop-caches"], 2, "no case reads"),
     ])

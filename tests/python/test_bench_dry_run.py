@@ -144,3 +144,36 @@ def test_summary_format_json_is_json(tmp_path, fake_mpirun):
                  "--mpirun", str(fake_mpirun), "--dry-run"], tmp_path)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["schema"] == "pario.bench-dry-run/1"
+
+
+def test_preset_dry_run_runs_nothing(tmp_path, fake_mpirun):
+    """--preset NAME --dry-run: one launcher line and one spec with every case the preset runs here."""
+    scratch = tmp_path / "scratch"
+    base = ["--preset", "kaust-strategies", "-n", "2", "--scale", "0.01", "--mpirun", str(fake_mpirun), "--dry-run"]
+    run = pario([*base, "--dir", str(scratch), "--json"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, json.loads((SCHEMAS / "bench-dry-run.schema.json").read_text()))
+    jsonschema.validate(doc["spec"], json.loads((SCHEMAS / "spec.schema.json").read_text()))
+    names = [c["name"] for c in doc["spec"]["cases"]]
+    assert len(names) >= 3 and "serial" in names, names
+    assert doc["launcher_argv"][0] == str(fake_mpirun) and "preset kaust-strategies" in doc["note"]
+    text = pario([*base, "--dir", str(scratch)], tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert f"{fake_mpirun} -n 2" in text.stdout and '"name": "serial"' in text.stdout
+    # without --scale the size comes from a nominal rate: the device probe would write a file
+    sized = pario(["--preset", "kaust-strategies", "-n", "2", "--mpirun", str(fake_mpirun), "--dry-run",
+                   "--dir", str(scratch)], tmp_path)
+    assert sized.returncode == 0 and "does not probe" in sized.stdout, sized.stderr
+    assert not (tmp_path / "launched.log").exists()
+    assert _created(tmp_path) == [], _created(tmp_path)
+
+
+def test_preset_takes_o_as_iors_test_file(tmp_path, fake_mpirun):
+    target = tmp_path / "new" / "testfile"
+    run = pario(["--preset", "kaust-strategies", "-n", "2", "--scale", "0.01", "-o", str(target), "--mpirun",
+                 str(fake_mpirun), "--dry-run", "--json"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    spec = json.loads(run.stdout)["spec"]
+    assert spec["dir"] == str(target.parent) and spec["prefix"].startswith("testfile.")
+    assert not (tmp_path / "new").exists()

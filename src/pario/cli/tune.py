@@ -120,11 +120,11 @@ def _duration_text(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
-    store = Store(args.db)   # opened first: a bad --db must not cost a run
+    store = Store(args.db, existing=args.list)   # opened first: a bad --db must not cost a run; --list reads
     if args.list:
         rows = store.list_sessions()
         if args.json:
-            json_report.emit({"db": store.path, "sessions": rows})
+            json_report.emit({"schema": "pario.tune-list/1", "db": store.path, "sessions": rows})
         else:
             show.sessions(rows)
         return 0
