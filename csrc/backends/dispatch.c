@@ -1,6 +1,7 @@
 /* See dispatch.h. */
 #include "backends/dispatch.h"
 
+#include <stdio.h>
 #include <unistd.h>
 
 int pario_file_open(const pario_backend *be, pario_file *pub, pario_file **out) {
@@ -12,6 +13,14 @@ int pario_file_open(const pario_backend *be, pario_file *pub, pario_file **out) 
 int pario_file_sync(pario_file *f) { return f->be->sync ? f->be->sync(f) : 0; }
 
 int pario_file_close(pario_file *f) { return f->be->close(f); }
+
+static char left_open[256];
+
+void pario_backend_left_open(const char *why) {
+  if (!left_open[0]) snprintf(left_open, sizeof left_open, "%s", why && why[0] ? why : "a file was left open");
+}
+
+const char *pario_backend_open_left(void) { return left_open[0] ? left_open : NULL; }
 
 int pario_file_info(pario_file *f, pario_info *out) { return f->be->info ? f->be->info(f, out) : 1; }
 
