@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "common/log.h"
+
 int pario_file_open(const pario_backend *be, pario_file *pub, pario_file **out) {
   pub->be = be;
   pub->collective = pub->cs->collective && be->xfer_all; /* the spec check refused the rest */
@@ -21,6 +23,16 @@ void pario_backend_left_open(const char *why) {
 }
 
 const char *pario_backend_open_left(void) { return left_open[0] ? left_open : NULL; }
+
+int pario_file_left_open_if_failed(const pario_file *f, int failed, const char *why) {
+  int any = 0, member = 0;
+  if (MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, f->comm) != MPI_SUCCESS) any = 1;
+  if (!any) return 0;
+  pario_backend_left_open(why);
+  MPI_Comm_rank(f->comm, &member);
+  if (member == 0 && truncate(f->path, 0)) pario_log(PARIO_LOG_WARN, "could not empty %s", f->path);
+  return 1;
+}
 
 int pario_file_info(pario_file *f, pario_info *out) { return f->be->info ? f->be->info(f, out) : 1; }
 

@@ -5,12 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <hdf5.h>
 
 #include "backends/layout.h"
-#include "common/log.h"
 #include "backends/mpiinfo.h"
 #include "pario/backend.h"
 #include "pario/errors.h"
@@ -209,18 +207,10 @@ static int hdf5_sync(pario_file *fh) {
  * job with MPI_Abort once the result document, with the failing rank's error, is written. */
 static int hdf5_close(pario_file *fh) {
   h5file *f = (h5file *)fh;
-  int rc = 0, any = 0;
-  if (MPI_Allreduce(&f->failed, &any, 1, MPI_INT, MPI_MAX, f->pub.comm) != MPI_SUCCESS) any = 1;
-  if (any) {
-    pario_backend_left_open("hdf5: a write failed, and HDF5 cannot close the file safely after it "
-                            "(HDFGroup/hdf5#1183)");
-    /* an open file keeps its blocks: empty it (its run failed; it is removed) so that the result
-       document, perhaps on the same full file system, still fits */
-    int member = 0;
-    MPI_Comm_rank(f->pub.comm, &member);
-    if (member == 0 && truncate(f->pub.path, 0)) pario_log(PARIO_LOG_WARN, "could not empty %s", f->pub.path);
+  int rc = 0;
+  if (pario_file_left_open_if_failed(fh, f->failed, "hdf5: a write failed, and HDF5 cannot close the file "
+                                                    "safely after it (HDFGroup/hdf5#1183)"))
     return 0; /* the failing rank's error is its write's; the others learn it when the phase agrees */
-  }
   H5Pclose(f->dxpl);
   H5Pclose(f->fapl);
   H5Sclose(f->fspace);

@@ -108,5 +108,11 @@ unsigned pario_backend_caps(const pario_backend *be);
 void pario_backend_left_open(const char *why);
 /* Why a file was left open on this rank, or NULL. */
 const char *pario_backend_open_left(void);
+/* For such a library, in its close: the ranks of f agree whether any of them failed (one
+ * MPI_Allreduce on f->comm, also when none did). If one did, the file is left open (see above)
+ * and emptied by its first member, as an open file keeps its blocks and the result document may
+ * be on the same full file system (the run failed; its files are removed), and 1 is returned:
+ * the caller must not close it. 0: close as usual. */
+int pario_file_left_open_if_failed(const pario_file *f, int failed, const char *why);
 
 #endif
