@@ -103,7 +103,7 @@ int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world
   if (!(c->scratch = aligned(c->call))) return nomem(cs, "the verify buffer", c->call);
   int reads = 0;
   for (int k = 0; k < cs->nops; k++) reads |= cs->ops[k] == PARIO_OP_READ;
-  if (reads && c->be && !(c->be->caps & PARIO_CAP_NODATA)) { /* a read returns the reader's writer's data */
+  if (reads && cs->read_check && c->be && !(c->be->caps & PARIO_CAP_NODATA)) { /* a read returns the reader's writer's data */
     if (!(c->expect = aligned(c->slots * c->call))) return nomem(cs, "the read check buffer", c->slots * c->call);
     int writer = c->g.aggregate ? w->rank : c->rwriter;
     for (uint64_t j = 0; j < c->slots; j++)

@@ -181,6 +181,7 @@ static const field fields[] = {
     VAL("odirect", F_BOOL, odirect, DATA, 0),
     VAL("reorder", F_INT, reorder, DATA, 0),
     VAL("keep", F_BOOL, keep, DATA, 0),
+    VAL("read_check", F_BOOL, read_check, DATA, 1),
     VAL("reuse", F_BOOL, reuse, DATA, 0),
     VAL("evict", F_INT, evict, DATA, 0),
     VAL("residency", F_BOOL, residency, DATA, 0),

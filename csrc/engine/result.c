@@ -61,7 +61,7 @@ static void column(pario_jw *j, const char *key, const double *v, int n) {
   pario_jw_arr_end(j);
 }
 
-static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
+static void phase(pario_jw *j, const pario_phase_rec *p, int nranks, int reads_checked) {
   double dt = p->t_end - p->t_start, dx = p->xfer_end - p->xfer_start, mib = (double)p->bytes / 1048576.0;
   pario_jw_obj(j, NULL);
   pario_jw_str(j, "op", pario_op_name(p->op));
@@ -97,7 +97,8 @@ static void phase(pario_jw *j, const pario_phase_rec *p, int nranks) {
     pario_jw_dbl(j, "seconds", p->cache.seconds);
     pario_jw_obj_end(j);
   }
-  if (p->op == PARIO_OP_READ || p->op == PARIO_OP_VERIFY || p->op == PARIO_OP_READSMALL) {
+  /* a timed read carries a verify object only when it was checked (read_check, the default) */
+  if ((p->op == PARIO_OP_READ && reads_checked) || p->op == PARIO_OP_VERIFY || p->op == PARIO_OP_READSMALL) {
     char hex[32];
     pario_jw_obj(j, "verify");
     pario_jw_uint(j, "checked_bytes", p->checked_bytes);
@@ -144,7 +145,7 @@ static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, 
   else hints(j, c, r);
   lib(j, c, r);
   pario_jw_arr(j, "phases");
-  for (int k = 0; k < r->nphases; k++) phase(j, &r->phases[k], nranks);
+  for (int k = 0; k < r->nphases; k++) phase(j, &r->phases[k], nranks, c->read_check);
   pario_jw_arr_end(j);
   pario_jw_obj_end(j);
 }

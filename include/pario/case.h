@@ -76,6 +76,7 @@ typedef struct {
   pario_op ops[PARIO_MAX_OPS];
   int reps;
   int collective, view, fsync, odirect, keep;
+  int read_check;     /* timed reads compared with what was written (default); 0: like IOR's -r without -R */
   int reuse;          /* read or verify files kept by an earlier run (same prefix): no preparatory write */
   int precreated;     /* the front end created the files with a layout: truncate between repetitions */
   int reorder;        /* read shift in ranks; -1 = ranks on this host */

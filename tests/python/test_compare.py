@@ -144,3 +144,14 @@ def test_hints_in_effect_are_a_difference_too():
     (entry,) = compare.compare_runs(a, b)["cases"]
     assert [(d["what"], d["a"], d["b"]) for d in entry["differences"]] == [
         ("hints in effect", "romio_cb_write=enable", "none")]
+
+
+def test_runs_that_differ_only_in_the_read_check_name_it():
+    a = _run(1, case("fpp-posix", 0, read=[100.0, 101.0, 102.0]), env=ENV)
+    b = _run(2, case("fpp-posix", 0, read=[130.0, 131.0, 132.0], read_check=False), env=ENV)
+    (entry,) = compare.compare_runs(a, b)["cases"]
+    assert [(d["what"], d["a"], d["b"]) for d in entry["differences"]] == [("timed reads checked", "yes", "no")]
+    w = _run(3, case("fpp-posix", 0, write=[100.0, 101.0, 102.0]), env=ENV)
+    w2 = _run(4, case("fpp-posix", 0, write=[100.0, 101.0, 102.0], read_check=False), env=ENV)
+    (entry,) = compare.compare_runs(w, w2)["cases"]
+    assert entry["differences"] == []  # no reads: nothing was or was not checked

@@ -51,6 +51,7 @@ def test_bench_follows_the_allocation(cluster, tmp_path, flavour, plugin):
     out = pario(cluster, ["bench", *CASE], tmp_path, salloc=2, engine=flavour["engine"],
                 extra={"PARIO_MPIRUN": flavour["mpirun"]})
     assert out.returncode == 0, out.stderr
+    assert "2 ranks, launched by srun, " in out.stderr  # not only the MPI's own "mpirun ..." version line
     run = _last_run(tmp_path)
     argv = run["env"]["launcher_argv"]
     assert argv[:5] == ["srun", "-n", "2", "--kill-on-bad-exit=1", f"--mpi={plugin}"]

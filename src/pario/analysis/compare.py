@@ -117,12 +117,22 @@ _CASE_FACTS: list[tuple[str, Any, Any]] = [
     ("segments (-s)", lambda r, c: (c.get("spec") or {}).get("segments") or 1, str),
     ("fsync (-e)", lambda r, c: bool((c.get("spec") or {}).get("fsync")), _yes),
     ("O_DIRECT", lambda r, c: bool((c.get("spec") or {}).get("odirect")), _yes),
+    ("timed reads checked", lambda r, c: _read_check(c), _yes),
     ("read shift (-C/-Q)", lambda r, c: c.get("reorder_shift", (c.get("spec") or {}).get("reorder", 0)) or 0, str),
     ("hints requested", lambda r, c: _hints(c), _kv),
     ("hints in effect", lambda r, c: _in_effect(c), _kv),
     ("cache eviction before reads", lambda r, c: next((p["cache"]["evicted"] for p in c.get("phases") or []
                                                        if p.get("cache")), "none"), str),
 ]
+
+
+def _read_check(c: dict) -> bool | None:
+    """Whether the timed reads were compared with what was written (pario's default; IOR never):
+    the check is untimed but takes cache and CPU from the reads on a busy node. None without reads."""
+    spec = c.get("spec") or {}
+    if "read" not in (spec.get("ops") or []):
+        return None
+    return bool(spec.get("read_check", True))
 
 
 def _diff(what: str, a: Any, b: Any, show) -> dict[str, Any] | None:

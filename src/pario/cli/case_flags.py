@@ -25,6 +25,9 @@ def add_case_flags(p):
     g.add_argument("-r", "--read", **flag, help="timed read")
     g.add_argument("-W", "--verify", **flag, help="untimed read-back checked against the pattern")
     g.add_argument("-R", "--check-read", dest="check_read", **flag, help="alias of -r (reads are checked)")
+    g.add_argument("--no-read-check", dest="read_check", action="store_const", const=False, default=None,
+                   help="timed reads are not compared with what was written, as IOR's -r without -R "
+                        "(for comparing read rates with IOR's; -W still checks, untimed)")
     g.add_argument("-i", "--reps", type=typed(CASE["reps"]), help="repetitions (3)")
     g.add_argument("-F", dest="fpp", **flag, help="file per process (= --strategy fpp)")
     g.add_argument("-e", "--fsync", **flag, help="fsync after writing, inside the timed phase")

@@ -22,6 +22,7 @@ class BenchRequest:
     read: bool | None = None
     verify: bool | None = None
     check_read: bool | None = None
+    read_check: bool | None = None     # False: --no-read-check
     reps: int | None = None
     fpp: bool | None = None
     fsync: bool | None = None

@@ -38,11 +38,13 @@ def flag_options(request: BenchRequest) -> dict[str, Any]:
     for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
                 "strategy", "aggregate", "pattern", "dims", "btio_class", "grid", "steps", "view", "odirect",
                 "hints_file", "name",
-                "write", "read", "verify", "buffer_max"):
+                "write", "read", "verify", "buffer_max", "read_check"):
         value = getattr(request, key, None)
         if value is not None:
             opts[key] = value
     if request.check_read:
+        if request.read_check is False:
+            raise ParioError("-R (checked reads) contradicts --no-read-check; give one of them")
         opts["read"] = True
     if request.fpp:
         if request.strategy and parse_strategy(request.strategy)[0] != "fpp":

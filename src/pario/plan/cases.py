@@ -19,8 +19,8 @@ CASE_KEYS = {name: row.doc for name, row in inputs.CASE.items()}
 # Keys that only the metadata workload takes, and the data-only keys it must not be given.
 MD_KEYS = ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs")
 DATA_ONLY = ("strategy", "aggregate", "pattern", "transfer", "block", "segments", "dims", "collective", "view",
-             "fsync", "odirect", "keep", "reorder", "hints", "hints_file", "buffer_max", "lib", "btio_class", "grid",
-             "steps")
+             "fsync", "odirect", "keep", "read_check", "reorder", "hints", "hints_file", "buffer_max", "lib",
+             "btio_class", "grid", "steps")
 BTIO_KEYS = ("btio_class", "grid", "steps")
 # NAS BT's classes: grid points per dimension, and BTIO's records (a write every 5th of the class's
 # time steps: niter_default / wr_default in NPB's BT).
@@ -168,6 +168,8 @@ def _build_case(opts: dict[str, Any], where: str) -> Case:
 
     for key in ("collective", "view", "fsync", "odirect", "keep"):
         case[key] = _bool(opts.get(key, False), key, where)
+    if "read_check" in opts:  # given only when asked: the engine checks timed reads by default
+        case["read_check"] = _bool(opts["read_check"], "read_check", where)
     if "view" not in opts and pattern == "subarray" and case["collective"]:
         case["view"] = True  # subarray collective is the benchio case: through a view
     if pattern == "btio" and "view" not in opts:

@@ -14,7 +14,7 @@ from pario.plan.cases import build_case
 from pario.platform import host
 
 # Flags that also apply to every case of the default suite or of a job file.
-RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "fsync", "keep", "seed", "buffer_max")
+RUN_DESTS = ("reps", "write", "read", "verify", "check_read", "read_check", "fsync", "keep", "seed", "buffer_max")
 
 
 def default_cases(ranks: int, block: int, ops: list[str], reps: int, mpiio: bool,

@@ -141,7 +141,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         json.dump(spec, fh, indent=1)
     collector = effective.OutputCollector(scratch.prefix)
     limit = watchdog.Limit(req.timeout, cases, ranks)
-    observer.note(f"{ranks} ranks, {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
+    # the MPI's own version line names its mpirun even when srun launches the ranks: say which did
+    launched = f" launched by {req.launcher}," if req.launcher != "mpirun" else ""
+    observer.note(f"{ranks} ranks,{launched} {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
                   + (" (created for this run; removed at the end if left empty)" if scratch.created else ""))
     observer.note(req.note)
     observer.note(f"watchdog: {limit.policy()}")

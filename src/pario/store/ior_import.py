@@ -124,6 +124,8 @@ def _case(index: int, test: dict, summary: list) -> dict:
         "odirect": bool(_int(params, "useO_DIRECT", default=0)) or "O_DIRECT" in str(params.get("options", "")),
         # IOR -C reads another node's data, which is pario's reorder -1.
         "reorder": -1 if _int(params, "reorderTasks", default=0) else 0,
+        # IOR never checks its timed reads: -R (checkRead) is a separate read pass after them
+        "read_check": False,
     }
     phases = []
     for rep, entry in iterations:
