@@ -55,7 +55,9 @@ IOR flag -> pario (same meaning unless noted):
   -G N             -G / --seed
   -o PATH          -o PATH: the test file; files PATH.RUN.* (RUN: the run's id); --dir DIR for a directory
   -O summaryFormat=JSON   the same (= --json); summaryFormat=CSV: `pario results export RUN`
-  -D, -Y, -u, -E, -T      not available: each says so in one line, with what to use instead
+  -D SECONDS       -D (stonewalling; -O stoneWallingWearOut=1 for IOR's wear-out)  -Y  -Y (fsync per write)
+  -u               -u (fpp files in DIR/<rank>/)   -E  -E (use the existing file; never removes it)
+  -T MINUTES       -T (no repetition starts after MINUTES)
 Sizes are powers of 1024 like IOR: 4k, 1m, 256m, 2g. Without -w/-r/-W: write and read.
 Defaults for one case: -a posix, --strategy shared, -t 1m, -b 16m, -s 1, -i 3.
 Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a mpiio; --lib KEY=VALUE
@@ -160,7 +162,7 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
     submit.add_flags(p)
-    ior_flags.register(p.add_argument_group("IOR flags pario does not honour (each says why, and what instead)"))
+    ior_flags.register(p.add_argument_group("IOR's -D, -Y, -u, -E, -T and -O (IOR 4.0.0's meaning)"))
     r.add_argument("--dry-run", action="store_true",
                    help="print the launcher command line and the engine's spec; run nothing, create nothing")
     p.set_defaults(run=run)
@@ -312,6 +314,8 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
+    if any(c.get("use_existing") for c in cases):
+        scratch.use_existing()  # -E: names without the run id, so that a later run finds them
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, listing, mpi)

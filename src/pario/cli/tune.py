@@ -46,9 +46,9 @@ collective buffering and aggregators (cb_config_list), OMPIO's fcoll and cb_node
 Lustre striping (on Lustre only), the file strategy (shared, fpp, nfiles:2, aggregated) and the
 library layers' knobs; `--dry-run` shows it, with the knobs left out and why.
 
-Every trial is a stored run (`pario results`); a trial starts with one counted repetition (after an
-uncounted warm-up) and gets the rest only if optuna's successive halving keeps it. The default runs as
-a control at the start, every 8 trials and at the end, and the winner is re-run beside the last one.
+Every trial is a stored run (`pario results`); the guesses run 3 counted repetitions (after a warm-up),
+optuna's trials start with one and get more if successive halving keeps them; close ones race (up to
+15). The default is a control at the start, every 8 trials and at the end; the winner re-runs by it.
 A winner is named only when it beats the default beyond the noise (95% bootstrap interval of the ratio
 of medians above 1).
 

@@ -4,7 +4,6 @@ happens on the way goes to a RunObserver (nothing here prints), storing and show
 caller's (cli/bench.py), so a tuner can run trials the same way."""
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
@@ -100,6 +99,9 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
                          rmdir=scratch.created or not os.path.isdir(scratch.dir))
         scratch.prepare()
         try:
+            if any(c.get("unique_dir") for c in request.cases):
+                scratch.make_rank_dirs(request.ranks)
+                watcher.tell(rank_dirs=scratch.rank_dirs)
             return _execute(request, observer, tmp, watcher)
         except BaseException:
             scratch.cleanup()
@@ -274,8 +276,7 @@ def remove_unkept(scratch: Scratch, cases: list[Case]) -> None:
     only catches what it left), then the directory if pario made it and nothing is kept."""
     for index, case in enumerate(cases):
         if not case.get("keep"):
-            pattern = os.path.join(glob.escape(scratch.dir), f"{glob.escape(scratch.prefix)}.{index}.*")
-            for path in glob.glob(pattern):
+            for path in scratch.leftovers(index):  # never a file that was there before the run (-E)
                 if os.path.isfile(path) and not os.path.islink(path):
                     os.unlink(path)
     scratch.remove_dir_if_ours()

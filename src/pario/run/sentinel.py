@@ -8,9 +8,10 @@ the spec) the run has already made its private directory and perhaps the scratch
 its probe file, and nothing else would remove them. So the sentinel makes the private directory
 itself and names it on its stdout: pario dying at any moment, even before it read the name, is
 seen here as the end of stdin. pario tells it, one JSON object a line, what else the run makes
-({"scratch": DIR, "prefix": P, "rmdir": made-by-pario}) and when a launch is under way
-({"launch": {"engine", "spec", "result"}} or {"launch": null} after it); {"release": true} says
-that pario has cleaned up itself (or keeps the files, -k) and the sentinel only exits.
+({"scratch": DIR, "prefix": P, "rmdir": made-by-pario}, then {"rank_dirs": [...]} with -u) and
+when a launch is under way ({"launch": {"engine", "spec", "result"}} or {"launch": null} after
+it); {"release": true} says that pario has cleaned up itself (or keeps the files, -k) and the
+sentinel only exits.
 
 At the end of stdin without a release: during a launch, the engine's orphan guard ends it and
 removes the run's files (the private directory with them); the sentinel waits for that, and if
@@ -115,6 +116,7 @@ def _remove_scratch(scratch: dict[str, Any]) -> None:
     own = Scratch(str(scratch["scratch"]))
     own.prefix = str(scratch["prefix"])
     own.created = bool(scratch.get("rmdir"))
+    own.rank_dirs = [str(d) for d in scratch.get("rank_dirs") or []]  # -u's DIR/<rank>/, removed when empty
     own.cleanup()
     deadline = time.monotonic() + PROBE_WAIT_S
     while own.created and os.path.isdir(own.dir) and time.monotonic() < deadline:
