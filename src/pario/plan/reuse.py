@@ -28,6 +28,8 @@ from pario.settings import hints as hintlib
 class ReuseScratch(Scratch):
     """The earlier run's directory and file prefix; nothing in it is ever removed by this run."""
 
+    owns_files = False
+
     def __init__(self, directory: str, prefix: str):
         super().__init__(directory, run_id=new_run_id())
         self.prefix = prefix  # the files the engine reads: DIR/<earlier prefix>.<case>.<file>

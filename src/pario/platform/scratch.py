@@ -22,6 +22,8 @@ def new_run_id() -> str:
 class Scratch:
     """DIR (from --dir, $PARIO_SCRATCH, else ./pario-scratch), and DIR/pario.<run_id>.* for this run."""
 
+    owns_files = True  # the run's files are its own to remove (not those of an earlier run it reads)
+
     def __init__(self, directory: str | None = None, run_id: str | None = None, name: str = "pario"):
         """name: the files' first part (IOR's -o PATH gives its base name); the run id always
         follows, so that two runs never share a file name (nor OMPIO's per-name semaphore)."""
