@@ -50,6 +50,7 @@ typedef struct {
   H5D_mpio_actual_io_mode_t io_mode;
   H5D_mpio_actual_chunk_opt_mode_t chunk_mode;
   uint32_t cause_local, cause_global;
+  int failed; /* a write or flush of this rank failed: see hdf5_close */
   char layout_name[32];
 } h5file;
 
@@ -178,7 +179,9 @@ static int hdf5_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uin
     char what[96];
     snprintf(what, sizeof what, "%s at element %llu of", dir == PARIO_WRITE ? "H5Dwrite" : "H5Dread",
              (unsigned long long)(offset / PARIO_ELEM));
-    return h5_fail(what, f->pub.path);
+    if (dir == PARIO_READ) return h5_fail(what, f->pub.path);
+    f->failed = 1; /* named now, while the file system is as the write found it (see hdf5_close) */
+    return pario_err_space(h5_fail(what, f->pub.path), f->pub.path, 0);
   }
   if (f->pub.collective && !f->have_mode) { /* what HDF5 actually did with the first collective call */
     f->have_mode = 1;
@@ -191,12 +194,23 @@ static int hdf5_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, uin
 
 static int hdf5_sync(pario_file *fh) {
   h5file *f = (h5file *)fh;
-  return H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0 ? h5_fail("H5Fflush", f->pub.path) : 0;
+  if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) >= 0) return 0;
+  f->failed = 1;
+  return pario_err_space(h5_fail("H5Fflush", f->pub.path), f->pub.path, 0);
 }
 
+/* After a failed write (a full disk), HDF5 1.10's H5Dclose/H5Fclose flush the metadata, fail
+ * again, and leave the ranks in different barriers (HDFGroup/hdf5#1183, fixed in later HDF5):
+ * only pario's watchdog ended such a job. So the ranks of the file first agree whether any of them
+ * failed (one MPI_Allreduce, also on success: it is part of the timed close), and if one did,
+ * nothing of the file is closed: it is left open (pario_backend_left_open) and the engine ends the
+ * job with MPI_Abort once the result document, with the failing rank's error, is written. */
 static int hdf5_close(pario_file *fh) {
   h5file *f = (h5file *)fh;
   int rc = 0;
+  if (pario_file_left_open_if_failed(fh, f->failed, "hdf5: a write failed, and HDF5 cannot close the file "
+                                                    "safely after it (HDFGroup/hdf5#1183)"))
+    return 0; /* the failing rank's error is its write's; the others learn it when the phase agrees */
   H5Pclose(f->dxpl);
   H5Pclose(f->fapl);
   H5Sclose(f->fspace);

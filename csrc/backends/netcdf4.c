@@ -32,6 +32,7 @@ typedef struct {
   int ncid, varid;
   pario_layout lay;
   int chunked, fill;
+  int failed; /* a write or sync of this rank failed: see netcdf4_close */
 } n4file;
 
 static int n4_fail(int err, const char *what, const char *path) {
@@ -124,7 +125,9 @@ static int netcdf4_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, 
       char w[96];
       snprintf(w, sizeof w, "%s at element %llu of", dir == PARIO_WRITE ? "nc_put_vara" : "nc_get_vara",
                (unsigned long long)(offset / PARIO_ELEM));
-      return n4_fail(err, w, f->pub.path);
+      if (dir == PARIO_READ) return n4_fail(err, w, f->pub.path);
+      f->failed = 1; /* named now, before netcdf4_close empties the file */
+      return pario_err_space(n4_fail(err, w, f->pub.path), f->pub.path, 0);
     }
     p += pario_box_elems(&box[k], f->lay.nd);
   }
@@ -134,11 +137,17 @@ static int netcdf4_xfer(pario_file *fh, pario_dir dir, void *buf, uint64_t len, 
 static int netcdf4_sync(pario_file *fh) {
   n4file *f = (n4file *)fh;
   int err = nc_sync(f->ncid);
-  return err ? n4_fail(err, "nc_sync", f->pub.path) : 0;
+  if (!err) return 0;
+  f->failed = 1;
+  return pario_err_space(n4_fail(err, "nc_sync", f->pub.path), f->pub.path, 0);
 }
 
+/* NetCDF-4 closes through H5Fclose: after a failed write, as hdf5.c says, it is not called. */
 static int netcdf4_close(pario_file *fh) {
   n4file *f = (n4file *)fh;
+  if (pario_file_left_open_if_failed(fh, f->failed, "netcdf4: a write failed, and its HDF5 cannot close the "
+                                                    "file safely after it (HDFGroup/hdf5#1183)"))
+    return 0;
   int err = nc_close(f->ncid);
   int rc = err ? n4_fail(err, "nc_close", f->pub.path) : 0;
   free(f);

@@ -25,7 +25,7 @@ static int posix_open(const pario_file *a, pario_file **fh) {
   int member = 0, fd = -1, e = 0;
   MPI_Comm_rank(a->comm, &member);
   if (a->dir == PARIO_WRITE && member == 0) {
-    fd = open(a->path, flags | O_CREAT | O_TRUNC, 0644);
+    fd = open(a->path, flags | O_CREAT | (a->cs->use_existing ? 0 : O_TRUNC), 0644); /* -E: no truncation */
     e = errno;
   }
   if (a->dir == PARIO_WRITE) MPI_Barrier(a->comm);

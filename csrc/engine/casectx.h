@@ -26,6 +26,11 @@ typedef struct {
   unsigned char *gbuf;    /* aggregate leader: one call of every member */
   unsigned char *scratch; /* verify: one call */
   char wpath[4096], rpath[4096];
+  /* IOR's -D: when the running phase stops issuing calls (pario_t() clock; 0: never), and the
+     calls per member the last timed write left in the file (reads after it read no further) */
+  double stop_at;
+  uint64_t written_n;
+  int existed; /* -E: the file was there before this case (then it is never removed) */
 } pario_ctx;
 
 int pario_ctx_init(pario_ctx *c, const pario_run *run, int ci, const pario_world *w);

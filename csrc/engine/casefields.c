@@ -140,6 +140,12 @@ static int is_btio(const pario_case *c) { return c->pat.kind == PARIO_BTIO; }
 static int has_blocks(const pario_case *c) { return c->pat.kind != PARIO_SUBARRAY && c->pat.kind != PARIO_BTIO; }
 static int has_xfer(const pario_case *c) { return c->pat.kind != PARIO_BTIO; }
 static int has_lib(const pario_case *c) { return c->nlib > 0; }
+/* IOR's -Y -D -u -E -T: echoed only when set, so that other cases' records stay as they were */
+static int has_fsync_each(const pario_case *c) { return c->fsync_per_write; }
+static int has_deadline(const pario_case *c) { return c->deadline_us > 0; }
+static int has_unique_dir(const pario_case *c) { return c->unique_dir; }
+static int has_existing(const pario_case *c) { return c->use_existing; }
+static int has_max_time(const pario_case *c) { return c->max_time_ms > 0; }
 
 #define BOTH (DATA | MD)
 #define STR(key_, member, flags_)                                                                           \
@@ -178,6 +184,12 @@ static const field fields[] = {
     VAL("collective", F_BOOL, collective, DATA, 0),
     VAL("view", F_BOOL, view, DATA, 0),
     VAL("fsync", F_BOOL, fsync, DATA, 0),
+    VAL("fsync_per_write", F_BOOL, fsync_per_write, DATA, 0, .shown = has_fsync_each),
+    VAL("deadline_us", F_U64, deadline_us, DATA, 0, .shown = has_deadline),
+    VAL("wearout", F_BOOL, wearout, DATA, 0, .shown = has_deadline),
+    VAL("unique_dir", F_BOOL, unique_dir, DATA, 0, .shown = has_unique_dir),
+    VAL("use_existing", F_BOOL, use_existing, DATA, 0, .shown = has_existing),
+    VAL("max_time_ms", F_U64, max_time_ms, DATA, 0, .shown = has_max_time),
     VAL("odirect", F_BOOL, odirect, DATA, 0),
     VAL("reorder", F_INT, reorder, DATA, 0),
     VAL("keep", F_BOOL, keep, DATA, 0),

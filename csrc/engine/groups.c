@@ -122,5 +122,8 @@ void pario_group_free(pario_group *g) {
 }
 
 void pario_file_path(const pario_run *run, int case_index, int file_index, char *out, size_t len) {
-  snprintf(out, len, "%s/%s.%d.%d", run->dir, run->prefix, case_index, file_index);
+  if (run->cases[case_index].unique_dir) /* IOR's -u: fpp, DIR/<rank>/ (the front end makes them) */
+    snprintf(out, len, "%s/%d/%s.%d.%d", run->dir, file_index, run->prefix, case_index, file_index);
+  else
+    snprintf(out, len, "%s/%s.%d.%d", run->dir, run->prefix, case_index, file_index);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/json_read.h"
@@ -45,6 +46,24 @@ static int exit_code(int rc) {
 }
 
 static void phase_done(void *arg) { checkpoint(); }
+
+/* A library left a file open because closing it could hang (pario_backend_left_open): it must not
+ * be called again, and MPI_Finalize would (HDF5 closes its files there). The result document is
+ * written (rank 0 reaches the reduction after its last checkpoint): end the job here. */
+static void end_if_left_open(int rank, int rc) {
+  int mine = pario_backend_open_left() != NULL, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any) return;
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (rank == 0)
+    fprintf(stderr, "pario-engine: %s; the job ends with MPI_Abort\n",
+            mine ? pario_backend_open_left() : "another rank's library left a file open (closing it could hang)");
+  fflush(NULL);
+  if (me == 0) MPI_Abort(MPI_COMM_WORLD, exit_code(rc) ? exit_code(rc) : 1);
+  MPI_Barrier(MPI_COMM_WORLD); /* never completes: rank 0's abort ends this rank (one abort, one message) */
+  _exit(exit_code(rc) ? exit_code(rc) : 1); /* an MPI whose abort returned: still no MPI_Finalize */
+}
 
 /* Rank 0 reads the spec and broadcasts it, so it need not be on a shared file system. */
 static int load_spec(const char *path, int rank, pario_run *run) {
@@ -210,6 +229,7 @@ int main(int argc, char **argv) {
     pario_progress(line);
     if (rc) fprintf(stderr, "pario-engine: %s\n", res.err_msg);
   }
+  end_if_left_open(rank, rc);
   for (int k = 0; k < res.ncases; k++) pario_case_rec_free(&res.cases[k]);
   free(res.cases);
   pario_placement_free(&place);

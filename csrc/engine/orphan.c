@@ -115,7 +115,8 @@ static void remove_case_files(const pario_run *run) {
   char own[320], path[8192];
   while ((e = readdir(d))) {
     for (int k = 0; k < run->ncases; k++) {
-      if (run->cases[k].reuse) continue; /* an earlier run's kept files */
+      /* an earlier run's kept files; -E: the names carry no run id, the file may be the user's */
+      if (run->cases[k].reuse || run->cases[k].use_existing) continue;
       int n = snprintf(own, sizeof own, "%s.%d.", run->prefix, k);
       if (strncmp(e->d_name, own, (size_t)n)) continue;
       const char *rest = e->d_name + n;

@@ -75,6 +75,31 @@ static void check_window(const pario_ctx *c, uint64_t end, outcome *o) {
 
 static int window_ends(const pario_ctx *c, uint64_t i) { return (i + 1) % c->slots == 0 || i + 1 == c->n; }
 
+/* One call of the transfer loops; with IOR's -Y (fsync_per_write) the backend's sync follows every
+ * write: fsync (posix), MPI_File_sync (mpiio; collective, so called even after an error). */
+static int put(const pario_ctx *c, pario_xfer_fn xfer, pario_file *fh, pario_dir dir, void *buf, uint64_t off,
+               outcome *o) {
+  int r = xfer(fh, dir, buf, c->call, off);
+  if (dir == PARIO_WRITE && c->cs->fsync_per_write) {
+    int rs = pario_file_sync(fh);
+    o->syncs++;
+    if (!r) r = rs;
+  }
+  return r;
+}
+
+/* IOR's -D: has the phase's deadline passed (c->stop_at, this rank's clock)? Where every call is
+ * collective (collective I/O; MPI_File_sync after each write) the file's members agree, so that
+ * they all stop after the same call, as IOR does. */
+static int stonewall(const pario_ctx *c, const pario_file *fh, pario_dir dir, outcome *o) {
+  if (c->stop_at <= 0) return 0;
+  int hit = pario_t() >= c->stop_at;
+  int agree = fh->collective || (dir == PARIO_WRITE && c->cs->fsync_per_write && strcmp(c->be->name, "posix"));
+  if (agree && c->g.nmembers > 1) MPI_Allreduce(MPI_IN_PLACE, &hit, 1, MPI_INT, MPI_LOR, c->g.comm);
+  if (hit) o->stonewalled = 1;
+  return hit;
+}
+
 /* Leader-does-all: gather (write) or scatter (read, verify) one call per member per step. */
 static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
   int rc = 0, lead = c->g.member == 0;
@@ -92,6 +117,7 @@ static int loop_aggregate(pario_ctx *c, pario_file *fh, pario_op op, outcome *o)
       }
       if (op != PARIO_OP_WRITE && !rc) rc = flush(fh);
     }
+    pario_status_xfer(o->bytes);
     if (op != PARIO_OP_WRITE)
       MPI_Scatter(c->gbuf, (int)c->call, MPI_BYTE, mine, (int)c->call, MPI_BYTE, 0, c->g.comm);
     if (op == PARIO_OP_VERIFY) check_chunk(c, c->w->rank, i % c->slots, mine, c->off[i], o);
@@ -117,10 +143,11 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
       if (r && !rc) rc = r;
       if (rc && !fh->collective) break;
       if (!r) check_chunk(c, c->rwriter, i % slots, c->scratch, off[i], o);
+      pario_status_xfer((i + 1) * call);
     }
   } else if (op == PARIO_OP_READ && c->expect) {
     /* checked reads: a non-blocking layer completes the window's reads (timed) before the check */
-    for (i = 0; i < n && (!rc || fh->collective); i++) {
+    for (i = 0; i < n && (!rc || fh->collective) && !stonewall(c, fh, dir, o); i++) {
       int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
       if (r && !rc) rc = r;
       if (window_ends(c, i)) {
@@ -128,15 +155,25 @@ static int loop_direct(pario_ctx *c, pario_file *fh, pario_op op, outcome *o) {
         if (rf && !rc) rc = rf;
         if (!rc) check_window(c, i, o);
       }
+      pario_status_xfer((i + 1) * call);
+    }
+    if (o->stonewalled && i > 0 && !window_ends(c, i - 1)) { /* the window the deadline cut short */
+      int rf = flush(fh);
+      if (rf && !rc) rc = rf;
+      if (!rc) check_window(c, i - 1, o);
     }
   } else if (fh->collective) {
     /* keep calling after an error: the other members are inside the same collective */
-    for (i = 0; i < n; i++) {
-      int r = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+    for (i = 0; i < n && !stonewall(c, fh, dir, o); i++) {
+      int r = put(c, xfer, fh, dir, c->ring + (i % slots) * call, off[i], o);
       if (r && !rc) rc = r;
+      pario_status_xfer((i + 1) * call);
     }
   } else {
-    for (i = 0; i < n && !rc; i++) rc = xfer(fh, dir, c->ring + (i % slots) * call, call, off[i]);
+    for (i = 0; i < n && !rc && !stonewall(c, fh, dir, o); i++) {
+      rc = put(c, xfer, fh, dir, c->ring + (i % slots) * call, off[i], o);
+      pario_status_xfer((i + 1) * call);
+    }
   }
   if (op != PARIO_OP_VERIFY) {
     int r = flush(fh); /* collective layers: every member flushes, even after an error */
@@ -156,12 +193,40 @@ static void written_whole(const pario_ctx *c, outcome *o) {
   struct stat st;
   if ((c->be->caps & PARIO_CAP_NODATA) || c->be->remove) return;
   MPI_Barrier(c->g.comm);
-  if (o->rc || c->g.member != 0) return;
+  /* a file left open after an agreed failure (pario_backend_left_open) was emptied: not news */
+  if (o->rc || c->g.member != 0 || pario_backend_open_left()) return;
   if (stat(c->wpath, &st) || (uint64_t)st.st_size >= c->geom.file_bytes) return;
   o->rc = pario_err(PARIO_E_SHORT, "%s: %llu bytes after the write, %llu expected: the library said the write succeeded, "
                     "but data is missing", c->wpath, (unsigned long long)st.st_size,
                     (unsigned long long)c->geom.file_bytes);
   o->rc = pario_err_space(o->rc, c->wpath, 0);
+}
+
+/* IOR's -D: what the deadline left. Every rank learns the fewest and the most calls any rank
+ * made; with IOR's wear-out (wearout) each rank then goes on to the most, so that every rank's
+ * part holds the same count and a later read finds data (its reads are not checked: a window
+ * can start before the deadline). c->written_n: how far reads after this write go. Every rank
+ * calls this (allreduce over the world, as every rank takes part in every phase). */
+static int wear_out(pario_ctx *c, pario_file *fh, pario_op op, outcome *o, int rc) {
+  if (c->stop_at <= 0) return rc;
+  uint64_t mine = o->ops, v[2] = {mine, UINT64_MAX - mine};
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  uint64_t most = v[0], least = UINT64_MAX - v[1];
+  if (op == PARIO_OP_WRITE) c->written_n = c->cs->wearout ? most : least;
+  if (!c->cs->wearout || !fh || (rc && !fh->collective)) return rc;
+  pario_xfer_fn xfer = pario_file_xfer_fn(fh);
+  pario_dir dir = op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ;
+  const uint64_t *off = op == PARIO_OP_WRITE ? c->off : c->roff;
+  for (uint64_t i = mine; i < most; i++) { /* the members of a collective file are at the same count */
+    int r = put(c, xfer, fh, dir, c->ring + (i % c->slots) * c->call, off[i], o);
+    if (r && !rc) rc = r;
+    if (rc && !fh->collective) break;
+    o->ops++;
+    o->bytes += c->call;
+    pario_status_xfer(o->bytes);
+  }
+  int r = flush(fh);
+  return rc ? rc : r;
 }
 
 /* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
@@ -180,6 +245,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
     pario_progress(line);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  pario_status_calls(c->call);
   pario_status(c->ci, opname(op), rep, "open");
   pario_file *fh = NULL;
   o->t[0] = pario_t();
@@ -188,11 +254,19 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   pario_fault_point(c->w->rank, op == PARIO_OP_WRITE, rep >= 0);
   pario_status(c->ci, opname(op), rep, "xfer");
   int rc = 0, saved_errno = o->rc ? errno : 0; /* what the failing call left: ENOSPC names a full disk */
+  /* IOR's -D from the end of the open; timed phases only; reads after a stonewalled write read
+     only the calls it left (c->n for this phase) */
+  c->stop_at = c->cs->deadline_us && rep >= 0 && op != PARIO_OP_VERIFY ? o->t[1] + (double)cs->deadline_us * 1e-6 : 0;
+  uint64_t full_n = c->n;
+  if (op != PARIO_OP_WRITE && c->written_n < c->n) c->n = c->written_n;
   if (c->g.aggregate) rc = loop_aggregate(c, o->rc ? NULL : fh, op, o);
   else if (!o->rc) rc = loop_direct(c, fh, op, o);
+  rc = wear_out(c, o->rc ? NULL : fh, op, o, rc);
+  c->n = full_n;
   o->t[2] = pario_t() - o->check_s; /* checking is not I/O: each later stamp leaves it out */
   if (rc && !o->rc) saved_errno = errno;
   if (!o->rc) o->rc = rc;
+  pario_status_total(o->bytes);
   if (io && fh && op == PARIO_OP_WRITE && cs->fsync) {
     pario_status(c->ci, opname(op), rep, "sync");
     rc = pario_file_sync(fh);
@@ -212,7 +286,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   }
   o->t[4] = pario_t() - o->check_s;
   pario_status(c->ci, opname(op), rep, "done");
-  if (op == PARIO_OP_WRITE) written_whole(c, o);
+  if (op == PARIO_OP_WRITE && c->written_n == c->n) written_whole(c, o); /* the same on every rank */
   /* a library's own words for a full disk vary (a short count, "no details from HDF5", "NetCDF:
      HDF error", "Unknown error in file operation"): name the cause where it is one */
   if (op == PARIO_OP_WRITE && o->rc && o->rc != PARIO_E_NOSPACE) o->rc = pario_err_space(o->rc, c->wpath, saved_errno);
@@ -226,7 +300,8 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
 static void remove_files(const pario_ctx *c, int last) {
   MPI_Barrier(MPI_COMM_WORLD);
   int keep_layout = c->cs->precreated && !last;
-  if (c->g.member == 0 && (keep_layout ? truncate(c->wpath, 0) : pario_ctx_remove(c)) &&
+  /* -E: a file that was there before this case is never removed */
+  if (c->g.member == 0 && !c->existed && (keep_layout ? truncate(c->wpath, 0) : pario_ctx_remove(c)) &&
       pario_ctx_io_rank(c))
     pario_log(PARIO_LOG_WARN, "could not %s %s", keep_layout ? "empty" : "remove", c->wpath);
   MPI_Barrier(MPI_COMM_WORLD);
@@ -245,6 +320,13 @@ static void describe(const pario_ctx *c, pario_case_rec *rec) {
   memcpy(rec->grid, c->geom.grid, sizeof rec->grid);
 }
 
+/* IOR's -T (maxTimeDuration): may no further repetition start? Rank 0's clock decides for all. */
+static int time_is_up(const pario_case *cs, double t0, const pario_world *w) {
+  int up = cs->max_time_ms && w->rank == 0 && pario_t() - t0 >= (double)cs->max_time_ms * 1e-3;
+  if (cs->max_time_ms) MPI_Bcast(&up, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return up;
+}
+
 int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_case_rec *rec, pario_hooks *h) {
   pario_ctx c;
   int rc = pario_agree(pario_ctx_init(&c, run, ci, w), w);
@@ -252,6 +334,10 @@ int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_cas
   int writes = 0;
   for (int k = 0; k < cs->nops; k++) writes |= cs->ops[k] == PARIO_OP_WRITE;
   if (!rc) describe(&c, rec);
+  c.written_n = c.n;
+  /* -E: the first member of each file notes whether its file is there before the case */
+  c.existed = !rc && cs->use_existing && c.g.member == 0 && access(c.wpath, F_OK) == 0;
+  double t0 = pario_t();
   if (!rc && !writes && !cs->reuse) { /* read or verify only: lay the files down once, untimed */
     outcome o;
     run_phase(&c, PARIO_OP_WRITE, -1, &o, NULL);
@@ -273,7 +359,11 @@ int pario_data_run(const pario_run *run, int ci, const pario_world *w, pario_cas
       if (rc) break;
       pario_phase_finish(w, ci, cs, cs->ops[k], rep, &o, cache, rec, h);
     }
-    if (!rc && writes && (rep < cs->reps - 1 || !cs->keep)) remove_files(&c, rep == cs->reps - 1);
+    int stop = !rc && rep < cs->reps - 1 && time_is_up(cs, t0, w), last = rep == cs->reps - 1 || stop;
+    if (!rc) rec->reps_run = rep + 1, rec->time_up = stop;
+    /* -E: like IOR, the file stays between repetitions (each writes into it again) */
+    if (!rc && writes && (last ? !cs->keep : !cs->use_existing)) remove_files(&c, last);
+    if (stop) break;
   }
   /* files of an earlier run (reuse) stay; the front end removes a failed run's files too */
   if (!cs->keep && !cs->reuse && (rc == 0 ? !writes : 1)) remove_files(&c, 1);

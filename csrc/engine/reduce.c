@@ -30,10 +30,10 @@ static double *dup_col(const double *all, int n, int col, double base) {
 static void reduce(const pario_world *w, pario_op op, int rep, const pario_outcome *o, pario_case_rec *rec) {
   int n = w->nranks, me = w->rank;
   double *all = me == 0 ? malloc(sizeof *all * 6 * (size_t)n) : NULL;
-  uint64_t sums[4] = {o->bytes, o->ops, o->checked, o->errors}, tot[4];
+  uint64_t sums[6] = {o->bytes, o->ops, o->checked, o->errors, o->syncs, o->stonewalled}, tot[6];
   uint64_t bad[5] = {o->errors ? (uint64_t)me : UINT64_MAX, o->bad_off, o->bad_exp, o->bad_got, o->bad_file}, first[5];
   MPI_Gather(o->t, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  MPI_Reduce(sums, tot, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   double check_s = 0;
   MPI_Reduce(&o->check_s, &check_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   /* the lowest failing rank's first error: reduce the rank, then fetch its details */
@@ -54,6 +54,8 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
   p->ops = tot[1];
   p->checked_bytes = tot[2];
   p->errors = tot[3];
+  p->syncs = tot[4];
+  p->stonewalled = tot[5];
   p->check_s = check_s;
   p->bad_rank = low == UINT64_MAX ? -1 : (int)low;
   p->bad_offset = first[1];

@@ -20,6 +20,7 @@ typedef struct {
   double first_done, open_close_max;
   double *r_open, *r_xfer, *r_sync, *r_close, *r_done, *r_bytes;
   uint64_t checked_bytes, errors;
+  uint64_t syncs, stonewalled; /* -Y/-e sync calls; ranks the -D deadline stopped (all ranks) */
   double check_s; /* timed reads: the longest time a rank spent checking, taken out of its timings */
   int bad_rank, bad_file;
   uint64_t bad_offset, bad_expected, bad_got;
@@ -41,6 +42,7 @@ typedef struct {
   uint64_t md_created, md_removed, md_dirs, md_left, md_files_per_rep;
   int nphases, cap;
   pario_phase_rec *phases;
+  int reps_run, time_up; /* repetitions that ran; whether -T (max_time_ms) stopped the rest */
 } pario_case_rec;
 
 void pario_case_rec_free(pario_case_rec *rec);
@@ -49,6 +51,7 @@ void pario_case_rec_free(pario_case_rec *rec);
 typedef struct {
   double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
   uint64_t bytes, ops, checked, errors;
+  uint64_t syncs, stonewalled; /* sync calls made; 1 when the deadline stopped this rank's loop */
   uint64_t bad_off, bad_exp, bad_got, bad_file;
   double check_s; /* time spent checking inside the timed loop (reads), not counted as I/O */
   int rc;

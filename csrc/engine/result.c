@@ -61,7 +61,8 @@ static void column(pario_jw *j, const char *key, const double *v, int n) {
   pario_jw_arr_end(j);
 }
 
-static void phase(pario_jw *j, const pario_phase_rec *p, int nranks, int reads_checked) {
+static void phase(pario_jw *j, const pario_case *cs, const pario_phase_rec *p, int nranks) {
+  int reads_checked = cs->read_check;
   double dt = p->t_end - p->t_start, dx = p->xfer_end - p->xfer_start, mib = (double)p->bytes / 1048576.0;
   pario_jw_obj(j, NULL);
   pario_jw_str(j, "op", pario_op_name(p->op));
@@ -85,6 +86,14 @@ static void phase(pario_jw *j, const pario_phase_rec *p, int nranks, int reads_c
   column(j, "done", p->r_done, nranks);
   column(j, "bytes", p->r_bytes, nranks);
   pario_jw_obj_end(j);
+  if (cs->fsync || cs->fsync_per_write) pario_jw_uint(j, "syncs", p->syncs);
+  if (cs->deadline_us && p->rep >= 0 && p->op != PARIO_OP_VERIFY) { /* IOR's -D */
+    pario_jw_obj(j, "stonewall");
+    pario_jw_dbl(j, "deadline_s", (double)cs->deadline_us * 1e-6);
+    pario_jw_uint(j, "ranks_stopped", p->stonewalled);
+    pario_jw_bool(j, "wearout", cs->wearout);
+    pario_jw_obj_end(j);
+  }
   if (p->cache.measured || p->cache.evicted) {
     pario_jw_obj(j, "cache");
     pario_jw_str(j, "evicted", p->cache.evicted == 2 ? "system" : p->cache.evicted ? "files" : "none");
@@ -144,8 +153,15 @@ static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, 
   if (c->workload == PARIO_WL_METADATA) metadata(j, c, r);
   else hints(j, c, r);
   lib(j, c, r);
+  if (c->max_time_ms) { /* IOR's -T: how many repetitions ran, and whether the limit stopped the rest */
+    pario_jw_obj(j, "max_time");
+    pario_jw_dbl(j, "minutes", (double)c->max_time_ms / 60000.0);
+    pario_jw_int(j, "reps_run", r->reps_run);
+    pario_jw_bool(j, "stopped", r->time_up);
+    pario_jw_obj_end(j);
+  }
   pario_jw_arr(j, "phases");
-  for (int k = 0; k < r->nphases; k++) phase(j, &r->phases[k], nranks, c->read_check);
+  for (int k = 0; k < r->nphases; k++) phase(j, c, &r->phases[k], nranks);
   pario_jw_arr_end(j);
   pario_jw_obj_end(j);
 }

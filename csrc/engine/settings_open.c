@@ -5,6 +5,7 @@
  * phases on 4 oversubscribed ranks (5.1-5.3 against 6.2-6.4 GiB/s; benchmarks/RESULTS.md). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "backends/dispatch.h"
 #include "common/log.h"
@@ -35,12 +36,15 @@ int pario_settings_run(const pario_run *run, const pario_world *w) {
     if (cs->workload == PARIO_WL_METADATA || !be || be->missing || !(be->caps & PARIO_CAP_HINTS)) continue;
     pario_ctx c;
     rc = pario_agree(pario_ctx_init(&c, run, ci, w), w);
+    /* -E: a file that is there before the run is the user's: opened as it is, never removed */
+    int existed = !rc && cs->use_existing && c.g.member == 0 && access(c.wpath, F_OK) == 0;
     if (!rc) {
       MPI_Barrier(MPI_COMM_WORLD);
       rc = pario_agree(open_close(&c), w);
       MPI_Barrier(MPI_COMM_WORLD);
     }
-    if (!rc && !cs->precreated && !cs->reuse && c.g.member == 0 && pario_ctx_io_rank(&c) && pario_ctx_remove(&c))
+    if (!rc && !cs->precreated && !cs->reuse && !existed && c.g.member == 0 && pario_ctx_io_rank(&c) &&
+        pario_ctx_remove(&c))
       pario_log(PARIO_LOG_WARN, "could not remove %s", c.wpath);
     MPI_Barrier(MPI_COMM_WORLD);
     if (!rc && w->rank == 0) {

@@ -47,6 +47,27 @@ static int check_btio(const pario_case *c, const pario_backend *be) {
   return 0;
 }
 
+/* IOR's -Y -D -u -E: where they apply (README, IOR equivalents). */
+static int check_ior_flags(const pario_case *c, const pario_backend *be) {
+  int posix_or_mpiio = !strcmp(be->name, "posix") || !strcmp(be->name, "mpiio");
+  if (c->fsync_per_write && !posix_or_mpiio)
+    return bad(c->name, "fsync_per_write applies to the posix and mpiio backends (as IOR's -Y)");
+  if (c->use_existing && !posix_or_mpiio)
+    return bad(c->name, "use_existing applies to the posix and mpiio backends: the library layers create their files");
+  if (c->use_existing && c->reuse) return bad(c->name, "use_existing writes; reuse reads a kept run: give one");
+  if (c->unique_dir && c->strategy != PARIO_FPP) return bad(c->name, "unique_dir applies to file per process (fpp)");
+  if ((c->deadline_us || c->fsync_per_write) && c->aggregate)
+    return bad(c->name, "deadline_us and fsync_per_write need each rank to call the backend: no aggregate or serial");
+  int writes = 0;
+  for (int k = 0; k < c->nops; k++) {
+    writes |= c->ops[k] == PARIO_OP_WRITE;
+    if (c->deadline_us && !c->wearout && writes && c->ops[k] != PARIO_OP_WRITE)
+      return bad(c->name,
+                 "a read or verify after a stonewalled write needs wearout (every rank writes the same count)");
+  }
+  return 0;
+}
+
 static int check_case(pario_case *c) {
   pario_pattern *p = &c->pat;
   const pario_backend *be = pario_backend_find(c->backend);
@@ -89,7 +110,8 @@ static int check_case(pario_case *c) {
       if (c->ops[k] == PARIO_OP_VERIFY) return bad(c->name, "the null backend stores nothing to verify");
   for (int k = 0; k < c->nops; k++)
     if (c->ops[k] > PARIO_OP_VERIFY) return bad(c->name, "ops of a data case are write, read, verify");
-  return check_lib(c, be);
+  int rc = check_ior_flags(c, be);
+  return rc ? rc : check_lib(c, be);
 }
 
 /* The metadata workload: POSIX calls on many small files (metadata.c). */

@@ -101,4 +101,18 @@ const pario_backend *const *pario_backend_all(void);
 /* The backend's capabilities, PARIO_CAP_COLLECTIVE derived from xfer_all. */
 unsigned pario_backend_caps(const pario_backend *be);
 
+/* A library that cannot safely close a file after a failed transfer (HDF5 1.10: ranks of a failed
+ * H5Fclose wait in different barriers, HDFGroup/hdf5#1183) leaves it open and says so here (why:
+ * one line). Such a library must not be called again, not even by its own exit handlers at
+ * MPI_Finalize: the engine writes the result document and then ends the job with MPI_Abort. */
+void pario_backend_left_open(const char *why);
+/* Why a file was left open on this rank, or NULL. */
+const char *pario_backend_open_left(void);
+/* For such a library, in its close: the ranks of f agree whether any of them failed (one
+ * MPI_Allreduce on f->comm, also when none did). If one did, the file is left open (see above)
+ * and emptied by its first member, as an open file keeps its blocks and the result document may
+ * be on the same full file system (the run failed; its files are removed), and 1 is returned:
+ * the caller must not close it. 0: close as usual. */
+int pario_file_left_open_if_failed(const pario_file *f, int failed, const char *why);
+
 #endif

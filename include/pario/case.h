@@ -80,6 +80,13 @@ typedef struct {
   int reuse;          /* read or verify files kept by an earlier run (same prefix): no preparatory write */
   int precreated;     /* the front end created the files with a layout: truncate between repetitions */
   int reorder;        /* read shift in ranks; -1 = ranks on this host */
+  /* IOR's flags (README, IOR equivalents): -Y fsync after every write call; -D a write or read
+     phase stops issuing calls after deadline_us (0: none), and with wearout every rank then goes
+     on to the count of calls the most advanced rank reached; -u fpp files in DIR/<rank>/; -E
+     write into the existing file (no truncation, kept when it was there before); -T no
+     repetition starts after max_time_ms of the case (0: none) */
+  int fsync_per_write, wearout, unique_dir, use_existing;
+  uint64_t deadline_us, max_time_ms;
   int evict;          /* before each read/verify: evict the case's files (engine/pagecache.h PARIO_EVICT_*) */
   int residency;      /* before each read/verify: measure the files' page-cache residency (mincore) */
   uint64_t buffer_max;

@@ -84,12 +84,14 @@ def command_rows() -> list[dict]:
     rows += _rows(["bench", "--no-probe"], [
         (["-F", "-o", "d"], 2, "is a directory; -o names a test file"),
         (["-F", "-o", "x", "--dir", "y"], 2, "give one"),
-        (["-F", "-D", "5"], 2, "is not available in pario"),
-        (["-F", "-T", "1"], 2, "is not available in pario"),
+        (["-F", "-D", "5"], 2, "add -O stoneWallingWearOut=1"),
+        (["-u"], 2, "-u (a directory per task) applies to file per process"),
+        (["-a", "hdf5", "-Y"], 2, "-Y (fsync after every write) applies to -a posix and -a mpiio"),
+        (["-F", "-O", "stoneWallingWearOut=1"], 2, "goes with -D SECONDS"),
         (["-F", "-O", "summaryFile=x"], 2, "summaryFile: not available"),
-        (["-F", "-O", "bogus=1"], 2, "pario honours only summaryFormat"),
+        (["-F", "-O", "bogus=1"], 2, "pario honours summaryFormat=JSON|CSV|default and stoneWallingWearOut"),
         (["-F", "-O", "summaryFormat=CSV"], 2, "pario results export"),
-        (["--dry-run", "--preset", "list"], 2, "--dry-run is not available with --preset"),
+        (["--dry-run", "--preset", "list"], 2, "--dry-run with --preset list: the list runs nothing"),
         (["-F", "--drop-caches", "some"], 2, "argument --drop-caches: 'some' must be one of files, all"),
         (["-w", "-F", "--drop-caches"], 2, "no case reads"),
     ])

@@ -106,19 +106,37 @@ def test_o_is_iors_test_file(tmp_path, fake_mpirun):
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
 
 
-# IOR 4.0.0's `ior -h` meaning of each flag pario does not honour, and the word its line must carry
-IOR_MEANINGS = [(["-D", "30"], "deadlineForStonewalling"), (["-Y"], "fsyncPerWrite"), (["-u"], "uniqueDir"),
-                (["-E"], "useExistingTestFile"), (["-T", "5"], "maxTimeDuration"),
-                (["-O", "summaryFormat=CSV"], "results export"), (["-O", "summaryFile=x"], "summaryFile"),
-                (["-O", "stoneWallingWearOut=1"], "stoneWallingWearOut")]
+# IOR 4.0.0's -D -Y -u -E -T and -O stoneWallingWearOut=1 (`ior -h`) as the engine's case keys
+IOR_KEYS = [(["-D", "0.5", "-w"], {"deadline_us": 500000}), (["-Y"], {"fsync_per_write": True}),
+            (["-u", "-F"], {"unique_dir": True}), (["-E"], {"use_existing": True}),
+            (["-T", "2"], {"max_time_ms": 120000}),
+            (["-D", "3", "-O", "stoneWallingWearOut=1"], {"deadline_us": 3000000, "wearout": True})]
 
 
-@pytest.mark.parametrize("flags, word", IOR_MEANINGS)
-def test_ior_flags_pario_cannot_honour_say_so_in_one_line(tmp_path, fake_mpirun, flags, word):
+@pytest.mark.parametrize("flags, keys", IOR_KEYS)
+def test_ior_flags_reach_the_engine_spec(tmp_path, fake_mpirun, flags, keys):
     run = pario(["-a", "posix", "-n", "1", *flags, "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
+                 "--dry-run", "--json"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    (case,) = json.loads(run.stdout)["spec"]["cases"]
+    assert {k: case.get(k) for k in keys} == keys
+    assert not (tmp_path / "s").exists()
+
+
+# Where IOR's flags cannot apply, and the word each one line carries
+IOR_REFUSED = [(["-a", "hdf5", "-Y"], "applies to -a posix and -a mpiio"), (["-u"], "add -F"),
+               (["-a", "pnetcdf", "-E"], "drop -E"), (["-D", "1"], "stoneWallingWearOut=1"),
+               (["-O", "stoneWallingWearOut=1"], "goes with -D"), (["-D", "1", "--aggregate"], "aggregate"),
+               (["-O", "summaryFormat=CSV"], "results export"), (["-O", "summaryFile=x"], "summaryFile"),
+               (["-O", "stoneWallingWearOut=2"], "0 or 1"), (["-D", "x"], "-D"), (["-T", "-1"], "-T")]
+
+
+@pytest.mark.parametrize("flags, word", IOR_REFUSED)
+def test_ior_flags_that_cannot_apply_say_so_in_one_line(tmp_path, fake_mpirun, flags, word):
+    run = pario(["-n", "1", *flags, "--dir", str(tmp_path / "s"), "--mpirun", str(fake_mpirun),
                  "--dry-run"], tmp_path)
     assert run.returncode == 2 and run.stdout == ""
-    assert run.stderr.startswith("pario: error: ") and run.stderr.count("\n") == 1 and word in run.stderr
+    assert run.stderr.startswith("pario: error: ") and run.stderr.count("\n") == 1 and word in run.stderr, run.stderr
 
 
 def test_summary_format_json_is_json(tmp_path, fake_mpirun):
@@ -126,3 +144,36 @@ def test_summary_format_json_is_json(tmp_path, fake_mpirun):
                  "--mpirun", str(fake_mpirun), "--dry-run"], tmp_path)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["schema"] == "pario.bench-dry-run/1"
+
+
+def test_preset_dry_run_runs_nothing(tmp_path, fake_mpirun):
+    """--preset NAME --dry-run: one launcher line and one spec with every case the preset runs here."""
+    scratch = tmp_path / "scratch"
+    base = ["--preset", "kaust-strategies", "-n", "2", "--scale", "0.01", "--mpirun", str(fake_mpirun), "--dry-run"]
+    run = pario([*base, "--dir", str(scratch), "--json"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, json.loads((SCHEMAS / "bench-dry-run.schema.json").read_text()))
+    jsonschema.validate(doc["spec"], json.loads((SCHEMAS / "spec.schema.json").read_text()))
+    names = [c["name"] for c in doc["spec"]["cases"]]
+    assert len(names) >= 3 and "serial" in names, names
+    assert doc["launcher_argv"][0] == str(fake_mpirun) and "preset kaust-strategies" in doc["note"]
+    text = pario([*base, "--dir", str(scratch)], tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert f"{fake_mpirun} -n 2" in text.stdout and '"name": "serial"' in text.stdout
+    # without --scale the size comes from a nominal rate: the device probe would write a file
+    sized = pario(["--preset", "kaust-strategies", "-n", "2", "--mpirun", str(fake_mpirun), "--dry-run",
+                   "--dir", str(scratch)], tmp_path)
+    assert sized.returncode == 0 and "does not probe" in sized.stdout, sized.stderr
+    assert not (tmp_path / "launched.log").exists()
+    assert _created(tmp_path) == [], _created(tmp_path)
+
+
+def test_preset_takes_o_as_iors_test_file(tmp_path, fake_mpirun):
+    target = tmp_path / "new" / "testfile"
+    run = pario(["--preset", "kaust-strategies", "-n", "2", "--scale", "0.01", "-o", str(target), "--mpirun",
+                 str(fake_mpirun), "--dry-run", "--json"], tmp_path)
+    assert run.returncode == 0, run.stderr
+    spec = json.loads(run.stdout)["spec"]
+    assert spec["dir"] == str(target.parent) and spec["prefix"].startswith("testfile.")
+    assert not (tmp_path / "new").exists()

@@ -63,6 +63,11 @@ def test_on_lustre_files_are_created_with_the_layout(tmp_path, fake_lfs):
     eight = layout_apply.prepare([{**CASE, "hints": {"striping_factor": "8"}}], str(scratch), "pario.y", 1, "lustre")
     assert layout_apply.compare(eight[0]) == ["stripe_count 8 (is 4)"]
     assert not recs[2]["applied"] and "names these files at run time" in recs[2]["reason"]
+    # IOR's -u (DIR/<rank>/) and -E (a file that may be there): nothing created, and why
+    for key in ("unique_dir", "use_existing"):
+        (rec,) = layout_apply.prepare([{**CASE, key: True}], str(scratch), "pario.z", 2, "lustre").values()
+        assert not rec["applied"] and "-u puts the files in DIR/<rank>/" in rec["reason"]
+    assert not list(scratch.glob("pario.z*"))
     # A second run on the same names fails loudly, like lfs does on an existing file.
     again = layout_apply.prepare([CASE], str(scratch), "pario.x", 3, "lustre")
     assert not again[0]["applied"] and "failed" in again[0]["reason"]

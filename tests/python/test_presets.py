@@ -231,7 +231,7 @@ def test_preset_list_is_one_line_each(tmp_path):
     assert run.returncode == 0, run.stderr
     lines = [ln for ln in run.stdout.splitlines() if ln.split(" ")[0] in presets.available()]
     assert sorted(ln.split()[0] for ln in lines) == sorted(presets.available())
-    docs = json.loads(pario(["--preset", "list", "--json"], tmp_path, timeout=60).stdout)
+    docs = json.loads(pario(["--preset", "list", "--json"], tmp_path, timeout=60).stdout)["presets"]
     assert {d["name"] for d in docs} == set(presets.available()) and all(d["path"].endswith(".toml") for d in docs)
 
 

@@ -160,7 +160,7 @@ def test_settings_render_cli(tmp_path):
     out = _pario(["settings", "render", "--dialect", "klingon", "--set", "cb_nodes=2"], tmp_path)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "must be one of" in out.stderr
     out = _pario(["settings", "keys", "--json"], tmp_path)
-    keys = {r["key"] for r in json.loads(out.stdout)}
+    keys = {r["key"] for r in json.loads(out.stdout)["keys"]}
     assert {"romio_lustre_co_ratio", "mca.io_ompio_bytes_per_agg", "lustre.overstripe_count",
             "adios2.NumAggregators", "pnetcdf.var_align", "cray_cb_nodes_multiplier"} <= keys
 

@@ -94,10 +94,30 @@ def test_guesses_follow_the_access_pattern_and_are_never_the_default():
     first, why = guesses(inter)[0]
     # (under OMPIO "collective buffering on" is the default itself, so the first guess is ROMIO's)
     assert first["collective"] == "true" and first["romio_cb_write"] == "enable" and "interleaved" in why
-    # small requests on a parallel file system: collective buffering first too
+    # small requests on a parallel file system: a file per process first (a lock per request), then
+    # the shared file with collective buffering on
     lustre = build(ctx(xfer=4096, fs="lustre", osts=8))
-    first, _ = guesses(lustre)[0]
-    assert first["collective"] == "true" and first["striping_unit"] == str(1 << 20)
+    gs = [c for c, _ in guesses(lustre)]
+    assert gs[0]["strategy"] == "fpp" and gs[0]["striping_unit"] == str(1 << 20)
+    shared = next(c for c in gs if c["strategy"] == "shared" and c["mca.io"] == "romio321")
+    assert shared["collective"] == "true" and shared["romio_cb_write"] == "enable"
+
+
+def test_guesses_decide_the_layout_first_and_try_both_layers():
+    small = build(ctx(xfer=4096, block=1 << 20))
+    layouts = [small.strategy(c) for c, _ in guesses(small)]
+    assert layouts[0] == "fpp" and "shared" in layouts
+    assert layouts == sorted(layouts, key=layouts.index)   # one batch per layout, in order
+    large = build(ctx())
+    gs = [c for c, _ in guesses(large)]
+    layouts = [large.strategy(c) for c in gs]
+    assert layouts[0] == "shared" and layouts.index("nfiles:2") < layouts.index("fpp")
+    assert layouts == sorted(layouts, key=layouts.index)
+    for strategy in set(layouts):   # every layout under both MPI-IO layers
+        assert {c["mca.io"] for c in gs if large.strategy(c) == strategy} == {"default", "romio321"}
+    # a case already written file per process has no layout to try
+    fpp = build(ctx(strategy="fpp"))
+    assert {fpp.strategy(c) for c, _ in guesses(fpp)} == {"fpp"}
 
 
 def test_context_round_trips():

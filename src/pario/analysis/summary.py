@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from pario.analysis import layers
+from pario.analysis import ior_notes, layers
 from pario.model.case import MD_OPS, RATE_OPS
 
 OPS = RATE_OPS  # the operations with a bandwidth: write and read
@@ -33,6 +33,7 @@ FLAG_HELP = {
               "under the table)",
     "warm-up?": "the first repetition ran far slower than the others (under half their median): a warm-up "
                 "effect; the median resists it, the range and the noise test include it (add -i repetitions)",
+    **ior_notes.FLAG_HELP,
 }
 WARMUP_FACTOR = 2.0  # a first repetition this many times slower than the others' median is a warm-up outlier
 
@@ -235,6 +236,8 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             flags = [f for f in flags if f != "warm"]
         else:
             flags, cache_details = _flags(case, spec, stats, verify, env, hosts)
+        more, ior_lines = ior_notes.notes(case)  # IOR's -D, -Y, -T
+        flags = [f for f in flags if not (f == "partial" and "max-time" in more)] + more
         row = {
             "index": case.get("index", len(rows)),
             "name": case["name"],
@@ -257,6 +260,7 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
             "verify": verify,
             "flags": flags,
             "cache_details": cache_details,
+            "ior_notes": [] if metadata else ior_lines,
         }
         if (env.get("ceiling") or {}).get("write_mib") and not metadata:
             row["ceiling"] = {"streams": env["ceiling"].get("streams") or 1,

@@ -1,5 +1,7 @@
 """pario's command line. Each subcommand is a module of this package with
 `register(subparsers)` (adds its parser and `set_defaults(run=run)`) and `run(args) -> int`."""
+from __future__ import annotations
+
 import argparse
 import importlib
 import json
@@ -47,19 +49,32 @@ def join_values(argv: list[str]) -> list[str]:
     return out
 
 
+def _asked_json(words: list[str]) -> tuple[bool, str | None]:
+    """(--json given, the command) of a command line argparse refused: its error is a document too."""
+    given = words[:words.index("--")] if "--" in words else words
+    command = next((w for w in given if w in COMMANDS), None)
+    return "--json" in given, command
+
+
 def main(argv=None) -> int:
     parser = build_parser()
-    args = None  # a command line argparse refuses has no args, and no --json document
+    args = None  # a command line argparse refuses has no args: its words say whether --json was asked
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(join_values(list(sys.argv[1:] if argv is None else argv)))
+        args = parser.parse_args(join_values(words))
         if not getattr(args, "run", None):
             parser.print_help()
             return 2
         return int(args.run(args) or 0)
     except ParioError as exc:
         print(f"pario: error: {one_line(str(exc))}", file=sys.stderr)
-        if getattr(args, "json", False):  # a script reading stdout gets a document too (schemas/error.schema.json)
-            print(json.dumps({"schema": "pario.error/1", "command": getattr(args, "command", None),
+        as_json, command = _asked_json(words)
+        if args is not None:
+            as_json = getattr(args, "json", False)
+            # `command` is the subcommand's name, except for profile, whose REMAINDER takes the dest
+            command = args.command if isinstance(getattr(args, "command", None), str) else command
+        if as_json:  # a script reading stdout gets a document too (schemas/error.schema.json)
+            print(json.dumps({"schema": "pario.error/1", "command": command,
                               "error": one_line(str(exc)), "exit_code": exc.exit_code}))
         return exc.exit_code
     except Stopped as exc:  # before anything was measured (a run that measured is stored and returns)

@@ -5,9 +5,7 @@ The conductor: argparse -> BenchRequest -> plan (cases) -> run (RunRecord) -> st
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shlex
 import sys
 from typing import Any
 
@@ -18,6 +16,7 @@ from pario.cli import ior_flags, submit
 from pario.cli.args import typed
 from pario.cli.bench_preset import run_preset
 from pario.cli.case_flags import add_case_flags
+from pario.cli.dry_run import dry_run, scratch_of
 from pario.cli.store_run import store_run
 from pario.model.case import Case
 from pario.model.errors import ParioError
@@ -36,8 +35,8 @@ from pario.report import json as json_report
 from pario.report.terminal.backends import print_backends
 from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
-from pario.run import forward, launchers, stop, watchdog
-from pario.run.bench import RunRequest, engine_spec, execute
+from pario.run import launchers, stop, watchdog
+from pario.run.bench import RunRequest, execute
 from pario.store import Store
 
 EPILOG = """\
@@ -55,7 +54,9 @@ IOR flag -> pario (same meaning unless noted):
   -G N             -G / --seed
   -o PATH          -o PATH: the test file; files PATH.RUN.* (RUN: the run's id); --dir DIR for a directory
   -O summaryFormat=JSON   the same (= --json); summaryFormat=CSV: `pario results export RUN`
-  -D, -Y, -u, -E, -T      not available: each says so in one line, with what to use instead
+  -D SECONDS       -D (stonewalling; -O stoneWallingWearOut=1 for IOR's wear-out)  -Y  -Y (fsync per write)
+  -u               -u (fpp files in DIR/<rank>/)   -E  -E (use the existing file; never removes it)
+  -T MINUTES       -T (no repetition starts after MINUTES)
 Sizes are powers of 1024 like IOR: 4k, 1m, 256m, 2g. Without -w/-r/-W: write and read.
 Defaults for one case: -a posix, --strategy shared, -t 1m, -b 16m, -s 1, -i 3.
 Library layers: -a hdf5|pnetcdf|netcdf4|adios2 write the same global array as -a mpiio; --lib KEY=VALUE
@@ -160,7 +161,7 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="one JSON document on stdout")
     r.add_argument("--list", action="store_true", help="list backends and whether each is built")
     submit.add_flags(p)
-    ior_flags.register(p.add_argument_group("IOR flags pario does not honour (each says why, and what instead)"))
+    ior_flags.register(p.add_argument_group("IOR's -D, -Y, -u, -E, -T and -O (IOR 4.0.0's meaning)"))
     r.add_argument("--dry-run", action="store_true",
                    help="print the launcher command line and the engine's spec; run nothing, create nothing")
     p.set_defaults(run=run)
@@ -186,10 +187,7 @@ def run(args: argparse.Namespace) -> int:
         if request.reuse is not None and request.preset is None:
             return _reuse(request)
         if request.preset is not None:
-            if request.dry_run or request.test_file:  # run_preset plans its own cases and directory
-                raise ParioError(f"{'--dry-run' if request.dry_run else '-o PATH'} is not available with --preset "
-                                 "yet; run the preset without it (--dir DIR sets its directory)")
-            return run_preset(request)
+            return run_preset(request, scratch_of(request))
         ranks = request.ranks if request.ranks is not None else default_ranks()
         if ranks < 1:
             raise ParioError(f"-n {ranks}: ranks must be at least 1")
@@ -230,20 +228,6 @@ def default_ranks() -> int:
     return slurm.default_ranks(slurm.allocation()) or host.cpus()
 
 
-def scratch_of(request: BenchRequest) -> Scratch:
-    """--dir DIR, or IOR's -o PATH: a file path, whose directory holds the files and whose base
-    name starts their names."""
-    if not request.test_file:
-        return Scratch(request.dir)
-    if request.dir:
-        raise ParioError("-o PATH (IOR's test file) and --dir DIR both say where the files go; give one")
-    path = os.path.abspath(os.path.expanduser(request.test_file))
-    if request.test_file.endswith("/") or os.path.isdir(path):
-        raise ParioError(f"-o {request.test_file} is a directory; -o names a test file as in IOR "
-                         "(e.g. -o /scratch/me/testfile), --dir names a directory")
-    return Scratch(os.path.dirname(path), name=os.path.basename(path))
-
-
 def list_backends(request: BenchRequest) -> int:
     try:
         engine = engine_path()
@@ -255,7 +239,7 @@ def list_backends(request: BenchRequest) -> int:
         listing = {"backends": [{"name": n, "built": False, "caps": [], "missing": reason}
                                 for n in validate.KNOWN_BACKENDS]}
     if request.json:
-        json_report.emit(listing)
+        json_report.emit({"schema": "pario.backends/1", **listing})
         return 0
     print_backends(Console(), listing)
     return 0
@@ -312,6 +296,8 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
+    if any(c.get("use_existing") for c in cases):
+        scratch.use_existing()  # -E: names without the run id, so that a later run finds them
     check_room(cases, ranks, scratch.dir)
     engine = engine_path()
     mpi = _checked_launch(request, cases, ranks, engine, listing, mpi)
@@ -324,30 +310,6 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
         facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout))
-
-
-def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, mpi: MPI, scratch: Scratch,
-            note: str | None) -> int:
-    """--dry-run: what would run (the launcher's argv, the engine's spec), with nothing launched,
-    no scratch directory or file created and no store opened."""
-    spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, "STATUS_DIR", cases)
-    argv = launchers.command(mpi, ranks, [engine, "SPEC.json", "RESULT.json"], io=request.io,
-                             env=forward.timed_env(), launcher=launchers.resolve(request.launcher))
-    if request.json:
-        json_report.emit({"schema": "pario.bench-dry-run/1", "launcher_argv": argv, "ranks": ranks,
-                          "note": note, "spec": spec})
-        return 0
-    out = Console()
-    out.print("dry run: nothing launched, no file or directory created, nothing stored", highlight=False)
-    if note:
-        out.print(note, highlight=False)
-    out.print(f"{len(cases)} case(s), {ranks} ranks, files {scratch.dir}/{scratch.prefix}.*", highlight=False)
-    out.print("launcher command line (SPEC.json is the spec below, RESULT.json the engine's result):",
-              highlight=False)
-    print(shlex.join(argv))
-    out.print("spec:", highlight=False)
-    print(json.dumps(spec, indent=1))
-    return 0
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:

@@ -3,12 +3,14 @@ bench's preset path: request -> plan (the preset's cases this system can run, si
 --time) -> run -> store -> analysis (the seed's table with this run's cells) -> report."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from rich.console import Console
 
 from pario.analysis import presets as analysis
 from pario.analysis.summary import summarize
+from pario.cli.dry_run import dry_run
 from pario.cli.store_run import store_run
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -31,9 +33,14 @@ from pario.store import Store
 _RUN_ONLY = ("reps",)
 
 
-def run_preset(request: BenchRequest) -> int:
+def run_preset(request: BenchRequest, scratch: Scratch) -> int:
+    """scratch: where the files go (--dir DIR, or IOR's -o PATH: its directory and its base name
+    starting the files' names, as in bench)."""
     assert request.preset is not None
     if request.preset == "list":
+        if request.dry_run:
+            raise ParioError("--dry-run with --preset list: the list runs nothing; give a preset's name "
+                             "(--preset NAME --dry-run) to see what it would run")
         return _list(request)
     given = request.given(CASE_DESTS) + request.given(("write", "read", "verify", "check_read", "fsync", "keep",
                                                         "seed", "buffer_max", "config", "suite", "size", "reuse"))
@@ -45,7 +52,6 @@ def run_preset(request: BenchRequest) -> int:
     if request.reps is not None and request.reps < 1:
         raise ParioError(f"-i {request.reps}: repetitions must be at least 1")
     preset = presets.load(presets.find(request.preset))
-    scratch = Scratch(request.dir)
     try:
         return _run(request, preset, scratch)
     except BaseException:
@@ -56,8 +62,9 @@ def run_preset(request: BenchRequest) -> int:
 def _list(request: BenchRequest) -> int:
     found = [presets.load(path) for path in presets.available().values()]
     if request.json:
-        json_report.emit([{"name": p.name, "title": p.title, "shows": p.shows, "seed": p.seed, "path": p.path}
-                          for p in found])
+        json_report.emit({"schema": "pario.preset-list/1",
+                          "presets": [{"name": p.name, "title": p.title, "shows": p.shows, "seed": p.seed,
+                                       "path": p.path} for p in found]})
     else:
         print_list(Console(), found)
     return 0
@@ -82,6 +89,10 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
         notes.append(f"--io {io}: this preset's hints are ROMIO's, which Open MPI's default OMPIO ignores")
     if request.scale is not None:
         scale = request.scale
+    elif request.dry_run:  # the probe writes a file: a dry run sizes for a nominal rate instead
+        scale = presets.choose_scale(preset, ranks, facts, request.time, 150.0, request.reps)
+        notes.append(f"scale {scale:g} fits --time {request.time:g} s at a nominal 150 MiB/s (a dry run does not "
+                     "probe the device; --scale sets it)")
     else:  # the largest scale (at most 1) that fits --time at the device's rate
         scratch.prepare()
         ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
@@ -100,6 +111,8 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     launchers.check_launcher(launcher, mpi)
     launchers.command(mpi, ranks, [], io=io, launcher=launcher)  # rejects a bad --io early
     validate.check_backends(plan.cases, listing)
+    if request.dry_run:
+        return _dry_run(request, plan, preset.name, scale, ranks, engine, mpi, scratch, io)
     store = Store(request.db)
     note = f"preset {preset.name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}"
     buffered = Buffered(plan.cases, scratch)
@@ -129,11 +142,24 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     return 0 if record.complete and not bad else 1
 
 
+def _dry_run(request: BenchRequest, plan, name: str, scale: float, ranks: int, engine: str, mpi, scratch: Scratch,
+             io: str | None) -> int:
+    """The preset's cases as bench's --dry-run shows them: one launch runs them all, so one launcher
+    line and one spec with every case; buffered cases name the library they would run under."""
+    lines = [f"preset {name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}",
+             *plan.notes]
+    buffered = [c["name"] for c in plan.cases if c.get("_buffer")]
+    if buffered:
+        lines.append(f"run under pario buffer (LD_PRELOAD, its files only): {', '.join(buffered)}")
+    return dry_run(dataclasses.replace(request, io=io), plan.cases, ranks, engine, mpi, scratch, "\n".join(lines))
+
+
 def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
     if request.json:
         out = {"preset": doc, "run": run_id}
         if record is not None:
             out.update(json_report.bench_document(record, rows, run_id))
+        out["schema"] = "pario.preset/1"  # the bench document's fields and the preset's table
         json_report.emit(out, default=str)
         return
     console = Console()

@@ -1,49 +1,50 @@
-"""IOR flags pario does not honour (yet): accepted by the parser so that each gets one line that
-says what IOR means by it and what to use instead, not argparse's usage block. Meanings as
-IOR 4.0.0's `ior -h` gives them."""
+"""IOR's -D, -Y, -u, -E, -T and -O directives, with IOR 4.0.0's meaning (`ior -h`): each becomes a
+case key (plan/inputs.py rows; the engine's spec keys in plan/cases.ior_keys), so that a job file
+takes the same keys. Where one cannot apply, plan/ior_checks.py says so in one line."""
 from __future__ import annotations
 
-from pario.cli.args import row
+from pario.cli.args import row, typed
 from pario.model.errors import ParioError
+from pario.plan.inputs import CASE
 
-# flag: (IOR's option name and meaning, what pario offers instead)
-NOT_HONOURED = {
-    "-D": ("deadlineForStonewalling: seconds before a write or read phase is stopped (with "
-           "-O stoneWallingWearOut=1 every rank then finishes the amount the fastest reached)",
-           "pario runs every phase to its end; bound a phase with a smaller -b or --size"),
-    "-Y": ("fsyncPerWrite: fsync after every write call",
-           "-e fsyncs once at the end of each write phase, inside the timed phase"),
-    "-u": ("uniqueDir: a directory per task for file-per-process",
-           "file-per-process files share one directory; the metadata workload has --per-rank-dirs"),
-    "-E": ("useExistingTestFile: do not remove the test file before writing",
-           "each run writes new files; to read files again keep them with -k, then --reuse RUN"),
-    "-T": ("maxTimeDuration: minutes after which no further repetition starts",
-           "set the repetitions with -i; --timeout ends a run that makes no progress"),
+HELP = {
+    "-D": "IOR's deadlineForStonewalling: a timed write or read phase stops issuing calls SECONDS after "
+          "its open (fractions allowed); rates are of the bytes moved, the notes say how many; with "
+          "-r/-W after the write it needs -O stoneWallingWearOut=1",
+    "-Y": "IOR's fsyncPerWrite: fsync (posix) or MPI_File_sync (mpiio) after every write call",
+    "-u": "IOR's uniqueDir: file per process (-F) files in DIR/<rank>/; pario creates the rank "
+          "directories it needs and removes those it created",
+    "-E": "IOR's useExistingTestFile: write into the test file if it exists, without truncating it; "
+          "file names then leave out the run id (DIR/NAME.CASE.FILE, NAME from -o PATH); a file that "
+          "was there before is never removed by pario (IOR would remove it without -k)",
+    "-T": "IOR's maxTimeDuration: no repetition (-i) starts after MINUTES of a case; the notes say "
+          "how many ran",
 }
-DIRECTIVES_HONOURED = {"summaryFormat"}
 
 
 def register(group) -> None:
-    """The flags above, each taking IOR's argument where IOR's takes one."""
-    anything = row("ior_flag", "str", "IOR's argument: refused by check() with what to use instead")
-    group.add_argument("-D", dest="ior_D", metavar="SECONDS", type=anything,
-                       help="IOR's stonewalling deadline (not available)")
-    group.add_argument("-Y", dest="ior_Y", action="store_true", help="IOR's fsync per write (not available; -e)")
-    group.add_argument("-u", dest="ior_u", action="store_true", help="IOR's directory per task (not available)")
-    group.add_argument("-E", dest="ior_E", action="store_true", help="IOR's use existing file (not available; --reuse)")
-    group.add_argument("-T", dest="ior_T", metavar="MINUTES", type=anything,
-                       help="IOR's time limit (not available; -i, --timeout)")
+    """The flags above, as the case keys of the same names; -O KEY=VALUE for IOR's directives."""
+    group.add_argument("-D", "--deadline", dest="deadline", metavar="SECONDS", type=typed(CASE["deadline"]),
+                       help=HELP["-D"])
+    group.add_argument("-Y", "--fsync-per-write", dest="fsync_per_write", action="store_const", const=True,
+                       default=None, help=HELP["-Y"])
+    group.add_argument("-u", "--unique-dir", dest="unique_dir", action="store_const", const=True, default=None,
+                       help=HELP["-u"])
+    group.add_argument("-E", "--use-existing", dest="use_existing", action="store_const", const=True,
+                       default=None, help=HELP["-E"])
+    group.add_argument("-T", "--max-time", dest="max_time", metavar="MINUTES", type=typed(CASE["max_time"]),
+                       help=HELP["-T"])
+    anything = row("ior_flag", "str", "IOR's directive KEY=VALUE: checked by check()")
     group.add_argument("-O", dest="ior_O", action="append", metavar="KEY=VALUE", type=anything,
-                       help="IOR directives: summaryFormat=JSON (= --json); summaryFormat=CSV: use "
+                       help="IOR directives: summaryFormat=JSON (= --json); stoneWallingWearOut=1 (with -D: "
+                            "after the deadline every rank finishes the count of transfers the most advanced "
+                            "rank reached, and reads read that count); summaryFormat=CSV: use "
                             "`pario results export`")
 
 
 def check(args) -> bool:
-    """Refuse the first flag pario cannot honour, in one line; return whether -O asked for JSON."""
-    for flag, (meaning, instead) in NOT_HONOURED.items():
-        value = getattr(args, f"ior_{flag[1]}", None)
-        if value not in (None, False):
-            raise ParioError(f"{flag} (IOR's {meaning}) is not available in pario: {instead}")
+    """Apply the -O directives pario honours (wear-out sets args.wearout); refuse the others in one
+    line; return whether -O asked for JSON."""
     as_json = False
     for item in getattr(args, "ior_O", None) or []:
         for directive in filter(None, item.split(",")):
@@ -55,10 +56,15 @@ def check(args) -> bool:
                                  "then writes it as CSV")
             elif key == "summaryFormat" and value.lower() == "default":
                 pass
+            elif key == "stoneWallingWearOut" and value in ("0", "1"):
+                args.wearout = value == "1" or None
+            elif key == "stoneWallingWearOut":
+                raise ParioError(f"-O {directive}: stoneWallingWearOut takes 0 or 1")
             elif key == "summaryFile":
                 raise ParioError("-O summaryFile: not available; pario stores every run (pario results), "
                                  "or use --json > FILE")
             else:
-                raise ParioError(f"-O {directive}: pario honours only summaryFormat=JSON|CSV|default of IOR's "
-                                 "directives; the others have flags (pario bench --help)")
+                raise ParioError(f"-O {directive}: pario honours summaryFormat=JSON|CSV|default and "
+                                 "stoneWallingWearOut=0|1 of IOR's directives; the others have flags "
+                                 "(pario bench --help)")
     return as_json

@@ -92,6 +92,7 @@ def run(args) -> int:
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
     if cmd and cmd[0] == "show":
+        args.json = args.json or "--json" in cmd[1:]  # an error under `show --json` is a JSON document too
         sub = _show_args(cmd[1:])
         if sub.html:
             return show_html(sub.log, sub.output)

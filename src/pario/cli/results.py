@@ -204,6 +204,9 @@ def run(args) -> int:
                   f"{r['slower_pct']:.0f}% slower (more than {pct:g}%, outside the noise)", file=sys.stderr)
         return 1 if slower else 0
     if action == "export":
+        if as_json:
+            raise ParioError("results export writes CSV; drop --json (`pario results show ID --json` prints a run "
+                             "as JSON)")
         return _export(store, args)
     if action == "tag":
         bad = [t for t in args.tags if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", t)]
@@ -211,6 +214,10 @@ def run(args) -> int:
             raise ParioError(f"tag {bad[0]!r}: use letters, digits, '.', '_' and '-' (at most 64)")
         number = _run_id(args.id, store)
         store.tag_run(number, args.tags, remove=args.remove)
+        if as_json:
+            _emit({"schema": "pario.results-change/1", "db": store.path, "action": "untag" if args.remove else "tag",
+                   "runs": [number], "tags": args.tags})
+            return 0
         print(f"run {number}: {'removed' if args.remove else 'tagged'} {' '.join(args.tags)}")
         return 0
     if action == "remove":
@@ -219,6 +226,9 @@ def run(args) -> int:
             store.get_run(n)  # all known before any is removed
         for n in numbers:
             store.remove_run(n)
+        if as_json:
+            _emit({"schema": "pario.results-change/1", "db": store.path, "action": "remove", "runs": numbers})
+            return 0
         print(f"removed run{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))} from {store.path}")
         return 0
     if action == "import":
@@ -229,7 +239,7 @@ def run(args) -> int:
 
         rows = submit.refresh(store, store.list_jobs(limit=max(1, args.limit)))
         if as_json:
-            _emit({"db": store.path, "jobs": rows})
+            _emit({"schema": "pario.results-jobs/1", "db": store.path, "jobs": rows})
         else:
             print_jobs(console, rows)
         return 0
@@ -249,7 +259,8 @@ def _import_run(path: str, store: Store, as_json: bool, console: Console) -> int
     run_id = store.add_run(**run)
     spool.discard(path)
     if as_json:
-        _emit({"id": run_id, "kind": run["kind"], "status": run["status"], "file": path})
+        _emit({"schema": "pario.results-import/1", "id": run_id, "kind": run["kind"], "status": run["status"],
+               "file": path})
     else:
         console.print(f"Stored {path} as run {run_id} ({run['status']}) and removed the file: "
                       f"pario results show {run_id}", highlight=False)
@@ -267,7 +278,7 @@ def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int
                            result=result, status=result["status"], headline=summary.headline(result))
     names = [c["name"] for c in result["cases"]]
     if as_json:
-        _emit({"id": run_id, "kind": "ior", "cases": names})
+        _emit({"schema": "pario.results-import/1", "id": run_id, "kind": "ior", "cases": names})
     else:
         console.print(f"Imported IOR run as run {run_id} ({len(names)} case{'s' if len(names) != 1 else ''}: "
                       f"{', '.join(names)}). `pario results show {run_id}`; "

@@ -170,7 +170,7 @@ def keys(args) -> int:
     from pario.report.terminal.settings import print_keys
     from pario.settings.keys import rows
     if args.json:
-        json_report.emit(rows())
+        json_report.emit({"schema": "pario.settings-keys/1", "keys": rows()})
         return 0
     print_keys(Console(), rows())
     return 0

@@ -102,8 +102,12 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     exports = exports_of(os.environ)
     if args.script_only:
         out = os.path.join(workdir, f"pario-{kind}-%j")
-        print(batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
-                           error=out + ".err", workdir=workdir, note=note, exports=exports), end="")
+        text = batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
+                            error=out + ".err", workdir=workdir, note=note, exports=exports)
+        if getattr(args, "json", False):
+            json_report.emit({"schema": "pario.job-script/1", "kind": kind, "script": text})
+        else:
+            print(text, end="")
         return 0
     batch.check_client()
     jobdir = os.path.join(workdir, "pario-jobs")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import signal
 import sys
@@ -19,6 +18,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.tuning import TuningSession
+from pario.model.units import parse_duration
 from pario.plan import validate
 from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.inputs import CASE, INT_MAX, RUN
@@ -46,9 +46,9 @@ collective buffering and aggregators (cb_config_list), OMPIO's fcoll and cb_node
 Lustre striping (on Lustre only), the file strategy (shared, fpp, nfiles:2, aggregated) and the
 library layers' knobs; `--dry-run` shows it, with the knobs left out and why.
 
-Every trial is a stored run (`pario results`); a trial starts with one counted repetition (after an
-uncounted warm-up) and gets the rest only if optuna's successive halving keeps it. The default runs as
-a control at the start, every 8 trials and at the end, and the winner is re-run beside the last one.
+Every trial is a stored run (`pario results`); the guesses run 3 counted repetitions (after a warm-up),
+optuna's trials start with one and get more if successive halving keeps them; close ones race (up to
+15). The default is a control at the start, every 8 trials and at the end; the winner re-runs by it.
 A winner is named only when it beats the default beyond the noise (95% bootstrap interval of the ratio
 of medians above 1).
 
@@ -114,24 +114,17 @@ def register(subparsers) -> None:
 
 
 def _duration_text(text: str) -> str:
-    parse_duration(text)  # checked here; run() converts it
+    parse_duration(text, "--time")  # checked here; run() converts it
     return text
-
-
-def parse_duration(text: str) -> float:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
-    if not m or float(m.group(1)) <= 0:
-        raise ParioError(f"--time {text!r}: give a duration such as 900s, 20m or 1h")
-    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
 def run(args: argparse.Namespace) -> int:
     watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
-    store = Store(args.db)   # opened first: a bad --db must not cost a run
+    store = Store(args.db, existing=args.list)   # opened first: a bad --db must not cost a run; --list reads
     if args.list:
         rows = store.list_sessions()
         if args.json:
-            json_report.emit({"db": store.path, "sessions": rows})
+            json_report.emit({"schema": "pario.tune-list/1", "db": store.path, "sessions": rows})
         else:
             show.sessions(rows)
         return 0
@@ -145,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.trials is not None and args.trials < 4:
         raise ParioError(f"--trials {args.trials}: give at least 4 (the default, a trial, the last control and "
                          "the confirmation)")
-    seconds = parse_duration(args.budget_time) if args.budget_time else None
+    seconds = parse_duration(args.budget_time, "--time") if args.budget_time else None
     if args.resume is not None:
         return _resume(args, store, seconds)
     if args.from_log:

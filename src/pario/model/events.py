@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-# One `@pario {...}` progress line of the engine (event: start | phase | settings | done).
+# One `@pario {...}` progress line of the engine (event: start | open | phase | settings | done), or the
+# front end's `bytes` event: a long phase's bytes so far, from the status files (run.inphase).
 ProgressEvent = dict[str, Any]
 
 

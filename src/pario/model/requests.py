@@ -40,6 +40,13 @@ class BenchRequest:
     steps: int | None = None
     view: bool | None = None
     odirect: bool | None = None
+    # IOR's -Y, -D (with -O stoneWallingWearOut=1), -u, -E, -T
+    fsync_per_write: bool | None = None
+    deadline: float | None = None
+    wearout: bool | None = None
+    unique_dir: bool | None = None
+    use_existing: bool | None = None
+    max_time: float | None = None
     hint: list[str] | None = None
     hints_file: str | None = None
     lib: list[str] | None = None

@@ -35,6 +35,14 @@ def parse_size(text: Any, what: str = "size") -> int:
     return value
 
 
+def parse_duration(text: str, what: str = "duration") -> float:
+    """Seconds from 900, 900s, 20m or 1h (a positive number, s/m/h)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
+    if not m or float(m.group(1)) <= 0:
+        raise ParioError(f"{what} {text!r}: give a duration such as 900s, 20m or 1h")
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
 def parse_bytes(text: str) -> int | None:
     """'4m', '4MiB', '4194304', '0x400000' -> bytes; None if not a size."""
     m = _SIZE.match(str(text))

@@ -20,7 +20,8 @@ from pario.settings.hints import parse_pair
 CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strategy", "aggregate", "pattern",
               "dims", "btio_class", "grid", "steps", "view", "odirect", "hint", "hints_file", "fpp", "random",
               "reorder_host", "reorder", "name", "lib", "metadata", "files_per_dir", "file_size", "depth",
-              "branching", "per_rank_dirs", "md_ops")
+              "branching", "per_rank_dirs", "md_ops",
+              "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time")
 
 
 def check_request(request: BenchRequest) -> None:
@@ -38,7 +39,8 @@ def flag_options(request: BenchRequest) -> dict[str, Any]:
     for key in ("backend", "collective", "transfer", "block", "segments", "reps", "fsync", "keep", "seed",
                 "strategy", "aggregate", "pattern", "dims", "btio_class", "grid", "steps", "view", "odirect",
                 "hints_file", "name",
-                "write", "read", "verify", "buffer_max", "read_check"):
+                "write", "read", "verify", "buffer_max", "read_check",
+                "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time"):
         value = getattr(request, key, None)
         if value is not None:
             opts[key] = value

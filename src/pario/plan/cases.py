@@ -20,7 +20,8 @@ CASE_KEYS = {name: row.doc for name, row in inputs.CASE.items()}
 MD_KEYS = ("files_per_dir", "file_size", "depth", "branching", "per_rank_dirs")
 DATA_ONLY = ("strategy", "aggregate", "pattern", "transfer", "block", "segments", "dims", "collective", "view",
              "fsync", "odirect", "keep", "read_check", "reorder", "hints", "hints_file", "buffer_max", "lib",
-             "btio_class", "grid", "steps")
+             "btio_class", "grid", "steps", "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing",
+             "max_time")
 BTIO_KEYS = ("btio_class", "grid", "steps")
 # NAS BT's classes: grid points per dimension, and BTIO's records (a write every 5th of the class's
 # time steps: niter_default / wr_default in NPB's BT).
@@ -32,6 +33,20 @@ DEFAULT_FILES_PER_DIR = 1000
 DEFAULT_TRANSFER = MIB
 DEFAULT_BLOCK = 16 * MIB
 DEFAULT_REPS = 3
+
+
+def ior_keys(opts: dict[str, Any], where: str) -> dict[str, Any]:
+    """IOR's -Y, -D (+ wear-out), -u, -E, -T as the engine's keys (only those given): -D in seconds
+    and -T in minutes become whole micro- and milliseconds."""
+    out: dict[str, Any] = {}
+    for key in ("fsync_per_write", "wearout", "unique_dir", "use_existing"):
+        if _bool(opts.get(key, False), key, where):
+            out[key] = True
+    if opts.get("deadline"):
+        out["deadline_us"] = max(1, round(float(opts["deadline"]) * 1e6))
+    if opts.get("max_time"):
+        out["max_time_ms"] = max(1, round(float(opts["max_time"]) * 60e3))
+    return out
 
 
 def parse_dims(text: Any, flag: str = "--dims", what: str = "the local block as NxNxN elements") -> list[int]:
@@ -170,6 +185,7 @@ def _build_case(opts: dict[str, Any], where: str) -> Case:
         case[key] = _bool(opts.get(key, False), key, where)
     if "read_check" in opts:  # given only when asked: the engine checks timed reads by default
         case["read_check"] = _bool(opts["read_check"], "read_check", where)
+    case.update(ior_keys(opts, where))
     if "view" not in opts and pattern == "subarray" and case["collective"]:
         case["view"] = True  # subarray collective is the benchio case: through a view
     if pattern == "btio" and "view" not in opts:

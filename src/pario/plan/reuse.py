@@ -28,6 +28,8 @@ from pario.settings import hints as hintlib
 class ReuseScratch(Scratch):
     """The earlier run's directory and file prefix; nothing in it is ever removed by this run."""
 
+    owns_files = False
+
     def __init__(self, directory: str, prefix: str):
         super().__init__(directory, run_id=new_run_id())
         self.prefix = prefix  # the files the engine reads: DIR/<earlier prefix>.<case>.<file>
@@ -91,6 +93,7 @@ def plan(request: BenchRequest, run: dict[str, Any],
         if not paths:
             raise ParioError(f"run {request.reuse}: the files of case {stored.get('name')} are gone "
                              f"({scratch.dir}/{scratch.prefix}.{index}.*)")
+        _not_stonewalled(request.reuse, stored, result)
         cases.append(_reading_case(request, stored, echoed.get(index, {})))
         resident[str(index)] = resident_fraction(paths)
     facts = {"run": request.reuse, "dir": scratch.dir, "prefix": scratch.prefix, "resident": resident,
@@ -102,8 +105,23 @@ def plan(request: BenchRequest, run: dict[str, Any],
     return cases, ranks, scratch, note, facts
 
 
+def _not_stonewalled(run: int | None, stored: Case, result: dict[str, Any]) -> None:
+    """IOR's -D: a stonewalled write left short files; --reuse reads whole ones, so it is refused
+    (IOR's later read reads the recorded count; here the same run's read with wear-out does)."""
+    for case in result.get("cases") or []:
+        if case.get("name") != stored.get("name"):
+            continue
+        writes = [p for p in case.get("phases") or [] if p.get("op") == "write"]
+        if writes and int(writes[-1].get("bytes") or 0) < int(case.get("total_bytes") or 0):
+            raise ParioError(f"run {run}: the write of case {stored.get('name')} was stonewalled (-D): its files "
+                             f"hold {writes[-1]['bytes']} of {case['total_bytes']} bytes and --reuse reads whole "
+                             "files; read in the same run (-w -r -D S -O stoneWallingWearOut=1)")
+
+
 def _reading_case(request: BenchRequest, stored: Case, echoed: dict[str, Any]) -> Case:
-    case = {k: v for k, v in stored.items() if k not in ("precreated",)}
+    # the writer's -Y -D -E -T are not the reader's; -u is where its files are (unique_dir stays)
+    case = {k: v for k, v in stored.items()
+            if k not in ("precreated", "fsync_per_write", "deadline_us", "wearout", "use_existing", "max_time_ms")}
     for key in ("buffer_max", "seed"):  # what the writer used decides what the reader expects
         if echoed.get(key) is not None:
             case[key] = echoed[key]
@@ -125,5 +143,7 @@ def _reading_case(request: BenchRequest, stored: Case, echoed: dict[str, Any]) -
 
 
 def _files(scratch: Scratch, index: int) -> list[str]:
-    pattern = os.path.join(glob.escape(scratch.dir), f"{glob.escape(scratch.prefix)}.{index}.*")
-    return sorted(p for p in glob.glob(pattern) if not os.path.islink(p))
+    name = f"{glob.escape(scratch.prefix)}.{index}.*"
+    found = glob.glob(os.path.join(glob.escape(scratch.dir), name))
+    found += glob.glob(os.path.join(glob.escape(scratch.dir), "[0-9]*", name))  # -u: DIR/<rank>/
+    return sorted(p for p in found if not os.path.islink(p))

@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 from pario.model.case import MD_OPS, Case, case_bytes
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.units import exact
+from pario.plan import ior_checks
 from pario.plan.cases import PATTERNS
 from pario.settings import hints as hintlib
 from pario.settings import knobs, values
@@ -68,6 +69,7 @@ def check_case(case: Case, ranks: int, known: Iterable[str] = KNOWN_BACKENDS) ->
     caps = STATIC_CAPS.get(backend)
     if caps is not None:  # else the engine's --list decides (check_backends)
         _check_caps(case, caps)
+    ior_checks.check(case, _fail)
 
     if case.get("reorder", 0) < -1:
         _fail(case, f"read shift {case['reorder']}: give -Q N with N >= 0, or -C for the next host's ranks")

@@ -58,6 +58,10 @@ def prepare(cases: list[dict[str, Any]], directory: str, prefix: str, ranks: int
             rec["reason"] = "lfs not found on PATH: the layout is left to the MPI-IO striping hints"
             continue
         count = file_count(case, ranks)
+        if case.get("unique_dir") or case.get("use_existing"):  # IOR's -u, -E
+            rec["reason"] = ("-u puts the files in DIR/<rank>/ and -E may find them there already: not created "
+                             "here; set the layout on the directory: " + command.replace("FILE", directory))
+            continue
         if count is None or case.get("backend") not in _PLAIN or case.get("reuse"):
             rec["reason"] = ("the engine names these files at run time: the layout is left to the MPI-IO "
                              "striping hints (or set it on the directory: " + command.replace("FILE", directory) + ")")

@@ -22,14 +22,25 @@ def new_run_id() -> str:
 class Scratch:
     """DIR (from --dir, $PARIO_SCRATCH, else ./pario-scratch), and DIR/pario.<run_id>.* for this run."""
 
+    owns_files = True  # the run's files are its own to remove (not those of an earlier run it reads)
+
     def __init__(self, directory: str | None = None, run_id: str | None = None, name: str = "pario"):
         """name: the files' first part (IOR's -o PATH gives its base name); the run id always
         follows, so that two runs never share a file name (nor OMPIO's per-name semaphore)."""
         chosen = directory or os.environ.get("PARIO_SCRATCH") or os.path.join(os.getcwd(), DEFAULT_NAME)
         self.dir = os.path.abspath(os.path.expanduser(chosen))
         self.run_id = run_id or new_run_id()
+        self.name = name
         self.prefix = f"{name}.{self.run_id}"
         self.created = False
+        self.before: set[str] = set()  # files of the prefix there before the run: never removed
+        self.rank_dirs: list[str] = []  # IOR's -u: DIR/<rank>/ this run created
+
+    def use_existing(self) -> None:
+        """IOR's -E: names without the run id (DIR/NAME.CASE.FILE), so that a later run with the
+        same name finds the files; what is there before the run is never removed (prepare)."""
+        self.prefix = self.name
+        self.before |= set(self.leftovers())
 
     def prepare(self) -> None:
         """Create the directory if missing (remembering that we did) and prove it is writable. Only
@@ -48,6 +59,7 @@ class Scratch:
             except OSError as exc:
                 raise ParioError(f"cannot create scratch directory {self.dir}: {exc.strerror}; "
                                  "give a writable one with --dir or $PARIO_SCRATCH") from None
+        self.before |= set(self.leftovers())
         probe = os.path.join(self.dir, f"{self.prefix}.writable")
         try:
             fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
@@ -58,8 +70,27 @@ class Scratch:
             raise ParioError(f"scratch directory {self.dir} is not writable ({exc.strerror}); "
                              "give a writable one with --dir or $PARIO_SCRATCH") from None
 
-    def leftovers(self):
-        return sorted(glob.glob(os.path.join(glob.escape(self.dir), glob.escape(self.prefix) + ".*")))
+    def make_rank_dirs(self, ranks: int) -> None:
+        """IOR's -u: DIR/0 ... DIR/<ranks-1>, those missing created (and remembered for removal)."""
+        for rank in range(ranks):
+            path = os.path.join(self.dir, str(rank))
+            if os.path.isdir(path):
+                continue
+            try:
+                os.mkdir(path)
+            except OSError as exc:
+                self.remove_dir_if_ours()
+                raise ParioError(f"-u: cannot create {path}: {exc.strerror}; remove what is in the way "
+                                 "or give another --dir") from None
+            self.rank_dirs.append(path)
+
+    def leftovers(self, case: int | None = None):
+        """This run's files (of one case), in DIR and in the rank directories DIR/<n>/ of -u."""
+        pattern = glob.escape(self.prefix) + ("." if case is None else f".{case}.") + "*"
+        found = glob.glob(os.path.join(glob.escape(self.dir), pattern))
+        found += [p for p in glob.glob(os.path.join(glob.escape(self.dir), "[0-9]*", pattern))
+                  if os.path.basename(os.path.dirname(p)).isdigit()]
+        return sorted(p for p in found if p not in self.before)
 
     def cleanup(self) -> int:
         """Remove DIR/pario.<run_id>.* regular files, and the run's own directories: ADIOS2 BP5
@@ -84,6 +115,12 @@ class Scratch:
         return removed
 
     def remove_dir_if_ours(self) -> None:
+        for path in reversed(self.rank_dirs):  # -u's directories: only when empty (kept files stay)
+            try:
+                os.rmdir(path)
+                self.rank_dirs.remove(path)
+            except OSError:
+                pass
         if self.created:
             try:
                 os.rmdir(self.dir)  # only succeeds when empty: user files are never touched

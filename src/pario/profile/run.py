@@ -10,6 +10,7 @@ from pathlib import Path
 from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, compact, job_from_parts, parts_in
 from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
+from pario.platform.outfile import write_output
 from pario.run.launchers import check_launcher, command
 
 LIB = "libpario-preload.so"
@@ -99,11 +100,7 @@ def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None,
                          if ended_by else 2)
     doc = job_from_parts([_load_json(f) for f in files], job)
     doc.update(extra or {})
-    tmp = output.with_name(output.name + f".tmp.{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(compact(doc), fh, separators=(",", ":"))
-        fh.write("\n")
-    os.replace(tmp, output)
+    write_output(output, (json.dumps(compact(doc), separators=(",", ":")) + "\n").encode("utf-8"))
     return doc
 
 

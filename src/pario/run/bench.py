@@ -4,13 +4,11 @@ happens on the way goes to a RunObserver (nothing here prints), storing and show
 caller's (cli/bench.py), so a tuner can run trials the same way."""
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +22,7 @@ from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import forward, launchers, session, stop, watchdog
 from pario.run.launchers import srun
+from pario.run.sentinel import Sentinel
 from pario.run.settings_launch import measured, read_settings
 from pario.run.tee import StderrTee
 from pario.settings import effective, envsettings
@@ -86,26 +85,33 @@ def guard(tmp: str, scratch: Scratch) -> dict[str, Any]:
 
 
 def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
-    """Run the cases once; the scratch files of the run are removed unless kept (-k) and complete."""
+    """Run the cases once; the scratch files of the run are removed unless kept (-k) and complete.
+    The private directory comes from the run's sentinel (run/sentinel.py), which removes it and
+    the run's scratch files if this process is killed (SIGKILL) before its launch guards them."""
     scratch = request.scratch
-    tmp = tempfile.mkdtemp(prefix="pario-")  # private: spec, result and status files of this run
+    watcher = Sentinel()
+    tmp = watcher.start()  # private: spec, result and status files of this run
     try:
         check_spec(request.engine, engine_spec(scratch.run_id, scratch.dir, scratch.prefix, os.path.join(tmp, "status"),
                                                request.cases), tmp)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    scratch.prepare()
-    try:
-        return _execute(request, observer, tmp)
-    except BaseException:
-        scratch.cleanup()
-        raise
+        if scratch.owns_files:  # told before prepare() may create the directory
+            watcher.tell(scratch=scratch.dir, prefix=scratch.prefix,
+                         rmdir=scratch.created or not os.path.isdir(scratch.dir))
+        scratch.prepare()
+        try:
+            if any(c.get("unique_dir") for c in request.cases):
+                scratch.make_rank_dirs(request.ranks)
+                watcher.tell(rank_dirs=scratch.rank_dirs)
+            return _execute(request, observer, tmp, watcher)
+        except BaseException:
+            scratch.cleanup()
+            raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        watcher.close()
 
 
-def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
+def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel) -> RunRecord:
     scratch, mpi, cases, ranks = req.scratch, req.mpi, req.cases, req.ranks
     ceiling = req.ceiling if req.ceiling is not None else device_ceiling(
         req.engine, scratch.dir, skip=req.no_probe, streams=streams_per_host(ranks))
@@ -146,6 +152,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     if in_slurm() and req.launcher == "mpirun":
         observer.note(f"inside Slurm job {in_slurm()}: mpirun places the ranks in its allocation "
                       "(or use --launcher srun)")
+    # from here until the launches end, the engine's orphan guard removes this run's files
+    watcher.tell(launch={"engine": req.engine, "spec": spec_path, "result": result_path})
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
                   cases=cases, collector=collector, forwarded=forwarded, observer=observer, pidfile=pidfile)
     stopped: Stopped | None = None
@@ -169,6 +177,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str) -> RunRecord:
     finally:
         if tee is not None:
             tee.close()
+    watcher.tell(launch=None)
     stop.disarm()  # what follows (judging, removing files, storing) must not be cut short
     env["timeout_s"] = limit.seconds()
     env["watchdog"] = limit.record()
@@ -267,8 +276,7 @@ def remove_unkept(scratch: Scratch, cases: list[Case]) -> None:
     only catches what it left), then the directory if pario made it and nothing is kept."""
     for index, case in enumerate(cases):
         if not case.get("keep"):
-            pattern = os.path.join(glob.escape(scratch.dir), f"{glob.escape(scratch.prefix)}.{index}.*")
-            for path in glob.glob(pattern):
+            for path in scratch.leftovers(index):  # never a file that was there before the run (-E)
                 if os.path.isfile(path) and not os.path.islink(path):
                     os.unlink(path)
     scratch.remove_dir_if_ours()

@@ -20,6 +20,7 @@ from pario.model.units import human
 from pario.platform.host import disk_room
 from pario.platform.mpi import INSTALL_MPI
 from pario.run import session
+from pario.run.inphase import Sampler
 
 PROGRESS = "@pario "
 POLL_S = 0.2          # how often the watchdog looks: it fires within this of its limit
@@ -205,8 +206,12 @@ def run(argv: list[str], *, env: dict[str, str], timeout: float | Limit, status_
     outcome = Outcome(returncode=0)
     shm: set[str] = set()
     last = time.monotonic()
+    inphase = Sampler(status_dir, ranks, cases)
     try:
         while True:
+            sampled = inphase.sample()
+            if sampled is not None:  # the bytes of a long phase so far: shown, not a progress line
+                observer.event(sampled)
             try:
                 line = lines.get(timeout=POLL_S)
             except queue.Empty:
@@ -235,6 +240,7 @@ def run(argv: list[str], *, env: dict[str, str], timeout: float | Limit, status_
                     continue
                 now = time.monotonic()
                 limit.event(ev, now)
+                inphase.event(ev, now)
                 if ev.get("event") == "start":  # MPI is up: its shared-memory segments exist now
                     shm |= session.shm_files(proc.pid, started)
                 outcome.events.append(ev)

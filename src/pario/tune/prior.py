@@ -36,6 +36,40 @@ def _cb(space: Space, mode: str) -> dict[str, str]:
     return {f"romio_cb_{op}": mode, "mca.fcoll": DEFAULT if mode == "enable" else "individual"}
 
 
+def _layouts(space: Space, calls: list[tuple[dict[str, str], str]],
+             lustre: dict[str, str]) -> list[tuple[dict[str, str], str]]:
+    """The call-mode guesses under the file layouts worth trying, layout first (decide the layout
+    class before the hints: anchors-tuning.md (g)8, the ARCHER2 gap between layouts is 15x).
+    - Fewer writers per file avoid shared-file lock contention: file per process (ARCHER2 seed: FPP
+      150 vs SSF 10 GiB/s) or a few shared files (the "pattern combinations" course: fewer processes
+      per shared file decrease contention). For large requests the case's own layout comes first and
+      then K files before one per process (the courses warn that a file per process does not scale:
+      metadata, contention on the node); every layout with the first call mode only.
+    - Small requests to a shared file pay a lock (Lustre extent lock, a local file system's inode lock)
+      per request, which no hint removes; file per process removes it (Cray's lockahead work: >200% for
+      small transfers on a shared file), so it comes first, with every call mode."""
+    knob = space.knob("strategy")
+    own = space.ctx.strategy
+    if knob is None or own in ("fpp", "serial") or own.endswith("+agg"):
+        return calls
+    fewer = [v for v in knob.values if v.startswith("nfiles:")]
+    fpp = ["fpp"] if "fpp" in knob.values else []
+    if space.ctx.xfer < SMALL and fpp:
+        order = [("fpp", calls, "small requests to one shared file pay a lock each: file per process"),
+                 (own, calls, ""), *((k, calls[:1], f"{k}: fewer writers per file") for k in fewer)]
+    else:
+        order = [(own, calls, ""), *((k, calls[:1], f"{k}: fewer writers per file") for k in fewer),
+                 *(("fpp", calls[:1], "file per process avoids shared-file locking (ARCHER2 seed)") for _ in fpp)]
+    out = []
+    for strategy, modes, why in order:
+        for want, mode_why in modes:
+            if strategy == own:
+                out.append((want, mode_why))
+            else:
+                out.append(({**want, "strategy": strategy, **lustre}, f"{why}; {mode_why}"))
+    return out
+
+
 def guesses(space: Space) -> list[tuple[Config, str]]:
     """[(configuration, why)], best guess first; never the default configuration itself."""
     ctx = space.ctx
@@ -75,17 +109,13 @@ def guesses(space: Space) -> list[tuple[Config, str]]:
     if ctx.backend == "adios2":
         out.insert(0, ({"adios2.NumAggregators": str(max(1, ctx.ranks // max(ctx.hosts, 1)))},
                        "more BP5 aggregators per node at modest node counts (ARCHER2 seed)"))
-    if ctx.strategy in ("shared", "nfiles:2", "per-node"):
-        # ARCHER2 seed: file per process 150 vs shared-file collective 10 GiB/s at 2048 ranks
-        out.append(({"strategy": "fpp", "collective": "false"}, "file per process avoids shared-file locking "
-                                                               "(ARCHER2 seed: FPP 15x SSF)"))
+    out = _layouts(space, out, lustre)
     io = space.knob("mca.io")
     if io is not None:
-        # The MPI-IO layer is a first-order knob (ROMIO and OMPIO differ in every code path): each
-        # of the first two guesses is tried under both layers before anything else.
+        # The MPI-IO layer is a first-order knob (ROMIO and OMPIO differ in every code path, and which
+        # one is faster differs by MPI and pattern): every guess is tried under both layers, in turn.
         other = io.values[1]
-        out = [g for want, why in out[:2] for g in ((want, why), ({**want, "mca.io": other},
-                                                                  f"{why}; under {other}"))] + out[2:]
+        out = [g for want, why in out for g in ((want, why), ({**want, "mca.io": other}, f"{why}; under {other}"))]
     seen = {space.canonical(space.default())}
     result = []
     for want, why in out:

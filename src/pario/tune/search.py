@@ -1,15 +1,20 @@
 """The search of a tuning session, the same against the engine and against a recorded grid.
 
-- optuna's TPE sampler proposes configurations (define-by-run over the space's tree), after the
-  default and the knowledge-based guesses (prior.py), which are enqueued first;
+- the default runs first (a control), then the knowledge-based guesses (prior.py) run in batches,
+  one per file layout: the full rung each, then raced (racing.py); the race's winner challenges the
+  incumbent (the default: it must beat it beyond the noise; a trial: within noise they race); every
+  guess is told to optuna;
+- optuna's TPE sampler proposes the next configurations (define-by-run over the space's tree);
 - configurations the stack treats the same (Space.canonical) are measured once: a repeat proposal
   is told the known value without a run, and after 8 repeats in a row an unmeasured configuration is
   enqueued at random (TPE concentrates on a small region of a categorical space);
 - short runs first: a trial starts with one counted repetition (rung 0) and optuna's
   SuccessiveHalvingPruner (reduction factor 3) decides whether it earns the rest (rung 1, up to
   `rungs[-1]` repetitions) or is pruned as hopeless;
-- noise-aware: a complete trial replaces the incumbent only when analysis.noise says it is faster
-  beyond the noise (bootstrap interval of the ratio of medians above 1); the default runs as a
+- noise-aware: a complete trial replaces the incumbent when analysis.noise says it is faster
+  beyond the noise (bootstrap interval of the ratio of medians above 1); when the two are within
+  noise of each other they race (more repetitions on both, alternating, up to racing.CAP each) and a
+  tie at the cap goes to the higher median (the trial's note says so); the default runs as a
   control every `control_every` trials and once more at the end, and the winner is re-run
   (confirm) beside that last control, so a file system that got faster does not make a winner;
 - a knob that a run's effective settings show was not applied, and that settings.equivalence did
@@ -33,6 +38,7 @@ from optuna.trial import TrialState, create_trial
 from pario.analysis import noise
 from pario.model.tuning import Dropped, Trial, TuningSession
 from pario.settings.equivalence import explain
+from pario.tune import racing
 from pario.tune.space import Config, Space
 from pario.tune.trials import Evaluator, Measured
 
@@ -74,9 +80,12 @@ class Search:
         pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)
         self.study = optuna.create_study(direction="maximize", sampler=sampler, pruner=pruner)
         self.cache: dict[str, Trial] = {}
+        self.pending: dict[str, Trial] = {}   # screened guesses not judged yet when a session stopped
         self.default = space.default()
         self.evals = 0                   # counted repetitions drawn so far (the benchmark's "evaluations")
-        self.trace: list[tuple[int, int | None]] = []   # (evaluations, incumbent trial) after each launch
+        # (repetitions drawn, incumbent trial, configurations measured) after each launch: the benchmark's
+        # two counts (a configuration is measured once whatever its repetitions; the default counts)
+        self.trace: list[tuple[int, int | None, int]] = []
         self._restore()
 
     # -- the session's records ------------------------------------------------------------------
@@ -120,10 +129,13 @@ class Search:
         for trial in self.session.trials:
             if trial.state == "running":
                 trial.state, trial.note = "interrupted", trial.note or "interrupted: not used"
-            if trial.state not in ("complete", "pruned", "control"):
-                continue
             config = self.config_of(trial)
             key = self.space.canonical(config)
+            if trial.state == "screened" and trial.rates:
+                self.pending[key] = trial
+                self.cache.setdefault(key, trial)
+            if trial.state not in ("complete", "pruned", "control"):
+                continue
             if trial.state != "control" or key not in self.cache:
                 self._told(config, trial)
             self.cache.setdefault(key, trial)
@@ -134,10 +146,12 @@ class Search:
         self.session.budget = self.budget.to_dict()
         if not any(t.state == "control" for t in self.session.trials):
             self._control()
-        for config, _why in guesses:
-            if self.space.canonical(config) not in self.cache:
-                self.study.enqueue_trial({k: v for k, v in config.items() if self.space.knob(k)},
-                                         skip_if_exists=True)
+        for batch in self._batches([config for config, _why in guesses]):
+            self._screen(batch)
+        for trial in self.pending.values():   # screened before a resume, no longer a guess
+            trial.state = "pruned"
+            self._told(self.config_of(trial), trial)
+        self.pending.clear()
         repeats = 0
         while self._room(reserve=2):
             if self._since_control() >= self.budget.control_every:
@@ -192,6 +206,9 @@ class Search:
         self.durations.append(self.clock() - t0)
         return self._record(trial, config, m)
 
+    def _mark(self) -> None:
+        self.trace.append((self.evals, self.session.incumbent, len(self.cache)))
+
     def _record(self, trial: Trial, config: Config, m: Measured) -> Measured:
         """What one launch of the trial measured, into the trial (and the session's trace)."""
         self.evals += len(m.rates)
@@ -206,7 +223,7 @@ class Search:
             base = noise.median(self.control_rates())
             trial.ratio = trial.median / base if base and trial.median else None
             self._check_effective(m, config)
-        self.trace.append((self.evals, self.session.incumbent))
+        self._mark()
         self.listener(self.session, trial)
         return m
 
@@ -249,13 +266,100 @@ class Search:
                 return True
         trial.state = "complete"
         self.study.tell(ot, float(trial.median or 0.0))
-        cmp = noise.compare(self.incumbent_rates(), trial.rates)
-        if cmp.faster:
-            self.session.incumbent = trial.number
-            trial.note = f"new incumbent: {cmp.ratio:.2f}x [{cmp.low:.2f}-{cmp.high:.2f}] the last one"
-            self.trace.append((self.evals, self.session.incumbent))
+        self._challenge(trial)
         self.listener(self.session, trial)
         return True
+
+    # -- screening the guesses, racing the close ones ---------------------------------------------
+
+    def _batches(self, configs: list[Config]) -> list[list[Config]]:
+        """The guesses in batches of one file layout each, in order: the layout class is decided
+        first (anchors-tuning.md (g)8), and an incumbent is set after each batch, not after all."""
+        out: list[list[Config]] = []
+        for config in configs:
+            if out and self.space.strategy(out[-1][-1]) == self.space.strategy(config):
+                out[-1].append(config)
+            else:
+                out.append([config])
+        return out
+
+    def _screen(self, configs: list[Config]) -> None:
+        """One batch of guesses: each runs the full rung (not one repetition: a guess is a likely
+        configuration, and one draw of a heavy-tailed rate ranks it badly: in the recorded 1 MiB grid
+        the best configuration's 8 repetitions include two at a quarter of its median, and a one-
+        repetition screen pruned it in 3 of 10 replays); the batch is raced and its winner challenges
+        the incumbent. Told to optuna after (TPE learns from them)."""
+        batch: list[tuple[Trial, Config]] = []
+        for config in configs:
+            key = self.space.canonical(config)
+            trial = self.pending.pop(key, None)   # begun before an interruption (resume): taken up
+            if trial is None:
+                if key in self.cache or not self._room(reserve=2):
+                    continue
+                trial = self._new(self._diff(config), "running")
+                self.cache[key] = trial
+            # "screened" until the batch is judged: a resumed session takes it up with its repetitions
+            ok = self._more(trial, self.budget.rungs[-1] - len(trial.rates))
+            trial.state = "screened" if ok else "failed"
+            self.listener(self.session, trial)
+            if ok:
+                batch.append((trial, config))
+            else:
+                self._told(config, trial)
+        for trial, _ in batch:
+            trial.state = "complete"
+        if batch:
+            best, how = self._race([t for t, _ in batch])
+            if len(batch) > 1:
+                best.note = f"the best of the guesses ({how})"
+            self._challenge(best)
+        for trial, config in batch:
+            self._told(config, trial)
+            self.listener(self.session, trial)
+
+    def _more(self, trial: Trial, reps: int) -> bool:
+        """More repetitions of a measured trial; a failed launch keeps what it had (False)."""
+        if reps <= 0:
+            return True
+        state = trial.state
+        m = self._launch(trial, self.config_of(trial), reps, "trial")
+        if m.status != "complete" or not m.rates:
+            trial.state, trial.note = state, f"a further launch failed: {(m.message or 'no rate')[:200]}"
+            return False
+        return True
+
+    def _race(self, entrants: list[Trial]) -> tuple[Trial, str]:
+        """More repetitions, alternating, for the entrants within noise of the leader, until one is
+        left or each has racing.CAP (racing.py)."""
+        out = {t.number: t for t in entrants}
+        while self._room(reserve=2):
+            more = racing.needs_more({n: t.rates for n, t in out.items()})
+            if not more:
+                break
+            for n in more:
+                if not self._more(out[n], min(racing.STEP, racing.CAP - len(out[n].rates))):
+                    del out[n]   # its launches fail now: it cannot be the winner
+            if not out:
+                return entrants[0], "every entrant failed"
+        number, how = racing.verdict({n: t.rates for n, t in out.items()})
+        return out[number], how
+
+    def _challenge(self, trial: Trial) -> None:
+        """A complete trial against the incumbent: it replaces it beyond the noise; within noise of a
+        trial incumbent they race (not of the default: a winner must beat it beyond the noise)."""
+        inc = self.trial(self.session.incumbent)
+        cmp = noise.compare(self.incumbent_rates(), trial.rates)
+        how = ""
+        if not cmp.faster and inc is not None and cmp.verdict == "within noise":
+            best, how = self._race([inc, trial])
+            if best is inc:
+                return
+            cmp = noise.compare(inc.rates, trial.rates)
+        if cmp.faster or how:
+            self.session.incumbent = trial.number
+            trial.note = (f"new incumbent: {cmp.ratio:.2f}x [{cmp.low or 0:.2f}-{cmp.high or 0:.2f}] the last one"
+                          + (f" (after a race: {how})" if how else ""))
+            self._mark()
 
     def _check_effective(self, m: Measured, config: Config) -> None:
         """Drop a knob whose setting the run shows was not applied, unless the equivalence rules

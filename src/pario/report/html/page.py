@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from typing import Any, Union
 from pario import __version__
 from pario.model.errors import ParioError
 from pario.model.findings import Finding
+from pario.platform.outfile import write_output
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -107,28 +107,9 @@ def render(page: Page) -> str:
 
 
 def write(page: Page, path: str | os.PathLike) -> int:
-    """Write the page to path (through a temporary file and a rename: a reader never sees half a
-    page, and an old report is kept if writing fails); returns its size in bytes."""
+    """Write the page to path (whole or not at all, an old report kept if writing fails; a device
+    such as /dev/null is written in place, never replaced); returns its size in bytes."""
     out = Path(path)
     if out.is_dir():
         raise ParioError(f"-o {out} is a directory; give a file name such as {out / 'report.html'}")
-    parent = out.resolve().parent
-    if not parent.is_dir():
-        raise ParioError(f"-o {out}: directory {parent} does not exist; create it or choose another place")
-    data = render(page).encode("utf-8")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=str(parent))
-    except OSError as exc:
-        raise ParioError(f"cannot write {out}: {exc.strerror}; choose another place with -o") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it
-        os.replace(tmp, out)
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise ParioError(f"cannot write {out}: {exc.strerror}; choose another place with -o") from None
-    return len(data)
+    return write_output(out, render(page).encode("utf-8"))

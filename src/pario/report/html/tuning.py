@@ -10,7 +10,8 @@ from pario.report.html import anchors
 from pario.report.html.page import Cell, Note, Plot, Section, Table
 from pario.report.html.style import PALETTE, layout, plain
 
-STATE_COLOURS = {"complete": "#0072B2", "control": "#000000", "pruned": "#E69F00", "failed": "#D55E00"}
+STATE_COLOURS = {"complete": "#0072B2", "control": "#000000", "pruned": "#E69F00", "failed": "#D55E00",
+                 "screened": "#56B4E9"}   # screened: a guess measured, its batch not judged yet (interrupted)
 
 
 def _settings_text(settings: dict[str, str]) -> str:

@@ -213,6 +213,7 @@ def flag_lines(rows: list[dict], labels: dict[str, str] | None = None) -> list[s
                 slower = f"{up['factor']:.1f}x slower" if up.get("factor") else "slower"
                 lines.append(escape(f"  warm-up?: {labels[r['name']]} {op}: first repetition {num(up['first'])} "
                                     f"MiB/s, {slower} than the median of the others ({num(up['others_median'])})."))
+    lines += [escape(f"  {labels[r['name']]}: {line}") for r in rows for line in r.get("ior_notes", [])]
     details = [escape(f"{labels[r['name']]}: {', '.join(r['cache_details'])}") for r in rows if r.get("cache_details")]
     if details:
         lines.append("  above the ceiling: " + "; ".join(details))

@@ -1,0 +1,173 @@
+"""The run's sentinel: a small process of its own (its own session, so that a signal to pario's
+process group does not reach it) that makes the run's private directory ($TMPDIR/pario-XXXX) and
+removes what the run made if pario dies without saying goodbye: SIGKILL, which no handler sees.
+
+The engine's orphan guard (csrc/engine/guard.c, orphan.c) covers a SIGKILL during a launch, but
+only once a rank runs; before it (the spec check, the device probe, the stack facts, the layout,
+the spec) the run has already made its private directory and perhaps the scratch directory and
+its probe file, and nothing else would remove them. So the sentinel makes the private directory
+itself and names it on its stdout: pario dying at any moment, even before it read the name, is
+seen here as the end of stdin. pario tells it, one JSON object a line, what else the run makes
+({"scratch": DIR, "prefix": P, "rmdir": made-by-pario}, then {"rank_dirs": [...]} with -u) and
+when a launch is under way ({"launch": {"engine", "spec", "result"}} or {"launch": null} after
+it); {"release": true} says that pario has cleaned up itself (or keeps the files, -k) and the
+sentinel only exits.
+
+At the end of stdin without a release: during a launch, the engine's orphan guard ends it and
+removes the run's files (the private directory with them); the sentinel waits for that, and if
+the directory is still there after LAUNCH_WAIT_S runs the engine's cleaner itself
+(`pario-engine --orphaned SPEC RESULT`: a launch killed before any rank started its guard).
+Then it removes what is left: the private directory, the run's files in the scratch directory
+(never anything else: Scratch.cleanup), and the scratch directory if pario made it and it is
+empty. Run as `python -m pario.run.sentinel`; run/bench.py's Sentinel is the front end's side."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import IO, Any
+
+LAUNCH_WAIT_S = 30.0   # the engine's orphan guard ends a launch and removes its files within seconds
+PROBE_WAIT_S = 30.0    # the device probe (a child of pario) removes its own files when it ends
+POLL_S = 0.2
+
+
+class Sentinel:
+    """The front end's side: start() makes the private directory through the sentinel process."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.tmp = ""
+
+    def start(self) -> str:
+        """The run's private directory. Without a sentinel (it could not start), mkdtemp here: the
+        run is then unguarded before its launch, as before, and still cleans up on any signal."""
+        package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p))
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-S", "-m", "pario.run.sentinel"], env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         text=True, start_new_session=True)
+            assert self.proc.stdout is not None
+            line = self.proc.stdout.readline()
+            self.tmp = str(json.loads(line)["tmp"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.close(release=True)
+            self.tmp = tempfile.mkdtemp(prefix="pario-")
+        return self.tmp
+
+    def tell(self, **message: Any) -> None:
+        """Best effort: a sentinel that died only costs the guard before the launch."""
+        if self.proc is None or self.proc.stdin is None:
+            return
+        try:
+            self.proc.stdin.write(json.dumps(message) + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass
+
+    def close(self, release: bool = True) -> None:
+        """pario has removed the run's files itself (or keeps them): the sentinel exits, untouched."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if release:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(json.dumps({"release": True}) + "\n")
+                proc.stdin.flush()
+            except (OSError, ValueError, AssertionError):
+                pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait_for_launch(tmp: str, launch: dict[str, Any]) -> None:
+    deadline = time.monotonic() + LAUNCH_WAIT_S
+    while os.path.isdir(tmp) and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+    spec, result, engine = (str(launch.get(k) or "") for k in ("spec", "result", "engine"))
+    if os.path.isdir(tmp) and os.path.isfile(spec) and os.access(engine, os.X_OK):
+        try:
+            subprocess.run([engine, "--orphaned", spec, result], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
+def _remove_scratch(scratch: dict[str, Any]) -> None:
+    from pario.platform.scratch import Scratch  # only on this path: the sentinel starts light
+
+    own = Scratch(str(scratch["scratch"]))
+    own.prefix = str(scratch["prefix"])
+    own.created = bool(scratch.get("rmdir"))
+    own.rank_dirs = [str(d) for d in scratch.get("rank_dirs") or []]  # -u's DIR/<rank>/, removed when empty
+    own.cleanup()
+    deadline = time.monotonic() + PROBE_WAIT_S
+    while own.created and os.path.isdir(own.dir) and time.monotonic() < deadline:
+        try:
+            left = os.listdir(own.dir)
+        except OSError:
+            return
+        if not left or not all(name.startswith("pario.probe.") for name in left):
+            own.remove_dir_if_ours()
+            return
+        time.sleep(POLL_S)  # the device probe still runs in it: it removes its file when it ends
+
+
+def clean(tmp: str, state: dict[str, Any]) -> None:
+    """pario is gone without a release: remove what the run made (see the module's docstring)."""
+    if state.get("launch"):
+        _wait_for_launch(tmp, state["launch"])
+    shutil.rmtree(tmp, ignore_errors=True)
+    if state.get("scratch"):
+        _remove_scratch(state)
+
+
+def serve(stdin: IO[str], stdout: IO[str]) -> int:
+    tmp = tempfile.mkdtemp(prefix="pario-")
+    try:
+        stdout.write(json.dumps({"tmp": tmp}) + "\n")
+        stdout.flush()
+    except OSError:
+        pass  # pario is already gone: the end of stdin follows
+    state: dict[str, Any] = {}
+    for line in stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(message, dict):
+            continue
+        if message.get("release"):
+            return 0
+        state.update(message)
+    clean(tmp, state)
+    return 0
+
+
+def main() -> int:
+    # Ctrl-C, a closed terminal, `timeout`, scancel: pario handles those and releases us; the
+    # sentinel only ends with its stdin (SIGKILL still ends it, as it ends everything).
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_IGN)
+    return serve(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

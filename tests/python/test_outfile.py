@@ -1,0 +1,45 @@
+"""A file the user names with -o is written whole, and a device or pipe there is written in
+place, never replaced: `pario report -o /dev/null` as root once turned /dev/null into a file."""
+import os
+import stat
+import threading
+
+import pytest
+
+from pario.model.errors import ParioError
+from pario.platform.outfile import write_output
+
+
+def test_regular_file_replaced_whole_with_its_mode(tmp_path):
+    out = tmp_path / "r.html"
+    out.write_text("old")
+    out.chmod(0o640)
+    assert write_output(out, b"new page") == 8
+    assert out.read_bytes() == b"new page" and stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary file left
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a character device needs root")
+def test_character_device_is_written_in_place_not_replaced(tmp_path):
+    dev = tmp_path / "null"
+    os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # the same device as /dev/null
+    write_output(dev, b"x" * 4096)
+    assert stat.S_ISCHR(dev.stat().st_mode) and dev.stat().st_rdev == os.makedev(1, 3)
+
+
+def test_fifo_is_written_in_place(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    write_output(fifo, b"through the pipe")
+    reader.join(timeout=30)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_directory_and_missing_parent_are_one_line(tmp_path):
+    with pytest.raises(ParioError, match="is a directory"):
+        write_output(tmp_path, b"x")
+    with pytest.raises(ParioError, match="does not exist"):
+        write_output(tmp_path / "no" / "such" / "r.html", b"x")

@@ -1,0 +1,95 @@
+"""SIGKILL of `pario bench` at any moment leaves no file of the run: also before its launch, when
+the engine's orphan guard (test_signals_e2e.py) cannot see it yet. pario is killed at fixed times
+after its start (from before its private directory exists to its launch) and at the moment its
+private directory $TMPDIR/pario-* appears; then, polled with a generous deadline, no $TMPDIR
+entry, no scratch directory (pario made it: it did not exist), no process of the run and no
+sentinel of it may remain. No timing is asserted: the times only spread the kills."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cli_support import ENGINE, HAVE_MPIRUN, SRC
+from test_signals_e2e import processes_of
+
+pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
+              pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")]
+
+ARGS = ["-n", "2", "-F", "-t", "4k", "-b", "64k", "-i", "2", "--no-probe", "--json"]
+
+
+def start(tmp_path, probe=False):
+    tmpdir, scratch = tmp_path / "tmp", tmp_path / "work" / "scratch"
+    tmpdir.mkdir()
+    scratch.parent.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(SRC), PARIO_DB=str(tmp_path / "runs.db"), PARIO_ENGINE=ENGINE,
+               XDG_CACHE_HOME=str(tmp_path / "cache"), TMPDIR=str(tmpdir), PARIO_FAULT="hang:1")
+    env.pop("PARIO_SCRATCH", None)
+    args = [a for a in ARGS if a != "--no-probe" or not probe]
+    proc = subprocess.Popen([sys.executable, "-m", "pario", "bench", *args, "--dir", str(scratch)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    return proc, tmpdir, scratch
+
+
+def sentinels_of(tmpdir):
+    """Sentinel processes (run/sentinel.py) started with this test's TMPDIR."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read()
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                env = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if b"pario.run.sentinel" in cmd and f"TMPDIR={tmpdir}".encode() in env:
+            found.append(int(entry))
+    return found
+
+
+def assert_nothing_left(tmp_path, tmpdir, scratch, deadline_s=90):
+    deadline = time.monotonic() + deadline_s
+    while True:
+        procs, sentinels = processes_of(tmp_path), sentinels_of(tmpdir)
+        tmp, made = sorted(os.listdir(tmpdir)), scratch.exists()
+        if not (procs or sentinels or tmp or made) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert not procs, f"processes of the run are left: {procs}"
+    assert not tmp, f"files of the run are left in $TMPDIR: {sorted(str(p) for p in tmpdir.rglob('*'))}"
+    assert not made, f"the scratch directory pario made is left: {sorted(str(p) for p in scratch.rglob('*'))}"
+    assert not sentinels, f"the run's sentinel still runs: {sentinels}"
+
+
+def kill(proc):
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=60) == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("after_s", [0.05, 0.3, 0.6, 1.0, 1.5, 2.0])
+def test_sigkill_after_a_while_leaves_nothing(tmp_path, after_s):
+    proc, tmpdir, scratch = start(tmp_path)
+    time.sleep(after_s)
+    kill(proc)
+    assert_nothing_left(tmp_path, tmpdir, scratch)
+
+
+@pytest.mark.parametrize("probe", [False, True], ids=["no-probe", "probe"])
+def test_sigkill_as_soon_as_the_private_directory_exists(tmp_path, probe):
+    """The window the orphan guard cannot cover: the directory exists, no rank runs yet (the spec
+    check, the device probe with `probe`, the stack facts, the spec)."""
+    proc, tmpdir, scratch = start(tmp_path, probe=probe)
+    deadline = time.monotonic() + 60
+    while not list(tmpdir.glob("pario-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert list(tmpdir.glob("pario-*")), "pario never made its private directory"
+    if probe:  # the scratch directory and the probe's file in it
+        while not scratch.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+    kill(proc)
+    assert_nothing_left(tmp_path, tmpdir, scratch)
