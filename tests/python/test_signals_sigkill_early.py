@@ -1,7 +1,9 @@
 """SIGKILL of `pario bench` at any moment leaves no file of the run: also before its launch, when
 the engine's orphan guard (test_signals_e2e.py) cannot see it yet. pario is killed at fixed times
 after its start (from before its private directory exists to its launch) and at the moment its
-private directory $TMPDIR/pario-* appears; then, polled with a generous deadline, no $TMPDIR
+private directory $TMPDIR/pario-* appears; the same for the commands that make the scratch
+directory and probe the device before their run starts (the default suite, --suite, --preset,
+`pario tune`), killed when the directory or the probe's file appears; then, polled with a generous deadline, no $TMPDIR
 entry, no scratch directory (pario made it: it did not exist), no process of the run and no
 sentinel of it may remain. No timing is asserted: the times only spread the kills."""
 import os
@@ -21,15 +23,17 @@ pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
 ARGS = ["-n", "2", "-F", "-t", "4k", "-b", "64k", "-i", "2", "--no-probe", "--json"]
 
 
-def start(tmp_path, probe=False):
+def start(tmp_path, probe=False, args=None, command="bench"):
+    """args: the command's flags (ARGS: one case); the device probe's cache is this test's own, so
+    a run without --no-probe probes."""
     tmpdir, scratch = tmp_path / "tmp", tmp_path / "work" / "scratch"
     tmpdir.mkdir()
     scratch.parent.mkdir()
     env = dict(os.environ, PYTHONPATH=str(SRC), PARIO_DB=str(tmp_path / "runs.db"), PARIO_ENGINE=ENGINE,
                XDG_CACHE_HOME=str(tmp_path / "cache"), TMPDIR=str(tmpdir), PARIO_FAULT="hang:1")
     env.pop("PARIO_SCRATCH", None)
-    args = [a for a in ARGS if a != "--no-probe" or not probe]
-    proc = subprocess.Popen([sys.executable, "-m", "pario", "bench", *args, "--dir", str(scratch)], env=env,
+    args = [a for a in (ARGS if args is None else args) if a != "--no-probe" or not probe]
+    proc = subprocess.Popen([sys.executable, "-m", "pario", command, *args, "--dir", str(scratch)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     return proc, tmpdir, scratch
 
@@ -91,5 +95,41 @@ def test_sigkill_as_soon_as_the_private_directory_exists(tmp_path, probe):
     if probe:  # the scratch directory and the probe's file in it
         while not scratch.exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
+    kill(proc)
+    assert_nothing_left(tmp_path, tmpdir, scratch)
+
+
+SUITE = ["-n", "2", "--size", "256k", "-i", "1", "--time", "5", "--json"]  # the default suite: no case flags
+COMMANDS = {"suite": ("bench", SUITE), "suite-layers": ("bench", [*SUITE, "--suite", "layers"]),
+            "preset": ("bench", ["--preset", "kaust-strategies", "-n", "2", "-i", "1", "--time", "1", "--json"]),
+            "tune": ("tune", ["-n", "2", "-w", "-t", "4k", "-b", "64k", "--trials", "4", "--json"])}
+
+
+def wait_for(check, proc, what):
+    deadline = time.monotonic() + 60
+    while not check() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert check(), f"pario never made {what} (exit {proc.poll()})"
+
+
+@pytest.mark.parametrize("when", ["directory", "probe-file"])
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_sigkill_before_the_run_of_a_suite_leaves_nothing(tmp_path, name, when):
+    """The window before the run's own sentinel: the command made the scratch directory and
+    probes the device (the probe's pario.probe.* file in it) or, for tune, asks the MPI's hints."""
+    command, args = COMMANDS[name]
+    proc, tmpdir, scratch = start(tmp_path, args=args, command=command)
+    wait_for(scratch.exists, proc, "the scratch directory")
+    if when == "probe-file":  # tune asks the MPI first (pario.stack-*), then probes the device
+        wait_for(lambda: any(p.name.startswith("pario.") for p in scratch.glob("*")), proc, "a file in it")
+    kill(proc)
+    assert_nothing_left(tmp_path, tmpdir, scratch)
+
+
+@pytest.mark.parametrize("after_s", [0.5, 1.5, 3.0])
+def test_sigkill_of_the_default_suite_after_a_while_leaves_nothing(tmp_path, after_s):
+    """From the probe to the launch (the engine then hangs on rank 1: PARIO_FAULT)."""
+    proc, tmpdir, scratch = start(tmp_path, args=SUITE)
+    time.sleep(after_s)
     kill(proc)
     assert_nothing_left(tmp_path, tmpdir, scratch)

@@ -37,6 +37,7 @@ from pario.report.terminal.bench import show, verify_lines
 from pario.report.terminal.progress import Progress
 from pario.run import launchers, stop, watchdog
 from pario.run.bench import RunRequest, execute
+from pario.run.scratch_guard import guarded
 from pario.store import Store
 
 EPILOG = """\
@@ -187,7 +188,9 @@ def run(args: argparse.Namespace) -> int:
         if request.reuse is not None and request.preset is None:
             return _reuse(request)
         if request.preset is not None:
-            return run_preset(request, scratch_of(request))
+            scratch = scratch_of(request)
+            with guarded(scratch, active=request.preset != "list" and not request.dry_run):  # the probe makes it
+                return run_preset(request, scratch)
         ranks = request.ranks if request.ranks is not None else default_ranks()
         if ranks < 1:
             raise ParioError(f"-n {ranks}: ranks must be at least 1")
@@ -197,11 +200,14 @@ def run(args: argparse.Namespace) -> int:
         if suite and request.size is not None:
             suite_fits(parse_size(request.size, "--size"), host.disk_free(host.nearest_existing(scratch.dir)),
                        scratch.dir)
-        try:
-            return _plan_and_execute(request, ranks, scratch, suite, mpi)
-        except BaseException:
-            scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
-            raise
+        # a suite makes the directory and probes the device before its run (and the run's sentinel)
+        # starts: a SIGKILL then must not leave them (run/scratch_guard.py)
+        with guarded(scratch, active=suite and not request.dry_run):
+            try:
+                return _plan_and_execute(request, ranks, scratch, suite, mpi)
+            except BaseException:
+                scratch.cleanup()  # only this run's files, and the directory if pario made it and it is empty
+                raise
 
 
 def _warn_oversubscribed(request: BenchRequest, ranks: int) -> None:

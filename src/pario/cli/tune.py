@@ -31,6 +31,7 @@ from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal import tune as show
 from pario.run import launchers, watchdog
+from pario.run.scratch_guard import guarded
 from pario.store import Store
 from pario.tune import importance, knobs, prior, verdict
 from pario.tune.jobs import BatchedSearch, SubmitPlan
@@ -158,37 +159,38 @@ def run(args: argparse.Namespace) -> int:
     listing = engine_listing(engine)
     validate.check_backends([case], listing)
     scratch = Scratch(args.dir)
-    scratch.prepare()
-    facts = stack.collect(scratch.dir, engine=engine, mpirun=mpi.path, io=args.io)
-    row: dict[str, Any] = next((b for b in (listing or {}).get("backends", []) if b["name"] == case["backend"]), {})
-    objective = args.objective or next((op for op in case["ops"] if op in ("write", "read")), None)
-    if objective is None or objective not in case["ops"]:
-        raise ParioError(f"--objective {objective}: the case does not {objective or 'write or read'}; "
-                         "add -w or -r")
-    ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io)
-    only, values = _space_request(args)
-    space = knobs.build(ctx, only, values)
-    session = TuningSession(id=None, case={k: v for k, v in case.items() if not k.startswith("_")},
-                            objective=objective, ranks=ranks, space=space.values(), dropped=list(space.dropped),
-                            seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
-                            context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,
-                                     "io": args.io, "launcher": args.launcher,
-                                     **({"submit": submitting.to_dict()} if submitting else {})})
-    budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
-    session.budget = budget.to_dict()
-    guesses = prior.guesses(space)
-    if args.dry_run:
-        return _dry_run(args, session, space, guesses)
-    session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
-                                   headline=verdict.summary_line(session))
-    if submitting is not None:   # the trials run in their jobs' allocations, which probe their own device
-        return _search(args, store, session, space, tune_submit.evaluator(session, store, submitting, args.json),
-                       budget, guesses, case, batch=submitting.batch)
-    ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
-    evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
-                             launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
-                             timeout=args.timeout)
-    return _search(args, store, session, space, evaluator, budget, guesses, case)
+    with guarded(scratch, tidy=True):  # made and probed before the trials: see run/scratch_guard.py
+        scratch.prepare()
+        facts = stack.collect(scratch.dir, engine=engine, mpirun=mpi.path, io=args.io)
+        row: dict[str, Any] = next((b for b in (listing or {}).get("backends", []) if b["name"] == case["backend"]), {})
+        objective = args.objective or next((op for op in case["ops"] if op in ("write", "read")), None)
+        if objective is None or objective not in case["ops"]:
+            raise ParioError(f"--objective {objective}: the case does not {objective or 'write or read'}; "
+                             "add -w or -r")
+        ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io)
+        only, values = _space_request(args)
+        space = knobs.build(ctx, only, values)
+        session = TuningSession(id=None, case={k: v for k, v in case.items() if not k.startswith("_")},
+                                objective=objective, ranks=ranks, space=space.values(), dropped=list(space.dropped),
+                                seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
+                                context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,
+                                         "io": args.io, "launcher": args.launcher,
+                                         **({"submit": submitting.to_dict()} if submitting else {})})
+        budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
+        session.budget = budget.to_dict()
+        guesses = prior.guesses(space)
+        if args.dry_run:
+            return _dry_run(args, session, space, guesses)
+        session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
+                                       headline=verdict.summary_line(session))
+        if submitting is not None:   # the trials run in their jobs' allocations, which probe their own device
+            return _search(args, store, session, space, tune_submit.evaluator(session, store, submitting, args.json),
+                           budget, guesses, case, batch=submitting.batch)
+        ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
+        evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
+                                 launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
+                                 timeout=args.timeout)
+        return _search(args, store, session, space, evaluator, budget, guesses, case)
 
 
 def _case_from_log(args: argparse.Namespace) -> None:
@@ -298,7 +300,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     mpi = detect(find_mpirun(args.mpirun))
     launcher = launchers.resolve(ctx_doc.get("launcher") or args.launcher)
     directory = args.dir or ctx_doc.get("dir")
-    if directory and not os.path.isdir(directory):
+    if directory and not os.path.isdir(os.path.dirname(os.path.abspath(directory))):  # pario made it, removed it
         directory = None
     old = session.budget or {}
     budget = Budget(trials=args.trials or int(old.get("trials") or 30),
@@ -310,12 +312,13 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
         return _search(args, store, session, space, tune_submit.evaluator(session, store, submitted, args.json),
                        budget, prior.guesses(space), case, batch=submitted.batch)
     scratch = Scratch(directory)
-    scratch.prepare()
-    evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
-                             directory=directory, launcher=launcher, store=store, facts={"session": session.id},
-                             ceiling=device_ceiling(engine, scratch.dir, skip=args.no_probe),
-                             timeout=args.timeout)
-    return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
+    with guarded(scratch, tidy=True):  # made and probed before the trials: see run/scratch_guard.py
+        scratch.prepare()
+        evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
+                                 directory=directory, launcher=launcher, store=store, facts={"session": session.id},
+                                 ceiling=device_ceiling(engine, scratch.dir, skip=args.no_probe),
+                                 timeout=args.timeout)
+        return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
 
 
 class _Terminated(KeyboardInterrupt):

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
-import tempfile
 import time
 from typing import Any
 
 from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
 from pario.run.launchers import command
+from pario.run.sentinel import Sentinel
 from pario.run.watchdog import PROGRESS
 from pario.settings import effective
 
@@ -20,7 +21,8 @@ def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[st
     """Run the engine once on a 1 MiB collective MPI-IO write in path (1 rank) and report the MPI
     library and the hints in effect for a new file there, by the best means this MPI offers."""
     mpi = detect(find_mpirun(mpirun))
-    tmp = tempfile.mkdtemp(prefix="pario-stack-")
+    watcher = Sentinel()  # its own directory: removed by the sentinel if pario is killed (SIGKILL)
+    tmp = watcher.start()
     prefix = f"pario.stack-{os.getpid()}-{int(time.time())}"
     spec = {"schema": "pario.spec/1", "run_id": prefix, "dir": os.path.abspath(path), "prefix": prefix,
             "cases": [{"name": "stack-probe", "backend": "mpiio", "strategy": "shared", "pattern": "segmented",
@@ -37,9 +39,8 @@ def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[st
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
         return {"ok": False, "reason": f"the probe run failed ({exc})"}
     finally:
-        for name in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, name))
-        os.rmdir(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        watcher.close()
     collector = effective.OutputCollector(prefix)
     for line in out.stdout.splitlines():
         if line.startswith(PROGRESS):

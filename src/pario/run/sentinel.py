@@ -8,7 +8,8 @@ the spec) the run has already made its private directory and perhaps the scratch
 its probe file, and nothing else would remove them. So the sentinel makes the private directory
 itself and names it on its stdout: pario dying at any moment, even before it read the name, is
 seen here as the end of stdin. pario tells it, one JSON object a line, what else the run makes
-({"scratch": DIR, "prefix": P, "rmdir": made-by-pario}, then {"rank_dirs": [...]} with -u) and
+({"scratch": DIR, "prefix": P, "rmdir": made-by-pario}, then {"rank_dirs": [...]} with -u; a
+command's guard adds "runs": true, see run/scratch_guard.py) and
 when a launch is under way ({"launch": {"engine", "spec", "result"}} or {"launch": null} after
 it); {"release": true} says that pario has cleaned up itself (or keeps the files, -k) and the
 sentinel only exits.
@@ -34,6 +35,7 @@ from typing import IO, Any
 
 LAUNCH_WAIT_S = 30.0   # the engine's orphan guard ends a launch and removes its files within seconds
 PROBE_WAIT_S = 30.0    # the device probe (a child of pario) removes its own files when it ends
+RUNS_WAIT_S = LAUNCH_WAIT_S + 60.0  # a command's guard: a run's sentinel waits, then runs `--orphaned`
 POLL_S = 0.2
 
 
@@ -117,17 +119,31 @@ def _remove_scratch(scratch: dict[str, Any]) -> None:
     own.prefix = str(scratch["prefix"])
     own.created = bool(scratch.get("rmdir"))
     own.rank_dirs = [str(d) for d in scratch.get("rank_dirs") or []]  # -u's DIR/<rank>/, removed when empty
-    own.cleanup()
-    deadline = time.monotonic() + PROBE_WAIT_S
+    runs = bool(scratch.get("runs"))
+    if runs:  # a command's guard (run/scratch_guard.py): the runs' files are their own sentinels'
+        _unlink_file(os.path.join(own.dir, f"{own.prefix}.writable"))  # Scratch.prepare's, between two calls
+    else:
+        own.cleanup()
+    deadline = time.monotonic() + (RUNS_WAIT_S if runs else PROBE_WAIT_S)
     while own.created and os.path.isdir(own.dir) and time.monotonic() < deadline:
         try:
             left = os.listdir(own.dir)
         except OSError:
             return
-        if not left or not all(name.startswith("pario.probe.") for name in left):
+        if not left or not (runs or all(name.startswith("pario.probe.") for name in left)):
             own.remove_dir_if_ours()
             return
-        time.sleep(POLL_S)  # the device probe still runs in it: it removes its file when it ends
+        # the device probe still runs in it (it removes its file when it ends), or, for a command's
+        # guard, a run's sentinel and the engine's orphan guard are removing that run's files
+        time.sleep(POLL_S)
+
+
+def _unlink_file(path: str) -> None:
+    try:
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 def clean(tmp: str, state: dict[str, Any]) -> None:
