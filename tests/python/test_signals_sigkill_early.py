@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -33,8 +34,9 @@ def start(tmp_path, probe=False, args=None, command="bench"):
                XDG_CACHE_HOME=str(tmp_path / "cache"), TMPDIR=str(tmpdir), PARIO_FAULT="hang:1")
     env.pop("PARIO_SCRATCH", None)
     args = [a for a in (ARGS if args is None else args) if a != "--no-probe" or not probe]
-    proc = subprocess.Popen([sys.executable, "-m", "pario", command, *args, "--dir", str(scratch)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    with open(tmp_path / "stderr.txt", "wb") as err:  # said when pario exits before the moment of the kill
+        proc = subprocess.Popen([sys.executable, "-m", "pario", command, *args, "--dir", str(scratch)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=err, cwd=tmp_path)
     return proc, tmpdir, scratch
 
 
@@ -109,7 +111,8 @@ def wait_for(check, proc, what):
     deadline = time.monotonic() + 60
     while not check() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
-    assert check(), f"pario never made {what} (exit {proc.poll()})"
+    said = (Path(proc.args[proc.args.index("--dir") + 1]).parent.parent / "stderr.txt").read_text()[-600:]
+    assert check(), f"pario never made {what} (exit {proc.poll()}): {said}"
 
 
 @pytest.mark.parametrize("when", ["directory", "probe-file"])
@@ -131,5 +134,16 @@ def test_sigkill_of_the_default_suite_after_a_while_leaves_nothing(tmp_path, aft
     """From the probe to the launch (the engine then hangs on rank 1: PARIO_FAULT)."""
     proc, tmpdir, scratch = start(tmp_path, args=SUITE)
     time.sleep(after_s)
+    kill(proc)
+    assert_nothing_left(tmp_path, tmpdir, scratch)
+
+
+@pytest.mark.parametrize("when", ["directory", "its-run"])
+def test_sigkill_of_advise_calibrate_leaves_nothing(tmp_path, when):
+    """pario advise makes the directory it measures in, then a run in DIR/.pario-advise."""
+    proc, tmpdir, scratch = start(tmp_path, args=["--calibrate", "-n", "1"], command="advise")
+    wait_for(scratch.exists, proc, "the scratch directory")
+    if when == "its-run":
+        wait_for(lambda: any(p.name.startswith("pario.") for p in scratch.rglob("*")), proc, "a file of its run")
     kill(proc)
     assert_nothing_left(tmp_path, tmpdir, scratch)

@@ -11,6 +11,7 @@ report (80-column text or --json, schemas/advise.schema.json)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
@@ -83,11 +84,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"pario: error: {e}", file=sys.stderr)
     if args.logs and not jobs:
         return 2
+    session = Session(args, store)
+    with session.guards:   # the directories it makes: removed when left empty, also after a SIGKILL
+        return _advise(args, session, jobs, errors)
+
+
+def _advise(args: argparse.Namespace, session: Session, jobs: list[Any], errors: list[str]) -> int:
     from pario.advise.document import document
     from pario.platform.engine import counter_docs
 
     docs = []
-    session = Session(args, store)
     if not jobs:   # --calibrate alone
         model, note = session.model(args.dir or _scratch_dir(), force=True)
         if model is None:
@@ -144,6 +150,7 @@ class Session:
         self._mpi: Any = None
         self._mpi_error: str | None = None
         self._local: dict[str, Any] | None = None
+        self.guards = contextlib.ExitStack()   # the directories made for measurements (where)
         from pario.report.terminal.progress import Progress
         self.observer = Progress(plain=True)
 
@@ -168,6 +175,14 @@ class Session:
 
     def where(self, directory: str) -> Any:
         from pario.advise import calibrate
+        if not os.path.isdir(directory) and os.path.isdir(os.path.dirname(os.path.abspath(directory))):
+            # made here: held by a guard from now (a SIGKILL leaves nothing) and removed at the end
+            # if left empty (run/scratch_guard.py); a deeper missing path is made as before
+            from pario.platform.scratch import Scratch
+            from pario.run.scratch_guard import guarded
+            scratch = Scratch(directory)
+            self.guards.enter_context(guarded(scratch, tidy=True))
+            scratch.prepare()
         os.makedirs(directory, exist_ok=True)
         return calibrate.Where.of(directory, self.mpi())
 
