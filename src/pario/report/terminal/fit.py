@@ -9,8 +9,10 @@ cell whole is computed first, and the table changes shape instead of cutting:
    lines, which wrap at spaces;
 3. else every row becomes a block of "header: value" lines under its label.
 
-Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces and after '/',
-never inside a word; file paths (`path`) also after '.', '-' and '_' (a file name such as
+Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces, after ',' and
+';', and after '/' only in a word that is a path (starts with '/', '.' or '~', or has two '/'):
+"shared/posix" and "fsync/w" are words and stay whole, never "fsync/" then "w". File paths
+(`path`) wrap after every '/', '.', '-' and '_' (a file name such as
 pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80). Text wraps at
 spaces. A word longer than the whole terminal is the only thing ever broken (by rich, at the
 terminal's edge)."""
@@ -30,9 +32,24 @@ from pario.report.terminal.cells import new_table
 # A table's width beyond its cells: 3 per gap between columns (padding, divider, padding) and
 # one at each edge (box.SIMPLE_HEAD, pad_edge=False, as new_table makes them).
 GAP, EDGES = 3, 2
-# Identifiers break after these (a path after each '/'), never elsewhere.
-_BREAK_AFTER = re.compile(r"(?<=[/,;])")
+# Identifiers break after these (a path-like word also after each '/'), never elsewhere.
+_BREAK_AFTER = re.compile(r"(?<=[,;])")
+_BREAK_SLASH = re.compile(r"(?<=[/,;])")
 _BREAK_PATH = re.compile(r"(?<=[/,;._-])")
+
+
+def is_path_word(word: str) -> bool:
+    """A word of an identifier that is a path, so may break after its slashes: '/a/b', './x',
+    '~/x', 'a/b/c'. 'shared/posix' or 'fsync/w' is one word of a label, kept whole."""
+    return word.startswith(("/", ".", "~")) or word.count("/") >= 2
+
+
+def _pieces(word: str, kind: str) -> list[str]:
+    if kind == "path":
+        splitter = _BREAK_PATH
+    else:
+        splitter = _BREAK_SLASH if is_path_word(word) else _BREAK_AFTER
+    return [p for p in splitter.split(word) if p]
 
 
 @dataclass
@@ -45,12 +62,13 @@ class Col:
 
 
 def atoms(text: str, kind: str = "text") -> list[str]:
-    """The pieces a cell may be broken into: words; identifiers also after '/', ',' and ';'."""
+    """The pieces a cell may be broken into: words; identifiers also after ',' and ';' (and '/'
+    in a path, is_path_word)."""
     words = text.split()
     if kind == "num":
         return [line for line in text.splitlines()] or [""]
     if kind in ("id", "path"):
-        return [p for w in words for p in (_BREAK_PATH if kind == "path" else _BREAK_AFTER).split(w) if p]
+        return [p for w in words for p in _pieces(w, kind)]
     return words
 
 
@@ -61,14 +79,12 @@ def min_width(text: str, kind: str) -> int:
 
 
 def wrap_id(text: str, width: int, kind: str = "id") -> str:
-    """An identifier wrapped at spaces and after '/', ',' and ';' (a path: also '.', '-', '_') to
-    at most width columns."""
-    splitter = _BREAK_PATH if kind == "path" else _BREAK_AFTER
+    """An identifier wrapped where atoms() may break it, to at most width columns."""
     lines: list[str] = []
     for para in text.splitlines() or [""]:
         line = ""
         for word in para.split(" "):
-            pieces = [p for p in splitter.split(word) if p] or [""]
+            pieces = _pieces(word, kind) or [""]
             for k, piece in enumerate(pieces):
                 sep = " " if (k == 0 and line) else ""
                 if len(line) + len(sep) + len(piece) <= width or not line:
