@@ -12,7 +12,9 @@ cell whole is computed first, and the table changes shape instead of cutting:
 Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces, after ',' and
 ';', and after '/' only in a word that is a path (starts with '/', '.' or '~', or has two '/'):
 "shared/posix" and "fsync/w" are words and stay whole, never "fsync/" then "w". File paths
-(`path`) wrap after every '/', '.', '-' and '_' (a file name such as
+(`path`) wrap after every '/', '.', '-' and '_'; names (`name`, case names such as
+md-shared-100f-300k, which may also be a label such as shared/mpiio) after '.', '-' and '_', and
+after '/' only in a path (a file name such as
 pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80). Text wraps at
 spaces. A word longer than the whole terminal is the only thing ever broken (by rich, at the
 terminal's edge)."""
@@ -36,6 +38,7 @@ GAP, EDGES = 3, 2
 _BREAK_AFTER = re.compile(r"(?<=[,;])")
 _BREAK_SLASH = re.compile(r"(?<=[/,;])")
 _BREAK_PATH = re.compile(r"(?<=[/,;._-])")
+_BREAK_NAME = re.compile(r"(?<=[,;._-])")
 
 
 def is_path_word(word: str) -> bool:
@@ -45,8 +48,10 @@ def is_path_word(word: str) -> bool:
 
 
 def _pieces(word: str, kind: str) -> list[str]:
-    if kind == "path":
+    if kind == "path" or (kind == "name" and is_path_word(word)):
         splitter = _BREAK_PATH
+    elif kind == "name":
+        splitter = _BREAK_NAME
     else:
         splitter = _BREAK_SLASH if is_path_word(word) else _BREAK_AFTER
     return [p for p in splitter.split(word) if p]
@@ -55,7 +60,7 @@ def _pieces(word: str, kind: str) -> list[str]:
 @dataclass
 class Col:
     header: str
-    kind: str = "text"        # "id" (label), "path", "num" (never wraps), "text" (wraps at spaces)
+    kind: str = "text"        # "id" (label), "path", "name", "num" (never wraps), "text" (wraps at spaces)
     justify: Literal["left", "right", "center"] = "left"
     aside: bool = False       # may leave the table as "label: text" lines below it
     style: str | None = None
@@ -67,7 +72,7 @@ def atoms(text: str, kind: str = "text") -> list[str]:
     words = text.split()
     if kind == "num":
         return [line for line in text.splitlines()] or [""]
-    if kind in ("id", "path"):
+    if kind in ("id", "path", "name"):
         return [p for w in words for p in _pieces(w, kind)]
     return words
 
@@ -154,14 +159,29 @@ def fit(console: Console, cols: list[Col], rows: list[list[str]], title: str | N
         return _blocks(cols, rows, title, label, width)
     out: list[RenderableType] = [_table(console, cols, rows, keep, mins, title)]
     aside = [i for i in range(len(cols)) if i not in keep]
-    for row in rows:
+    for row, name in zip(rows, _row_names(cols, rows, label)):
         said = [row[i] if cols[i].header == "notes" else f"{cols[i].header.replace(chr(10), ' ')}: {row[i]}"
                 for i in aside if row[i].strip()]
         if said:
-            out.append(Text(f"  {row[label]}: " + "; ".join(said)))
+            out.append(Text(f"  {name}: " + "; ".join(said)))
     for line in caption or []:
         out.append(Text(line))
     return out
+
+
+def _row_names(cols: list[Col], rows: list[list[str]], label: int) -> list[str]:
+    """What names each row in the lines under the table: its label; a continuation row (label
+    left blank, as the second operation of a case) the label above it and its other identifying
+    cells ("shared/posix read"), never an empty name (": warm")."""
+    names, last = [], ""
+    for row in rows:
+        if row[label].strip():
+            last = row[label]
+            names.append(last)
+        else:
+            more = [row[i] for i, c in enumerate(cols) if i != label and c.kind == "id" and row[i].strip()]
+            names.append(" ".join([last] + more).strip())
+    return names
 
 
 def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[int], mins: list[int],
@@ -169,7 +189,7 @@ def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[
     avail = console.width - table_width([0] * len(keep))
     maxs = [_natural([r[i] for r in rows], cols[i].header) for i in keep]
     widths = _allocate([mins[i] for i in keep], maxs, avail,
-                       [k for k, i in enumerate(keep) if cols[i].kind in ("id", "path")])
+                       [k for k, i in enumerate(keep) if cols[i].kind in ("id", "path", "name")])
     table = new_table(escape(title) if title else None)
     for w, i in zip(widths, keep):
         c = cols[i]
@@ -179,7 +199,7 @@ def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[
         cells = []
         for w, i in zip(widths, keep):
             text = row[i]
-            if cols[i].kind in ("id", "path"):
+            if cols[i].kind in ("id", "path", "name"):
                 text = wrap_id(text, w, cols[i].kind)
             cells.append(Text(text))
         table.add_row(*cells)
@@ -197,14 +217,16 @@ def _blocks(cols: list[Col], rows: list[list[str]], title: str | None, label: in
         else:
             continue_label = False
             out.append(Text(wrap_id(row[label], max(width, 1), cols[label].kind)
-                            if cols[label].kind in ("id", "path") else row[label], style="bold"))
+                            if cols[label].kind in ("id", "path", "name") else row[label], style="bold"))
         for i, c in enumerate(cols):
             if i == label or not row[i].strip():
                 continue
-            head = f"  {c.header.replace(chr(10), ' ')}: "
-            value = (wrap_id(row[i], max(width - 4, 1), c.kind).replace("\n", "\n    ")
-                     if c.kind in ("id", "path") else row[i])
-            out.append(Text(("  " if continue_label else "") + head + value))
+            head = ("  " if continue_label else "") + f"  {c.header.replace(chr(10), ' ')}: "
+            if c.kind in ("id", "path", "name"):
+                value = wrap_id(row[i], max(width - 4, 1), c.kind).replace("\n", "\n    ")
+            else:  # a cell of several lines (a ratio over its verdict): the lines under each other
+                value = row[i].replace("\n", "\n" + " " * min(len(head), max(width // 2, 4)))
+            out.append(Text(head + value))
     return out
 
 

@@ -1,0 +1,79 @@
+"""README commands at 80 columns (issue 15): a command line, a compared case and the notes of a
+case's second operation are shown without a cut word ("--no-" / "probe", "shared/" / "mpiio",
+": warm"). The runs are real ones (tests/python/data/runs)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from pario.analysis import compare
+from pario.report.terminal import runs as run_tables
+from pario.report.terminal.fit import Col, print_fit
+from table_support import assert_whole, console, stored_run, text_of
+
+# a command as `pario results` lists it: long options, a library setting, paths
+COMMAND = ("pario bench -a hdf5 -c --lib alignment=1m --lib align_threshold=1m -t 64k -b 1m -n 2 "
+           "--no-probe --metadata --files-per-dir 50 --per-rank-dirs --dir /tmp/cuts/s --db /tmp/cuts/r.sqlite")
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_results_list_keeps_every_word_of_a_command(width):
+    runs = [{**stored_run("default-suite-2ranks"), "id": k, "command": COMMAND, "headline": "summary: 1 case",
+             "tags": []} for k in (1, 12)]
+    con = console(width)
+    run_tables.print_runs(con, runs)
+    out = text_of(con)
+    # every option whole (it was "--no-" / "probe", "--files-per-" / "dir", "- " / "-no-probe");
+    # only paths break, after a '/'
+    assert_whole(out, [COMMAND], width)
+    for word in ("--no-probe", "--files-per-dir", "--per-rank-dirs", "align_threshold=1m", "alignment=1m"):
+        assert word in out.split(), word
+
+
+def _renamed(run: dict) -> dict:
+    """The same run with other case names, so that compare names the cases by their labels."""
+    b = copy.deepcopy(run)
+    for c in b["result"]["cases"]:
+        c["name"] += "-b"
+        c["spec"]["name"] += "-b"
+    return {**b, "id": 2}
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_compare_keeps_case_labels_whole(width):
+    a = stored_run("default-suite-2ranks")
+    cmp = compare.compare_runs(a, _renamed(a))
+    labels = [e["label"] for e in cmp["cases"]]
+    assert any("/" in lab for lab in labels)
+    con = console(width)
+    run_tables.print_compare(con, cmp)
+    out = text_of(con)
+    assert_whole(out, labels, width)
+    tokens = out.split("B faster / B slower")[0].split()
+    for lab in labels:  # "shared/mpiio" is one word: never "shared/" then "mpiio"
+        assert all(word in tokens for word in lab.split()), (lab, out)
+
+
+def test_notes_of_a_second_operation_name_their_case_and_operation():
+    """`pario bench -n 2` at 80 columns printed "  shared/posix: verified" then "  : warm"."""
+    cols = [Col("case", "id"), Col("op", "id"), Col("MiB/s\nmedian [min-max]", "num", "right"),
+            Col("notes", "text", aside=True)]
+    rows = [["shared/posix", "write", "3093 [3063-3123]", "verified"], ["", "read", "12192 [10074-14309]", "warm"],
+            ["fpp/posix", "write", "1.00 [1.00-1.00]", "cache?, " + "n" * 30]]
+    con = console(60)
+    print_fit(con, cols, rows)
+    lines = [line.strip() for line in text_of(con).splitlines()]
+    assert "shared/posix read: warm" in lines and not any(line.startswith(":") for line in lines), lines
+
+
+def test_a_cell_of_two_lines_stays_aligned_when_rows_become_blocks():
+    cols = [Col("case", "id"), Col("A MiB/s\nmedian [min-max]", "num", "right"),
+            Col("B/A [95% interval]\nverdict", "text", "right")]
+    rows = [["shared/mpiio", "1411 [564-2258]", "1.08\ntoo few repetitions"]]
+    con = console(40)
+    print_fit(con, cols, rows)
+    lines = text_of(con).splitlines()
+    k = next(i for i, line in enumerate(lines) if "verdict: 1.08" in line)
+    assert lines[k + 1].strip() == "too few repetitions" and lines[k + 1].startswith(" ")
+    assert all(len(line.rstrip()) <= 40 for line in lines)
