@@ -70,3 +70,15 @@ def test_flush_reasons_stay_on_one_line(width, path):
 
 def test_wider_console_shows_more_of_the_path():
     assert any(LONG in line for line in render([LONG], width=160))
+
+
+def test_a_basename_wider_than_its_column_breaks_at_a_separator():
+    """An MPI runtime file's name ("shared2.dat_cid-3-8708.sm") was folded as "...-87" / "08.sm"."""
+    path = "/tmp/ompi.vm.0/pid.8704/1/shared2.dat_cid-3-8708.sm"
+    lines = render(["/tmp/shared2.dat", path])
+    assert all(len(line) <= 80 for line in lines), "\n".join(lines)
+    table = "\n".join(lines[:lines.index(next(ln for ln in lines if "flushed at" in ln))])
+    words = table.split()
+    for piece in ("shared2.", "dat_", "cid-", "3-", "8708.", "sm"):  # fit.py's breaks for paths
+        assert any(piece in w for w in words), (piece, table)
+    assert any(path in line for line in lines)  # whole under the table

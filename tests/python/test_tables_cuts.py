@@ -77,3 +77,15 @@ def test_a_cell_of_two_lines_stays_aligned_when_rows_become_blocks():
     k = next(i for i, line in enumerate(lines) if "verdict: 1.08" in line)
     assert lines[k + 1].strip() == "too few repetitions" and lines[k + 1].startswith(" ")
     assert all(len(line.rstrip()) <= 40 for line in lines)
+
+
+def test_notes_of_rows_sharing_a_label_say_which_row():
+    """`pario profile show`: one file through mpiio and posix gave two notes lines both headed
+    "/tmp/cuts/shared.dat:"; each now names its interface."""
+    cols = [Col("file", "path"), Col("if", "id"), Col("bytes", "num", "right"), Col("notes", "text", aside=True)]
+    rows = [["/tmp/cuts/shared.dat", "mpiio", "1.0 MiB", "common sizes: 64 KiBx16 " + "n" * 60],
+            ["/tmp/cuts/shared.dat", "posix", "1.0 MiB", "sequential: 75%"]]
+    con = console(80)
+    print_fit(con, cols, rows)
+    out = text_of(con)
+    assert "/tmp/cuts/shared.dat mpiio: common sizes" in out and "/tmp/cuts/shared.dat posix: sequential" in out

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from pario.model.buffer import BufferStats
 from pario.model.units import seconds, tenths
+from pario.report.terminal.fit import wrap_id
 
 _secs = seconds
 
@@ -60,7 +61,10 @@ class _FileCell:
         return Measurement(min(_FILE_MIN, len(self.path)), len(self.path))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(abbreviate(self.path, options.max_width), overflow="fold")
+        # a basename wider than the column breaks after '/', '.', '-' or '_' (fit.py's rule for
+        # paths), never inside a number: folding cut "shared2.dat_cid-3-8708.sm" as "...-87" / "08.sm"
+        short = abbreviate(self.path, options.max_width)
+        yield Text(short if len(short) <= options.max_width else wrap_id(short, options.max_width, "path"))
 
 
 def table(stats: BufferStats, title: str | None = None, base: str | None = None) -> Table:

@@ -181,6 +181,12 @@ def _row_names(cols: list[Col], rows: list[list[str]], label: int) -> list[str]:
         else:
             more = [row[i] for i, c in enumerate(cols) if i != label and c.kind == "id" and row[i].strip()]
             names.append(" ".join([last] + more).strip())
+    # rows that share a label (one file through two interfaces) are told apart by their other
+    # identifying cells: "/tmp/x.dat mpiio", "/tmp/x.dat posix"
+    for k, row in enumerate(rows):
+        if row[label].strip() and sum(r[label] == row[label] for r in rows) > 1:
+            names[k] = " ".join([names[k]] + [row[i] for i, c in enumerate(cols)
+                                              if i != label and c.kind == "id" and row[i].strip()])
     return names
 
 
