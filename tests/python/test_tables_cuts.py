@@ -89,3 +89,44 @@ def test_notes_of_rows_sharing_a_label_say_which_row():
     print_fit(con, cols, rows)
     out = text_of(con)
     assert "/tmp/cuts/shared.dat mpiio: common sizes" in out and "/tmp/cuts/shared.dat posix: sequential" in out
+
+
+def test_tune_trial_lines_and_sessions_wrap_instead_of_cutting():
+    """`pario tune` printed "io=romio321 cb_write=enable cb_config_l..." and `pario tune --list`
+    "shared-mpiio-coll write, 1 trials: de..."; now every setting and word is whole."""
+    import io
+
+    from pario.model.tuning import Trial, TuningSession
+    from pario.report.terminal import tune
+
+    settings = {"mca.io": "romio321", "romio_cb_write": "enable", "cb_config_list": "*:2",
+                "cb_buffer_size": "67108864", "mca.fcoll": "dynamic"}
+    session = TuningSession(id=1, case={"name": "c"}, objective="write", ranks=2, space={}, incumbent=None)
+    line = tune.trial_line(session, Trial(number=1, settings=settings, state="screened", median=2146.0, ratio=0.49))
+    lines = line.splitlines()
+    assert len(lines) >= 2 and all(len(x) <= 80 for x in lines) and "..." not in line
+    assert set(tune.short(settings).split()) <= set(line.split())
+    assert lines[1].startswith(" " * 38)  # continued under the settings column
+    out = io.StringIO()
+    headline = "strided-mpiio-view write, 1 trials: default 4027.1 MiB/s, no configuration faster beyond the noise"
+    tune.sessions([{"id": 2, "updated": "2026-11-24T20:55:04Z", "status": "done", "headline": headline}], out)
+    text = out.getvalue()
+    assert all(len(x) <= 80 for x in text.splitlines()) and "..." not in text
+    assert headline.split() == text.split()[text.split().index("strided-mpiio-view"):]
+
+
+def test_results_jobs_shows_the_whole_command():
+    """`pario results jobs` cut a command at 40 characters ("pario bench -a mpiio -c -t 1m -b 256m -n...")."""
+    from pario.report.terminal.jobs import print_jobs
+
+    command = ("/opt/venv/bin/python -m pario bench -a mpiio -c -t 1m -b 256m -n 64 --files-per-dir 50 "
+               "--dir /scratch/project/run-2026")
+    rec = {"id": 1, "created": "2026-11-24T20:55:04Z", "kind": "bench", "cluster": "", "job_id": "123456",
+           "state": "COMPLETED", "reason": "", "exit_code": "0:0", "command": command, "run_id": 7, "session_id": None}
+    con = console(80)
+    print_jobs(con, [rec])
+    out = text_of(con)
+    shown = command.split(" -m pario ", 1)[1]
+    assert_whole(out, [shown, "123456", "COMPLETED"], 80)
+    assert "..." not in out and "--files-per-dir" in out.split()
+    assert any(line.split()[:5] == ["1", "2026-11-24", "20:55", "bench", "123456"] for line in out.splitlines())
