@@ -130,3 +130,36 @@ def test_results_jobs_shows_the_whole_command():
     assert_whole(out, [shown, "123456", "COMPLETED"], 80)
     assert "..." not in out and "--files-per-dir" in out.split()
     assert any(line.split()[:5] == ["1", "2026-11-24", "20:55", "bench", "123456"] for line in out.splitlines())
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_backends_list_keeps_every_setting_whole(width):
+    """`pario bench --list` folded "UseSelectiveMetadataAggregation" as "...Agg" / "regation" at 80
+    columns. The listing is the engine's own (`pario-engine --list`)."""
+    from engine_support import find_engine
+    from pario.platform.engine import engine_listing
+    from pario.report.terminal.backends import print_backends
+
+    listing = engine_listing(find_engine())
+    if not listing:
+        pytest.skip("no engine built")
+    con = console(width)
+    print_backends(con, listing)
+    out = text_of(con)
+    keys = [k for b in listing["backends"] for k in b.get("lib_keys") or []]
+    assert keys and all(k in out.replace(",", " ").split() for k in keys), out
+    assert_whole(out, [b["name"] for b in listing["backends"]], width)
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_settings_keys_keeps_every_key_whole(width):
+    """`pario settings keys` folded "romio_no_indep_rw" as "romio_no_indep_r" / "w"."""
+    from pario.report.terminal.settings import print_keys
+    from pario.settings.keys import rows
+
+    con = console(width)
+    print_keys(con, rows())
+    out = text_of(con)
+    tokens = out.split()
+    assert all(r["key"] in tokens for r in rows()), out
+    assert_whole(out, [r["doc"] for r in rows()], width)
