@@ -163,3 +163,22 @@ def test_settings_keys_keeps_every_key_whole(width):
     tokens = out.split()
     assert all(r["key"] in tokens for r in rows()), out
     assert_whole(out, [r["doc"] for r in rows()], width)
+
+
+def test_metadata_notes_too_long_for_their_column_go_under_the_table():
+    """`pario bench --metadata --files-per-dir 100 --file-size 300k` at 80 columns gave its notes an
+    11-column column: "verified" / "87.89 MiB", "created" / "300,", a word a line."""
+    from pario.analysis.summary import summarize
+    from pario.report.terminal.metadata import print_metadata
+
+    run = stored_run("metadata-2ranks")
+    rows = [r for r in summarize(run["result"], run["env"]) if r.get("workload") == "metadata"]
+    rows[0] = {**rows[0], "name": "md-shared-100f-300k"}
+    con = console(80)
+    print_metadata(con, rows)
+    out = text_of(con)
+    assert_whole(out, ["md-shared-100f-300k"], 80)
+    md = rows[0]["metadata"]
+    said = f"created {md.get('created')}, removed {md.get('removed')}"
+    assert said in " ".join(out.split()), out  # the phrase together, not a word a line
+    assert any(line.startswith("  md-shared-100f-300k: shared tree") for line in out.splitlines()), out
