@@ -5,17 +5,19 @@ columns to nothing. Here each column says what it holds, the minimum width that 
 cell whole is computed first, and the table changes shape instead of cutting:
 
 1. everything fits: one table, columns widened towards their natural width;
-2. else the columns marked `aside` (notes) leave the table and follow it as "label: notes"
-   lines, which wrap at spaces;
+2. else (or when a note would wrap into more than ASIDE_LINES lines in its column) the columns
+   marked `aside` (notes) leave the table and follow it as "label: notes" lines, which wrap at
+   spaces; a row without a label of its own (a case's second operation) is named by the label
+   above and its other identifiers ("shared/posix read: warm");
 3. else every row becomes a block of "header: value" lines under its label.
 
 Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces, after ',' and
 ';', and after '/' only in a word that is a path (starts with '/', '.' or '~', or has two '/'):
 "shared/posix" and "fsync/w" are words and stay whole, never "fsync/" then "w". File paths
-(`path`) wrap after every '/', '.', '-' and '_'; names (`name`, case names such as
-md-shared-100f-300k, which may also be a label such as shared/mpiio) after '.', '-' and '_', and
-after '/' only in a path (a file name such as
-pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80). Text wraps at
+(`path`) wrap after every '/', '.', '-' and '_' (a file name such as
+pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80); names (`name`, case
+names such as md-shared-100f-300k, which may also be a label such as shared/mpiio) after '.',
+'-' and '_', and after '/' only in a path. Text wraps at
 spaces. A word longer than the whole terminal is the only thing ever broken (by rich, at the
 terminal's edge)."""
 from __future__ import annotations
