@@ -1,4 +1,5 @@
-/* odread FILE NPROC BLOCK_MIB MODE [RUN_PAGES]: the shared-file O_DIRECT read of pario and IOR (NPROC
+/* odread FILE NPROC BLOCK_MIB MODE [RUN_PAGES [write]]: the shared-file O_DIRECT read (or, with `write`,
+ * the write over the existing FILE) of pario and IOR (NPROC
  * processes, process r reads [r*BLOCK, (r+1)*BLOCK) of FILE in 1 MiB pread64 calls, in order, all at once)
  * with the physical layout of each process's 1 MiB buffer chosen:
  *   plain   posix_memalign(4096) and first touch, as pario and IOR allocate (whatever pages come);
@@ -69,16 +70,17 @@ static char *buffer(const char *mode, long run_pages) {
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: odread FILE NPROC BLOCK_MIB plain|thp|pieces [RUN_PAGES]\n");
+    fprintf(stderr, "usage: odread FILE NPROC BLOCK_MIB plain|thp|pieces [RUN_PAGES [write]]\n");
     return 2;
   }
   int np = atoi(argv[2]);
   long blk = atol(argv[3]), run_pages = argc > 5 ? atol(argv[5]) : 0;
+  int wr = argc > 6 && !strcmp(argv[6], "write");
   double *t = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   for (int r = 0; r < np; r++) {
     if (fork()) continue;
     char *buf = buffer(argv[4], run_pages);
-    int fd = open(argv[1], O_RDONLY | O_DIRECT);
+    int fd = open(argv[1], (wr ? O_WRONLY : O_RDONLY) | O_DIRECT);
     if (!buf || fd < 0) {
       perror("odread: buffer or open");
       return 1;
@@ -87,8 +89,8 @@ int main(int argc, char **argv) {
     usleep(200000); /* every process ready before the first read */
     t[2 * r] = now();
     for (long i = 0; i < blk; i++)
-      if (pread(fd, buf, MB, ((long)r * blk + i) * MB) != MB) {
-        perror("odread: pread");
+      if ((wr ? pwrite(fd, buf, MB, ((long)r * blk + i) * MB) : pread(fd, buf, MB, ((long)r * blk + i) * MB)) != MB) {
+        perror("odread: pread/pwrite");
         return 1;
       }
     t[2 * r + 1] = now();
@@ -102,7 +104,7 @@ int main(int argc, char **argv) {
     if (t[2 * r] < a) a = t[2 * r];
     if (t[2 * r + 1] > b) b = t[2 * r + 1];
   }
-  printf("%s %ld: %.0f MiB/s (%d x %ld MiB in %.3f s)\n", argv[4], run_pages, (double)(np * blk) / (b - a), np, blk,
+  printf("%s %s %ld: %.0f MiB/s (%d x %ld MiB in %.3f s)\n", wr ? "write" : "read", argv[4], run_pages, (double)(np * blk) / (b - a), np, blk,
          b - a);
   return 0;
 }
