@@ -97,14 +97,13 @@ int main(int argc, char **argv) {
     printf("  process %d: buffer in %d physically contiguous runs\n", r, runs(buf));
     return 0;
   }
-  while (wait(NULL) > 0) {
-  }
+  while (wait(NULL) > 0) {}
   double a = 1e300, b = 0;
   for (int r = 0; r < np; r++) {
     if (t[2 * r] < a) a = t[2 * r];
     if (t[2 * r + 1] > b) b = t[2 * r + 1];
   }
-  printf("%s %s %ld: %.0f MiB/s (%d x %ld MiB in %.3f s)\n", wr ? "write" : "read", argv[4], run_pages, (double)(np * blk) / (b - a), np, blk,
-         b - a);
+  printf("%s %s %ld: %.0f MiB/s (%d x %ld MiB in %.3f s)\n", wr ? "write" : "read", argv[4], run_pages,
+         (double)(np * blk) / (b - a), np, blk, b - a);
   return 0;
 }
