@@ -1,9 +1,11 @@
 """The `pario buffer --stats` table at 80 columns: a long path is abbreviated in its middle (the
-basename whole), so a file's row stays one line."""
+basename whole), so a file's row stays one line; under the table each file's whole path and why
+it was flushed, on one line ("full 976, close 1" never split)."""
 from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from pario.model.buffer import BufferFileStats, BufferStats
@@ -12,10 +14,11 @@ from pario.report.terminal.buffer import abbreviate, show
 LONG = "/tmp/pario-buffer-bench-19569/fuse/mnt/some/deeper/directory/write.buffered"
 
 
-def render(paths: list[str], width: int = 80, stdio: bool = False) -> list[str]:
+def render(paths: list[str], width: int = 80, stdio: bool = False,
+           reasons: dict[str, int] | None = None) -> list[str]:
     files = [BufferFileStats(path=p, stdio=stdio, size=64 << 20, calls=2_000_000, bytes=1_024_000_000, flushes=16,
                              sys_writes=16, program_time=18.52, write_time=18.53,
-                             flush_reasons={"full": 15, "close": 1}) for p in paths]
+                             flush_reasons=reasons or {"full": 15, "close": 1}) for p in paths]
     out = io.StringIO()
     show(BufferStats(processes=1, partial=0, size=64 << 20, files=files),
          console=Console(file=out, width=width, color_system=None))
@@ -46,9 +49,36 @@ def test_several_files_and_a_stream_stay_one_line_each():
     assert all(len(line) <= 80 for line in lines), "\n".join(lines)
     rows = [k for k, line in enumerate(lines) if "2000000" in line]
     assert len(rows) == 3
+    assert rows == [rows[0], rows[0] + 1, rows[0] + 2], "\n".join(lines)  # one line each
     for k, name in zip(rows, ("write.buffered", "fprintf.buffered", "/short/out.dat")):
-        assert name in lines[k] and lines[k + 1].split()[0] == "(stream)", "\n".join(lines)
+        assert name in lines[k], "\n".join(lines)
+    for path in paths:  # the whole path under the table, then that it is a stream and its flushes
+        k = next(k for k, line in enumerate(lines) if line.strip().startswith(f"{path}:"))
+        assert "(stream) flushed at: full 15, close 1" in lines[k] + lines[k + 1], "\n".join(lines)
+
+
+@pytest.mark.parametrize("width", [80, 160])
+@pytest.mark.parametrize("path", ["big.dat", LONG, "/x/" + "n" * 70])
+def test_flush_reasons_stay_on_one_line(width, path):
+    """benchmarks/buffer/RESULTS.md showed "flushed at: full" / "976, close 1" split over two
+    lines inside the file column at 80 columns."""
+    lines = render([path], width=width, reasons={"full": 976, "close": 1})
+    assert all(len(line) <= width for line in lines), "\n".join(lines)
+    assert any("flushed at: full 976, close 1" in line for line in lines), "\n".join(lines)
+    assert any(path in line for line in lines), "\n".join(lines)  # the whole path, once
 
 
 def test_wider_console_shows_more_of_the_path():
     assert any(LONG in line for line in render([LONG], width=160))
+
+
+def test_a_basename_wider_than_its_column_breaks_at_a_separator():
+    """An MPI runtime file's name ("shared2.dat_cid-3-8708.sm") was folded as "...-87" / "08.sm"."""
+    path = "/tmp/ompi.vm.0/pid.8704/1/shared2.dat_cid-3-8708.sm"
+    lines = render(["/tmp/shared2.dat", path])
+    assert all(len(line) <= 80 for line in lines), "\n".join(lines)
+    table = "\n".join(lines[:lines.index(next(ln for ln in lines if "flushed at" in ln))])
+    words = table.split()
+    for piece in ("shared2.", "dat_", "cid-", "3-", "8708.", "sm"):  # fit.py's breaks for paths
+        assert any(piece in w for w in words), (piece, table)
+    assert any(path in line for line in lines)  # whole under the table

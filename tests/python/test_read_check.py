@@ -32,8 +32,8 @@ def test_engine_checks_timed_reads_unless_told_not_to(tmp_path):
     assert read_off["bytes"] == read_on["bytes"] == 2 * 65536
 
 
-def _pario(tmp_path, *args):
-    cmd = [sys.executable, "-m", "pario", "bench", "-n", "2", "-t", "4k", "-b", "64k", "--no-probe",
+def _pario(tmp_path, *args, case=("-t", "4k", "-b", "64k")):
+    cmd = [sys.executable, "-m", "pario", "bench", "-n", "2", *case, "--no-probe",
            "--dir", str(tmp_path), "--db", str(tmp_path / "runs.db"), *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
@@ -53,3 +53,14 @@ def test_bench_flag_and_its_contradiction(tmp_path):
                           str(tmp_path / "runs.db")], capture_output=True, text=True, timeout=120)
     assert cmp.returncode == 0, cmp.stderr
     assert "timed reads checked no vs yes" in " ".join(cmp.stdout.split())
+
+
+def test_reuse_reads_unchecked_when_asked(tmp_path):
+    wrote = _pario(tmp_path, "-w", "-k", "--json")
+    assert wrote.returncode == 0, wrote.stderr
+    run = json.loads(wrote.stdout)["run"]
+    plain = _pario(tmp_path, "--reuse", str(run), "-r", "--no-read-check", "--json", case=())
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout)["summary"][0]["verify"] is None
+    checked = _pario(tmp_path, "--reuse", str(run), "-r", "--json", case=())
+    assert json.loads(checked.stdout)["summary"][0]["verify"]["checked_bytes"] > 0

@@ -181,8 +181,9 @@ def test_headline_and_empty_runs():
     assert summary.headline(doc) == "1 case, 4 ranks: fpp/posix write 850, read 3000 MiB/s"
     two = result(case("fpp-posix", 0, write=[850.0], read=[3000.0]),
                  case("shared-posix", 1, strategy="shared", write=[900.0], read=[2000.0]))
-    assert summary.headline(two) == ("2 cases, 4 ranks; no clear write winner (top shared/posix 900), "
-                                     "no clear read winner (top fpp/posix 3000) MiB/s")
+    # each figure with its unit (it was "... (top fpp/posix 3000) MiB/s")
+    assert summary.headline(two) == ("2 cases, 4 ranks; no clear write winner (top shared/posix 900 MiB/s), "
+                                     "no clear read winner (top fpp/posix 3000 MiB/s)")
     clear = result(case("fpp-posix", 0, write=[850.0, 860.0, 870.0]),
                    case("shared-posix", 1, strategy="shared", write=[900.0, 910.0, 920.0]))
     assert summary.headline(clear) == "2 cases, 4 ranks; best write shared/posix 910 MiB/s"

@@ -149,3 +149,23 @@ def test_metadata_table_keeps_case_names_whole(width):
     assert_whole(out, spreads + ["create", "read_small"], width)
     assert "md-shared-100f-300k" in out or all(p in out.split() for p in ("md-", "shared-", "100f-", "300k"))
     assert "30\n" not in out and "md-shared-100f-30 " not in out
+
+
+@pytest.mark.parametrize("width", [60, 80])
+@pytest.mark.parametrize("config", [{"fsync_per_write": True}, {"fsync_per_write": True, "odirect": True},
+                                    {"fsync": True, "segments": 4}])
+def test_case_labels_never_break_inside_a_word(width, config):
+    """`pario bench -Y` printed "shared/posix fsync/" then "w" at 80 columns: a label breaks at
+    its spaces only ('shared/posix', 'fsync/w' and 's=4' are words)."""
+    run = stored_run("default-suite-2ranks")
+    rows = summarize(run["result"], run["env"])[:1]
+    rows[0] = {**rows[0], "config": {**(rows[0].get("config") or {}), **config}}
+    con = console(width)
+    tables.print_summary(con, rows)
+    out = text_of(con)
+    table = out.split("MiB/s: open-to-close")[0]
+    label = tables.case_labels(rows)[0]
+    assert len(label.split()) >= 2
+    tokens = table.split()
+    assert all(word in tokens for word in label.split()), (label, table)
+    assert_whole(out, [label, rate(rows[0].get("write"))], width)

@@ -315,6 +315,7 @@ def headline(result: dict) -> str:
         w, top = winner(rows, op), fastest(rows, op)
         if top is None:
             continue
-        label = f"{strategy_label(top)} {top[op]['bw_mib']['median']:.0f}"
+        # the unit with each figure: "(top shared/pnetcdf 544) MiB/s" put it after the parenthesis
+        label = f"{strategy_label(top)} {top[op]['bw_mib']['median']:.0f} MiB/s"
         figures.append(f"best {op} {label}" if w is None or w["clear"] else f"no clear {op} winner (top {label})")
-    return f"{head}; {', '.join(figures)} MiB/s" if figures else head
+    return f"{head}; {', '.join(figures)}" if figures else head

@@ -61,7 +61,7 @@ def plan(request: BenchRequest, run: dict[str, Any],
     if given:
         flag = "--" + given[0].replace("_", "-")
         raise ParioError(f"--reuse {request.reuse} reads that run's cases as they were written; drop {flag} "
-                         "(only -r/-R/-W, -i, -C/-Q, --hint and --hints-file go with --reuse)")
+                         "(only -r/-R/-W, --no-read-check, -i, -C/-Q, --hint and --hints-file go with --reuse)")
     if request.write:
         raise ParioError(f"--reuse {request.reuse} only reads the kept files; drop -w (a new run writes its own)")
     for dest, flag in (("seed", "-G"), ("buffer_max", "--buffer"), ("fsync", "-e")):
@@ -129,6 +129,11 @@ def _reading_case(request: BenchRequest, stored: Case, echoed: dict[str, Any]) -
     # residency: the engine measures the page cache before each read, so that a second repetition
     # (reading what the first cached) is known to be warm
     case.update(ops=ops or ["read"], reuse=True, keep=True, residency=True)
+    case.pop("read_check", None)  # the reader's choice, not the writer's
+    if request.read_check is False:
+        if request.check_read:
+            raise ParioError("-R (checked reads) contradicts --no-read-check; give one of them")
+        case["read_check"] = False
     if request.reps is not None:
         case["reps"] = request.reps
     if request.reorder is not None:

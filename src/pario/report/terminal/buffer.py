@@ -12,6 +12,7 @@ from rich.text import Text
 
 from pario.model.buffer import BufferStats
 from pario.model.units import seconds, tenths
+from pario.report.terminal.fit import wrap_id
 
 _secs = seconds
 
@@ -50,18 +51,20 @@ _FILE_MIN = 16
 
 class _FileCell:
     """The file column's cell: the path on one line, abbreviated to the width the table gives
-    the column (the other columns are laid out first), then, wrapped, whether it is a stream
-    and why it was flushed."""
+    the column (the other columns are laid out first); the whole path is in the line under the
+    table (flush_lines), which is the legend of the abbreviation."""
 
-    def __init__(self, path: str, below: Text) -> None:
-        self.path, self.below = path, below
+    def __init__(self, path: str) -> None:
+        self.path = path
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(min(_FILE_MIN, len(self.path)), max(len(self.path), self.below.cell_len))
+        return Measurement(min(_FILE_MIN, len(self.path)), len(self.path))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(abbreviate(self.path, options.max_width), overflow="fold")
-        yield self.below
+        # a basename wider than the column breaks after '/', '.', '-' or '_' (fit.py's rule for
+        # paths), never inside a number: folding cut "shared2.dat_cid-3-8708.sm" as "...-87" / "08.sm"
+        short = abbreviate(self.path, options.max_width)
+        yield Text(short if len(short) <= options.max_width else wrap_id(short, options.max_width, "path"))
 
 
 def table(stats: BufferStats, title: str | None = None, base: str | None = None) -> Table:
@@ -72,12 +75,28 @@ def table(stats: BufferStats, title: str | None = None, base: str | None = None)
     for col in _HEADS:
         t.add_column(col, justify="right", no_wrap=True)
     for f in stats.files:
-        below = Text(f"{'(stream) ' if f.stdio else ''}flushed at: {_reasons(f.flush_reasons)}", style="dim")
-        if f.errors:
-            below.append(f"\n{f.errors} deferred write(s) failed", style="red")
-        t.add_row(_FileCell(_name(f.path, base), below), str(f.calls), tenths(f.bytes), str(f.flushes),
+        t.add_row(_FileCell(_name(f.path, base)), str(f.calls), tenths(f.bytes), str(f.flushes),
                   str(f.sys_writes), _secs(f.program_time), _secs(f.write_time))
     return t
+
+
+def flush_lines(stats: BufferStats, width: int, base: str | None = None) -> list[Text]:
+    """Under the table, one line per file across the whole width: its whole path, whether it is a
+    stream, why it was flushed ("full 976, close 1" kept on one line: inside the file column it
+    was split as "flushed at: full" / "976, close 1"), and failed deferred writes."""
+    out: list[Text] = []
+    for f in stats.files:
+        name = _name(f.path, base)
+        why = f"{'(stream) ' if f.stdio else ''}flushed at: {_reasons(f.flush_reasons)}"
+        if f.errors:
+            why += f"; {f.errors} deferred write(s) failed"
+        style = "red" if f.errors else "dim"
+        if len(name) + len(why) + 4 <= width:
+            out.append(Text(f"  {name}: ", style="dim") + Text(why, style=style))
+        else:  # the path on its own line, then the reasons whole on the next one
+            out.append(Text(f"  {name}:", style="dim"))
+            out.append(Text(f"    {why}", style=style))
+    return out
 
 
 def notes(stats: BufferStats) -> list[str]:
@@ -99,5 +118,7 @@ def show(stats: BufferStats, console: Console | None = None, title: str | None =
                   "see --files)")
         return
     con.print(table(stats, title, base))
+    for text in flush_lines(stats, con.width, base):
+        con.print(text)
     for line in notes(stats):
         con.print(f"[dim]{escape(line)}[/]")

@@ -5,13 +5,19 @@ columns to nothing. Here each column says what it holds, the minimum width that 
 cell whole is computed first, and the table changes shape instead of cutting:
 
 1. everything fits: one table, columns widened towards their natural width;
-2. else the columns marked `aside` (notes) leave the table and follow it as "label: notes"
-   lines, which wrap at spaces;
+2. else (or when a note would wrap into more than ASIDE_LINES lines in its column) the columns
+   marked `aside` (notes) leave the table and follow it as "label: notes" lines, which wrap at
+   spaces; a row without a label of its own (a case's second operation) is named by the label
+   above and its other identifiers ("shared/posix read: warm");
 3. else every row becomes a block of "header: value" lines under its label.
 
-Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces and after '/',
-never inside a word; file paths (`path`) also after '.', '-' and '_' (a file name such as
-pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80). Text wraps at
+Numbers (`num`) never wrap. Identifiers (`id`, e.g. case labels) wrap at spaces, after ',' and
+';', and after '/' only in a word that is a path (starts with '/', '.' or '~', or has two '/'):
+"shared/posix" and "fsync/w" are words and stay whole, never "fsync/" then "w". File paths
+(`path`) wrap after every '/', '.', '-' and '_' (a file name such as
+pario.20261124T162708-000aa2.0.0 would otherwise widen its column past 80); names (`name`, case
+names such as md-shared-100f-300k, which may also be a label such as shared/mpiio) after '.',
+'-' and '_', and after '/' only in a path. Text wraps at
 spaces. A word longer than the whole terminal is the only thing ever broken (by rich, at the
 terminal's edge)."""
 from __future__ import annotations
@@ -30,27 +36,46 @@ from pario.report.terminal.cells import new_table
 # A table's width beyond its cells: 3 per gap between columns (padding, divider, padding) and
 # one at each edge (box.SIMPLE_HEAD, pad_edge=False, as new_table makes them).
 GAP, EDGES = 3, 2
-# Identifiers break after these (a path after each '/'), never elsewhere.
-_BREAK_AFTER = re.compile(r"(?<=[/,;])")
+# Identifiers break after these (a path-like word also after each '/'), never elsewhere.
+_BREAK_AFTER = re.compile(r"(?<=[,;])")
+_BREAK_SLASH = re.compile(r"(?<=[/,;])")
 _BREAK_PATH = re.compile(r"(?<=[/,;._-])")
+_BREAK_NAME = re.compile(r"(?<=[,;._-])")
+
+
+def is_path_word(word: str) -> bool:
+    """A word of an identifier that is a path, so may break after its slashes: '/a/b', './x',
+    '~/x', 'a/b/c'. 'shared/posix' or 'fsync/w' is one word of a label, kept whole."""
+    return word.startswith(("/", ".", "~")) or word.count("/") >= 2
+
+
+def _pieces(word: str, kind: str) -> list[str]:
+    if kind == "path" or (kind == "name" and is_path_word(word)):
+        splitter = _BREAK_PATH
+    elif kind == "name":
+        splitter = _BREAK_NAME
+    else:
+        splitter = _BREAK_SLASH if is_path_word(word) else _BREAK_AFTER
+    return [p for p in splitter.split(word) if p]
 
 
 @dataclass
 class Col:
     header: str
-    kind: str = "text"        # "id" (label), "path", "num" (never wraps), "text" (wraps at spaces)
+    kind: str = "text"        # "id" (label), "path", "name", "num" (never wraps), "text" (wraps at spaces)
     justify: Literal["left", "right", "center"] = "left"
     aside: bool = False       # may leave the table as "label: text" lines below it
     style: str | None = None
 
 
 def atoms(text: str, kind: str = "text") -> list[str]:
-    """The pieces a cell may be broken into: words; identifiers also after '/', ',' and ';'."""
+    """The pieces a cell may be broken into: words; identifiers also after ',' and ';' (and '/'
+    in a path, is_path_word)."""
     words = text.split()
     if kind == "num":
         return [line for line in text.splitlines()] or [""]
-    if kind in ("id", "path"):
-        return [p for w in words for p in (_BREAK_PATH if kind == "path" else _BREAK_AFTER).split(w) if p]
+    if kind in ("id", "path", "name"):
+        return [p for w in words for p in _pieces(w, kind)]
     return words
 
 
@@ -61,14 +86,12 @@ def min_width(text: str, kind: str) -> int:
 
 
 def wrap_id(text: str, width: int, kind: str = "id") -> str:
-    """An identifier wrapped at spaces and after '/', ',' and ';' (a path: also '.', '-', '_') to
-    at most width columns."""
-    splitter = _BREAK_PATH if kind == "path" else _BREAK_AFTER
+    """An identifier wrapped where atoms() may break it, to at most width columns."""
     lines: list[str] = []
     for para in text.splitlines() or [""]:
         line = ""
         for word in para.split(" "):
-            pieces = [p for p in splitter.split(word) if p] or [""]
+            pieces = _pieces(word, kind) or [""]
             for k, piece in enumerate(pieces):
                 sep = " " if (k == 0 and line) else ""
                 if len(line) + len(sep) + len(piece) <= width or not line:
@@ -132,28 +155,66 @@ def fit(console: Console, cols: list[Col], rows: list[list[str]], title: str | N
     width = console.width
     mins = _mins(cols, rows)
     keep = list(range(len(cols)))
-    if table_width(mins) > width:
+    if table_width(mins) > width or _squeezed(width, cols, rows, mins):
         keep = [i for i in keep if not cols[i].aside]
     if table_width([mins[i] for i in keep]) > width:
         return _blocks(cols, rows, title, label, width)
     out: list[RenderableType] = [_table(console, cols, rows, keep, mins, title)]
     aside = [i for i in range(len(cols)) if i not in keep]
-    for row in rows:
+    for row, name in zip(rows, _row_names(cols, rows, label)):
         said = [row[i] if cols[i].header == "notes" else f"{cols[i].header.replace(chr(10), ' ')}: {row[i]}"
                 for i in aside if row[i].strip()]
         if said:
-            out.append(Text(f"  {row[label]}: " + "; ".join(said)))
+            out.append(Text(f"  {name}: " + "; ".join(said)))
     for line in caption or []:
         out.append(Text(line))
     return out
 
 
+def _row_names(cols: list[Col], rows: list[list[str]], label: int) -> list[str]:
+    """What names each row in the lines under the table: its label; a continuation row (label
+    left blank, as the second operation of a case) the label above it and its other identifying
+    cells ("shared/posix read"), never an empty name (": warm")."""
+    names, last = [], ""
+    for row in rows:
+        if row[label].strip():
+            last = row[label]
+            names.append(last)
+        else:
+            more = [row[i] for i, c in enumerate(cols) if i != label and c.kind == "id" and row[i].strip()]
+            names.append(" ".join([last] + more).strip())
+    # rows that share a label (one file through two interfaces) are told apart by their other
+    # identifying cells: "/tmp/x.dat mpiio", "/tmp/x.dat posix"
+    for k, row in enumerate(rows):
+        if row[label].strip() and sum(r[label] == row[label] for r in rows) > 1:
+            names[k] = " ".join([names[k]] + [row[i] for i, c in enumerate(cols)
+                                              if i != label and c.kind == "id" and row[i].strip()])
+    return names
+
+
+# A note that would take more lines than this in its column goes under the table instead: in
+# an 11-column notes column, "verified 87.89 MiB" or "created 300, removed 300" became a word a line.
+ASIDE_LINES = 3
+
+
+def _widths(width: int, cols: list[Col], rows: list[list[str]], keep: list[int], mins: list[int]) -> list[int]:
+    avail = width - table_width([0] * len(keep))
+    maxs = [_natural([r[i] for r in rows], cols[i].header) for i in keep]
+    return _allocate([mins[i] for i in keep], maxs, avail,
+                     [k for k, i in enumerate(keep) if cols[i].kind in ("id", "path", "name")])
+
+
+def _squeezed(width: int, cols: list[Col], rows: list[list[str]], mins: list[int]) -> bool:
+    """Whether a cell of an `aside` column would wrap into more than ASIDE_LINES lines."""
+    keep = list(range(len(cols)))
+    widths = _widths(width, cols, rows, keep, mins)
+    return any(len(Text(r[i]).wrap(Console(width=w + 1), w)) > ASIDE_LINES
+               for i, w in zip(keep, widths) if cols[i].aside for r in rows if r[i].strip())
+
+
 def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[int], mins: list[int],
            title: str | None) -> Table:
-    avail = console.width - table_width([0] * len(keep))
-    maxs = [_natural([r[i] for r in rows], cols[i].header) for i in keep]
-    widths = _allocate([mins[i] for i in keep], maxs, avail,
-                       [k for k, i in enumerate(keep) if cols[i].kind in ("id", "path")])
+    widths = _widths(console.width, cols, rows, keep, mins)
     table = new_table(escape(title) if title else None)
     for w, i in zip(widths, keep):
         c = cols[i]
@@ -163,7 +224,7 @@ def _table(console: Console, cols: list[Col], rows: list[list[str]], keep: list[
         cells = []
         for w, i in zip(widths, keep):
             text = row[i]
-            if cols[i].kind in ("id", "path"):
+            if cols[i].kind in ("id", "path", "name"):
                 text = wrap_id(text, w, cols[i].kind)
             cells.append(Text(text))
         table.add_row(*cells)
@@ -181,14 +242,16 @@ def _blocks(cols: list[Col], rows: list[list[str]], title: str | None, label: in
         else:
             continue_label = False
             out.append(Text(wrap_id(row[label], max(width, 1), cols[label].kind)
-                            if cols[label].kind in ("id", "path") else row[label], style="bold"))
+                            if cols[label].kind in ("id", "path", "name") else row[label], style="bold"))
         for i, c in enumerate(cols):
             if i == label or not row[i].strip():
                 continue
-            head = f"  {c.header.replace(chr(10), ' ')}: "
-            value = (wrap_id(row[i], max(width - 4, 1), c.kind).replace("\n", "\n    ")
-                     if c.kind in ("id", "path") else row[i])
-            out.append(Text(("  " if continue_label else "") + head + value))
+            head = ("  " if continue_label else "") + f"  {c.header.replace(chr(10), ' ')}: "
+            if c.kind in ("id", "path", "name"):
+                value = wrap_id(row[i], max(width - 4, 1), c.kind).replace("\n", "\n    ")
+            else:  # a cell of several lines (a ratio over its verdict): the lines under each other
+                value = row[i].replace("\n", "\n" + " " * min(len(head), max(width // 2, 4)))
+            out.append(Text(head + value))
     return out
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
-from rich.text import Text
 
 from pario.model.jobs import JobState
-from pario.report.terminal.cells import new_table
+from pario.report.terminal.fit import Col, print_fit
 
 
 class JobProgress:
@@ -43,23 +42,20 @@ def print_jobs(console: Console, rows: list[dict]) -> None:
     if not rows:
         console.print("no batch jobs submitted yet; `pario bench ... --submit` submits one")
         return
-    table = new_table(None)
-    table.add_column("id", justify="right", no_wrap=True)
-    table.add_column("created (UTC)", no_wrap=True)
-    for name in ("kind", "job", "state", "run", "command"):
-        table.add_column(name)
+    cols = [Col("id", "num", "right"), Col("created (UTC)", "num"), Col("kind", "id"), Col("job", "id"),
+            Col("state", "text"), Col("run", "id"), Col("command", "id")]
+    cells = []
     for rec in rows:
         state = rec["state"] + (f" ({rec['reason']})" if rec.get("reason") else "")
         if rec.get("exit_code") and rec["exit_code"] != "0:0":
             state += f" exit {rec['exit_code']}"
+        # the whole command, wrapped at its spaces (fit.py): it was cut at 40 characters with "..."
         command = rec["command"].split(" -m pario ", 1)[-1]
-        command = command if len(command) <= 40 else command[:37] + "..."
         run = str(rec["run_id"]) if rec.get("run_id") is not None else "-"
         if rec.get("session_id") is not None:
             run += f" (tune {rec['session_id']})"
-        table.add_row(*(Text(c) for c in (str(rec["id"]), rec["created"].replace("T", " ")[:16], rec["kind"],
-                                           (rec["cluster"] + ":" if rec.get("cluster") else "") + rec["job_id"],
-                                           state, run, command)))
-    console.print(table)
+        cells.append([str(rec["id"]), rec["created"].replace("T", " ")[:16], rec["kind"],
+                      (rec["cluster"] + ":" if rec.get("cluster") else "") + rec["job_id"], state, run, command])
+    print_fit(console, cols, cells)
     console.print("`pario results show RUN` for a job's run; a job that has not ended is asked about again each "
                   "time this list is shown.")

@@ -11,7 +11,7 @@ from pario.report.terminal.fit import Col, print_fit
 
 def print_metadata(console: Console, rows: list[dict], title: str | None = None) -> None:
     """Files per second of each phase (median [min-max] over repetitions) and the exact counts."""
-    cols = [Col("case", "path"), Col("phase", "id"), Col("files/s\nmedian [min-max]", "num", "right"),
+    cols = [Col("case", "name"), Col("phase", "id"), Col("files/s\nmedian [min-max]", "num", "right"),
             Col("files", "num", "right"), Col("notes", "text", aside=True)]
     cells = []
     for row in rows:

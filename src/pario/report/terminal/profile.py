@@ -233,12 +233,14 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
                        "pario profile --runtime-files records them one by one)"))
     if summary.get("filesystem"):
         from pario.model.buffer import BufferFileStats, BufferStats
-        from pario.report.terminal.buffer import notes, table
+        from pario.report.terminal.buffer import flush_lines, notes, table
 
         fs = dict(summary["filesystem"])
         stats = BufferStats(**{**fs, "files": [BufferFileStats(**f) for f in fs["files"]]})
         con.print(table(stats, title="What the file system saw (pario buffer): the program's write calls "
                                      "against the writes that reached the files"))
+        for text in flush_lines(stats, con.width):
+            con.print(text)
         for line in notes(stats):
             con.print(f"[dim]{escape(line)}[/]")
 

@@ -18,7 +18,7 @@ def print_runs(console: Console, runs: list[dict], filtered: bool = False) -> No
                       else "no runs stored yet; `pario bench` makes one")
         return
     cols = [Col("id", "num", "right"), Col("created (UTC)", "num"), Col("kind", "id"), Col("status", "id"),
-            Col("command", "path"), Col("summary", "text", aside=True)]
+            Col("command", "id"), Col("summary", "text", aside=True)]
     has_tags = any(run.get("tags") for run in runs)
     if has_tags:
         cols.insert(4, Col("tags", "id"))
@@ -50,10 +50,10 @@ def _name(entry: dict) -> str:
 
 def _table(unit: str) -> list[Col]:
     """Columns of a comparison table (fit.py: at 80 columns nothing is cut; a case name breaks only
-    after '/', '.', '-' or '_')."""
-    return [Col("case", "path"), Col("op" if unit == "MiB/s" else "phase", "id"),
+    after '.', '-' or '_': 'shared/mpiio' stays whole)."""
+    return [Col("case", "name"), Col("op" if unit == "MiB/s" else "phase", "id"),
             Col(f"A {unit}\nmedian [min-max]", "num", "right"), Col(f"B {unit}\nmedian [min-max]", "num", "right"),
-            Col("B/A [95% interval]\nverdict", "num", "right")]
+            Col("B/A [95% interval]\nverdict", "text", "right")]
 
 
 def _differences(diffs: list[dict]) -> tuple[str, str]:

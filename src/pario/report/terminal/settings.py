@@ -4,15 +4,15 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+
+from pario.report.terminal.fit import Col, print_fit
 
 
 def print_keys(console: Console, rows: list[dict[str, Any]]) -> None:
-    table = Table(title="pario settings keys", title_justify="left")
-    for col in ("key", "type", "default", "honoured by", "meaning"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        table.add_row(*(Text(str(x)) for x in (r["key"], r["kind"], r["default"] or "-",
-                                                ",".join(r["honoured_by"]), r["doc"])))
-    console.print(table)
+    """In pario's table style (fit.py): a key such as romio_no_indep_rw stays whole (folding cut it
+    as "romio_no_indep_r" / "w"); the meaning wraps at its spaces."""
+    cols = [Col("key", "id"), Col("type", "id"), Col("default", "id"), Col("honoured by", "id"),
+            Col("meaning", "text")]
+    cells = [[str(x) for x in (r["key"], r["kind"], r["default"] or "-", ",".join(r["honoured_by"]), r["doc"])]
+             for r in rows]
+    print_fit(console, cols, cells, "pario settings keys")

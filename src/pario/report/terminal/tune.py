@@ -56,8 +56,15 @@ def trial_line(session: TuningSession, trial: Trial) -> str:
         trial.state, short(trial.settings))
     if trial.state == "failed":
         what = f"{what}: {trial.note}"
-    line = f"{trial.number:>3} {trial.state:<9}{median} {ratio} {best:>5}  {what}"
-    return line if len(line) <= WIDTH else line[: WIDTH - 3] + "..."
+    head = f"{trial.number:>3} {trial.state:<9}{median} {ratio} {best:>5}  "
+    return _hang(head, what)
+
+
+def _hang(head: str, text: str) -> str:
+    """`text` after `head`, wrapped at spaces under its own first column ("settings", "summary"):
+    a setting such as cb_config_list=*:2 is never cut ("cb_config_l..." was)."""
+    return textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_on_hyphens=False, break_long_words=False) or head.rstrip()
 
 
 def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
@@ -116,5 +123,4 @@ def sessions(rows: list[dict[str, Any]], out: TextIO = sys.stdout) -> None:
         return
     print(f"{'id':>4}  {'updated':<20} {'status':<12} summary", file=out)
     for r in rows:
-        line = f"{r['id']:>4}  {r['updated']:<20} {r['status']:<12} {r['headline']}"
-        print(line if len(line) <= WIDTH else line[: WIDTH - 3] + "...", file=out)
+        print(_hang(f"{r['id']:>4}  {r['updated']:<20} {r['status']:<12} ", r["headline"]), file=out)
