@@ -109,10 +109,12 @@ COMMANDS = {"suite": ("bench", SUITE), "suite-layers": ("bench", [*SUITE, "--sui
 
 def wait_for(check, proc, what):
     deadline = time.monotonic() + 60
-    while not check() and proc.poll() is None and time.monotonic() < deadline:
+    seen = check()
+    while not seen and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
+        seen = check()  # once seen, killed at once: the probe's file lives a moment only
     said = (Path(proc.args[proc.args.index("--dir") + 1]).parent.parent / "stderr.txt").read_text()[-600:]
-    assert check(), f"pario never made {what} (exit {proc.poll()}): {said}"
+    assert seen, f"pario never made {what} (exit {proc.poll()}): {said}"
 
 
 @pytest.mark.parametrize("when", ["directory", "probe-file"])
