@@ -19,8 +19,10 @@ def lib(tmp_path_factory):
     return preload_lib(tmp_path_factory)
 
 
-def _mpirun(n, lib, logs, argv):
+def _mpirun(n, lib, logs, argv, *exports):
     cmd = ["mpirun", "-n", str(n), "--oversubscribe", "-x", f"LD_PRELOAD={lib}", "-x", f"PARIO_PROFILE_DIR={logs}"]
+    for export in exports:
+        cmd += ["-x", export]
     if os.geteuid() == 0:
         cmd.insert(1, "--allow-run-as-root")
     return subprocess.run(cmd + [str(a) for a in argv], capture_output=True, timeout=180)
@@ -101,11 +103,7 @@ def test_trace_names_a_reduced_shared_file_for_every_rank(lib, tmp_path):
 
     exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
     logs, target = tmp_path / "log", tmp_path / "shared.dat"
-    cmd = ["mpirun", "-n", "2", "--oversubscribe", "-x", f"LD_PRELOAD={lib}", "-x", f"PARIO_PROFILE_DIR={logs}",
-           "-x", "PARIO_PROFILE_TRACE=1"]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    proc = subprocess.run(cmd + [str(exe), str(target), "all"], capture_output=True, timeout=180)
+    proc = _mpirun(2, lib, logs, [exe, target, "all"], "PARIO_PROFILE_TRACE=1")
     assert proc.returncode == 0, proc.stderr.decode()
     job = job_from_parts(parts(logs), {})
     found, _ = events(job, file="shared.dat")
