@@ -19,8 +19,10 @@ def lib(tmp_path_factory):
     return preload_lib(tmp_path_factory)
 
 
-def _mpirun(n, lib, logs, argv):
+def _mpirun(n, lib, logs, argv, *exports):
     cmd = ["mpirun", "-n", str(n), "--oversubscribe", "-x", f"LD_PRELOAD={lib}", "-x", f"PARIO_PROFILE_DIR={logs}"]
+    for export in exports:
+        cmd += ["-x", export]
     if os.geteuid() == 0:
         cmd.insert(1, "--allow-run-as-root")
     return subprocess.run(cmd + [str(a) for a in argv], capture_output=True, timeout=180)
@@ -91,3 +93,19 @@ def test_runtime_files_recorded_when_asked(lib, tmp_path):
     assert _runtime_paths(docs), "with PARIO_PROFILE_RUNTIME_FILES=1 the runtime's files are recorded one by one"
     assert not [r for d in docs for m in d["modules"].values() for r in m["records"]
                 if r["path"] == "<MPI runtime files>"]
+
+
+def test_trace_names_a_reduced_shared_file_for_every_rank(lib, tmp_path):
+    """The shared file's record lives on one owner rank after the reduction; the other ranks'
+    trace events name it all the same, and --file finds them (they showed a bare id before)."""
+    from pario.analysis.profile.logread import job_from_parts
+    from pario.analysis.profile.trace import events
+
+    exe = compile_c(tmp_path, "mpi_shared", "-O2", cc="mpicc")
+    logs, target = tmp_path / "log", tmp_path / "shared.dat"
+    proc = _mpirun(2, lib, logs, [exe, target, "all"], "PARIO_PROFILE_TRACE=1")
+    assert proc.returncode == 0, proc.stderr.decode()
+    job = job_from_parts(parts(logs), {})
+    found, _ = events(job, file="shared.dat")
+    assert {e.rank for e in found if e.module == "mpiio"} == {0, 1}
+    assert all(e.path == str(target) for e in found)

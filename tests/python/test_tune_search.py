@@ -1,9 +1,11 @@
 """tune.search: the session loop against a synthetic evaluator (no MPI): the knowledge-based guesses
 first, each configuration measured once, short runs first, an incumbent only beyond the noise,
 controls and the confirmation, a knob dropped when a run shows it was not applied, resume."""
+import io
 import random
 
 from pario.model.tuning import TuningSession
+from pario.report.terminal import tune as tune_report
 from pario.settings import DIALECTS, parse, render
 from pario.settings.check import findings
 from pario.settings.equivalence import view
@@ -75,6 +77,17 @@ def test_finds_the_best_proves_it_and_spends_the_budget_honestly():
     assert w.settings == {"mca.io": "romio321"} and 3.0 < w.interval[0] <= w.gain <= w.interval[1] < 3.7
     assert "--io romio321" in w.bench_flags and " -c " not in w.bench_flags and "-w" in w.bench_flags
     assert set(w.runs) >= set(s.trials[s.incumbent].runs)
+    # a dialect that cannot say a setting names it apart from its pasteable lines
+    assert "ompi" not in w.untranslated and w.untranslated["romio"] == ["mca.io"]
+    w.settings = {"mca.io": "romio321", "romio_cb_write": "disable"}
+    w.rendered = {"ompi": "--mca io romio321\n", "romio": "romio_cb_write disable\n"}
+    w.untranslated = {"ompi": ["romio_cb_write"], "romio": ["mca.io"]}
+    s.winner = w
+    out = io.StringIO()
+    tune_report.winner(s, out)
+    ompi, romio = out.getvalue().split("## ompi")[1].split("## romio")
+    assert "--mca io romio321" in ompi and "(no equivalent in this dialect: romio_cb_write)" in ompi
+    assert "romio_cb_write disable" in romio and "(no equivalent in this dialect: mca.io)" in romio
 
 
 def test_a_flat_landscape_names_no_winner():

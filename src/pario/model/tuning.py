@@ -51,6 +51,7 @@ class Winner:
     default_median: float | None = None
     case_changes: dict[str, str] = field(default_factory=dict)  # strategy/collective/... changed from the case
     bench_flags: str = ""           # the whole winner as `pario bench` flags
+    untranslated: dict[str, list[str]] = field(default_factory=dict)  # dialect -> settings it cannot say
 
 
 @dataclass

@@ -10,6 +10,7 @@ from pario.model.case import Case
 from pario.model.tuning import TuningSession, Winner
 from pario.model.units import exact
 from pario.settings import DIALECTS, Settings, render
+from pario.settings.dialects import untranslated
 from pario.tune.space import DEFAULT, Config, Space
 
 
@@ -99,11 +100,13 @@ def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Wi
     config = {**space.default(), **inc.settings}
     settings = winner_settings(space, config)
     rendered = {d: render(settings, d) for d in DIALECTS} if not settings.empty() else {}
+    missing = {d: untranslated(settings, d) for d in rendered}
     return Winner(settings=dict(settings.pairs()), gain=float(cmp.ratio or 0.0),
                   interval=(float(cmp.low or 0.0), float(cmp.high or 0.0)), method=noise.METHOD,
                   runs=runs + default_runs, rendered=rendered, verdict=cmp.verdict, trial=inc.number,
                   median=noise.median(win_rates), default_median=noise.median(default_rates),
-                  case_changes=case_changes(space, config), bench_flags=bench_flags(space, base, config, ranks))
+                  case_changes=case_changes(space, config), bench_flags=bench_flags(space, base, config, ranks),
+                  untranslated={d: keys for d, keys in missing.items() if keys})
 
 
 def summary_line(session: TuningSession) -> str:

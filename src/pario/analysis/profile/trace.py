@@ -163,6 +163,13 @@ class Event:
     duration: float
 
 
+def _names(procs: list[Any]) -> dict[str, str]:
+    """Record id -> path over the given processes' records."""
+    return {str(r.get("id")): str(r.get("path")) for p in procs if isinstance(p, dict)
+            for m in (p.get("modules") or {}).values() if isinstance(m, dict)
+            for r in m.get("records") or [] if isinstance(r, dict)}
+
+
 def events(job: dict[str, Any], *, file: str | None = None, rank: int | None = None, t_from: float | None = None,
            t_to: float | None = None) -> tuple[list[Event], int]:
     """The traced operations in time order, filtered: `file` a part of the path, `rank` an MPI rank,
@@ -174,13 +181,15 @@ def events(job: dict[str, Any], *, file: str | None = None, rank: int | None = N
     t0 = min(float(i.get("start") or 0.0) for i in infos)
     hosts = len({i.get("host") for i in infos})
     out, total = [], 0
+    # A file shared by the ranks is reduced into one rank's records at MPI_Finalize, so the other
+    # ranks' traces name it by an id only that rank's records resolve: look the ids up job-wide.
+    everyone = _names(job.get("processes", []))
     for n, (proc, info) in enumerate(zip(procs, infos)):
         where = f"profile log, process {info.get('pid', n)}"
         trace = proc["trace"]
         _events(where, trace)
         cols = trace["columns"]
-        names = {str(r.get("id")): str(r.get("path")) for m in (proc.get("modules") or {}).values()
-                 if isinstance(m, dict) for r in m.get("records") or [] if isinstance(r, dict)}
+        names = {**everyone, **_names([proc])}
         who, base = _label(info, hosts), float(info.get("start") or 0.0) - t0
         proc_rank = info.get("rank") if isinstance(info.get("rank"), int) else None
         total += len(trace["events"])

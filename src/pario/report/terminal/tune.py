@@ -111,6 +111,9 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
             body = text.rstrip("\n") or "(nothing of these settings in this dialect)"
             for line in body.splitlines():
                 print(f"    {line}", file=out)
+            if text.strip() and w.untranslated.get(dialect):  # said apart: the lines above stay pasteable
+                print(_wrap(f"(no equivalent in this dialect: {', '.join(w.untranslated[dialect])})", "    "),
+                      file=out)
 
 
 def _ids(runs: list[int]) -> str:
