@@ -1,11 +1,13 @@
-/* odread FILE NPROC BLOCK_MIB MODE [RUN_PAGES [write]]: the shared-file O_DIRECT read (or, with `write`,
- * the write over the existing FILE) of pario and IOR (NPROC
+/* odread FILE NPROC BLOCK_MIB MODE [RUN_PAGES [write|writenew]]: the shared-file O_DIRECT read (or, with
+ * `write`, the write over the existing FILE; with `writenew`, to FILE removed first and created, as the tools'
+ * write phases do, so with block allocation) of pario and IOR (NPROC
  * processes, process r reads [r*BLOCK, (r+1)*BLOCK) of FILE in 1 MiB pread64 calls, in order, all at once)
  * with the physical layout of each process's 1 MiB buffer chosen:
  *   plain   posix_memalign(4096) and first touch, as pario and IOR allocate (whatever pages come);
  *   thp     in a 2 MiB-aligned region madvised MADV_HUGEPAGE (one physically contiguous run if THP succeeds);
  *   pieces  RUN_PAGES-page pieces of a THP region, every other piece moved (mremap) next to each other in
  *           virtual memory: exactly 256/RUN_PAGES physically contiguous runs.
+ * FILE containing %d: file per process (process r uses FILE with r in place of %d, from offset 0).
  * Prints each process's runs (from /proc/self/pagemap; needs root), i.e. the scatter-gather segments of
  * its 1 MiB requests, and the aggregate rate (last process's end - first's start).
  * Build: cc -O2 -o odread odread.c (benchmarks/odirect/RESULTS.md). */
@@ -70,17 +72,25 @@ static char *buffer(const char *mode, long run_pages) {
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: odread FILE NPROC BLOCK_MIB plain|thp|pieces [RUN_PAGES [write]]\n");
+    fprintf(stderr, "usage: odread FILE NPROC BLOCK_MIB plain|thp|pieces [RUN_PAGES [write|writenew]]\n");
     return 2;
   }
   int np = atoi(argv[2]);
   long blk = atol(argv[3]), run_pages = argc > 5 ? atol(argv[5]) : 0;
-  int wr = argc > 6 && !strcmp(argv[6], "write");
+  int wr = argc > 6 && !strncmp(argv[6], "write", 5), fresh = argc > 6 && !strcmp(argv[6], "writenew");
+  int fpp = strstr(argv[1], "%d") != NULL;
+  char path[4096];
+  for (int r = 0; fresh && r < np; r++) {
+    snprintf(path, sizeof path, argv[1], r); /* the format is the caller's own argument */
+    unlink(path);
+  }
   double *t = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   for (int r = 0; r < np; r++) {
     if (fork()) continue;
     char *buf = buffer(argv[4], run_pages);
-    int fd = open(argv[1], (wr ? O_WRONLY : O_RDONLY) | O_DIRECT);
+    snprintf(path, sizeof path, argv[1], r);
+    long base = fpp ? 0 : (long)r * blk;
+    int fd = open(path, (wr ? O_WRONLY : O_RDONLY) | O_DIRECT | (fresh ? O_CREAT : 0), 0644);
     if (!buf || fd < 0) {
       perror("odread: buffer or open");
       return 1;
@@ -89,7 +99,7 @@ int main(int argc, char **argv) {
     usleep(200000); /* every process ready before the first read */
     t[2 * r] = now();
     for (long i = 0; i < blk; i++)
-      if ((wr ? pwrite(fd, buf, MB, ((long)r * blk + i) * MB) : pread(fd, buf, MB, ((long)r * blk + i) * MB)) != MB) {
+      if ((wr ? pwrite(fd, buf, MB, (base + i) * MB) : pread(fd, buf, MB, (base + i) * MB)) != MB) {
         perror("odread: pread/pwrite");
         return 1;
       }
