@@ -87,6 +87,10 @@ int main(int argc, char **argv) {
   double *t = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   for (int r = 0; r < np; r++) {
     if (fork()) continue;
+    /* ODREAD_STAGGER_MS=N: process r allocates and first-touches its buffer r*N ms after the first, not
+     * all at once (does the concurrency of the first touch decide the layout?) */
+    const char *stag = getenv("ODREAD_STAGGER_MS");
+    if (stag) usleep((useconds_t)(r * atoi(stag) * 1000));
     char *buf = buffer(argv[4], run_pages);
     snprintf(path, sizeof path, argv[1], r);
     long base = fpp ? 0 : (long)r * blk;
@@ -96,7 +100,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     memset(buf, r, MB);
-    usleep(200000); /* every process ready before the first read */
+    usleep(200000 + (stag ? (useconds_t)((np - 1 - r) * atoi(stag) * 1000) : 0)); /* all ready, then start */
     t[2 * r] = now();
     for (long i = 0; i < blk; i++)
       if ((wr ? pwrite(fd, buf, MB, (base + i) * MB) : pread(fd, buf, MB, (base + i) * MB)) != MB) {
