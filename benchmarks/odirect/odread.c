@@ -91,6 +91,13 @@ int main(int argc, char **argv) {
      * all at once (does the concurrency of the first touch decide the layout?) */
     const char *stag = getenv("ODREAD_STAGGER_MS");
     if (stag) usleep((useconds_t)(r * atoi(stag) * 1000));
+    /* ODREAD_PRETOUCH_MB=N: fault N MiB of other memory first (kept), as a process with a larger footprint
+     * does before it allocates its transfer buffer (does the footprint decide the layout?) */
+    const char *pre = getenv("ODREAD_PRETOUCH_MB");
+    if (pre && atol(pre) > 0) {
+      char *junk = malloc((size_t)atol(pre) * MB);
+      if (junk) memset(junk, 1, (size_t)atol(pre) * MB);
+    }
     char *buf = buffer(argv[4], run_pages);
     snprintf(path, sizeof path, argv[1], r);
     long base = fpp ? 0 : (long)r * blk;
