@@ -43,3 +43,14 @@ def test_directory_and_missing_parent_are_one_line(tmp_path):
         write_output(tmp_path, b"x")
     with pytest.raises(ParioError, match="does not exist"):
         write_output(tmp_path / "no" / "such" / "r.html", b"x")
+
+
+def test_symbolic_link_is_kept_and_its_target_written(tmp_path):
+    target = tmp_path / "reports" / "r.html"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "latest.html"
+    link.symlink_to(target)
+    write_output(link, b"new page")
+    assert link.is_symlink() and target.read_bytes() == b"new page"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["r.html"]
