@@ -15,7 +15,7 @@ from pario.analysis.summary import summarize
 from pario.cli import ior_flags, submit
 from pario.cli.args import typed
 from pario.cli.bench_preset import run_preset
-from pario.cli.case_flags import add_case_flags
+from pario.cli.case_flags import add_case_flags, add_launch_flags
 from pario.cli.dry_run import dry_run, scratch_of
 from pario.cli.store_run import store_run
 from pario.model.case import Case
@@ -145,14 +145,7 @@ def register(subparsers) -> None:
     r.add_argument("--time", type=typed(RUN["time"]), default=60.0,
                    help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
-    r.add_argument("--mpirun", type=typed(RUN["mpirun"]),
-                   help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", type=typed(RUN["launcher"]),
-                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=typed(RUN["timeout"]),
-                   help="watchdog: seconds without progress before the run is ended "
-                        "(default: 10x the slowest phase so far, at least 60 s)")
-    r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
+    add_launch_flags(r)
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "

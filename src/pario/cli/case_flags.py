@@ -6,7 +6,7 @@ import argparse
 
 from pario.cli.args import checked, typed
 from pario.plan.cases import parse_lib
-from pario.plan.inputs import CASE
+from pario.plan.inputs import CASE, RUN
 from pario.settings.catalogue import Setting
 from pario.settings.hints import parse_pair
 
@@ -57,6 +57,18 @@ def add_case_flags(p):
     g.add_argument("--buffer", dest="buffer_max", metavar="SIZE", type=typed(CASE["buffer_max"]),
                    help="distinct data per rank (default 256k, at least one transfer: stays in CPU cache "
                         "like IOR's buffer; larger: data from memory, verify exact at any distance)")
+
+
+def add_launch_flags(g) -> None:
+    """How the runs are launched and watched: the same for `pario bench` and each trial of `pario tune`."""
+    g.add_argument("--mpirun", type=typed(RUN["mpirun"]),
+                   help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
+    g.add_argument("--launcher", type=typed(RUN["launcher"]),
+                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
+    g.add_argument("--timeout", type=typed(RUN["timeout"]),
+                   help="watchdog: seconds without progress before a run is ended "
+                        "(default: 10x the slowest phase so far, at least 60 s)")
+    g.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
 
 
 def _hint_pair(text: str) -> str:

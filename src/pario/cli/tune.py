@@ -13,7 +13,7 @@ from typing import Any
 from pario.cli import submit, tune_submit
 from pario.cli.args import checked, row, typed
 from pario.cli.bench import default_ranks
-from pario.cli.case_flags import add_case_flags
+from pario.cli.case_flags import add_case_flags, add_launch_flags
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -99,14 +99,7 @@ def register(subparsers) -> None:
                    help="the [[case]] of --config to tune")
     r.add_argument("--io", type=typed(RUN["io"]),
                    help="fix Open MPI's io component (ompio | romio321): the layer is then not searched")
-    r.add_argument("--mpirun", type=typed(RUN["mpirun"]),
-                   help="MPI launcher to use (default $PARIO_MPIRUN, else mpirun on PATH)")
-    r.add_argument("--launcher", type=typed(RUN["launcher"]),
-                   help="default: srun inside a Slurm allocation (--mpi plugin chosen for this MPI), else mpirun")
-    r.add_argument("--timeout", type=typed(RUN["timeout"]),
-                   help="watchdog: seconds without progress before a run is ended "
-                        "(default: 10x the slowest phase so far, at least 60 s)")
-    r.add_argument("--no-probe", action="store_true", help="skip the O_DIRECT device ceiling probe")
+    add_launch_flags(r)
     r.add_argument("--db", type=typed(RUN["db"]),
                    help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout (progress on stderr)")
