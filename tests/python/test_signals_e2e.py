@@ -161,21 +161,26 @@ def shm_of(pids):
     return found
 
 
-def assert_nothing_left(bench, shm=(), deadline_s=60):
-    """No process and no file of the run, polled until the deadline (the ends are asynchronous)."""
+def assert_gone(left, deadline_s):
+    """Poll left() ({what: the leftovers found}) until nothing is left or the deadline passes (the
+    ends are asynchronous), then assert that each is empty."""
     deadline = time.monotonic() + deadline_s
     while True:
-        procs = processes_of(bench.tmp_path)
-        files = sorted(set(os.listdir(bench.scratch)) - {"keep.me"})
-        tmp = sorted(os.listdir(bench.tmpdir))
-        segments = sorted(p for p in shm if os.path.exists(p))
-        if not (procs or files or tmp or segments) or time.monotonic() > deadline:
+        found = left()
+        if not any(found.values()) or time.monotonic() > deadline:
             break
         time.sleep(0.2)
-    assert not procs, f"processes of the run are left: {procs}"
-    assert not files, f"files of the run are left in the scratch directory: {files}"
-    assert not tmp, f"files of the run are left in $TMPDIR: {sorted(str(p) for p in bench.tmpdir.rglob('*'))}"
-    assert not segments, f"shared-memory segments of the run are left: {segments}"
+    for what, items in found.items():
+        assert not items, f"{what} left: {items}"
+
+
+def assert_nothing_left(bench, shm=(), deadline_s=60):
+    """No process and no file of the run, polled until the deadline."""
+    assert_gone(lambda: {
+        "processes of the run are": processes_of(bench.tmp_path),
+        "files of the run are, in the scratch directory,": sorted(set(os.listdir(bench.scratch)) - {"keep.me"}),
+        "files of the run are, in $TMPDIR,": sorted(str(p) for p in bench.tmpdir.rglob("*")),
+        "shared-memory segments of the run are": sorted(p for p in shm if os.path.exists(p))}, deadline_s)
     assert (bench.scratch / "keep.me").read_text() == "user data"
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import ENGINE, HAVE_MPIRUN, SRC
-from test_signals_e2e import processes_of
+from test_signals_e2e import assert_gone, processes_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
               pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)")]
@@ -59,17 +59,12 @@ def sentinels_of(tmpdir):
 
 
 def assert_nothing_left(tmp_path, tmpdir, scratch, deadline_s=90):
-    deadline = time.monotonic() + deadline_s
-    while True:
-        procs, sentinels = processes_of(tmp_path), sentinels_of(tmpdir)
-        tmp, made = sorted(os.listdir(tmpdir)), scratch.exists()
-        if not (procs or sentinels or tmp or made) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert not procs, f"processes of the run are left: {procs}"
-    assert not tmp, f"files of the run are left in $TMPDIR: {sorted(str(p) for p in tmpdir.rglob('*'))}"
-    assert not made, f"the scratch directory pario made is left: {sorted(str(p) for p in scratch.rglob('*'))}"
-    assert not sentinels, f"the run's sentinel still runs: {sentinels}"
+    assert_gone(lambda: {
+        "processes of the run are": processes_of(tmp_path),
+        "files of the run are, in $TMPDIR,": sorted(str(p) for p in tmpdir.rglob("*")),
+        "the scratch directory pario made is": ([str(scratch)] + sorted(str(p) for p in scratch.rglob("*"))
+                                                if scratch.exists() else []),
+        "the run's sentinels are": sentinels_of(tmpdir)}, deadline_s)
 
 
 def kill(proc):
