@@ -20,138 +20,68 @@
 - a knob that a run's effective settings show was not applied, and that settings.equivalence did
   not predict, is dropped from the rest of the search and reported.
 Every trial is appended to the session when it starts and saved after each launch (`listener`),
-so an interruption keeps what was measured and `--resume` goes on from it."""
+so an interruption keeps what was measured and `--resume` goes on from it.
+
+Each step first decides a round of launches, runs them with Ledger._launch_many (ledger.py: one
+after the other here, one Slurm job array in tune.jobs.BatchedSearch), then judges them: the first
+control with the first guess batch, each guess batch, each race round, the final control with the
+confirmation."""
 from __future__ import annotations
 
 import random
-import statistics
-import time
-import warnings
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable
 
-import optuna
-from optuna.distributions import BaseDistribution, CategoricalDistribution
-from optuna.trial import TrialState, create_trial
+from optuna.trial import TrialState
 
 from pario.analysis import noise
-from pario.model.tuning import Dropped, Trial, TuningSession
-from pario.settings.equivalence import explain
+from pario.model.tuning import Trial, TuningSession
 from pario.tune import racing
-from pario.tune.space import Config, Space
-from pario.tune.trials import Evaluator, Measured
+from pario.tune.ledger import Budget, Launch, Ledger
+from pario.tune.space import Config
 
-optuna.logging.set_verbosity(optuna.logging.WARNING)
+__all__ = ["Budget", "REPEATS_BEFORE_NUDGE", "Search"]
 
 REPEATS_BEFORE_NUDGE = 8   # proposals in a row already measured: then an unmeasured one is enqueued
 
 
-@dataclass
-class Budget:
-    trials: int = 30                 # trial records, controls and the confirmation included
-    seconds: float | None = None
-    rungs: tuple[int, ...] = (1, 3)  # counted repetitions a trial has after each rung
-    control_every: int = 8
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"trials": self.trials, "seconds": self.seconds, "rungs": list(self.rungs),
-                "control_every": self.control_every}
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-class Search:
-    def __init__(self, space: Space, evaluator: Evaluator, session: TuningSession, budget: Budget,
-                 listener: Callable[[TuningSession, Trial | None], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, sampler: optuna.samplers.BaseSampler | None = None):
-        self.space, self.ev, self.session, self.budget = space, evaluator, session, budget
-        self.listener = listener or (lambda s, t: None)
-        self.clock = clock
-        self.started = clock()
-        self.durations: list[float] = []
-        if sampler is None:
-            with warnings.catch_warnings():   # group=True is marked experimental in optuna: not news here
-                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-                sampler = optuna.samplers.TPESampler(seed=session.seed, n_startup_trials=4, multivariate=True,
-                                                     group=True)
-        pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3)
-        self.study = optuna.create_study(direction="maximize", sampler=sampler, pruner=pruner)
-        self.cache: dict[str, Trial] = {}
-        self.pending: dict[str, Trial] = {}   # screened guesses not judged yet when a session stopped
-        self.default = space.default()
-        self.evals = 0                   # counted repetitions drawn so far (the benchmark's "evaluations")
-        # (repetitions drawn, incumbent trial, configurations measured) after each launch: the benchmark's
-        # two counts (a configuration is measured once whatever its repetitions; the default counts)
-        self.trace: list[tuple[int, int | None, int]] = []
-        self._restore()
-
-    # -- the session's records ------------------------------------------------------------------
-
-    def config_of(self, trial: Trial) -> Config:
-        return self.space.effective({**self.default, **trial.settings})
-
-    def _diff(self, config: Config) -> dict[str, str]:
-        return {k: v for k, v in self.space.effective(config).items() if self.default.get(k) != v}
-
-    def control_rates(self) -> list[float]:
-        return [r for t in self.session.trials if t.state == "control" for r in t.rates]
-
-    def trial(self, number: int | None) -> Trial | None:
-        return next((t for t in self.session.trials if t.number == number), None)
-
-    def incumbent_rates(self) -> list[float]:
-        inc = self.trial(self.session.incumbent)
-        if inc is None:
-            return self.control_rates()
-        return inc.rates + [r for t in self.session.trials if t.state == "confirm" and t.note == f"#{inc.number}"
-                            for r in t.rates]
-
-    def _distributions(self, config: Config) -> dict[str, BaseDistribution]:
-        knobs = [self.space.knob(k) for k in config]
-        return {k.key: CategoricalDistribution(list(k.values)) for k in knobs if k is not None}
-
-    def _told(self, config: Config, trial: Trial) -> None:
-        """A finished trial of an earlier launch of this session, told to optuna (resume)."""
-        params = {k: v for k, v in config.items() if self.space.knob(k)}
-        state = {"complete": TrialState.COMPLETE, "control": TrialState.COMPLETE,
-                 "pruned": TrialState.PRUNED}.get(trial.state, TrialState.FAIL)
-        inter = {i + 1: float(statistics.median(trial.rates[: i + 1])) for i in range(len(trial.rates))}
-        attrs = {"completed_rung_0": trial.rates[0]} if trial.rates else {}
-        self.study.add_trial(create_trial(params=params, distributions=self._distributions(params), state=state,
-                                          value=trial.median if state == TrialState.COMPLETE else None,
-                                          intermediate_values=inter if state != TrialState.FAIL else {},
-                                          system_attrs=attrs))
-
-    def _restore(self) -> None:
-        for trial in self.session.trials:
-            if trial.state == "running":
-                trial.state, trial.note = "interrupted", trial.note or "interrupted: not used"
-            config = self.config_of(trial)
-            key = self.space.canonical(config)
-            if trial.state == "screened" and trial.rates:
-                self.pending[key] = trial
-                self.cache.setdefault(key, trial)
-            if trial.state not in ("complete", "pruned", "control"):
-                continue
-            if trial.state != "control" or key not in self.cache:
-                self._told(config, trial)
-            self.cache.setdefault(key, trial)
-
+class Search(Ledger):
     # -- the loop -----------------------------------------------------------------------------
 
     def run(self, guesses: list[tuple[Config, str]]) -> TuningSession:
         self.session.budget = self.budget.to_dict()
+        self._pickup()
+        self._guesses([config for config, _why in guesses])
+        self._explore()
+        self._finish()
+        self.session.status = "done"
+        self.listener(self.session, None)
+        return self.session
+
+    def _pickup(self) -> None:
+        """--resume: launches that went on while no search followed them (none here: an engine run ends
+        with the pario that started it; BatchedSearch's jobs do not)."""
+
+    def _guesses(self, configs: list[Config]) -> None:
+        """The first control (with the first batch, in one round), the guesses in batches, then the
+        screened trials of an earlier launch of the session that are no longer guesses."""
+        batches = self._batches(configs)
         if not any(t.state == "control" for t in self.session.trials):
-            self._control()
-        for batch in self._batches([config for config, _why in guesses]):
+            self._screen(batches.pop(0) if batches else [], control=True)
+        for batch in batches:
             self._screen(batch)
-        for trial in self.pending.values():   # screened before a resume, no longer a guess
-            trial.state = "pruned"
-            self._told(self.config_of(trial), trial)
+        for trial in list(self.pending.values()):
+            config = self.config_of(trial)
+            if len(trial.rates) >= self.budget.rungs[-1]:   # its full rung: judged like a guess
+                trial.state = "complete"
+                self._told(config, trial)
+                self._challenge(trial)
+            else:
+                trial.state = "pruned"
+                self._told(config, trial)
+            self.listener(self.session, trial)
         self.pending.clear()
+
+    def _explore(self) -> None:
+        """TPE's proposals, a control every `control_every` trials, until the budget's end."""
         repeats = 0
         while self._room(reserve=2):
             if self._since_control() >= self.budget.control_every:
@@ -164,10 +94,6 @@ class Search:
             if repeats % REPEATS_BEFORE_NUDGE == 0 and not self._nudge():
                 self.session.notes.append("every configuration of the space was measured")
                 break
-        self._finish()
-        self.session.status = "done"
-        self.listener(self.session, None)
-        return self.session
 
     def _nudge(self) -> bool:
         """TPE keeps proposing what was measured: enqueue an unmeasured configuration at random
@@ -179,63 +105,10 @@ class Search:
         self.study.enqueue_trial({k: v for k, v in pick.items() if self.space.knob(k)})
         return True
 
-    def _room(self, reserve: int) -> bool:
-        if len(self.session.trials) + reserve >= self.budget.trials:
-            return False
-        if self.budget.seconds is not None:
-            per = sum(self.durations) / len(self.durations) if self.durations else 0.0
-            return self.clock() - self.started + per * (1 + reserve) <= self.budget.seconds
-        return True
-
-    def _since_control(self) -> int:
-        n = 0
-        for t in reversed(self.session.trials):
-            if t.state == "control":
-                break
-            n += 1
-        return n
-
-    def _new(self, settings: dict[str, str], state: str, note: str = "") -> Trial:
-        trial = Trial(number=len(self.session.trials), settings=settings, state=state, started=_now(), note=note)
-        self.session.trials.append(trial)
-        return trial
-
-    def _launch(self, trial: Trial, config: Config, reps: int, role: str) -> Measured:
-        t0 = self.clock()
-        m = self.ev.run(config, reps, role)
-        self.durations.append(self.clock() - t0)
-        return self._record(trial, config, m)
-
-    def _mark(self) -> None:
-        self.trace.append((self.evals, self.session.incumbent, len(self.cache)))
-
-    def _record(self, trial: Trial, config: Config, m: Measured) -> Measured:
-        """What one launch of the trial measured, into the trial (and the session's trace)."""
-        self.evals += len(m.rates)
-        if m.run_id is not None:
-            trial.runs.append(m.run_id)
-            trial.run_id = trial.runs[0]
-        if m.status != "complete" or not m.rates:
-            trial.state, trial.note = "failed", (m.message or "no rate measured")[:300]
-        else:
-            trial.rates += m.rates
-            trial.median = noise.median(trial.rates)
-            base = noise.median(self.control_rates())
-            trial.ratio = trial.median / base if base and trial.median else None
-            self._check_effective(m, config)
-        self._mark()
-        self.listener(self.session, trial)
-        return m
-
-    def _control(self, role: str = "control") -> Trial:
+    def _control(self) -> Trial:
         trial = self._new({}, "running")
-        self._launch(trial, self.default, self.budget.rungs[-1], role)
-        if trial.state != "failed":
-            trial.state = "control"
-            if not self.cache.get(self.space.canonical(self.default)):
-                self.cache[self.space.canonical(self.default)] = trial
-                self._told(self.default, trial)
-        self.listener(self.session, trial)
+        self._launch_many([(trial, self.default, self.budget.rungs[-1], "control")], "control")
+        self._as_control(trial)
         return trial
 
     def _one(self) -> bool:
@@ -254,7 +127,7 @@ class Search:
         self.cache[key] = trial
         rungs = self.budget.rungs
         for i, total in enumerate(rungs):
-            self._launch(trial, config, total - len(trial.rates), "trial")
+            self._launch_many([(trial, config, total - len(trial.rates), "trial")], "proposals")
             if trial.state == "failed":
                 self.study.tell(ot, state=TrialState.FAIL)
                 return True
@@ -283,61 +156,63 @@ class Search:
                 out.append([config])
         return out
 
-    def _screen(self, configs: list[Config]) -> None:
-        """One batch of guesses: each runs the full rung (not one repetition: a guess is a likely
-        configuration, and one draw of a heavy-tailed rate ranks it badly: in the recorded 1 MiB grid
-        the best configuration's 8 repetitions include two at a quarter of its median, and a one-
-        repetition screen pruned it in 3 of 10 replays); the batch is raced and its winner challenges
-        the incumbent. Told to optuna after (TPE learns from them)."""
-        batch: list[tuple[Trial, Config]] = []
+    def _screen(self, configs: list[Config], control: bool = False) -> None:
+        """One batch of guesses, in one round: each runs the full rung (not one repetition: a guess is
+        a likely configuration, and one draw of a heavy-tailed rate ranks it badly: in the recorded
+        1 MiB grid the best configuration's 8 repetitions include two at a quarter of its median, and
+        a one-repetition screen pruned it in 3 of 10 replays); the batch is raced and its winner
+        challenges the incumbent. Told to optuna after (TPE learns from them). control: the session's
+        first control runs first in the same round (the guesses' ratios are taken against it)."""
+        lead: list[Launch] = []
+        taken = set(self.cache)
+        if control:
+            first = self._new({}, "running")
+            lead.append((first, self.default, self.budget.rungs[-1], "control"))
+            taken.add(self.space.canonical(self.default))
+        plan: list[tuple[Trial, Config]] = []
         for config in configs:
             key = self.space.canonical(config)
             trial = self.pending.pop(key, None)   # begun before an interruption (resume): taken up
-            if trial is None:
-                if key in self.cache or not self._room(reserve=2):
+            if trial is None:   # (cached when its launch is recorded: the trace counts measured ones)
+                if key in taken or not self._room(reserve=2, ahead=len(lead) + len(plan)):
                     continue
                 trial = self._new(self._diff(config), "running")
-                self.cache[key] = trial
-            # "screened" until the batch is judged: a resumed session takes it up with its repetitions
-            ok = self._more(trial, self.budget.rungs[-1] - len(trial.rates))
-            trial.state = "screened" if ok else "failed"
+            taken.add(key)
+            plan.append((trial, config))
+        # "screened" until the batch is judged: a resumed session takes it up with its repetitions
+        ok = self._more([(t, self.budget.rungs[-1] - len(t.rates)) for t, _ in plan],
+                        "control and guesses" if control else "guesses", before=lead)
+        if control:
+            self._as_control(lead[0][0])
+        batch: list[tuple[Trial, Config]] = []
+        for (trial, config), measured in zip(plan, ok):
+            trial.state = "screened" if measured else "failed"
             self.listener(self.session, trial)
-            if ok:
+            if measured:
                 batch.append((trial, config))
             else:
                 self._told(config, trial)
-        for trial, _ in batch:
-            trial.state = "complete"
         if batch:
-            best, how = self._race([t for t, _ in batch])
+            best, how = self._race([t for t, _ in batch], "race")
             if len(batch) > 1:
                 best.note = f"the best of the guesses ({how})"
             self._challenge(best)
         for trial, config in batch:
+            trial.state = "complete"
             self._told(config, trial)
             self.listener(self.session, trial)
 
-    def _more(self, trial: Trial, reps: int) -> bool:
-        """More repetitions of a measured trial; a failed launch keeps what it had (False)."""
-        if reps <= 0:
-            return True
-        state = trial.state
-        m = self._launch(trial, self.config_of(trial), reps, "trial")
-        if m.status != "complete" or not m.rates:
-            trial.state, trial.note = state, f"a further launch failed: {(m.message or 'no rate')[:200]}"
-            return False
-        return True
-
-    def _race(self, entrants: list[Trial]) -> tuple[Trial, str]:
-        """More repetitions, alternating, for the entrants within noise of the leader, until one is
-        left or each has racing.CAP (racing.py)."""
+    def _race(self, entrants: list[Trial], stage: str) -> tuple[Trial, str]:
+        """More repetitions for the entrants within noise of the leader, a round at a time (one launch
+        each), until one is left or each has racing.CAP (racing.py)."""
         out = {t.number: t for t in entrants}
         while self._room(reserve=2):
             more = racing.needs_more({n: t.rates for n, t in out.items()})
             if not more:
                 break
-            for n in more:
-                if not self._more(out[n], min(racing.STEP, racing.CAP - len(out[n].rates))):
+            ok = self._more([(out[n], min(racing.STEP, racing.CAP - len(out[n].rates))) for n in more], stage)
+            for n, measured in zip(more, ok):
+                if not measured:
                     del out[n]   # its launches fail now: it cannot be the winner
             if not out:
                 return entrants[0], "every entrant failed"
@@ -351,7 +226,7 @@ class Search:
         cmp = noise.compare(self.incumbent_rates(), trial.rates)
         how = ""
         if not cmp.faster and inc is not None and cmp.verdict == "within noise":
-            best, how = self._race([inc, trial])
+            best, how = self._race([inc, trial], "challenge")
             if best is inc:
                 return
             cmp = noise.compare(inc.rates, trial.rates)
@@ -361,30 +236,16 @@ class Search:
                           + (f" (after a race: {how})" if how else ""))
             self._mark()
 
-    def _check_effective(self, m: Measured, config: Config) -> None:
-        """Drop a knob whose setting the run shows was not applied, unless the equivalence rules
-        predicted it (then the canonical form already accounts for it)."""
-        predicted = {a.key for a in explain(self.space.settings_of(config), self.space.stack_view(config))[1]}
-        for row in m.checks:
-            key = str(row.get("key") or "")
-            knob = self.space.knob(key)
-            if knob is None or row.get("status") != "not applied" or key in predicted:
-                continue
-            self.space.knobs.remove(knob)
-            where = f"run {m.run_id}" if m.run_id is not None else "a trial"
-            self.session.dropped.append(Dropped(key, f"{row.get('reason') or 'not applied'} (requested "
-                                                     f"{row.get('requested')}, in effect {row.get('effective')})",
-                                                where))
-            self.session.space = self.space.values()
-
     def _finish(self) -> None:
-        """The last control, and the incumbent confirmed beside it."""
+        """The last control, and the incumbent confirmed beside it (one round)."""
         inc = self.trial(self.session.incumbent)
         if len(self.session.trials) + 2 <= self.budget.trials:
-            self._control()
+            control = self._new({}, "running")
+            launches: list[Launch] = [(control, self.default, self.budget.rungs[-1], "control")]
             if inc is not None:
-                trial = self._new(dict(inc.settings), "running", note=f"#{inc.number}")
-                self._launch(trial, self.config_of(inc), self.budget.rungs[-1], "confirm")
-                if trial.state != "failed":
-                    trial.state = "confirm"
+                confirm = self._new(dict(inc.settings), "running", note=f"#{inc.number}")
+                launches.append((confirm, self.config_of(inc), self.budget.rungs[-1], "confirm"))
+            self._launch_many(launches, "final control and confirmation")
+            self._as_control(control)
+            for trial, *_ in launches[1:]:
                 self.listener(self.session, trial)
