@@ -1,5 +1,6 @@
 """pario tune on a real Slurm (the local one-node cluster): inside an allocation its trials launch
-through srun with the allocation's tasks; with --submit its trials are job arrays, and a session
+through srun with the allocation's tasks; with --submit each round of launches is a job array (the
+guesses of one file layout, a race round of the close ones, ...), and a session
 whose front end is gone (SIGHUP: the user logged out) while its jobs run is picked up by --resume
 without running those trials again."""
 import json
@@ -8,9 +9,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from pario.tune import racing
 from slurm_support import ROOT, job_fields, local_slurm, pario, pario_env, stop
 
 pytestmark = [pytest.mark.mpi, pytest.mark.e2e]
@@ -39,6 +42,61 @@ def test_tune_inside_an_allocation_uses_srun_and_its_tasks(cluster, tmp_path):
     runs = [store.get_run(r) for t in session["trials"] for r in t["runs"]]
     assert runs and all(r["env"]["launcher_argv"][:3] == ["srun", "-n", "2"] for r in runs)
     assert all(r["env"]["slurm"]["mpi_plugin"] == "pmix" for r in runs)
+
+
+def _arrays(store):
+    """The session's job arrays in the order submitted: (stage, [(role, trial, repetitions, rates)])."""
+    arrays = {}
+    for rec in sorted(store.list_jobs(limit=1000), key=lambda r: r["id"]):
+        doc = rec["doc"]
+        task = json.loads(Path(doc["batch"]).read_text())["tasks"][doc["task"]]
+        done = json.loads(Path(f"{doc['batch']}.task-{doc['task']}.json").read_text())
+        assert done["status"] == "complete", done
+        stage, tasks = arrays.setdefault(rec["job_id"].split("_")[0], (doc["stage"], []))
+        assert doc["stage"] == stage   # one array, one round
+        tasks.append((doc["role"], doc["trial"], task["reps"], done["rates"]))
+    return list(arrays.values())
+
+
+def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp_path):
+    """--submit takes pario tune's decisions, a round per job array: the first control with the first
+    guess batch (one file layout), a race round among the close guesses (racing.needs_more), the next
+    layout's batch, the final control with the confirmation."""
+    out = pario(cluster, ["tune", *CASE, "-n", "1", "--trials", "6", "--submit", "--max-jobs", "1",
+                          "--sbatch-args", "-t 5", "--json"], tmp_path, timeout=900)
+    assert out.returncode == 0, out.stderr
+    session = json.loads(out.stdout)["session"]
+    assert session["status"] == "done" and session["winner"] is not None
+    trials = {t["number"]: t for t in session["trials"]}
+    arrays = _arrays(_store(tmp_path))
+    assert [stage for stage, _ in arrays][0] == "control and guesses"
+    assert arrays[-1][0] == "final control and confirmation"
+    assert [role for role, *_ in arrays[0][1]][:3] == ["control", "trial", "trial"]
+    launches: dict[int, list[float]] = {}
+    layouts, rounds, left = [], [], []
+    for stage, tasks in arrays:
+        guesses = {n: rates for role, n, _, rates in tasks if role == "trial"}
+        assert stage == "race" or not left, f"the race of {left} did not go on: {stage}"
+        if stage in ("control and guesses", "guesses"):
+            layout = {trials[n]["settings"].get("strategy", "shared") for n in guesses}
+            assert len(layout) == 1 and layout != set(layouts[-1:])   # one layout per batch, the next one after
+            layouts.append(layout.pop())
+            entrants = dict(guesses)
+        elif stage == "race":   # exactly the close ones, STEP more repetitions each
+            assert sorted(guesses) == sorted(left) and all(r <= racing.STEP for _, _, r, _ in tasks)
+            rounds.append(sorted(guesses))
+            for n, rates in guesses.items():
+                entrants[n] = entrants[n] + rates
+        else:
+            assert stage in ("challenge", "final control and confirmation"), stage
+        for _role, n, reps, rates in tasks:
+            assert len(rates) == reps
+            launches.setdefault(n, []).extend(rates)
+        left = racing.needs_more(entrants) if stage in ("control and guesses", "guesses", "race") else []
+    assert len(layouts) == 2 and arrays[-1][1][0][0] == "control"
+    for n, rates in launches.items():   # the session's trials are what their arrays measured, in order
+        assert trials[n]["rates"] == rates
+    print(f"race rounds: {rounds or 'none: the guesses were apart beyond the noise after 3 repetitions'}")
 
 
 def _ended(cluster, job):
@@ -80,9 +138,13 @@ def test_trials_as_jobs_survive_a_logout_and_resume_picks_them_up(cluster, tmp_p
     assert resumed.returncode == 0, resumed.stderr
     doc = json.loads(resumed.stdout)["session"]
     assert doc["status"] == "done" and len(doc["trials"]) <= 7
-    picked = {t["job"]: t for t in doc["trials"] if t["job"] in first}
+    picked = {t["number"]: t for t in doc["trials"] if t["number"] in {rec["doc"]["trial"] for rec in store.list_jobs()
+                                                                        if rec["job_id"] in first}}
     assert len(picked) == 3 and all(t["state"] in ("control", "complete") and t["rates"] for t in picked.values())
-    assert all(set(t["runs"]) <= stored_before for t in picked.values())   # taken as measured, not run again
+    assert all(t["runs"][0] in stored_before for t in picked.values())   # taken as measured, not run again:
+    again = [rec["doc"]["stage"] for rec in store.list_jobs() if rec["job_id"] not in first
+             and rec["doc"]["trial"] in picked]
+    assert set(again) <= {"race", "challenge"}   # only more repetitions when close guesses race
     jobs_after = [j["job_id"] for j in store.list_jobs()]
     assert len(jobs_after) > 3 and all(not j.startswith(first[0].split("_")[0] + "_") or j in first
                                        for j in jobs_after)

@@ -329,7 +329,8 @@ def _on_term(signum, frame):
 
 def _search(args: argparse.Namespace, store: Store, session: TuningSession, space: Space, evaluator: Evaluator,
             budget: Budget, guesses: list, case: Case, batch: int | None = None) -> int:
-    """The search to its end or an interruption; batch: trials submitted as Slurm jobs, that many at once."""
+    """The search to its end or an interruption; batch: launches submitted as Slurm job arrays (TPE's proposals
+    that many to an array)."""
     out = sys.stderr if args.json else sys.stdout
     printed: dict[int, tuple[Any, ...]] = {}
 
@@ -349,11 +350,13 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
     elif session.dropped:
         show.dropped(session.dropped, out)
     previous = {sig: signal.signal(sig, _on_term) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    search: Search | None = None
     try:
         if batch is not None:
-            BatchedSearch(space, evaluator, session, budget, listener=listener, batch_size=batch).run(guesses)
+            search = BatchedSearch(space, evaluator, session, budget, listener=listener, batch_size=batch)
         else:
-            Search(space, evaluator, session, budget, listener=listener).run(guesses)
+            search = Search(space, evaluator, session, budget, listener=listener)
+        search.run(guesses)
     except KeyboardInterrupt as exc:
         session.status = "interrupted"
         queued = []
@@ -363,6 +366,8 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
                 if t.job:   # its job goes on without us
                     queued.append(t.job)
                     t.note = f"interrupted while Slurm job {t.job} ran: --resume picks up what it measures"
+        # a race round's jobs (more repetitions of measured trials) go on too
+        queued += [j for j in (search.in_flight if isinstance(search, BatchedSearch) else []) if j not in queued]
         store.update_session(sid, doc=session.to_dict(), status=session.status,
                              headline=verdict.summary_line(session))
         done = sum(1 for t in session.trials if t.state not in ("interrupted", "failed"))

@@ -34,7 +34,8 @@ def add_flags(p: argparse.ArgumentParser) -> None:
                         "test assumes; more finish sooner but trials then compete for the file system)")
     g.add_argument("--batch", type=row("batch", "int", "configurations per job array", lo=1, hi=INTEGER_MAX),
                    default=4, metavar="K",
-                   help="configurations submitted together, as one job array (4)")
+                   help="TPE's proposals submitted together, as one job array (4); the guesses go one file "
+                        "layout to an array, a race round to an array")
     # inside an array task only
     p.add_argument("--run-trials", metavar="FILE", type=row("run_trials", "path"), help=argparse.SUPPRESS)
 

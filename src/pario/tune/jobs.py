@@ -1,14 +1,16 @@
 """`pario tune --submit`: a session's trials as Slurm batch jobs.
 
-The search stays here (on the login node); each round it asks optuna for a batch of
-configurations and submits them as one job array (`--array=0-K%N`: at most N tasks run at once,
-by default one, so that a trial never shares the file system with another). Each task runs one
-launch of one configuration inside its own allocation (srun) and stores it like any trial, then
-leaves its measurement beside the batch file. With --submit a trial runs its full repetitions in
-one job: a second queue wait per trial (the short first run of successive halving) would cost more
-than the pruning saves.
+The search stays here (on the login node) and takes the decisions of `pario tune` (tune.search);
+each round of launches it decides (the first control with the first guess batch, each guess batch
+of one file layout, each race round, TPE's proposals --batch at a time, the final control with the
+confirmation) is submitted as one job array (`--array=0-K%N`: at most N tasks run at once, by
+default one, so that a trial never shares the file system with another). Each task runs one launch
+of one configuration inside its own allocation (srun) and stores it like any trial, then leaves its
+measurement beside the batch file. With --submit a proposal runs its full repetitions in one job:
+a second queue wait per trial (the short first run of successive halving) would cost more than the
+pruning saves.
 
-The session names every trial's job before it waits for them, so when pario stops following
+The session names every launch's job before it waits for them, so when pario stops following
 (Ctrl-C, the user logging out) the jobs go on, and `pario tune --resume` picks up what they
 measured before it submits more."""
 from __future__ import annotations
@@ -23,12 +25,12 @@ from typing import Any, Callable
 
 from optuna.trial import TrialState
 
-from pario.analysis import noise
 from pario.model.jobs import JobObserver, ended_sentence
-from pario.model.tuning import Trial, TuningSession
+from pario.model.tuning import TuningSession
 from pario.run import batch, jobs
 from pario.store import Store
 from pario.tune import knobs
+from pario.tune.ledger import Launch
 from pario.tune.search import REPEATS_BEFORE_NUDGE, Search
 from pario.tune.space import Config, Context, Space
 from pario.tune.trials import Measured, rates_of
@@ -68,9 +70,6 @@ def rebuild(session: TuningSession) -> Space:
     return space
 
 
-Item = tuple[Trial, Config, int, str]   # the trial, its configuration, repetitions, role
-
-
 class SlurmTrials:
     """The evaluator of a submitted session: launches become tasks of job arrays."""
 
@@ -83,17 +82,19 @@ class SlurmTrials:
     # -- Evaluator (one launch: the final control and the confirmation) ---------------------------
 
     def run(self, config: Config, reps: int, role: str) -> Measured:
-        trial = self.session.trials[-1]   # Search._control/_finish append the trial first
-        return self.run_batch([(trial, config, reps, role)])[0]
+        trial = self.session.trials[-1]   # the search appends the trial first
+        return self.run_batch([(trial, config, reps, role)], role)[0]
 
     # -- a batch -------------------------------------------------------------------------------
 
-    def run_batch(self, items: list[Item]) -> list[Measured]:
+    def run_batch(self, items: list[Launch], stage: str) -> list[Measured]:
+        """One job array, a task per launch (stage: what the round is for, kept in each job's record)."""
         sid = self.session.id
         os.makedirs(self.jobdir, exist_ok=True)
         stem = os.path.join(self.jobdir, f"tune-{sid}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
         path = stem + ".json"
-        doc = {"session": sid, "no_probe": self.plan.no_probe, "timeout": self.plan.timeout, "warmup": self.warmup,
+        doc = {"session": sid, "stage": stage, "no_probe": self.plan.no_probe, "timeout": self.plan.timeout,
+               "warmup": self.warmup,
                "tasks": [{"config": dict(c), "reps": r, "role": role, "trial": t.number} for t, c, r, role in items]}
         _write_json(path, doc)
         command = [sys.executable, "-m", "pario", "tune", "--run-trials", path, "--db", self.plan.db]
@@ -101,7 +102,7 @@ class SlurmTrials:
         script = batch.script(command, name=f"pario-tune-{sid}", ntasks=self.session.ranks,
                               user=[*self.plan.directives, array], output=stem + "-%A_%a.out",
                               error=stem + "-%A_%a.err", workdir=self.plan.workdir, exports=self.plan.exports,
-                              note=f"pario tune session {sid}: {len(items)} launch(es), one per array task")
+                              note=f"pario tune session {sid}, {stage}: {len(items)} launch(es), one per array task")
         with open(stem + ".sh", "w", encoding="utf-8") as fh:
             fh.write(script)
         array_id, cluster = batch.submit(stem + ".sh", self.plan.workdir)
@@ -109,7 +110,7 @@ class SlurmTrials:
             trial.job = f"{array_id}_{i}"
             self.store.add_job(kind="tune", job_id=trial.job, cluster=cluster, command=shlex.join(command),
                                script=stem + ".sh", output=f"{stem}-{array_id}_{i}.err", session_id=sid,
-                               doc={"batch": path, "task": i, "role": role, "trial": trial.number})
+                               doc={"batch": path, "task": i, "role": role, "trial": trial.number, "stage": stage})
         self.saved()   # the session names its jobs before waiting: a resume finds them
         return [self.collect(trial.job) for trial, *_ in items]
 
@@ -127,8 +128,9 @@ class SlurmTrials:
                                               "pario cancelled its array: check -n and --sbatch-args")
         else:
             measured = self._measured(job_id, rec, ended_sentence(job))
+        # "collected": the search has it (a resume does not take it again)
         self.store.update_job(rec["id"], state=job.state, reason=job.reason, exit_code=job.exit_code,
-                              run_id=measured.run_id)
+                              run_id=measured.run_id, doc={**rec["doc"], "collected": True})
         return measured
 
     def _measured(self, job_id: str, rec: dict[str, Any], ended: str | None) -> Measured:
@@ -160,30 +162,40 @@ def _write_json(path: str, doc: Any) -> None:
 
 
 class BatchedSearch(Search):
-    """Search.run with the launches of a round submitted together (SlurmTrials.run_batch); the
-    default control, the knowledge-based guesses, the noise test and the confirmation as in Search."""
+    """Search with each round's launches submitted together as one job array (SlurmTrials.run_batch):
+    the same decisions in the same order (the first control with the first guess batch, each guess
+    batch, each race round, the challenge races, the final control with the confirmation); only
+    TPE's proposals differ: `batch_size` of them per array, each its full rung (no pruning: a second
+    queue wait per trial would cost more than pruning saves), the control in the same array when due."""
 
     ev: SlurmTrials
 
     def __init__(self, *args, batch_size: int = 4, **kw):
         super().__init__(*args, **kw)
         self.batch_size = max(1, batch_size)
+        self.in_flight: list[str] = []   # the jobs of the array waited for when pario was interrupted
 
-    def run(self, guesses: list[tuple[Config, str]]) -> TuningSession:
-        self.session.budget = self.budget.to_dict()
-        for config, _why in guesses:
-            if self.space.canonical(config) not in self.cache:
-                self.study.enqueue_trial({k: v for k, v in config.items() if self.space.knob(k)},
-                                         skip_if_exists=True)
-        self._pickup()
+    def _launch_many(self, launches: list[Launch], stage: str) -> list[Measured]:
+        if not launches:
+            return []
+        t0 = self.clock()
+        try:
+            measured = self.ev.run_batch(launches, stage)
+        except KeyboardInterrupt:   # the jobs go on: --resume picks up what they measure
+            self.in_flight = [trial.job for trial, *_ in launches if trial.job]
+            raise
+        self.durations += [(self.clock() - t0) / len(launches)] * len(launches)
+        return [self._record(trial, config, m, role) for (trial, config, _reps, role), m in zip(launches, measured)]
+
+    def _explore(self) -> None:
         exhausted = False
         while self._room(reserve=2) and not exhausted:
-            items: list[tuple[Item, Any]] = []
-            if not any(t.state == "control" for t in self.session.trials) or \
-                    self._since_control() >= self.budget.control_every:
-                items.append(((self._new({}, "running"), self.default, self.budget.rungs[-1], "control"), None))
+            launches: list[Launch] = []
+            asked: dict[int, Any] = {}   # trial number -> its optuna trial
+            if self._since_control() >= self.budget.control_every:
+                launches.append((self._new({}, "running"), self.default, self.budget.rungs[-1], "control"))
             repeats = 0
-            while len(items) < self.batch_size and self._room(reserve=2):   # _new counts each item already
+            while len(launches) < self.batch_size and self._room(reserve=2, ahead=len(launches)):
                 ot = self.study.ask()
                 config = self.space.suggest(ot)
                 known = self.cache.get(self.space.canonical(config))
@@ -200,66 +212,70 @@ class BatchedSearch(Search):
                     continue
                 trial = self._new(self._diff(config), "running")
                 self.cache[self.space.canonical(config)] = trial
-                items.append(((trial, config, self.budget.rungs[-1], "trial"), ot))
-            if not items:
+                asked[trial.number] = ot
+                launches.append((trial, config, self.budget.rungs[-1], "trial"))
+            if not launches:
                 break
-            self.listener(self.session, None)
-            t0 = self.clock()
-            measured = self.ev.run_batch([item for item, _ot in items])
-            self.durations += [(self.clock() - t0) / len(items)] * len(items)
-            for ((trial, config, _reps, role), ot), m in sorted(zip(items, measured),
-                                                                key=lambda x: x[0][0][3] != "control"):
-                self._settle(trial, config, role, m, ot)
-        self._finish()
-        self.session.status = "done"
-        self.listener(self.session, None)
-        return self.session
-
-    def _settle(self, trial: Trial, config: Config, role: str, m: Measured, ot: Any) -> None:
-        """A launch's measurement into its trial, and the trial's verdict (as Search._control and
-        Search._one decide it); `ot`: its optuna trial, None after a resume (then told afresh)."""
-        self._record(trial, config, m)
-        if role == "control":
-            if trial.state != "failed":
-                trial.state = "control"
-                if not self.cache.get(self.space.canonical(self.default)):
-                    self.cache[self.space.canonical(self.default)] = trial
-                    self._told(self.default, trial)
-        elif role == "confirm":
-            if trial.state != "failed":
-                trial.state = "confirm"
-        elif trial.state == "failed":
-            if ot is not None:
-                self.study.tell(ot, state=TrialState.FAIL)
-        else:
-            trial.state = "complete"
-            if ot is not None:
-                self.study.tell(ot, float(trial.median or 0.0))
-            else:
-                self._told(config, trial)
-            self.cache[self.space.canonical(config)] = trial
-            cmp = noise.compare(self.incumbent_rates(), trial.rates)
-            if cmp.faster:
-                self.session.incumbent = trial.number
-                trial.note = f"new incumbent: {cmp.ratio:.2f}x [{cmp.low:.2f}-{cmp.high:.2f}] the last one"
-        self.listener(self.session, trial)
+            self._launch_many(launches, "proposals" if any(role == "trial" for *_, role in launches) else "control")
+            for trial, _config, _reps, role in launches:
+                if role == "control":
+                    self._as_control(trial)
+                    continue
+                ot = asked[trial.number]
+                if trial.state == "failed":
+                    self.study.tell(ot, state=TrialState.FAIL)
+                else:   # as Search._one with the full rung at once
+                    ot.report(float(trial.median or 0.0), step=len(trial.rates))
+                    trial.state = "complete"
+                    self.study.tell(ot, float(trial.median or 0.0))
+                    self._challenge(trial)
+                self.listener(self.session, trial)
 
     def _pickup(self) -> None:
-        """--resume: what the jobs of trials in flight measured while no pario followed them
-        (waiting for those still queued or running)."""
-        roles = {r["job_id"]: r["doc"].get("role", "trial")
-                 for r in self.ev.store.list_jobs(session_id=self.session.id, limit=100000)}
-        waiting = [t for t in self.session.trials if t.state in ("interrupted", "running") and t.job in roles]
-        # controls first: a trial's ratio is taken against the controls so far
-        for trial in sorted(waiting, key=lambda t: roles[t.job] != "control"):
-            trial.state = "running"
-            m = self.ev.collect(trial.job)
-            config = self.default if roles[trial.job] == "control" else self.config_of(trial)
+        """--resume: what this session's jobs measured while no pario followed them (waiting for those
+        still queued or running), controls first (a trial's ratio is taken against the controls so far):
+        - a trial's first launch: a control or confirmation takes its state; a trial is "screened", taken
+          up like a screened guess (Search.pending: its guess batch races it, or it is judged after the
+          guesses);
+        - a race round's launch: its repetitions are added to its trial (the race goes on after)."""
+        recs = [r for r in self.ev.store.list_jobs(session_id=self.session.id, limit=100000)
+                if not r["doc"].get("collected")]
+        work = []
+        for rec in recs:
+            trial = self.trial(rec["doc"].get("trial"))
+            if trial is None:
+                continue
+            fresh = trial.state in ("interrupted", "running") and trial.job == rec["job_id"]
+            extra = rec["doc"].get("stage") in ("race", "challenge") and trial.state in ("screened", "complete")
+            if fresh or extra:
+                work.append((rec["doc"].get("role", "trial") != "control", rec["id"], rec, trial, fresh))
+        for _, _, rec, trial, fresh in sorted(work, key=lambda w: w[:2]):
+            role = rec["doc"].get("role", "trial")
+            config = self.default if role == "control" else self.config_of(trial)
+            state = trial.state
+            if fresh:
+                trial.state = "running"
+            m = self.ev.collect(rec["job_id"])
             if m.status == "complete" and m.rates:
                 m.message = None
-            self._settle(trial, config, roles[trial.job], m, None)
-            if trial.state == "failed" and not trial.note.startswith("picked up"):
+            self._record(trial, config, m, role)
+            if not fresh:   # more repetitions: a failure keeps what the trial had
+                if trial.state == "failed":
+                    trial.state = state
+                    trial.note = f"picked up after --resume: a further launch failed: {m.message or 'no rate'}"[:300]
+                continue
+            if trial.state == "failed":
                 trial.note = f"picked up after --resume: {trial.note}"[:300]
+                if role == "trial":
+                    self._told(config, trial)
+            elif role == "control":
+                self._as_control(trial)
+            elif role == "trial":
+                trial.state = "screened"
+                key = self.space.canonical(config)
+                self.pending[key] = trial
+                self.cache[key] = trial
+            self.listener(self.session, trial)
 
 
 def run_task(path: str, index: int, store: Store, evaluator_of: Callable[[TuningSession, Space, dict[str, Any]], Any]
