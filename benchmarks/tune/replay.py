@@ -6,6 +6,8 @@ each evaluation drawing recorded repetitions at random (GridReplay):
   tuner     TPE seeded with the knowledge-based guesses (what `pario tune` does)
   tpe-only  TPE without the guesses
   random    optuna's RandomSampler without the guesses
+  submit    what `pario tune --submit` does (tune.jobs.BatchedSearch, --batch 4: TPE's proposals four to
+            a job array, each with its full repetitions); the grid drawn in each array's order
   guess     the knowledge-based first guess alone: its grid median, no search
 Two counts per run, both kept: the configurations measured (distinct configurations, the default
 included, whatever their repetitions: the trials of the autotuning literature, the unit of "the
@@ -28,9 +30,10 @@ import sys
 import optuna
 
 from pario.model.tuning import TuningSession
+from pario.tune.jobs import BatchedSearch
 from pario.tune.knobs import build
 from pario.tune.prior import guesses
-from pario.tune.replay import GridReplay
+from pario.tune.replay import GridArrays, GridReplay
 from pario.tune.search import Budget, Search
 from pario.tune.space import Context
 
@@ -60,8 +63,12 @@ def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dic
     session = TuningSession(id=None, case=doc["case"], objective=objective, ranks=doc["ranks"],
                             space=space.values(), seed=seed)
     sampler = optuna.samplers.RandomSampler(seed=seed) if searcher == "random" else None
-    search = Search(space, grid, session, Budget(trials=trials), sampler=sampler)
-    search.run(guesses(space) if searcher == "tuner" else [])
+    if searcher == "submit":
+        search = BatchedSearch(space, GridArrays(doc, space, seed=seed), session, Budget(trials=trials),
+                               batch_size=4)
+    else:
+        search = Search(space, grid, session, Budget(trials=trials), sampler=sampler)
+    search.run(guesses(space) if searcher in ("tuner", "submit") else [])
     inc = next((t for t in session.trials if t.number == session.incumbent), None)
     final = {**space.default(), **inc.settings} if inc else space.default()
     hit = reached(search.trace, session, grid, space, best)
@@ -105,7 +112,7 @@ def report(row: dict) -> None:
     g = row["guess"][0]
     print(f"  guess     first guess alone: {g['ratio']:.0%} of the best median "
           f"({'reaches' if g['ratio'] >= TARGET else 'does not reach'} 95%)")
-    for name in ("tuner", "tpe-only", "random"):
+    for name in ("tuner", "submit", "tpe-only", "random"):
         if name not in row:
             continue
         runs = row[name]

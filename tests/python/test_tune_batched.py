@@ -12,30 +12,11 @@ from pario.tune import racing
 from pario.tune.jobs import BatchedSearch
 from pario.tune.knobs import build
 from pario.tune.prior import guesses
-from pario.tune.replay import GridReplay
+from pario.tune.replay import GridArrays, GridReplay
 from pario.tune.search import Budget, Search
 from pario.tune.space import Context
 
 GRID = Path(__file__).resolve().parents[2] / "benchmarks" / "tune" / "grid-1m.json"
-
-
-class NoJobs:
-    """A store with no Slurm job of the session (nothing to pick up)."""
-
-    def list_jobs(self, **_kw):
-        return []
-
-
-class GridTrials:
-    """SlurmTrials' side the search uses, over a recorded grid: run_batch runs a round's launches in
-    order (as an array with --max-jobs 1 would) and keeps the round."""
-
-    def __init__(self, grid):
-        self.grid, self.store, self.rounds = grid, NoJobs(), []
-
-    def run_batch(self, launches, stage):
-        self.rounds.append((stage, [(t.number, reps, role) for t, _c, reps, role in launches]))
-        return [self.grid.run(config, reps, role) for _t, config, reps, role in launches]
 
 
 class Rounds(Search):
@@ -50,12 +31,14 @@ class Rounds(Search):
         return super()._launch_many(launches, stage)
 
 
-def setup(seed, objective):
+def setup(seed, objective, kind=GridReplay):
+    """(space, evaluator over the grid, new session); kind GridArrays: tune --submit's evaluator (a
+    round's launches drawn in order, as one job array runs them; no job records to pick up)."""
     doc = json.loads(GRID.read_text())
     space = build(Context.from_dict({**doc["context"], "objective": objective}))
     session = TuningSession(id=None, case=doc["case"], objective=objective, ranks=doc["ranks"],
                             space=space.values(), seed=seed)
-    return space, GridReplay(doc, space, seed=seed), session
+    return space, kind(doc, space, seed=seed), session
 
 
 def decisions(session):
@@ -70,8 +53,7 @@ def test_batched_search_takes_the_decisions_of_search(seed, objective):
     space, grid, alone = setup(seed, objective)
     search = Rounds(space, grid, alone, budget)
     search.run(guesses(space))
-    space2, grid2, batched = setup(seed, objective)
-    ev = GridTrials(grid2)
+    space2, ev, batched = setup(seed, objective, GridArrays)
     BatchedSearch(space2, ev, batched, budget, batch_size=1).run(guesses(space2))
     assert decisions(batched) == decisions(alone)
     assert ev.rounds == search.rounds
@@ -86,8 +68,7 @@ def test_guess_batches_and_race_rounds_are_one_array_each():
         space, grid, alone = setup(seed, "write")
         search = Rounds(space, grid, alone, Budget(trials=30))
         search.run(guesses(space))
-        space2, grid2, batched = setup(seed, "write")
-        ev = GridTrials(grid2)
+        space2, ev, batched = setup(seed, "write", GridArrays)
         BatchedSearch(space2, ev, batched, Budget(trials=30), batch_size=4).run(guesses(space2))
         # up to TPE's proposals (pruned one rung at a time alone, 4 to an array batched), the same rounds
         first = next(i for i, (stage, _) in enumerate(ev.rounds) if stage == "proposals")
@@ -140,11 +121,11 @@ class Jobs:
         return self.records
 
 
-class Finished(GridTrials):
+class Finished(GridArrays):
     """Jobs that ran while nobody followed them: collect gives what they measured."""
 
-    def __init__(self, grid, records, measured):
-        super().__init__(grid)
+    def __init__(self, doc, space, seed, records, measured):
+        super().__init__(doc, space, seed=seed)
         self.store, self.measured, self.collected = Jobs(records), measured, []
 
     def collect(self, job_id):
@@ -153,18 +134,18 @@ class Finished(GridTrials):
 
 
 def test_resume_picks_up_a_screened_batch_and_a_race_round_then_judges_them():
-    space, grid, session = setup(0, "write")
     stop = {"at": None}
 
-    class Interrupting(GridTrials):
+    class Interrupting(GridArrays):
         def run_batch(self, launches, stage):
             if stage == "race":   # the user logged out while the first race round ran
                 stop["at"] = [(t.number, config, reps) for t, config, reps, _role in launches]
                 raise KeyboardInterrupt
             return super().run_batch(launches, stage)
 
+    space, grid, session = setup(0, "write", Interrupting)
     with pytest.raises(KeyboardInterrupt):
-        BatchedSearch(space, Interrupting(grid), session, Budget(trials=30)).run(guesses(space))
+        BatchedSearch(space, grid, session, Budget(trials=30)).run(guesses(space))
     assert stop["at"], "the grid's first guess batch did not race"
     screened = [t for t in session.trials if t.state == "screened"]
     assert {t.number for t in screened} >= {n for n, _, _ in stop["at"]}
@@ -176,13 +157,15 @@ def test_resume_picks_up_a_screened_batch_and_a_race_round_then_judges_them():
                for i, (n, _, _) in enumerate(stop["at"])]
     measured = {f"9_{n}": grid.run(config, reps, "trial") for n, config, reps in stop["at"]}
     stored = TuningSession.from_dict(session.to_dict())
-    space2, grid2, _ = setup(0, "write")
-    ev = Finished(grid2, records, measured)
+    space2, _, _ = setup(0, "write")
+    ev = Finished(json.loads(GRID.read_text()), space2, 0, records, measured)
     BatchedSearch(space2, ev, stored, Budget(trials=30)).run(guesses(space2))
     assert sorted(ev.collected) == sorted(measured)
     for n, _, reps in stop["at"]:   # the race's repetitions were kept, not run again
         assert stored.trials[n].rates[: len(before[n]) + reps] == before[n] + measured[f"9_{n}"].rates
         assert stored.trials[n].state == "complete"
+    again = {stage for stage, launches in ev.rounds for n, _, _ in launches if n in before}
+    assert again <= {"race", "challenge"}   # no guess of the batch was screened again
     # the batch was judged again from there: its race went on (or ended) and nothing was screened twice
     keys = [space2.canonical({**space2.default(), **t.settings}) for t in stored.trials
             if t.state not in ("control", "confirm")]

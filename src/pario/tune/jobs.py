@@ -78,6 +78,7 @@ class SlurmTrials:
         self.session, self.store, self.plan, self.observer, self.saved = session, store, plan, observer, saved
         self.warmup = warmup
         self.jobdir = os.path.join(plan.workdir, "pario-jobs")
+        self.arrays = 0   # submitted by this pario: race rounds can follow each other within a second
 
     # -- Evaluator (one launch: the final control and the confirmation) ---------------------------
 
@@ -91,7 +92,8 @@ class SlurmTrials:
         """One job array, a task per launch (stage: what the round is for, kept in each job's record)."""
         sid = self.session.id
         os.makedirs(self.jobdir, exist_ok=True)
-        stem = os.path.join(self.jobdir, f"tune-{sid}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        self.arrays += 1
+        stem = os.path.join(self.jobdir, f"tune-{sid}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{self.arrays}")
         path = stem + ".json"
         doc = {"session": sid, "stage": stage, "no_probe": self.plan.no_probe, "timeout": self.plan.timeout,
                "warmup": self.warmup,

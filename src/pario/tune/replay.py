@@ -53,3 +53,23 @@ class GridReplay:
     def run(self, config: Config, reps: int, role: str) -> Measured:
         pool = self.samples[self.space.canonical(config)]
         return Measured([self.rng.choice(pool) for _ in range(reps)])
+
+
+class _NoJobs:
+    def list_jobs(self, **_kw: Any) -> list[dict[str, Any]]:
+        return []
+
+
+class GridArrays(GridReplay):
+    """A recorded grid as `pario tune --submit`'s evaluator (tune.jobs.BatchedSearch): a round's
+    launches drawn in order, as a job array with --max-jobs 1 runs them; `rounds` keeps each round
+    (stage, [(trial, repetitions, role)]); no job records, so a resume has nothing to pick up."""
+
+    def __init__(self, grid: dict[str, Any], space: Space, seed: int = 0):
+        super().__init__(grid, space, seed)
+        self.store = _NoJobs()
+        self.rounds: list[tuple[str, list[tuple[int, int, str]]]] = []
+
+    def run_batch(self, launches: list[tuple[Any, Config, int, str]], stage: str = "") -> list[Measured]:
+        self.rounds.append((stage, [(t.number, reps, role) for t, _c, reps, role in launches]))
+        return [self.run(config, reps, role) for _t, config, reps, role in launches]
