@@ -150,3 +150,48 @@ def test_trials_as_jobs_survive_a_logout_and_resume_picks_them_up(cluster, tmp_p
                                        for j in jobs_after)
     assert doc["trials"][0]["state"] == "control"
     assert any(t["state"] == "confirm" for t in doc["trials"]) or doc["incumbent"] is None
+
+
+def test_a_logout_during_the_second_array_loses_none_of_its_repetitions(cluster, tmp_path):
+    """The second array (a race round of the first guesses, or the next layout's guesses) still runs
+    when the user logs out: pario names its jobs, and --resume adds what they measured to their trials
+    (a race round's repetitions to the racing trials) without launching them again."""
+    argv = [sys.executable, "-m", "pario", "tune", *CASE, "-n", "1", "--trials", "6", "--submit", "--max-jobs", "1",
+            "--sbatch-args", "-t 5"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=pario_env(cluster, tmp_path), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 180
+        while not (tmp_path / "runs.db").exists() or len(_store(tmp_path).list_jobs()) < 4:
+            assert time.monotonic() < end and proc.poll() is None, proc.communicate()[1]
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGHUP)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGHUP, err
+    store = _store(tmp_path)
+    second = sorted(j["job_id"] for j in store.list_jobs() if not j["doc"].get("collected"))
+    stage = {j["doc"]["stage"] for j in store.list_jobs() if j["job_id"] in second}
+    assert second and len(stage) == 1 and stage <= {"race", "guesses"}, store.list_jobs()
+    assert f"{', '.join(second)} go on and --resume picks up" in err, err   # named, whatever the trials' state
+    print(f"interrupted during a {stage.pop()} array ({len(second)} job(s))")
+    end = time.monotonic() + 180
+    while not all(_ended(cluster, j) for j in second):
+        assert time.monotonic() < end, "the array did not end"
+        time.sleep(0.5)
+    session_id = store.list_sessions()[0]["id"]
+    resumed = pario(cluster, ["tune", "--resume", str(session_id), "--json"], tmp_path, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+    doc = json.loads(resumed.stdout)["session"]
+    assert doc["status"] == "done" and len(doc["trials"]) <= 6
+    trials = {t["number"]: t for t in doc["trials"]}
+    jobs = {j["job_id"]: j for j in store.list_jobs(limit=1000)}
+    for job in second:   # collected once, its run in its trial
+        rec = jobs[job]
+        assert rec["doc"].get("collected") and rec["run_id"] in trials[rec["doc"]["trial"]]["runs"]
+    for stage_, tasks in _arrays(store):   # no trial's first launch was made twice
+        for role, n, _, _ in tasks:
+            if stage_ in ("control and guesses", "guesses") and role == "trial":
+                assert sum(1 for s, ts in _arrays(store) for r, m, _, _ in ts
+                           if m == n and s in ("control and guesses", "guesses", "proposals")) == 1

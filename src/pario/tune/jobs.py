@@ -130,10 +130,15 @@ class SlurmTrials:
                                               "pario cancelled its array: check -n and --sbatch-args")
         else:
             measured = self._measured(job_id, rec, ended_sentence(job))
-        # "collected": the search has it (a resume does not take it again)
         self.store.update_job(rec["id"], state=job.state, reason=job.reason, exit_code=job.exit_code,
-                              run_id=measured.run_id, doc={**rec["doc"], "collected": True})
+                              run_id=measured.run_id)
         return measured
+
+    def taken(self, job_ids: list[str]) -> None:
+        """These jobs' measurements are in the saved session: a resume does not take them again."""
+        for rec in self.store.list_jobs(session_id=self.session.id, limit=100000):
+            if rec["job_id"] in job_ids and not rec["doc"].get("collected"):
+                self.store.update_job(rec["id"], doc={**rec["doc"], "collected": True})
 
     def _measured(self, job_id: str, rec: dict[str, Any], ended: str | None) -> Measured:
         done = f"{rec['doc'].get('batch')}.task-{rec['doc'].get('task')}.json"
@@ -187,7 +192,9 @@ class BatchedSearch(Search):
             self.in_flight = [trial.job for trial, *_ in launches if trial.job]
             raise
         self.durations += [(self.clock() - t0) / len(launches)] * len(launches)
-        return [self._record(trial, config, m, role) for (trial, config, _reps, role), m in zip(launches, measured)]
+        out = [self._record(trial, config, m, role) for (trial, config, _reps, role), m in zip(launches, measured)]
+        self.ev.taken([trial.job for trial, *_ in launches if trial.job])   # recorded (and saved: the listener)
+        return out
 
     def _explore(self) -> None:
         exhausted = False
@@ -248,7 +255,8 @@ class BatchedSearch(Search):
             if trial is None:
                 continue
             fresh = trial.state in ("interrupted", "running") and trial.job == rec["job_id"]
-            extra = rec["doc"].get("stage") in ("race", "challenge") and trial.state in ("screened", "complete")
+            extra = (rec["doc"].get("stage") in ("race", "challenge") and trial.state in ("screened", "complete")
+                     and not set(self.ev.store.runs_of_job(rec["job_id"])) & set(trial.runs))   # not in it yet
             if fresh or extra:
                 work.append((rec["doc"].get("role", "trial") != "control", rec["id"], rec, trial, fresh))
         for _, _, rec, trial, fresh in sorted(work, key=lambda w: w[:2]):
@@ -265,8 +273,7 @@ class BatchedSearch(Search):
                 if trial.state == "failed":
                     trial.state = state
                     trial.note = f"picked up after --resume: a further launch failed: {m.message or 'no rate'}"[:300]
-                continue
-            if trial.state == "failed":
+            elif trial.state == "failed":
                 trial.note = f"picked up after --resume: {trial.note}"[:300]
                 if role == "trial":
                     self._told(config, trial)
@@ -278,6 +285,7 @@ class BatchedSearch(Search):
                 self.pending[key] = trial
                 self.cache[key] = trial
             self.listener(self.session, trial)
+            self.ev.taken([rec["job_id"]])
 
 
 def run_task(path: str, index: int, store: Store, evaluator_of: Callable[[TuningSession, Space, dict[str, Any]], Any]

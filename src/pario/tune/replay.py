@@ -59,6 +59,9 @@ class _NoJobs:
     def list_jobs(self, **_kw: Any) -> list[dict[str, Any]]:
         return []
 
+    def runs_of_job(self, job_id: str) -> list[int]:
+        return []
+
 
 class GridArrays(GridReplay):
     """A recorded grid as `pario tune --submit`'s evaluator (tune.jobs.BatchedSearch): a round's
@@ -73,3 +76,6 @@ class GridArrays(GridReplay):
     def run_batch(self, launches: list[tuple[Any, Config, int, str]], stage: str = "") -> list[Measured]:
         self.rounds.append((stage, [(t.number, reps, role) for t, _c, reps, role in launches]))
         return [self.run(config, reps, role) for _t, config, reps, role in launches]
+
+    def taken(self, job_ids: list[str]) -> None:
+        """(no job records to mark)"""
