@@ -3,6 +3,7 @@ and posix backends, a hint this MPI ignores shown dropped, SIGTERM mid-session t
 JSON document against schemas/tune.schema.json, the sessions and their runs listed."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,6 +51,9 @@ def test_posix_session_prints_80_columns_and_a_bench_command(tmp_path):
     assert any(line.lstrip().startswith("0 control") for line in lines)
     assert "Winner" in run.stdout or "winner beyond the noise" in run.stdout or "default configuration" in run.stdout
     assert "Stored as tuning session 1" in run.stdout
+    flat = "".join(run.stdout.split())
+    trials = sum(1 for line in lines if re.match(r"^ {0,2}\d+ [a-z]", line))   # each trial's line, once
+    assert f"Spent{trials}trialsofthe6budgeted" in flat and "countedrepetitionsinall" in flat, run.stdout
     assert not os.path.exists(tmp_path / "pario-scratch") or not os.listdir(tmp_path / "pario-scratch")
 
 
