@@ -98,6 +98,27 @@ def test_sigterm_keeps_the_finished_trials_and_resume_goes_on(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.startswith("pario-") and p != "pario-scratch"]
 
 
+def test_a_dry_run_creates_nothing(tmp_path):
+    """`--dry-run` made the scratch directory (and removed it) and created the results store; like
+    `pario bench --dry-run` it now creates no directory, file or store, and launches nothing."""
+    def made():   # the user cache ($XDG_CACHE_HOME = tmp_path/cache) keeps the stack's facts, as pario stack does
+        return set(os.listdir(tmp_path)) - {"cache"}
+
+    before = made()
+    # a directory whose parent is missing: prepare() refused it; a dry run makes nothing there, so it
+    # neither needs nor checks it (the run itself does)
+    run = pario(["-a", "mpiio", "-c", *SMALL, "--dry-run", "--dir", str(tmp_path / "no" / "scr")], tmp_path,
+                command="tune")
+    assert run.returncode == 0, run.stderr
+    assert "guess 1:" in run.stdout and "budget30trials(atrialisoneconfiguration" in "".join(run.stdout.split())
+    assert made() == before, sorted(made() - before)
+    run = pario(["-a", "mpiio", "-c", *SMALL, "--dry-run"], tmp_path, command="tune")   # ./pario-scratch
+    assert run.returncode == 0 and not (tmp_path / "pario-scratch").exists() and not (tmp_path / "runs.db").exists()
+    run = pario(["--resume", "1", "--dry-run"], tmp_path, command="tune")
+    assert run.returncode == 2 and "--dry-run" in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert not (tmp_path / "runs.db").exists()
+
+
 def test_bad_input_is_one_line(tmp_path):
     for args, text in ((["-a", "mpiio", *SMALL, "--space", "cb_node"], "did you mean cb_nodes"),
                        (["-n", "2", "-w"], "give the one case to tune"),

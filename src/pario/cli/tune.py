@@ -28,6 +28,7 @@ from pario.plan.jobfile import load_toml
 from pario.platform import stack
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
+from pario.platform.host import nearest_existing
 from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
@@ -118,16 +119,16 @@ def _duration_text(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
-    store = Store(args.db, existing=args.list)   # opened first: a bad --db must not cost a run; --list reads
     if args.list:
-        rows = store.list_sessions()
+        listed = Store(args.db, existing=True)   # read only: never created
+        rows = listed.list_sessions()
         if args.json:
-            json_report.emit({"schema": "pario.tune-list/1", "db": store.path, "sessions": rows})
+            json_report.emit({"schema": "pario.tune-list/1", "db": listed.path, "sessions": rows})
         else:
             show.sessions(rows)
         return 0
     if args.run_trials:
-        return tune_submit.run_trials(args, store)
+        return tune_submit.run_trials(args, Store(args.db))
     if args.sbatch_args and not (args.submit or args.script_only):
         raise ParioError("--sbatch-args goes with --submit (trials as jobs) or --script-only")
     if args.script_only:
@@ -136,6 +137,11 @@ def run(args: argparse.Namespace) -> int:
     if args.trials is not None and args.trials < 4:
         raise ParioError(f"--trials {args.trials}: give at least 4 (the default, a trial, the last control and "
                          "the confirmation)")
+    if args.dry_run:
+        if args.resume is not None:
+            raise ParioError("--dry-run shows a new session's space and first guesses; drop it to --resume")
+        return _new_session(args, None)   # nothing created: no store, no scratch directory
+    store = Store(args.db)   # opened before anything runs: a bad --db must not cost a run
     if args.resume is not None:
         return _resume(args, store, _seconds(args))
     return _new_session(args, store)
@@ -145,15 +151,16 @@ def _seconds(args: argparse.Namespace) -> float | None:
     return parse_duration(args.budget_time, "--time") if args.budget_time else None
 
 
-def _new_session(args: argparse.Namespace, store: Store) -> int:
-    """A new session (or its dry run)."""
+def _new_session(args: argparse.Namespace, store: Store | None) -> int:
+    """A new session; store None: the dry run, which creates nothing (no store, no scratch
+    directory, no file) and launches nothing."""
     seconds = _seconds(args)
     if args.from_log:
         case_from_log(args)
     request = BenchRequest.from_namespace(args)
     request.time, request.reps = 60.0, None   # --time is tune's budget; -i sets the rungs below
     case, ranks = _one_case(args, request)
-    submitting = tune_submit.plan_of(args, store, ranks) if args.submit else None
+    submitting = tune_submit.plan_of(args, store, ranks) if args.submit and store is not None else None
     reps = args.reps if args.reps is not None else 3
     if reps < 2:
         raise ParioError(f"-i {reps}: a complete trial needs at least 2 counted repetitions (3 by default)")
@@ -165,9 +172,10 @@ def _new_session(args: argparse.Namespace, store: Store) -> int:
     listing = engine_listing(engine)
     validate.check_backends([case], listing)
     scratch = Scratch(args.dir)
-    with guarded(scratch, tidy=True):  # made and probed before the trials: see run/scratch_guard.py
-        scratch.prepare()
-        facts = stack.collect(scratch.dir, engine=engine, mpirun=mpi.path, io=args.io)
+    with guarded(scratch, active=store is not None, tidy=True):  # made and probed before the trials: see
+        if store is not None:                                       # run/scratch_guard.py
+            scratch.prepare()
+        facts = stack.collect(nearest_existing(scratch.dir), engine=engine, mpirun=mpi.path, io=args.io)
         row: dict[str, Any] = next((b for b in (listing or {}).get("backends", []) if b["name"] == case["backend"]), {})
         objective = args.objective or next((op for op in case["ops"] if op in ("write", "read")), None)
         if objective is None or objective not in case["ops"]:
@@ -185,7 +193,7 @@ def _new_session(args: argparse.Namespace, store: Store) -> int:
         budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
         session.budget = budget.to_dict()
         guesses = prior.guesses(space)
-        if args.dry_run:
+        if store is None:
             return _dry_run(args, session, space, guesses)
         session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
                                        headline=verdict.summary_line(session))
