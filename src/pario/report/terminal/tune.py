@@ -107,7 +107,7 @@ def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
     launches = sum(len(t.runs) for t in session.trials)
     budget = session.budget.get("trials")
     of = f" of the {budget} budgeted" if budget else ""
-    runs = f" in {launches} stored runs" if launches else ""
+    runs = f", over {launches} launches (stored runs)" if launches else ""
     print(_wrap(f"Spent {trials} trials{of} (configurations measured, the default's controls and the "
                 f"confirmation included) and {reps} counted repetitions in all{runs}.", "", ""), file=out)
 
