@@ -105,3 +105,25 @@ def test_a_tie_at_the_cap_is_said_to_be_one():
     assert races[0].split()[:2] == ["race:", "#1"] or races[0].split()[:2] == ["race:", "#2"]
     assert any("(15 reps)" in line for line in races)
     assert any("wins (tie at the cap: higher median)" in line for line in races), lines
+
+
+def test_a_race_the_time_budget_stops_says_so():
+    """Only --time stops a race between rounds (a trial budget counts trials, and a race adds none):
+    the outcome names the leader on its median, not beyond the noise."""
+    import itertools
+
+    sp = build(Context(backend="mpiio", strategy="shared", collective=True, ops=("write",), objective="write",
+                       ranks=4, xfer=1 << 20, block=16 << 20, caps=frozenset({"collective", "shared", "view",
+                                                                              "hints"})))
+    s = TuningSession(id=1, case={}, objective="write", ranks=4, space=sp.values(), seed=0)
+    out = io.StringIO()
+    tick = itertools.count()   # one second per clock reading: the budget runs out after the first round
+    Search(sp, Even(sp, 0), s, Budget(trials=30, seconds=12), listener=LiveLog(s, out),
+           clock=lambda: float(next(tick))).run(
+        [({**sp.default(), "collective": "false"}, "g1"),
+         ({**sp.default(), "collective": "false", "mca.io": "romio321"}, "g2")])
+    lines = out.getvalue().splitlines()
+    races = check_log(s, lines)
+    assert [line for line in races if " vs " in line] and all("(15 reps)" not in line for line in races)
+    assert any("wins (the budget is spent: on the higher median, not beyond the noise)" in line
+               for line in races), lines
