@@ -9,8 +9,10 @@ running or screened). Its entrants are the screened guesses of the batch (their 
 incumbent and its challenger (the challenge of tune.search._challenge), and the rounds follow
 racing.needs_more over the entrants' rates, the rule tune.search._race applies: so each round's
 contenders, in the order they run, and the end of the race are known, not guessed from timing. A
-launch the rule did not predict (another search's order) ends the race as "stopped" and is shown
-as a round of its own, so the log stays true even then."""
+race the search ends between rounds (its --time budget) is said to end on the higher median, not
+beyond the noise; a launch the rule did not predict (another search's order) ends the race as
+"stopped" and is shown as a round of its own, so the log stays true even then. (A hook in
+tune.search, e.g. a listener call per round, would make this reading unnecessary.)"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
