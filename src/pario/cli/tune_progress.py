@@ -4,8 +4,9 @@ race one line per round (the contenders, their repetitions and medians) and one 
 a line when the incumbent changes.
 
 A race is not announced by the search: it is read from the calls. A launch that adds repetitions
-to a trial already complete is a race's (the rungs and the screening launch trials that are still
-running or screened). Its entrants are the screened guesses of the batch (their race) or the
+to a trial already complete, or to a guess already screened (a batch stays "screened" until it is
+judged, its race included), is a race's (the rungs and the screening launch trials that are still
+running). Its entrants are the screened guesses of the batch (their race) or the
 incumbent and its challenger (the challenge of tune.search._challenge), and the rounds follow
 racing.needs_more over the entrants' rates, the rule tune.search._race applies: so each round's
 contenders, in the order they run, and the end of the race are known, not guessed from timing. A
@@ -58,7 +59,9 @@ class LiveLog:
         before = self.state.get(n)
         self.seen[n], self.state[n] = len(trial.rates), trial.state
         further = before in ("complete", "screened") and trial.state == "failed"   # a further launch failed
-        if (trial.state == "complete" and grown > 0) or (further and self.race is not None):
+        # a guess stays "screened" until its batch is judged, its race included
+        raced = grown > 0 and (trial.state == "complete" or trial.state == before == "screened")
+        if raced or (further and self.race is not None):
             self._race_launch(session, trial, grown)
             return
         self._end_race(session, "the budget is spent")
