@@ -3,7 +3,7 @@ VENV := .venv
 # The venv's bin first: it holds pip's cmake on systems whose CMake is older than 3.18.
 WITH_VENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
-.PHONY: demo test setup setup-tests clean
+.PHONY: demo test lint setup setup-tests clean
 
 # The engine the venv's pario runs; the end-to-end tests use it (and fail if it was not built).
 define ENGINE_OF_VENV
@@ -32,8 +32,7 @@ demo: setup
 # pytest exit code 5).
 # (cd + ctest rather than ctest --test-dir, which needs CMake 3.20; we support 3.18.)
 test: setup-tests
-	$(VENV)/bin/ruff check src tests
-	$(VENV)/bin/mypy
+	$(MAKE) --no-print-directory lint
 	$(WITH_VENV) cmake -S . -B build/ctest -DPARIO_TESTS=ON
 	$(WITH_VENV) cmake --build build/ctest -j $$(nproc 2>/dev/null || echo 2)
 	cd build/ctest && $(WITH_VENV) ctest --output-on-failure --no-tests=error
@@ -43,6 +42,12 @@ test: setup-tests
 	export PARIO_ENGINE_MPICH; \
 	PARIO_ENGINE="$$($(VENV)/bin/python -c "$$ENGINE_OF_VENV")" && export PARIO_ENGINE && \
 		$(VENV)/bin/python -m pytest -q
+
+# ruff over the package, its tests and the benchmarks' scripts; mypy over the package (the benchmarks'
+# scripts are not typed). A finding fails the target.
+lint:
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/mypy
 
 # Build artefacts only; the venv (make setup recreates it) and the results database stay.
 clean:

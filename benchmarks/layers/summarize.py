@@ -30,7 +30,8 @@ def layers(out, part):
     how = "with fsync before close (-e; adios2 has none)" if part == "fsync" else "no sync (IOR's default)"
     print(f"Layers, {how}: {ranks} ranks, {size / 2**20:.0f} MiB per phase, "
           f"{len(samples[order[0]]['write'])} samples per cell\n")
-    print("| layer | write MiB/s median [min-max] | write / mpiio coll | read MiB/s median [min-max] | read / mpiio coll |")
+    print("| layer | write MiB/s median [min-max] | write / mpiio coll | read MiB/s median [min-max] "
+          "| read / mpiio coll |")
     print("|---|---:|---:|---:|---:|")
     for name in order:
         s = samples[name]

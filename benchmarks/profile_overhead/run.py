@@ -130,7 +130,8 @@ def write_results(rows, args) -> None:
         "",
     ]
     if args.baseline:
-        lines += [f"Baseline: `{args.baseline}`, run in the same alternated rounds (its added time in the last column).", ""]
+        lines += [f"Baseline: `{args.baseline}`, run in the same alternated rounds (its added time in the last "
+                  "column).", ""]
     head = ("| case | calls | plain ns/call | profiled ns/call | added ns/call (median of pairs) | median ratio "
             "| middle half of pairs (ns) | all pairs (ns) |")
     lines += [head + (" baseline added ns/call |" if args.baseline else ""),
@@ -144,14 +145,14 @@ def write_results(rows, args) -> None:
               "than the data, so only the wrapper and the record update are timed); its pair spread is small. The",
               "rows with system calls also carry what a system call does to the caches the wrapper touches right",
               "after it, and the machine's noise: compare the added time with the spread of the pairs.", ""]
-    for name, count, p, q, d, r, lo, hi, q1, q3, based in rows:
+    for name, _count, _p, _q, d, _r, lo, hi, _q1, _q3, _based in rows:
         if CASE_SIZE[name] >= 65536:
             verdict = ("slower in every pair: a measurable cost" if lo > 0 else
                        "faster in every pair (machine drift): no measurable cost" if hi < 0 else
                        "inside the pair spread: no measurable cost")
             lines.append(f"- {name}: {d:+.1f} ns added, pairs {lo:+.1f} .. {hi:+.1f}; {verdict}.")
-    lines += ["", "Darshan 3.5.0 on this machine (survey, anchors-characterize.md): about 280 ns per call, 1.26x on the "
-              "512 B write loop.", ""]
+    lines += ["", "Darshan 3.5.0 on this machine (survey, anchors-characterize.md): about 280 ns per call, 1.26x on "
+              "the 512 B write loop.", ""]
     (HERE / "RESULTS.md").write_text("\n".join(lines))
 
 

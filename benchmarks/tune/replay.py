@@ -7,6 +7,9 @@ each evaluation drawing recorded repetitions at random (GridReplay):
   tpe-only  TPE without the guesses
   random    optuna's RandomSampler without the guesses
   guess     the knowledge-based first guess alone: its grid median, no search
+  oracle    a reference, not a searcher: every configuration of the grid measured racing.CAP times
+            (drawn as the searchers draw), the highest median picked; how often that pick reaches
+            95% of the best shows how finely the grid itself can tell its configurations apart
 Two counts per run, both kept: the configurations measured (distinct configurations, the default
 included, whatever their repetitions: the trials of the autotuning literature, the unit of "the
 grid's size") and the repetitions drawn (controls, rungs, races and confirmation included), each
@@ -14,6 +17,10 @@ at the first moment the searcher's recommendation (its incumbent, or the default
 beyond the noise) has a grid median of at least 95% of the grid's best median; "-" when it never
 does within --trials trials. Target (issue 12): at most 15% of the grid's size, judged on the
 configurations (the grid's size counts configurations), for every seed.
+A third count, beside them: the configurations measured when the recommendation was first "as good
+as the best" by the grid's own samples (analysis.noise: not slower than the best configuration
+beyond the noise, all recorded repetitions of both), for grids where configurations that run the
+same code path differ by more than 5% between their medians.
 
     .venv/bin/python benchmarks/tune/replay.py benchmarks/tune/grid-1m.json benchmarks/tune/grid-4k.json \\
         --seeds 10 --out benchmarks/tune/replay.json
@@ -24,10 +31,13 @@ import argparse
 import json
 import statistics
 import sys
+from typing import Callable
 
 import optuna
 
+from pario.analysis import noise
 from pario.model.tuning import TuningSession
+from pario.tune import racing
 from pario.tune.knobs import build
 from pario.tune.prior import guesses
 from pario.tune.replay import GridReplay
@@ -37,16 +47,29 @@ from pario.tune.space import Context
 TARGET = 0.95
 
 
-def reached(trace: list[tuple[int, int | None, int]], session: TuningSession, grid: GridReplay, space,
-            best: float) -> tuple[int, int] | None:
-    """(configurations measured, repetitions drawn) when the recommendation first reached TARGET x best."""
+def reached(trace: list[tuple[int, int | None, int]], session: TuningSession, space,
+            good: Callable[[dict], bool]) -> tuple[int, int] | None:
+    """(configurations measured, repetitions drawn) when the recommendation first was good."""
     default = space.default()
     for evals, inc, configs in trace:
         trial = next((t for t in session.trials if t.number == inc), None)
         config = {**default, **trial.settings} if trial else default
-        if grid.median(config) >= TARGET * best:
+        if good(config):
             return configs, evals
     return None
+
+
+_SAME: dict[tuple[int, str], bool] = {}
+
+
+def as_good(grid: GridReplay, config: dict) -> bool:
+    """Not slower than the grid's best configuration beyond the noise, on all their recorded samples."""
+    key = grid.space.canonical(config)
+    memo = (id(grid.samples), key)
+    if memo not in _SAME:
+        best = max(grid.samples.values(), key=statistics.median)
+        _SAME[memo] = noise.compare(best, grid.samples[key]).verdict != "slower"
+    return _SAME[memo]
 
 
 def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dict:
@@ -57,6 +80,10 @@ def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dic
     if searcher == "guess":
         first = guesses(space)[0][0]
         return {"evals": None, "ratio": grid.median(first) / best, "config": first}
+    if searcher == "oracle":
+        pick = max(space.grid(), key=lambda c: statistics.median(grid.run(c, racing.CAP, "oracle").rates))
+        return {"configs": None, "evals": None, "ratio": grid.median(pick) / best, "as_good": as_good(grid, pick),
+                "total_evals": racing.CAP * len(space.grid())}
     session = TuningSession(id=None, case=doc["case"], objective=objective, ranks=doc["ranks"],
                             space=space.values(), seed=seed)
     sampler = optuna.samplers.RandomSampler(seed=seed) if searcher == "random" else None
@@ -64,8 +91,10 @@ def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dic
     search.run(guesses(space) if searcher == "tuner" else [])
     inc = next((t for t in session.trials if t.number == session.incumbent), None)
     final = {**space.default(), **inc.settings} if inc else space.default()
-    hit = reached(search.trace, session, grid, space, best)
+    hit = reached(search.trace, session, space, lambda c: grid.median(c) >= TARGET * best)
+    same = reached(search.trace, session, space, lambda c: as_good(grid, c))
     return {"configs": hit[0] if hit else None, "evals": hit[1] if hit else None, "total_evals": search.evals,
+            "as_good_configs": same[0] if same else None, "final_as_good": as_good(grid, final),
             "total_configs": search.trace[-1][2] if search.trace else 0,
             "ratio": grid.median(final) / best, "trials": len(session.trials)}
 
@@ -86,7 +115,10 @@ def main() -> int:
             space = build(Context.from_dict({**doc["context"], "objective": objective}))
             size = len(space.grid())
             row = {"grid": path, "objective": objective, "grid_size": size, "target_evals": 0.15 * size}
-            for searcher in ["guess"] + args.searchers.split(","):
+            grid = GridReplay(doc, space)
+            good = [grid.median(c) / grid.best() for c in space.grid() if as_good(grid, c)]
+            row["as_good"] = {"configurations": len(good), "lowest": min(good)}
+            for searcher in ["guess", "oracle"] + args.searchers.split(","):
                 runs = [one(doc, objective, s, searcher, args.trials) for s in range(args.seeds)]
                 row[searcher] = runs
             results.append(row)
@@ -102,9 +134,15 @@ def report(row: dict) -> None:
     size, target = row["grid_size"], row["target_evals"]
     print(f"\n{row['grid']} {row['objective']}: grid {size} configurations, target <= {target:.1f} "
           "configurations measured (the repetitions drawn are shown too)")
+    print(f"  {row['as_good']['configurations']} configuration(s) as good as the best by the noise test on the "
+          f"grid's samples, the slowest of them at {row['as_good']['lowest']:.0%} of the best median")
     g = row["guess"][0]
     print(f"  guess     first guess alone: {g['ratio']:.0%} of the best median "
           f"({'reaches' if g['ratio'] >= TARGET else 'does not reach'} 95%)")
+    o = row["oracle"]
+    print(f"  oracle    every configuration x {racing.CAP} repetitions ({o[0]['total_evals']}), highest median: "
+          f"within 95% in {sum(r['ratio'] >= TARGET for r in o)}/{len(o)} seeds, as good as the best in "
+          f"{sum(r['as_good'] for r in o)}/{len(o)}; pick median {statistics.median(r['ratio'] for r in o):.0%}")
     for name in ("tuner", "tpe-only", "random"):
         if name not in row:
             continue
@@ -120,6 +158,12 @@ def report(row: dict) -> None:
               f"{statistics.median(r['ratio'] for r in runs):.0%}")
         seeds = " ".join(f"{r['configs']}/{r['evals']}" if r["evals"] is not None else "-" for r in runs)
         print(f"            per seed (configurations/repetitions): {seeds}")
+        same = [r["as_good_configs"] for r in runs]
+        print(f"            as good as the best (noise test on the grid's samples): reached in "
+              f"{sum(c is not None for c in same)}/{len(runs)} seeds, within target in "
+              f"{sum(c is not None and c <= target for c in same)}/{len(runs)}, final pick in "
+              f"{sum(r['final_as_good'] for r in runs)}/{len(runs)}; per seed: "
+              + " ".join(str(c) if c is not None else "-" for c in same))
 
 
 if __name__ == "__main__":

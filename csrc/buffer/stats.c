@@ -149,8 +149,9 @@ int pario_buf_stats_write(const char *reason, int partial) {
        pario_epoch_now());
   putf(&o, "\"reason\":\"%s\",\"partial\":%s,\"cmdline\":", reason, partial ? "true" : "false");
   put_cmdline(&o);
-  putf(&o, "},\"settings\":{\"size\":%lld,\"total\":%lld,\"stdio\":%s,\"files\":[", (long long)pario_buf_cfg.size,
-       (long long)pario_buf_cfg.total, pario_buf_cfg.stdio ? "true" : "false");
+  putf(&o, "},\"settings\":{\"size\":%lld,\"piece\":%lld,\"total\":%lld,\"stdio\":%s,\"files\":[",
+       (long long)pario_buf_cfg.size, (long long)pario_buf_cfg.piece, (long long)pario_buf_cfg.total,
+       pario_buf_cfg.stdio ? "true" : "false");
   for (int k = 0; k < pario_buf_cfg.npat; k++) {
     if (k) put(&o, ",", 1);
     putf(&o, "{\"size\":%lld,\"pattern\":", (long long)pario_buf_cfg.pat[k].size);

@@ -45,13 +45,14 @@ def pario(*args, lib, cwd=None, timeout=300):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("piece, flushes, reasons", [
+@pytest.mark.parametrize("piece, flushes, reasons, title", [
     # 30,000 x 512 B = 14.6 MiB through a 4 MiB buffer, written out in 1 MiB pieces (the
-    # default): 15 flushes (14 pieces, 1 at close); as a whole buffer: 4 (3 full, 1 at close)
-    (None, "15", "full14,close1"),
-    ("0", "4", "full3,close1"),
+    # default): 15 flushes (14 pieces, 1 at close); as a whole buffer: 4 (3 full, 1 at close);
+    # the title says which (the processes' stats files record the piece size)
+    (None, "15", "full14,close1", "4.0 MiB per file, written out in 1.0 MiB pieces"),
+    ("0", "4", "full3,close1", "4.0 MiB per file, written out when full"),
 ])
-def test_stats_table_and_same_bytes(lib, tmp_path, monkeypatch, piece, flushes, reasons):
+def test_stats_table_and_same_bytes(lib, tmp_path, monkeypatch, piece, flushes, reasons, title):
     if piece is not None:
         monkeypatch.setenv("PARIO_BUFFER_PIECE", piece)
     sw = build(tmp_path, "smallwrites")
@@ -66,6 +67,7 @@ def test_stats_table_and_same_bytes(lib, tmp_path, monkeypatch, piece, flushes, 
     row = next(line for line in lines if " 30000 " in line)
     assert row.split()[1:5] == ["30000", "14.6", "MiB", flushes], row
     assert f"flushedat:{reasons}" in flat(r.stderr)
+    assert flat(title) in flat(r.stderr), r.stderr
     assert not list(tmp_path.glob(".pario-buffer-stats-*")), "the stats directory was left behind"
 
 

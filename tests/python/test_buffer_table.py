@@ -82,3 +82,51 @@ def test_a_basename_wider_than_its_column_breaks_at_a_separator():
     for piece in ("shared2.", "dat_", "cid-", "3-", "8708.", "sm"):  # fit.py's breaks for paths
         assert any(piece in w for w in words), (piece, table)
     assert any(path in line for line in lines)  # whole under the table
+
+
+def titled(piece, size=64 << 20) -> str:
+    out = io.StringIO()
+    files = [BufferFileStats(path="/a/out.dat", stdio=False, size=size, calls=10, bytes=5120, flushes=1,
+                             sys_writes=1, flush_reasons={"close": 1})]
+    show(BufferStats(processes=2, partial=0, size=size, files=files, piece=piece),
+         console=Console(file=out, width=80, color_system=None))
+    text = out.getvalue()
+    return " ".join(text[:text.index("fs ")].split())   # the title, however it wrapped
+
+
+def test_the_title_says_the_piece_size():
+    """The pending run goes out in pieces of PARIO_BUFFER_PIECE (1 MiB by default): the title said
+    only the buffer's size."""
+    assert titled(1 << 20).endswith("64.0 MiB per file, written out in 1.0 MiB pieces")
+    assert titled(0).endswith("64.0 MiB per file, written out when full")
+    assert titled(128 << 20).endswith("written out when full")       # a piece is at most the buffer
+    assert titled(None).endswith("64.0 MiB per file")                  # stats of an older pario: not said
+
+
+@pytest.mark.parametrize("width", [60, 64, 72, 79])
+@pytest.mark.parametrize("path", [LONG, "/short/out.dat", "/x/" + "n" * 40 + ".dat"])
+def test_narrow_terminals_keep_the_file_column(width, path):
+    """At 60 columns rich gave the file column no room and the rows had no file at all: now the
+    name stays, shortened from the left, on the row with its numbers."""
+    lines = render([path], width=width)
+    assert all(len(line) <= width for line in lines), "\n".join(lines)
+    row = next(line for line in lines if "2000000" in line)
+    name = row.split()[0]
+    assert name != "2000000" and len(name) >= 6, "\n".join(lines)
+    assert path.endswith(name.split("…")[-1]), (name, "\n".join(lines))
+    assert row.rstrip().endswith("18.53 s"), "\n".join(lines)
+    assert path in "".join(line.strip() for line in lines)   # whole under the table (folded if need be)
+
+
+def test_summarize_takes_the_piece_from_the_stats_files():
+    from pario.analysis.buffer_stats import summarize
+
+    def doc(piece):
+        settings = {"size": 4 << 20, "total": 0, "stdio": True, "files": []}
+        if piece is not None:
+            settings["piece"] = piece
+        return {"process": {}, "settings": settings, "files": []}
+
+    assert summarize([doc(1 << 20), doc(1 << 20)]).piece == 1 << 20
+    assert summarize([doc(0)]).piece == 0
+    assert summarize([doc(None)]).piece is None

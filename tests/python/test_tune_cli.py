@@ -3,6 +3,7 @@ and posix backends, a hint this MPI ignores shown dropped, SIGTERM mid-session t
 JSON document against schemas/tune.schema.json, the sessions and their runs listed."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,6 +51,9 @@ def test_posix_session_prints_80_columns_and_a_bench_command(tmp_path):
     assert any(line.lstrip().startswith("0 control") for line in lines)
     assert "Winner" in run.stdout or "winner beyond the noise" in run.stdout or "default configuration" in run.stdout
     assert "Stored as tuning session 1" in run.stdout
+    flat = "".join(run.stdout.split())
+    trials = sum(1 for line in lines if re.match(r"^ {0,2}\d+ [a-z]", line))   # each trial's line, once
+    assert f"Spent{trials}trialsofthe6budgeted" in flat and "countedrepetitionsinall" in flat, run.stdout
     assert not os.path.exists(tmp_path / "pario-scratch") or not os.listdir(tmp_path / "pario-scratch")
 
 
@@ -92,6 +96,27 @@ def test_sigterm_keeps_the_finished_trials_and_resume_goes_on(tmp_path):
     assert s["status"] == "done" and s["id"] == 1 and len(s["trials"]) <= 12
     assert len([t for t in s["trials"] if t["state"] in ("complete", "pruned", "control")]) >= 3
     assert not [p for p in os.listdir(tmp_path) if p.startswith("pario-") and p != "pario-scratch"]
+
+
+def test_a_dry_run_creates_nothing(tmp_path):
+    """`--dry-run` made the scratch directory (and removed it) and created the results store; like
+    `pario bench --dry-run` it now creates no directory, file or store, and launches nothing."""
+    def made():   # the user cache ($XDG_CACHE_HOME = tmp_path/cache) keeps the stack's facts, as pario stack does
+        return set(os.listdir(tmp_path)) - {"cache"}
+
+    before = made()
+    # a directory whose parent is missing: prepare() refused it; a dry run makes nothing there, so it
+    # neither needs nor checks it (the run itself does)
+    run = pario(["-a", "mpiio", "-c", *SMALL, "--dry-run", "--dir", str(tmp_path / "no" / "scr")], tmp_path,
+                command="tune")
+    assert run.returncode == 0, run.stderr
+    assert "guess 1:" in run.stdout and "budget30trials(atrialisoneconfiguration" in "".join(run.stdout.split())
+    assert made() == before, sorted(made() - before)
+    run = pario(["-a", "mpiio", "-c", *SMALL, "--dry-run"], tmp_path, command="tune")   # ./pario-scratch
+    assert run.returncode == 0 and not (tmp_path / "pario-scratch").exists() and not (tmp_path / "runs.db").exists()
+    run = pario(["--resume", "1", "--dry-run"], tmp_path, command="tune")
+    assert run.returncode == 2 and "--dry-run" in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert not (tmp_path / "runs.db").exists()
 
 
 def test_bad_input_is_one_line(tmp_path):

@@ -63,8 +63,12 @@ def summarize(docs: list[dict[str, Any]]) -> BufferStats:
     for reading and never wrote through the buffer are left out."""
     rows: dict[tuple[str, bool], BufferFileStats] = {}
     size = 0
+    pieces: set[int] = set()
     for doc in docs:
         size = max(size, int(doc.get("settings", {}).get("size", 0) or 0))
+        piece = doc.get("settings", {}).get("piece")
+        if isinstance(piece, int) and not isinstance(piece, bool) and piece >= 0:
+            pieces.add(piece)
         for f in doc["files"]:
             if not (f["calls"] or f["flushes"]):
                 continue
@@ -81,4 +85,5 @@ def summarize(docs: list[dict[str, Any]]) -> BufferStats:
                     row.flush_reasons[why] = row.flush_reasons.get(why, 0) + n
     partial = sum(1 for d in docs if d["process"].get("partial"))
     files = sorted(rows.values(), key=lambda r: (-r.bytes, r.path, r.stdio))
-    return BufferStats(processes=len(docs), partial=partial, size=size, files=files)
+    return BufferStats(processes=len(docs), partial=partial, size=size, files=files,
+                       piece=max(pieces) if pieces else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 
 from pario import __version__
@@ -83,3 +84,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("pario: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`pario ... | head`): end as a command that SIGPIPE stopped would, quietly
+        # (the cleanup of whatever was running has been done on the way out); stdout goes to /dev/null so
+        # that the interpreter's own flush at exit does not fail again
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 128 + 13

@@ -14,6 +14,8 @@ from pario.cli import submit, tune_submit
 from pario.cli.args import checked, row, typed
 from pario.cli.bench import default_ranks
 from pario.cli.case_flags import add_case_flags, add_launch_flags
+from pario.cli.tune_log_case import case_from_log
+from pario.cli.tune_progress import LiveLog
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
@@ -26,6 +28,7 @@ from pario.plan.jobfile import load_toml
 from pario.platform import stack
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
+from pario.platform.host import nearest_existing
 from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
@@ -33,7 +36,7 @@ from pario.report.terminal import tune as show
 from pario.run import launchers, watchdog
 from pario.run.scratch_guard import guarded
 from pario.store import Store
-from pario.tune import importance, knobs, prior, verdict
+from pario.tune import importance, knobs, prior, racing, verdict
 from pario.tune.jobs import BatchedSearch, SubmitPlan
 from pario.tune.search import Budget, Search
 from pario.tune.space import Context, Space
@@ -70,7 +73,9 @@ def register(subparsers) -> None:
     add_case_flags(p)
     t = p.add_argument_group("the session")
     t.add_argument("--trials", type=row("trials", "int", lo=1, hi=INT_MAX),
-                   help="budget: trials, controls and the confirmation included (30)")
+                   help="budget in trials, not repetitions: the configurations measured, the default's "
+                        f"controls and the final confirmation included; a trial runs 1 to {racing.CAP} counted "
+                        f"repetitions (1 if pruned, -i (3) when complete, up to {racing.CAP} in a race) (30)")
     t.add_argument("--time", dest="budget_time", metavar="DURATION", type=checked(_duration_text),
                    help="budget: wall time, e.g. 20m, 1h, 900s")
     t.add_argument("--space", type=row("space", "str"),
@@ -114,16 +119,16 @@ def _duration_text(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
-    store = Store(args.db, existing=args.list)   # opened first: a bad --db must not cost a run; --list reads
     if args.list:
-        rows = store.list_sessions()
+        listed = Store(args.db, existing=True)   # read only: never created
+        rows = listed.list_sessions()
         if args.json:
-            json_report.emit({"schema": "pario.tune-list/1", "db": store.path, "sessions": rows})
+            json_report.emit({"schema": "pario.tune-list/1", "db": listed.path, "sessions": rows})
         else:
             show.sessions(rows)
         return 0
     if args.run_trials:
-        return tune_submit.run_trials(args, store)
+        return tune_submit.run_trials(args, Store(args.db))
     if args.sbatch_args and not (args.submit or args.script_only):
         raise ParioError("--sbatch-args goes with --submit (trials as jobs) or --script-only")
     if args.script_only:
@@ -132,15 +137,30 @@ def run(args: argparse.Namespace) -> int:
     if args.trials is not None and args.trials < 4:
         raise ParioError(f"--trials {args.trials}: give at least 4 (the default, a trial, the last control and "
                          "the confirmation)")
-    seconds = parse_duration(args.budget_time, "--time") if args.budget_time else None
+    if args.dry_run:
+        if args.resume is not None:
+            raise ParioError("--dry-run shows a new session's space and first guesses; drop it to --resume")
+        return _new_session(args, None)   # nothing created: no store, no scratch directory
+    store = Store(args.db)   # opened before anything runs: a bad --db must not cost a run
     if args.resume is not None:
-        return _resume(args, store, seconds)
+        return _resume(args, store, _seconds(args))
+    return _new_session(args, store)
+
+
+def _seconds(args: argparse.Namespace) -> float | None:
+    return parse_duration(args.budget_time, "--time") if args.budget_time else None
+
+
+def _new_session(args: argparse.Namespace, store: Store | None) -> int:
+    """A new session; store None: the dry run, which creates nothing (no store, no scratch
+    directory, no file) and launches nothing."""
+    seconds = _seconds(args)
     if args.from_log:
-        _case_from_log(args)
+        case_from_log(args)
     request = BenchRequest.from_namespace(args)
     request.time, request.reps = 60.0, None   # --time is tune's budget; -i sets the rungs below
     case, ranks = _one_case(args, request)
-    submitting = tune_submit.plan_of(args, store, ranks) if args.submit else None
+    submitting = tune_submit.plan_of(args, store, ranks) if args.submit and store is not None else None
     reps = args.reps if args.reps is not None else 3
     if reps < 2:
         raise ParioError(f"-i {reps}: a complete trial needs at least 2 counted repetitions (3 by default)")
@@ -152,9 +172,10 @@ def run(args: argparse.Namespace) -> int:
     listing = engine_listing(engine)
     validate.check_backends([case], listing)
     scratch = Scratch(args.dir)
-    with guarded(scratch, tidy=True):  # made and probed before the trials: see run/scratch_guard.py
-        scratch.prepare()
-        facts = stack.collect(scratch.dir, engine=engine, mpirun=mpi.path, io=args.io)
+    with guarded(scratch, active=store is not None, tidy=True):  # made and probed before the trials: see
+        if store is not None:                                       # run/scratch_guard.py
+            scratch.prepare()
+        facts = stack.collect(nearest_existing(scratch.dir), engine=engine, mpirun=mpi.path, io=args.io)
         row: dict[str, Any] = next((b for b in (listing or {}).get("backends", []) if b["name"] == case["backend"]), {})
         objective = args.objective or next((op for op in case["ops"] if op in ("write", "read")), None)
         if objective is None or objective not in case["ops"]:
@@ -172,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
         session.budget = budget.to_dict()
         guesses = prior.guesses(space)
-        if args.dry_run:
+        if store is None:
             return _dry_run(args, session, space, guesses)
         session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
                                        headline=verdict.summary_line(session))
@@ -184,37 +205,6 @@ def run(args: argparse.Namespace) -> int:
                                  launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
                                  timeout=args.timeout)
         return _search(args, store, session, space, evaluator, budget, guesses, case)
-
-
-def _case_from_log(args: argparse.Namespace) -> None:
-    """Fill the case flags the user left out from the job model pario advise builds of the log,
-    and say on stderr what was taken."""
-    from pario.advise.jobcase import dominant_case
-    from pario.cli.advise import _read_all
-
-    if args.config:
-        raise ParioError("--from-log and --config each give the case to tune; give one")
-    jobs, errors = _read_all([args.from_log])
-    if errors:
-        raise ParioError(f"--from-log: {errors[0]}")
-    taken = dominant_case(jobs[0])
-    kept = []
-    for dest, value in taken.flags.items():
-        if value is None:
-            continue
-        if getattr(args, dest, None) is None:
-            setattr(args, dest, value)
-        else:
-            kept.append(dest)
-    if args.ranks is None:
-        args.ranks = taken.ranks
-    if args.objective is None and getattr(args, taken.objective, None):
-        args.objective = taken.objective
-    print(f"pario: tuning the case taken from {args.from_log}: {taken.argv()}", file=sys.stderr)
-    for line in taken.said:
-        print(f"  {line}", file=sys.stderr)
-    if kept:
-        print(f"  given on the command line, kept instead of the log's: {', '.join(kept)}", file=sys.stderr)
 
 
 def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:
@@ -264,7 +254,7 @@ def _dry_run(args: argparse.Namespace, session: TuningSession, space: Space, gue
         json_report.emit({"schema": "pario.tune/1", "dry_run": True, "grid": grid,
                           "guesses": [{"config": c, "why": w} for c, w in guesses], "session": session.to_dict()})
         return 0
-    show.header(session, grid, columns=False)
+    show.header(session, grid, columns=False, race_cap=racing.CAP)
     for i, (config, why) in enumerate(guesses):
         diff = {k: v for k, v in config.items() if space.default().get(k) != v}
         print(show._wrap(f"guess {i + 1}: {show.short(diff)}: {why}", "  "))
@@ -300,6 +290,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
                     seconds=seconds if seconds is not None else old.get("seconds"),
                     rungs=tuple(old.get("rungs") or (1, 3)), control_every=int(old.get("control_every") or 8))
     session.status = "running"
+    session.budget = budget.to_dict()   # the header says the budget of this launch
     if ctx_doc.get("submit"):   # submitted trials: pick up what the jobs measured, submit the rest
         submitted = SubmitPlan.from_dict(ctx_doc["submit"])
         return _search(args, store, session, space, tune_submit.evaluator(session, store, submitted, args.json),
@@ -331,21 +322,17 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
             budget: Budget, guesses: list, case: Case, batch: int | None = None) -> int:
     """The search to its end or an interruption; batch: trials submitted as Slurm jobs, that many at once."""
     out = sys.stderr if args.json else sys.stdout
-    printed: dict[int, tuple[Any, ...]] = {}
+    live = LiveLog(session, out)
 
     assert session.id is not None
     sid: int = session.id
 
     def listener(s: TuningSession, trial) -> None:
         store.update_session(sid, doc=s.to_dict(), status=s.status, headline=verdict.summary_line(s))
-        if trial is not None and trial.state != "running":
-            state = (trial.state, trial.median, s.incumbent)
-            if printed.get(trial.number) != state:
-                printed[trial.number] = state
-                print(show.trial_line(s, trial), file=out, flush=True)
+        live(s, trial)
 
     if not args.json:
-        show.header(session, len(space.grid()))
+        show.header(session, len(space.grid()), race_cap=racing.CAP)
     elif session.dropped:
         show.dropped(session.dropped, out)
     previous = {sig: signal.signal(sig, _on_term) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -385,6 +372,7 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
         json_report.emit({"schema": "pario.tune/1", "db": store.path, "session": session.to_dict()})
     else:
         show.winner(session)
+        show.spent(session)
         print(f"\nStored as tuning session {session.id}: `pario tune --list`; its runs: `pario results`.")
     ran = any(t.rates for t in session.trials)
     return 0 if ran else 1

@@ -32,4 +32,6 @@ class BufferStats:
     processes: int
     partial: int                # processes stopped by a signal
     size: int                   # the default buffer size per file
+    piece: int | None = None    # a descriptor's run is written out in pieces of this size (0: when the
+                                # buffer is full); None: not recorded (stats of an older pario)
     files: list[BufferFileStats] = field(default_factory=list)

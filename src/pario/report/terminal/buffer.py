@@ -47,6 +47,7 @@ def abbreviate(path: str, width: int) -> str:
 
 _HEADS = ("calls", "bytes", "flushes", "fs\nwrites", "program\ntime", "write\ntime")
 _FILE_MIN = 16
+_FILE_NARROW = 8   # below 80 columns: "…buffered" still names the file
 
 
 class _FileCell:
@@ -63,15 +64,32 @@ class _FileCell:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # a basename wider than the column breaks after '/', '.', '-' or '_' (fit.py's rule for
         # paths), never inside a number: folding cut "shared2.dat_cid-3-8708.sm" as "...-87" / "08.sm"
-        short = abbreviate(self.path, options.max_width)
-        yield Text(short if len(short) <= options.max_width else wrap_id(short, options.max_width, "path"))
+        width = options.max_width
+        short = abbreviate(self.path, width)
+        if len(short) > width and width < _FILE_MIN:   # a narrow terminal: one line, the name's end kept
+            short = "…" + short[len(short) - width + 1:] if width > 1 else short[-1:]
+        yield Text(short if len(short) <= width else wrap_id(short, width, "path"))
 
 
-def table(stats: BufferStats, title: str | None = None, base: str | None = None) -> Table:
+def _pieces(stats: BufferStats) -> str:
+    """How a descriptor's pending run goes out: in pieces of PARIO_BUFFER_PIECE (at most the
+    buffer), or whole when the buffer is full (0); streams keep their whole buffer."""
+    if stats.piece is None:
+        return ""
+    if stats.piece == 0 or (stats.size and stats.piece >= stats.size):
+        return ", written out when full"
+    return f", written out in {tenths(stats.piece)} pieces"
+
+
+def table(stats: BufferStats, title: str | None = None, base: str | None = None, width: int = 80) -> Table:
+    """width: the console's; below 80 columns the columns lose their padding and the file column
+    its minimum (its names are then shortened from the left), so that it is never dropped."""
     procs = f"{stats.processes} process{'es' if stats.processes != 1 else ''}"
-    t = Table(title=title or f"pario buffer: {procs}, {tenths(stats.size)} per file", box=box.SIMPLE_HEAD,
-              title_justify="left", pad_edge=False)
-    t.add_column("file", ratio=1, min_width=_FILE_MIN)
+    narrow = width < 80
+    t = Table(title=title or f"pario buffer: {procs}, {tenths(stats.size)} per file{_pieces(stats)}",
+              box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False,
+              padding=(0, 0) if narrow else (0, 1), show_edge=not narrow)
+    t.add_column("file", ratio=1, min_width=_FILE_NARROW if narrow else _FILE_MIN)
     for col in _HEADS:
         t.add_column(col, justify="right", no_wrap=True)
     for f in stats.files:
@@ -117,7 +135,7 @@ def show(stats: BufferStats, console: Console | None = None, title: str | None =
         con.print("pario buffer: the program wrote no buffered file (regular files opened for writing are; "
                   "see --files)")
         return
-    con.print(table(stats, title, base))
+    con.print(table(stats, title, base, con.width))
     for text in flush_lines(stats, con.width, base):
         con.print(text)
     for line in notes(stats):

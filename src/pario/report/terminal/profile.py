@@ -238,7 +238,7 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
         fs = dict(summary["filesystem"])
         stats = BufferStats(**{**fs, "files": [BufferFileStats(**f) for f in fs["files"]]})
         con.print(table(stats, title="What the file system saw (pario buffer): the program's write calls "
-                                     "against the writes that reached the files"))
+                                     "against the writes that reached the files", width=con.width))
         for text in flush_lines(stats, con.width):
             con.print(text)
         for line in notes(stats):

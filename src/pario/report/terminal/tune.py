@@ -29,17 +29,30 @@ def short(settings: dict[str, str]) -> str:
     return " ".join(parts) or "(default)"
 
 
-def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns: bool = True) -> None:
+def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns: bool = True,
+           race_cap: int | None = None) -> None:
     case = session.case
     size = f"{human(case.get('xfer', 0))} x {human(case.get('block', 0))}" if case.get("block") else ""
     print(_wrap(f"pario tune: {case.get('name')} ({case.get('backend')}, {session.ranks} ranks, {size}), "
                 f"objective {session.objective}; {len(session.space)} knobs, {grid} distinct configurations; "
-                f"budget {session.budget.get('trials')} trials", "", ""), file=out)
+                f"budget {session.budget.get('trials')} trials{_per_trial(session, race_cap)}", "", ""), file=out)
     for knob, values in session.space.items():
         print(_wrap(f"{knob}: {', '.join(short({'': v}).lstrip('=') for v in values)}", "  "), file=out)
     dropped(session.dropped, out)
     if columns:
             print(f"{'#':>3} {'trial':<9}{'MiB/s':>9} {'x dflt':>7} {'best':>5}  settings (vs the default)", file=out)
+
+
+def _per_trial(session: TuningSession, race_cap: int | None) -> str:
+    """What a trial is, next to the budget: a configuration measured, not a repetition."""
+    rungs = session.budget.get("rungs") or []
+    if not rungs:
+        return ""
+    most = max(int(race_cap or 0), int(rungs[-1]))
+    seconds = session.budget.get("seconds")
+    limit = f" or {seconds:.0f} s" if seconds else ""
+    return (f"{limit} (a trial is one configuration measured with {rungs[0]} to {most} counted repetitions; "
+            "the default's controls and the confirmation are trials too)")
 
 
 def dropped(items: list[Dropped], out: TextIO = sys.stdout) -> None:
@@ -58,6 +71,45 @@ def trial_line(session: TuningSession, trial: Trial) -> str:
         what = f"{what}: {trial.note}"
     head = f"{trial.number:>3} {trial.state:<9}{median} {ratio} {best:>5}  "
     return _hang(head, what)
+
+
+def race_round(entrants: list[Trial]) -> str:
+    """One round of a race: each contender with its counted repetitions and median so far."""
+    parts = [f"#{t.number} {t.median or 0:.0f}{' MiB/s' if i == 0 else ''} ({len(t.rates)} reps)"
+             for i, t in enumerate(entrants)]
+    return _hang("      race: ", " vs ".join(parts))
+
+
+def race_outcome(winner: Trial, others: list[Trial], how: str) -> str:
+    """How a race ended: who won and how (beyond the noise, a tie at the cap, the budget)."""
+    against = ", ".join(f"#{t.number} {t.median or 0:.0f} ({len(t.rates)})" for t in others)
+    return _hang("      race: ", f"#{winner.number} wins ({how}): {winner.median or 0:.0f} MiB/s "
+                 f"({len(winner.rates)} reps)" + (f" against {against}" if against else ""))
+
+
+def race_note(text: str) -> str:
+    return _hang("      race: ", text)
+
+
+def incumbent_line(session: TuningSession, trial: Trial | None) -> str:
+    """The incumbent changed: which trial, and by how much it beat the last one."""
+    if trial is None:
+        return _hang("      best: ", "the default again")
+    why = trial.note[len("new incumbent: "):] if trial.note.startswith("new incumbent: ") else ""
+    rate = f"{trial.median or 0:.1f} MiB/s" + (f", {trial.ratio:.2f}x the default" if trial.ratio else "")
+    return _hang("      best: ", f"#{trial.number} is the new incumbent ({rate})" + (f": {why}" if why else ""))
+
+
+def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
+    """What the session spent: trials (the budget's unit) and the counted repetitions behind them."""
+    trials = len(session.trials)
+    reps = sum(len(t.rates) for t in session.trials)
+    launches = sum(len(t.runs) for t in session.trials)
+    budget = session.budget.get("trials")
+    of = f" of the {budget} budgeted" if budget else ""
+    runs = f", over {launches} launches (stored runs)" if launches else ""
+    print(_wrap(f"Spent {trials} trials{of} (configurations measured, the default's controls and the "
+                f"confirmation included) and {reps} counted repetitions in all{runs}.", "", ""), file=out)
 
 
 def _hang(head: str, text: str) -> str:

@@ -1,0 +1,39 @@
+"""`pario tune --from-log LOG`: the case to tune taken from a job's log (the job model `pario
+advise` builds), the flags the user gave beside it kept."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pario.model.errors import ParioError
+
+
+def case_from_log(args: argparse.Namespace) -> None:
+    """Fill the case flags the user left out from the job model pario advise builds of the log,
+    and say on stderr what was taken."""
+    from pario.advise.jobcase import dominant_case
+    from pario.cli.advise import _read_all
+
+    if args.config:
+        raise ParioError("--from-log and --config each give the case to tune; give one")
+    jobs, errors = _read_all([args.from_log])
+    if errors:
+        raise ParioError(f"--from-log: {errors[0]}")
+    taken = dominant_case(jobs[0])
+    kept = []
+    for dest, value in taken.flags.items():
+        if value is None:
+            continue
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, value)
+        else:
+            kept.append(dest)
+    if args.ranks is None:
+        args.ranks = taken.ranks
+    if args.objective is None and getattr(args, taken.objective, None):
+        args.objective = taken.objective
+    print(f"pario: tuning the case taken from {args.from_log}: {taken.argv()}", file=sys.stderr)
+    for line in taken.said:
+        print(f"  {line}", file=sys.stderr)
+    if kept:
+        print(f"  given on the command line, kept instead of the log's: {', '.join(kept)}", file=sys.stderr)
