@@ -189,3 +189,16 @@ def test_settings_render_names_the_settings_a_dialect_drops(tmp_path):
     assert "no equivalent in the ompi dialect: romio_cb_write" in section
     doc = json.loads(_pario(["settings", "render", "--set", "romio_cb_write=enable", "--json"], tmp_path).stdout)
     assert doc["untranslated"]["ompi"] == ["romio_cb_write"] and doc["untranslated"]["romio"] == []
+
+
+def test_every_dialects_own_comment_lines_fit_80_columns():
+    # the words pario adds around the settings (not the settings themselves) are pasted into job
+    # scripts and read in terminals: no comment line of pario's wider than 80 columns
+    from pario.settings import DIALECTS, Settings, render
+    s = Settings()
+    s.hints.update({"romio_cb_write": "disable", "cb_nodes": "2", "striping_factor": "4"})
+    s.mca["io"] = "romio321"
+    for dialect in DIALECTS:
+        for line in render(s, dialect).splitlines():
+            if line.lstrip().startswith(("#", "//", "!")):
+                assert len(line) <= 80, (dialect, line)

@@ -166,3 +166,28 @@ def test_the_winner_renders_in_every_dialect_and_passes_settings_check():
         assert not [f for f in findings(text, stack) if f["level"] == "error"], dialect
     assert "cb_config_list *:2" in render(settings, "romio")
     assert "--mca io romio321" in render(settings, "ompi")
+
+
+def test_the_winner_names_the_trials_the_noise_cannot_tell_from_it():
+    # two configurations at the same rate (independent I/O under either MPI-IO layer), the rest far
+    # below: whichever wins, the other is named "as good within the noise"; a far slower one is not
+    sp = space()
+
+    def twins(eff):
+        return 1000.0 if eff.get("collective", "false") == "false" and eff["strategy"] == "shared" else 300.0
+    s = session(sp)
+    Search(sp, Synthetic(sp, twins, spread=0.2, seed=5), s, Budget(trials=20)).run(guesses(sp))
+    w = verdict.conclude(s, sp, CASE, 4)
+    assert w.verdict == "faster"
+    named = {a["trial"] for a in w.alike}
+    inc = next(t for t in s.trials if t.number == w.trial)
+    twin = [t for t in s.trials if t.state == "complete" and t.number != w.trial
+            and t.settings.get("collective") == "false" and "strategy" not in t.settings]
+    assert twin and {t.number for t in twin} <= named
+    slow = {t.number for t in s.trials if t.state == "complete" and (t.median or 0) < 500}
+    assert not named & slow and all(a["reps"] >= 3 for a in w.alike)
+    assert inc.number not in named
+    out = io.StringIO()
+    s.winner = w
+    tune_report.winner(s, out)
+    assert f"as good within the noise: trial {twin[0].number}:" in out.getvalue()

@@ -52,6 +52,9 @@ class Winner:
     case_changes: dict[str, str] = field(default_factory=dict)  # strategy/collective/... changed from the case
     bench_flags: str = ""           # the whole winner as `pario bench` flags
     untranslated: dict[str, list[str]] = field(default_factory=dict)  # dialect -> settings it cannot say
+    # trials measured as well (3+ repetitions) that the noise test cannot tell from the winner, best first:
+    # [{"trial": N, "median": MiB/s, "reps": R, "settings": {...}}]; any of them is as good a choice
+    alike: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

@@ -13,6 +13,9 @@ from pario.settings import DIALECTS, Settings, render
 from pario.settings.dialects import untranslated
 from pario.tune.space import DEFAULT, Config, Space
 
+RACED = 3    # repetitions a trial needs to be named as good as the winner (a pruned one has 1)
+ALIKE = 3    # at most this many named
+
 
 def winner_settings(space: Space, config: Config) -> Settings:
     """The settings of a configuration, with the MPI-IO layer as the MCA parameter `io`."""
@@ -98,6 +101,10 @@ def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Wi
             runs = [r for t in confirms for r in t.runs]
     cmp = noise.compare(default_rates, win_rates)
     config = {**space.default(), **inc.settings}
+    alike = [{"trial": t.number, "median": t.median, "reps": len(t.rates), "settings": dict(t.settings)}
+             for t in sorted(session.trials, key=lambda t: -(t.median or 0))
+             if t.state == "complete" and t.number != inc.number and len(t.rates) >= RACED
+             and noise.compare(inc.rates, t.rates).verdict == "within noise"]
     settings = winner_settings(space, config)
     rendered = {d: render(settings, d) for d in DIALECTS} if not settings.empty() else {}
     missing = {d: untranslated(settings, d) for d in rendered}
@@ -106,7 +113,7 @@ def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Wi
                   runs=runs + default_runs, rendered=rendered, verdict=cmp.verdict, trial=inc.number,
                   median=noise.median(win_rates), default_median=noise.median(default_rates),
                   case_changes=case_changes(space, config), bench_flags=bench_flags(space, base, config, ranks),
-                  untranslated={d: keys for d, keys in missing.items() if keys})
+                  untranslated={d: keys for d, keys in missing.items() if keys}, alike=alike[:ALIKE])
 
 
 def summary_line(session: TuningSession) -> str:

@@ -144,6 +144,9 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
                 f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})", "  "),
           file=out)
     print(_wrap(f"runs behind it: {_ids(w.runs)} (`pario results show ID`)", "  "), file=out)
+    for a in w.alike:   # what the repetitions could not rank: the user may prefer the simpler one
+        print(_wrap(f"as good within the noise: trial {a['trial']}: {short(a['settings']) or '(the case as given)'} "
+                    f"({a['median'] or 0:.1f} MiB/s, {a['reps']} repetitions)", "  "), file=out)
     if session.importance:
         ranked = sorted(session.importance.items(), key=lambda kv: -kv[1])
         print(_wrap("knobs that mattered: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked)

@@ -40,7 +40,8 @@ def split_words(text: str, what: str) -> list[str]:
 
 
 def render_romio(s: Settings, **_) -> str:
-    lines = ["# ROMIO hints file: export ROMIO_HINTS=/path/to/this/file (MPI_Info set by the program wins)"]
+    lines = ["# ROMIO hints file: export ROMIO_HINTS=/path/to/this/file",
+             "# (hints the program sets with MPI_Info win over this file)"]
     lines += [f"{k} {v}" for k, v in sorted(hints_of(s).items())]
     return "\n".join(lines) + "\n"
 
