@@ -5,16 +5,21 @@ load falls on both sides; the medians of the whole program's wall time and the n
 analysis/noise.py say whether the fix made it faster. A program that cannot be run again here
 (a Darshan log keeps no command line to run, an MPI job, a program or directory not found, a
 run too long for --budget) is named with the reason, and verify.py falls back to pario bench's
-replay of the pattern."""
+replay of the pattern. The program ends with pario (also a SIGKILL of pario: _ends_with); pario
+makes no file for these runs, and removes none of what the program writes."""
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pario.advise.job import Job
@@ -86,11 +91,35 @@ def _env(buffered: bool, size: int) -> dict[str, str]:
     return env
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _ends_with(parent: int) -> Callable[[], None] | None:
+    """For the program's process, before its exec: SIGTERM when pario dies. A SIGKILL of pario runs
+    no handler, and the program (the user's, rewriting its own files) would go on alone, orphaned,
+    for as long as it runs; SIGTERM (what `timeout` and Slurm send) lets it end as it would there.
+    Linux only (prctl); elsewhere the program is left to end by itself, as before. libc is looked
+    up here, in pario: the child only makes the call (no loader work between fork and exec)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # pario died between the fork and the prctl
+            os.kill(os.getpid(), signal.SIGTERM)
+    return arm
+
+
 def _once(prog: Program, env: dict[str, str], timeout: float) -> float:
     started = time.perf_counter()
     try:
         done = subprocess.run(prog.argv, cwd=prog.cwd, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout,
+                              preexec_fn=_ends_with(os.getpid()))
     except subprocess.TimeoutExpired:
         raise ParioError(f"a run took over {timeout:.0f} s (the log's run was much shorter)") from None
     except OSError as exc:

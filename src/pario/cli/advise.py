@@ -175,15 +175,22 @@ class Session:
 
     def where(self, directory: str) -> Any:
         from pario.advise import calibrate
-        if not os.path.isdir(directory) and os.path.isdir(os.path.dirname(os.path.abspath(directory))):
-            # made here: held by a guard from now (a SIGKILL leaves nothing) and removed at the end
-            # if left empty (run/scratch_guard.py); a deeper missing path is made as before
-            from pario.platform.scratch import Scratch
-            from pario.run.scratch_guard import guarded
-            scratch = Scratch(directory)
-            self.guards.enter_context(guarded(scratch, tidy=True))
+        from pario.platform.scratch import Scratch
+        from pario.run.scratch_guard import guarded
+
+        # every level it makes, from the top: each held by a guard from before it exists (a SIGKILL
+        # leaves nothing) and removed at the end if left empty, the deepest first (run/scratch_guard.py);
+        # the guard's sentinel removes only the one directory it was told of, so each level needs its own
+        missing = []
+        level = os.path.abspath(directory)
+        while not os.path.isdir(level) and os.path.dirname(level) != level:
+            missing.append(level)
+            level = os.path.dirname(level)
+        for k in range(len(missing) - 1, -1, -1):
+            scratch = Scratch(missing[k])
+            inner = os.path.basename(missing[k - 1]) if k else None   # the next level, waited for
+            self.guards.enter_context(guarded(scratch, tidy=True, holds=inner))
             scratch.prepare()
-        os.makedirs(directory, exist_ok=True)
         return calibrate.Where.of(directory, self.mpi())
 
     def measure(self, directory: str, kind: str = "calibration"):

@@ -20,7 +20,7 @@ from pario.platform import environment, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
-from pario.run import forward, launchers, session, stop, watchdog
+from pario.run import forward, launchers, scratch_guard, session, stop, watchdog
 from pario.run.launchers import srun
 from pario.run.sentinel import Sentinel
 from pario.run.settings_launch import measured, read_settings
@@ -91,6 +91,8 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
     scratch = request.scratch
     watcher = Sentinel()
     tmp = watcher.start()  # private: spec, result and status files of this run
+    if scratch.owns_files:  # a command's guards wait for this run's files only while it is under way
+        scratch_guard.running(scratch)
     try:
         check_spec(request.engine, engine_spec(scratch.run_id, scratch.dir, scratch.prefix, os.path.join(tmp, "status"),
                                                request.cases), tmp)
@@ -109,6 +111,7 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         watcher.close()
+        scratch_guard.running(None)
 
 
 def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel) -> RunRecord:

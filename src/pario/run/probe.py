@@ -11,9 +11,11 @@ from typing import Any
 
 from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
+from pario.platform.scratch import Scratch
+from pario.run import session
 from pario.run.launchers import command
 from pario.run.sentinel import Sentinel
-from pario.run.watchdog import PROGRESS
+from pario.run.watchdog import PROGRESS, write_pidfile
 from pario.settings import effective
 
 
@@ -24,21 +26,35 @@ def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[st
     watcher = Sentinel()  # its own directory: removed by the sentinel if pario is killed (SIGKILL)
     tmp = watcher.start()
     prefix = f"pario.stack-{os.getpid()}-{int(time.time())}"
-    spec = {"schema": "pario.spec/1", "run_id": prefix, "dir": os.path.abspath(path), "prefix": prefix,
+    # its file in path, DIR/PREFIX.0.*: the engine removes it at its end; a launch cut short (the
+    # launcher killed with pario, as a kill of pario's process group does) leaves it to these
+    probe_files = Scratch(os.path.abspath(path))
+    probe_files.prefix = prefix
+    probe_files.before = set(probe_files.leftovers())  # never another's
+    spec = {"schema": "pario.spec/1", "run_id": prefix, "dir": probe_files.dir, "prefix": prefix,
             "cases": [{"name": "stack-probe", "backend": "mpiio", "strategy": "shared", "pattern": "segmented",
-                       "xfer": 1 << 20, "block": 1 << 20, "ops": ["write"], "reps": 1, "collective": True}]}
+                       "xfer": 1 << 20, "block": 1 << 20, "ops": ["write"], "reps": 1, "collective": True}],
+            # the engine's orphan guard (as run.bench.guard): pario killed, the rank ends the launch
+            # and removes the file, the spec and this directory
+            "guard": {"pid": os.getpid(), "start": session.start_time(os.getpid()) or 0,
+                      "boot": session.boot_id(), "dir": tmp, "rmdir": False}}
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     with open(spec_path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh)
     env = {"ROMIO_PRINT_HINTS": "1", "MPICH_MPIIO_HINTS_DISPLAY": "1"}
     argv = command(mpi, 1, [engine, spec_path, result_path], io=io, env=env)
+    # the sentinel: the probe's file too, after the launch (or `pario-engine --orphaned` for it)
+    watcher.tell(scratch=probe_files.dir, prefix=prefix, rmdir=False,
+                 launch={"engine": engine, "spec": spec_path, "result": result_path})
     try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+        out = _launch(argv, {**os.environ, **env}, os.path.join(tmp, "launcher"))
+        watcher.tell(launch=None)
         with open(result_path, encoding="utf-8") as fh:
             result = json.load(fh)
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
         return {"ok": False, "reason": f"the probe run failed ({exc})"}
     finally:
+        probe_files.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
         watcher.close()
     collector = effective.OutputCollector(prefix)
@@ -62,6 +78,19 @@ def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[st
             "romio_driver": hints.get("romio_filesystem_type")}
 
 
+def _launch(argv: list[str], env: dict[str, str], pidfile: str) -> subprocess.CompletedProcess:
+    """The launcher in a session of its own, as run.watchdog starts every launch: a kill of pario's
+    process group leaves it to the engine's orphan guard, which ends it and removes its files."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    write_pidfile(pidfile, proc.pid)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except BaseException:  # the timeout, Ctrl-C: the launch is ended with pario's run
+        session.terminate(proc)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def probes(engine: str, mpirun: str | None, path: str, io: str | None, mpi: dict[str, Any]) -> list[dict[str, Any]]:

@@ -9,7 +9,9 @@ its probe file, and nothing else would remove them. So the sentinel makes the pr
 itself and names it on its stdout: pario dying at any moment, even before it read the name, is
 seen here as the end of stdin. pario tells it, one JSON object a line, what else the run makes
 ({"scratch": DIR, "prefix": P, "rmdir": made-by-pario}, then {"rank_dirs": [...]} with -u; a
-command's guard adds "runs": true, see run/scratch_guard.py) and
+command's guard, started without a private directory (--no-directory), adds "runs": true and is
+told {"running": {"dir", "prefix"}} while a run is under way and "holds": the deeper directory
+pario makes in it, which are what it waits for, see run/scratch_guard.py) and
 when a launch is under way ({"launch": {"engine", "spec", "result"}} or {"launch": null} after
 it); {"release": true} says that pario has cleaned up itself (or keeps the files, -k) and the
 sentinel only exits.
@@ -37,6 +39,7 @@ LAUNCH_WAIT_S = 30.0   # the engine's orphan guard ends a launch and removes its
 PROBE_WAIT_S = 30.0    # the device probe (a child of pario) removes its own files when it ends
 RUNS_WAIT_S = LAUNCH_WAIT_S + 60.0  # a command's guard: a run's sentinel waits, then runs `--orphaned`
 POLL_S = 0.2
+NO_DIRECTORY = "--no-directory"   # a command's guard: no private directory (Sentinel.start)
 
 
 class Sentinel:
@@ -46,21 +49,29 @@ class Sentinel:
         self.proc: subprocess.Popen | None = None
         self.tmp = ""
 
-    def start(self) -> str:
+    def start(self, private: bool = True) -> str:
         """The run's private directory. Without a sentinel (it could not start), mkdtemp here: the
-        run is then unguarded before its launch, as before, and still cleans up on any signal."""
+        run is then unguarded before its launch, as before, and still cleans up on any signal.
+        private=False (a command's guard, run/scratch_guard.py, which needs no directory): no
+        directory, and no wait for the sentinel's start (what pario tells it waits in the pipe, and
+        pario dying before it reads is still the end of its stdin); returns ""."""
         package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p))
+        argv = [sys.executable, "-S", "-m", "pario.run.sentinel"] + ([] if private else [NO_DIRECTORY])
         try:
-            self.proc = subprocess.Popen([sys.executable, "-S", "-m", "pario.run.sentinel"], env=env,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         text=True, start_new_session=True)
+            self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE if private else subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+            if not private:
+                return ""
             assert self.proc.stdout is not None
             line = self.proc.stdout.readline()
             self.tmp = str(json.loads(line)["tmp"])
         except (OSError, ValueError, KeyError, TypeError):
             self.close(release=True)
+            if not private:
+                return ""
             self.tmp = tempfile.mkdtemp(prefix="pario-")
         return self.tmp
 
@@ -130,12 +141,32 @@ def _remove_scratch(scratch: dict[str, Any]) -> None:
             left = os.listdir(own.dir)
         except OSError:
             return
-        if not left or not (runs or all(name.startswith("pario.probe.") for name in left)):
-            own.remove_dir_if_ours()
+        if not any(_in_flight(name, own.dir, scratch if runs else {}) for name in left):
+            own.remove_dir_if_ours()  # only when empty: what is kept (-k) or another's stays, and so does it
             return
-        # the device probe still runs in it (it removes its file when it ends), or, for a command's
-        # guard, a run's sentinel and the engine's orphan guard are removing that run's files
         time.sleep(POLL_S)
+
+
+# what the device probe (pario.probe.*) or the stack probe (pario.stack-*) makes: they remove it
+# themselves (or their sentinel and the engine's orphan guard do) within seconds
+_PROBES = ("pario.probe.", "pario.stack-")
+
+
+def _in_flight(name: str, directory: str, guard: dict[str, Any]) -> bool:
+    """Whether entry `name` of the directory is on its way out, so that it is worth waiting for: a
+    probe's file; for a command's guard also the entries of the run under way when pario died
+    ({"running": {"dir", "prefix"}}, which that run's sentinel and the engine's orphan guard remove)
+    and the deeper directory pario made in it ("holds", whose own guard removes it). Anything else
+    (files an earlier run kept with -k, the user's) never goes: waiting for it kept a guard 90 s."""
+    if name.startswith(_PROBES) or (guard and name == guard.get("holds")):
+        return True
+    run = guard.get("running") or {}
+    if not run:
+        return False
+    run_dir = os.path.abspath(str(run.get("dir") or ""))
+    if run_dir == directory:  # its files, and -u's DIR/<rank>/
+        return name.startswith(f"{run.get('prefix')}.") or name.isdigit()
+    return os.path.dirname(run_dir) == directory and name == os.path.basename(run_dir)
 
 
 def _unlink_file(path: str) -> None:
@@ -148,18 +179,20 @@ def _unlink_file(path: str) -> None:
 
 def clean(tmp: str, state: dict[str, Any]) -> None:
     """pario is gone without a release: remove what the run made (see the module's docstring)."""
-    if state.get("launch"):
+    if tmp and state.get("launch"):
         _wait_for_launch(tmp, state["launch"])
-    shutil.rmtree(tmp, ignore_errors=True)
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
     if state.get("scratch"):
         _remove_scratch(state)
 
 
-def serve(stdin: IO[str], stdout: IO[str]) -> int:
-    tmp = tempfile.mkdtemp(prefix="pario-")
+def serve(stdin: IO[str], stdout: IO[str], private: bool = True) -> int:
+    tmp = tempfile.mkdtemp(prefix="pario-") if private else ""
     try:
-        stdout.write(json.dumps({"tmp": tmp}) + "\n")
-        stdout.flush()
+        if private:
+            stdout.write(json.dumps({"tmp": tmp}) + "\n")
+            stdout.flush()
     except OSError:
         pass  # pario is already gone: the end of stdin follows
     state: dict[str, Any] = {}
@@ -182,7 +215,7 @@ def main() -> int:
     # sentinel only ends with its stdin (SIGKILL still ends it, as it ends everything).
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, signal.SIG_IGN)
-    return serve(sys.stdin, sys.stdout)
+    return serve(sys.stdin, sys.stdout, private=NO_DIRECTORY not in sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ def run(argv: list[str], *, env: dict[str, str], timeout: float | Limit, status_
         raise ParioError(f"cannot start {argv[0]}: {exc.strerror}; {INSTALL_MPI}", exit_code=3) from None
     started = time.time()
     if pidfile:
-        _write_pidfile(pidfile, proc.pid)
+        write_pidfile(pidfile, proc.pid)
     lines: queue.Queue[str | None] = queue.Queue()
 
     def reader():
@@ -278,7 +278,7 @@ def _full_disk_stall(limit: Limit, directory: str | None, idle: float) -> str | 
     return full_disk(directory)
 
 
-def _write_pidfile(path: str, pid: int) -> None:
+def write_pidfile(path: str, pid: int) -> None:
     start = session.start_time(pid)
     try:
         with open(path + ".tmp", "w", encoding="ascii") as fh:
