@@ -191,3 +191,16 @@ def test_the_winner_names_the_trials_the_noise_cannot_tell_from_it():
     s.winner = w
     tune_report.winner(s, out)
     assert f"as good within the noise: trial {twin[0].number}:" in out.getvalue()
+
+
+def test_no_two_controls_in_a_row():
+    # a periodic control due just before the final one is left to the final one (the same moment
+    # measured twice spends a trial of the budget for nothing)
+    sp = space()
+    for trials in range(12, 31):
+        s = session(sp, seed=trials)
+        Search(sp, Synthetic(sp, best_is_romio_independent, spread=0.2, seed=trials), s,
+               Budget(trials=trials)).run(guesses(sp))
+        states = [t.state for t in s.trials]
+        assert not any(a == b == "control" for a, b in zip(states, states[1:])), (trials, states)
+        assert states.count("control") >= 2 and len(states) <= trials

@@ -201,7 +201,7 @@ class BatchedSearch(Search):
         while self._room(reserve=2) and not exhausted:
             launches: list[Launch] = []
             asked: dict[int, Any] = {}   # trial number -> its optuna trial
-            if self._since_control() >= self.budget.control_every:
+            if self._since_control() >= self.budget.control_every and self._room(reserve=3):   # as Search
                 launches.append((self._new({}, "running"), self.default, self.budget.rungs[-1], "control"))
             repeats = 0
             while len(launches) < self.batch_size and self._room(reserve=2, ahead=len(launches)):

@@ -84,7 +84,9 @@ class Search(Ledger):
         """TPE's proposals, a control every `control_every` trials, until the budget's end."""
         repeats = 0
         while self._room(reserve=2):
-            if self._since_control() >= self.budget.control_every:
+            # a control due when only the final control could follow it is left to that one: two in
+            # a row measure the same moment twice and spend a trial of the budget
+            if self._since_control() >= self.budget.control_every and self._room(reserve=3):
                 self._control()
                 continue
             if self._one():
