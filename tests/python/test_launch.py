@@ -258,3 +258,15 @@ def test_timeout_must_be_a_positive_number(value):
     with pytest.raises(ParioError, match="positive number of seconds"):
         watchdog.check_timeout(value)
     watchdog.check_timeout(30.0)
+
+
+def test_hydra_version_is_the_version_line_not_its_header(tmp_path):
+    """MPICH's `mpiexec --version` starts with the header "HYDRA build details:": the version is
+    the "Version:" line below it (run records and messages said "mpich (HYDRA build details:)")."""
+    fake = tmp_path / "mpiexec.hydra"
+    fake.write_text("#!/bin/sh\nprintf 'HYDRA build details:\\n    Version:                                 4.0.2\\n"
+                    "    Release Date:                            Thu Apr  7 12:34:45 CDT 2022\\n'\n")
+    fake.chmod(0o755)
+    found = mpis.detect(str(fake))
+    assert (found.flavour, found.version) == ("mpich", "MPICH (Hydra) 4.0.2")
+    assert mpis.version_of("mpirun (Open MPI) 4.1.4\n\nReport bugs", "openmpi") == "mpirun (Open MPI) 4.1.4"

@@ -21,7 +21,7 @@ INSTALL_MPI = ("install an MPI: Debian/Ubuntu `apt-get install openmpi-bin libop
 class MPI:
     path: str
     flavour: str                 # openmpi | mpich | intel | unknown
-    version: str                 # first line of `mpirun --version`
+    version: str                 # `mpirun --version`'s first line, with the version a header names (version_of)
 
 
 def find_mpirun(explicit: str | None = None) -> str:
@@ -77,7 +77,21 @@ def detect(mpirun: str) -> MPI:
     if flavour == "unknown" and not _LAUNCHER_WORDS.search(body):
         raise ParioError(f"{mpirun} is not an MPI launcher: its --version ({first[:60]!r}) names no MPI; "
                          "give your MPI's mpirun or mpiexec")
-    return MPI(mpirun, flavour, first)
+    return MPI(mpirun, flavour, version_of(text, flavour))
+
+
+def version_of(text: str, flavour: str) -> str:
+    """The launcher's version in one line. Most print it on the first line; MPICH's Hydra (and
+    Cray's and Intel's Hydra builds) print a header, "HYDRA build details:", and the version below
+    it, so the first line alone said nothing in run records and messages."""
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if not first.endswith(":"):
+        return first
+    found = re.search(r"^\s*Version:\s*(\S+)", text, re.MULTILINE)
+    if not found:
+        return first.rstrip(":")
+    name = "MPICH (Hydra)" if flavour == "mpich" else first.rstrip(":")
+    return f"{name} {found.group(1)}"
 
 
 def in_slurm() -> str | None:
