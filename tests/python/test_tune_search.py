@@ -204,3 +204,12 @@ def test_no_two_controls_in_a_row():
         states = [t.state for t in s.trials]
         assert not any(a == b == "control" for a, b in zip(states, states[1:])), (trials, states)
         assert states.count("control") >= 2 and len(states) <= trials
+
+
+def test_the_incumbent_line_says_what_it_beat():
+    sp = space()
+    s = TuningSession(id=1, case=CASE, objective="write", ranks=4, space=sp.values(), seed=0)
+    Search(sp, Synthetic(sp, lambda eff: 900.0 if eff.get("mca.io") == "romio321" else 300.0), s,
+           Budget(trials=12)).run(guesses(sp))
+    notes = [t.note for t in s.trials if t.note.startswith("new incumbent")]
+    assert notes and notes[0].endswith("over the default") and "the last one" not in " ".join(notes)

@@ -234,7 +234,8 @@ class Search(Ledger):
             cmp = noise.compare(inc.rates, trial.rates)
         if cmp.faster or how:
             self.session.incumbent = trial.number
-            trial.note = (f"new incumbent: {cmp.ratio:.2f}x [{cmp.low or 0:.2f}-{cmp.high or 0:.2f}] the last one"
+            trial.note = (f"new incumbent: {cmp.ratio:.2f}x [{cmp.low or 0:.2f}-{cmp.high or 0:.2f}] "
+                          + (f"over #{inc.number}" if inc is not None else "over the default")
                           + (f" (after a race: {how})" if how else ""))
             self._mark()
 

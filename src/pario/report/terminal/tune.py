@@ -92,7 +92,7 @@ def race_note(text: str) -> str:
 
 
 def incumbent_line(session: TuningSession, trial: Trial | None) -> str:
-    """The incumbent changed: which trial, and by how much it beat the last one."""
+    """The incumbent changed: which trial, and by how much it beat the one before."""
     if trial is None:
         return _hang("      best: ", "the default again")
     why = trial.note[len("new incumbent: "):] if trial.note.startswith("new incumbent: ") else ""
