@@ -98,6 +98,10 @@ def _mpiio(sp: Space) -> None:
             sp.knobs.append(Knob("mca.io", (DEFAULT, "ompio"), "io", doc="Open MPI's MPI-IO layer"))
         else:
             sp.dropped.append(Dropped("mca.io", "this Open MPI has no ROMIO io component (ompi_info)"))
+    else:   # said, so that a reader of the README's Open MPI knobs sees why they are missing here
+        why = (f"Open MPI's MCA parameters; this MPI is {ctx.flavour}, whose MPI-IO is ROMIO, tuned through "
+               "its hints")
+        sp.dropped += [Dropped("mca.io", why), Dropped("mca.fcoll", why)]
     has_romio = ctx.flavour != "openmpi" or ctx.impl == "romio" or bool(ctx.romio_component and not ctx.io_fixed)
     romio = lambda c: sp.impl(c) in ("romio", "cray")  # noqa: E731
     ompio = lambda c: sp.impl(c) == "ompio"  # noqa: E731
@@ -185,6 +189,9 @@ def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> 
 def _generic(sp: Space, key: str, values: list[str] | None) -> Knob:
     """A knob the default space does not have: an MPI-IO hint from the catalogue."""
     row = hintlib.lookup(key)
+    out = next((d.reason for d in sp.dropped if d.key == key), None)
+    if (row is None or row.kind == "output") and out:
+        raise ParioError(f"--space {key}: not searched for this case on this stack: {out}")
     if row is None or row.kind == "output":
         names = [k.key for k in sp.knobs] + list(hintlib.CATALOGUE)
         raise ParioError(f"--space {key}: not a knob of this case or a known MPI-IO hint{did_you_mean(key, names)}; "
