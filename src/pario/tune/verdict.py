@@ -26,6 +26,15 @@ def winner_settings(space: Space, config: Config) -> Settings:
     return settings
 
 
+def dialects(space: Space) -> list[str]:
+    """The dialects a winner is rendered in: all of them, but Open MPI's (--mca flags, OMPI_MCA_
+    variables) only under Open MPI: under MPICH, Cray MPICH or Intel MPI they would be read by
+    nothing (ROMIO takes its hints from MPI_Info, ROMIO_HINTS or MPICH_MPIIO_HINTS)."""
+    if space.ctx.flavour in ("openmpi", "unknown"):
+        return list(DIALECTS)
+    return [d for d in DIALECTS if not d.startswith("ompi")]
+
+
 def case_changes(space: Space, config: Config) -> dict[str, str]:
     """What the winner changes in the case itself (not settings): strategy, calls, O_DIRECT."""
     ctx, eff = space.ctx, space.effective(config)
@@ -106,8 +115,12 @@ def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Wi
              if t.state == "complete" and t.number != inc.number and len(t.rates) >= RACED
              and noise.compare(inc.rates, t.rates).verdict == "within noise"]
     settings = winner_settings(space, config)
-    rendered = {d: render(settings, d) for d in DIALECTS} if not settings.empty() else {}
+    rendered = {d: render(settings, d) for d in dialects(space)} if not settings.empty() else {}
     missing = {d: untranslated(settings, d) for d in rendered}
+    keys = {k for k, _ in settings.pairs()}
+    for d in rendered:
+        if keys <= set(missing[d]):   # a skeleton that says none of them (an empty {}, a bare XML)
+            rendered[d] = ""   # "(nothing of these settings in this dialect)"; missing still names them
     return Winner(settings=dict(settings.pairs()), gain=float(cmp.ratio or 0.0),
                   interval=(float(cmp.low or 0.0), float(cmp.high or 0.0)), method=noise.METHOD,
                   runs=runs + default_runs, rendered=rendered, verdict=cmp.verdict, trial=inc.number,
