@@ -9,6 +9,7 @@ import pytest
 from pario.model.errors import ParioError
 from pario.model.tuning import TuningSession
 from pario.report.terminal import tune as tune_report
+from pario.settings import parse, render
 from pario.tune import verdict
 from pario.tune.knobs import build
 from pario.tune.prior import guesses
@@ -69,3 +70,15 @@ def test_a_dialect_that_says_none_of_the_settings_renders_nothing():
     info = out.getvalue().split("## info")[1].split("## romio")[0]
     assert "{}" not in info and "(nothing of these settings in this dialect)" in info
 
+
+
+def test_an_hdf5_winner_renders_as_c_that_reads_back():
+    """tune's hdf5.alignment values are sizes such as 1m: the HDF5 dialect printed
+    `H5Pset_alignment(fapl, 1, 1m);`, which is not C and which its own parser could not read back."""
+    sp = build(Context(backend="hdf5", strategy="shared", collective=True, ops=("write",), objective="write",
+                       ranks=4, xfer=1 << 20, block=16 << 20, caps=CAPS))
+    settings = verdict.winner_settings(sp, {**sp.default(), "hdf5.alignment": "1m"})
+    text = render(settings, "hdf5")
+    assert "H5Pset_alignment(fapl, 1, 1048576);" in text
+    back, issues = parse(text, "hdf5")
+    assert not issues and back.lib["hdf5"]["alignment"] == "1048576"

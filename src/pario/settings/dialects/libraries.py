@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 from pario.model.errors import ParioError
 from pario.model.formats import parse_xml
+from pario.model.units import parse_bytes
 from pario.settings import knobs
 from pario.settings.dialects.mpi import split_words
 from pario.settings.dialects.spellings import hints_of
@@ -51,8 +52,17 @@ def parse_adios2(text: str) -> tuple[Settings, list[Issue]]:
 _CHUNK_OPT = {"one": "H5FD_MPIO_CHUNK_ONE_IO", "multi": "H5FD_MPIO_CHUNK_MULTI_IO"}
 
 
+_HDF5_SIZES = ("alignment", "align_threshold", "meta_block_size", "sieve_buf_size")
+
+
+def _c_size(value: str) -> str:
+    """A size as C reads it: '1m' (pario's spelling, tune's values) as 1048576."""
+    n = parse_bytes(value)
+    return str(n) if n is not None else value
+
+
 def render_hdf5(s: Settings, **_) -> str:
-    h = s.lib.get("hdf5") or {}
+    h = {k: _c_size(v) if k in _HDF5_SIZES else v for k, v in (s.lib.get("hdf5") or {}).items()}
     lines = []
     if hints_of(s):
         info = ", ".join(f"{k}={v}" for k, v in sorted(hints_of(s).items()))
