@@ -213,3 +213,16 @@ def test_the_incumbent_line_says_what_it_beat():
            Budget(trials=12)).run(guesses(sp))
     notes = [t.note for t in s.trials if t.note.startswith("new incumbent")]
     assert notes and notes[0].endswith("over the default") and "the last one" not in " ".join(notes)
+
+
+def test_the_listed_headline_counts_trials_as_the_budget_does_and_names_the_mpi():
+    """`pario tune --list` said '25 trials' of a session whose end said 'Spent 30 trials of the 30
+    budgeted' (controls and the confirmation left out), and did not tell an MPICH session from an
+    Open MPI one of the same case."""
+    sp = space()
+    s = session(sp)
+    s.context = {"space": {"flavour": "mpich"}}
+    Search(sp, Synthetic(sp, best_is_romio_independent), s, Budget(trials=14)).run(guesses(sp))
+    s.winner = verdict.conclude(s, sp, CASE, 4)
+    line = verdict.summary_line(s)
+    assert line.startswith(f"t write (mpich), {len(s.trials)} trials: ") and len(s.trials) == 14, line
