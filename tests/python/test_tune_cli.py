@@ -72,6 +72,15 @@ def test_a_hint_ompio_ignores_is_dropped_and_striping_does_not_exist_here(tmp_pa
     assert dry["grid"] > 10 and dry["guesses"]
 
 
+def test_time_alone_is_the_budget(tmp_path):
+    """`--time 20m` without --trials stopped at the default 30 trials (a few minutes); alone, the
+    time is the budget and the trial cap only bounds it; with --trials, whichever comes first."""
+    dry = tune_json(["-a", "mpiio", "-c", *SMALL, "--time", "20m", "--dry-run"], tmp_path)
+    assert dry["session"]["budget"]["seconds"] == 1200 and dry["session"]["budget"]["trials"] > max(30, dry["grid"])
+    both = tune_json(["-a", "mpiio", "-c", *SMALL, "--time", "20m", "--trials", "12", "--dry-run"], tmp_path)
+    assert both["session"]["budget"]["trials"] == 12
+
+
 def test_sigterm_keeps_the_finished_trials_and_resume_goes_on(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(SRC), PARIO_DB=str(tmp_path / "runs.db"),
                XDG_CACHE_HOME=str(tmp_path / "cache"), PARIO_ENGINE=ENGINE)

@@ -77,7 +77,8 @@ def register(subparsers) -> None:
                         f"controls and the final confirmation included; a trial runs 1 to {racing.CAP} counted "
                         f"repetitions (1 if pruned, -i (3) when complete, up to {racing.CAP} in a race) (30)")
     t.add_argument("--time", dest="budget_time", metavar="DURATION", type=checked(_duration_text),
-                   help="budget: wall time, e.g. 20m, 1h, 900s")
+                   help="budget: wall time, e.g. 20m, 1h, 900s (alone: no 30-trial cap; with --trials: whichever "
+                        "comes first)")
     t.add_argument("--space", type=row("space", "str"),
                    help="knobs to search, comma-separated (default: all of this case on this stack)")
     t.add_argument("--space-file", type=typed(RUN["config"]),
@@ -190,7 +191,10 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
                                 context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,
                                          "io": args.io, "launcher": args.launcher,
                                          **({"submit": submitting.to_dict()} if submitting else {})})
-        budget = Budget(trials=args.trials or 30, seconds=seconds, rungs=(1, reps))
+        # --time alone is the budget: the trial cap is then only a bound (the search ends anyway once every
+        # configuration was measured); 30 trials stopped a `--time 20m` session after a few minutes
+        budget = Budget(trials=args.trials or (max(30, 2 * len(space.grid()) + 3) if seconds else 30),
+                        seconds=seconds, rungs=(1, reps))
         session.budget = budget.to_dict()
         guesses = prior.guesses(space)
         if store is None:
