@@ -123,3 +123,12 @@ def test_guesses_decide_the_layout_first_and_try_both_layers():
 def test_context_round_trips():
     c = ctx(fs="lustre", osts=4)
     assert Context.from_dict(c.to_dict()) == c
+
+
+def test_posix_guesses_give_no_mpi_io_reasons():
+    """POSIX has no call mode: its layout guesses said 'independent I/O, no two-phase exchange (LRZ
+    seed)', which is about MPI-IO, not about what they change."""
+    posix = build(ctx(backend="posix", collective=False, caps=frozenset({"shared", "odirect"})))
+    got = guesses(posix)
+    assert [c["strategy"] for c, _ in got] == ["nfiles:2", "fpp"]
+    assert not [w for _, w in got if "two-phase" in w or "independent" in w or w.endswith("; ")], got

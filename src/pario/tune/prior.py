@@ -66,7 +66,7 @@ def _layouts(space: Space, calls: list[tuple[dict[str, str], str]],
             if strategy == own:
                 out.append((want, mode_why))
             else:
-                out.append(({**want, "strategy": strategy, **lustre}, f"{why}; {mode_why}"))
+                out.append(({**want, "strategy": strategy, **lustre}, "; ".join(w for w in (why, mode_why) if w)))
     return out
 
 
@@ -100,6 +100,8 @@ def guesses(space: Space) -> list[tuple[Config, str]]:
                     "contiguous per-rank blocks: independent I/O, no two-phase exchange (LRZ seed)"))
         out.append(({"collective": "true", **_cb(space, "disable"), **lustre},
                     "collective calls with collective buffering off (LRZ seed: cb disable)"))
+    if not any(space.knob(k) for k in ("collective", f"romio_cb_{ctx.objective}", "mca.fcoll")):
+        out = [({**lustre}, "")]   # no call mode to choose (POSIX): the reasons above would not be true
     if ctx.backend == "pnetcdf":
         out.insert(0, ({"pnetcdf.mode": "iput", **lustre},
                        "non-blocking puts aggregate requests (CSC seed: BTIO 2.5x)"))
