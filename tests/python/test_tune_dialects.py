@@ -6,6 +6,7 @@ import io
 
 import pytest
 
+from engine_support import ENGINE
 from pario.model.errors import ParioError
 from pario.model.tuning import TuningSession
 from pario.report.terminal import tune as tune_report
@@ -15,7 +16,6 @@ from pario.tune.knobs import build
 from pario.tune.prior import guesses
 from pario.tune.search import Budget, Search
 from pario.tune.space import Context
-from engine_support import ENGINE
 from test_tune_search import CAPS, CASE, Synthetic, space
 
 
