@@ -270,3 +270,16 @@ def test_hydra_version_is_the_version_line_not_its_header(tmp_path):
     found = mpis.detect(str(fake))
     assert (found.flavour, found.version) == ("mpich", "MPICH (Hydra) 4.0.2")
     assert mpis.version_of("mpirun (Open MPI) 4.1.4\n\nReport bugs", "openmpi") == "mpirun (Open MPI) 4.1.4"
+
+
+def test_an_engine_of_another_mpi_than_the_launcher_is_a_failed_run(tmp_path):
+    """The Open MPI engine under MPICH's mpiexec runs as N singletons (each rank 0 of 1) that
+    'complete': it was stored as a complete parallel run, and pario tune tuned it."""
+    from pario.run.bench import judge
+    case = {"name": "c", "ops": ["write"], "reps": 1}
+    result = {"status": "complete", "cases": [{"phases": [{"op": "write"}]}],
+              "mpi": {"library": "Open MPI v4.1.4, package: Debian OpenMPI", "ranks": 1}}
+    status, why = judge(watchdog.Outcome(returncode=0), result, str(tmp_path), 4, [case])
+    assert status == "failed" and "4 separate MPI jobs of 1 rank(s)" in why and "Open MPI v4.1.4" in why
+    result["mpi"]["ranks"] = 4
+    assert judge(watchdog.Outcome(returncode=0), result, str(tmp_path), 4, [case]) == ("complete", None)

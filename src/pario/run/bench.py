@@ -253,7 +253,8 @@ def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ra
     if outcome.watchdog:
         return ("partial" if measured else "failed"), outcome.watchdog
     if outcome.returncode == 0 and engine_status == "complete":
-        return "complete", None
+        mismatch = _world_mismatch(result, ranks)
+        return ("failed", mismatch) if mismatch else ("complete", None)
     status = "partial" if measured else "failed"
     if err.get("message"):
         code = f" ({err['code']})" if err.get("code") else ""
@@ -265,6 +266,19 @@ def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ra
     else:
         how = f"the launcher exited with code {outcome.returncode}"
     return status, f"{how} before the run completed (a rank died?); last known: {where}"
+
+
+def _world_mismatch(result: dict[str, Any], ranks: int) -> str | None:
+    """An engine built against another MPI than the launcher's (the Open MPI build under MPICH's
+    mpiexec) runs as `ranks` separate singletons that each believe they are rank 0 of 1 and write the
+    same files: it "completes", but its figures are not a parallel run. Said, not stored as complete."""
+    world = (result.get("mpi") or {}).get("ranks")
+    if not isinstance(world, int) or world == ranks:
+        return None
+    library = str((result.get("mpi") or {}).get("library") or "its MPI").split(",")[0]
+    return (f"the engine ran as {ranks} separate MPI jobs of {world} rank(s), not one of {ranks}: it is built "
+            f"against {library}, not the launcher's MPI; use that MPI's mpirun, or an engine built for the "
+            "launcher's MPI (PARIO_ENGINE; for MPICH: scripts/build-mpich-engine.sh)")
 
 
 def _signal_name(signum: int) -> str:
