@@ -226,3 +226,20 @@ def test_the_listed_headline_counts_trials_as_the_budget_does_and_names_the_mpi(
     s.winner = verdict.conclude(s, sp, CASE, 4)
     line = verdict.summary_line(s)
     assert line.startswith(f"t write (mpich), {len(s.trials)} trials: ") and len(s.trials) == 14, line
+
+
+def test_a_session_where_every_launch_failed_names_no_default_as_winner():
+    """It said 'Winner: the default configuration (nothing was faster beyond the noise); write 0.0
+    MiB/s over 0 control run(s)' when every launch had failed (an engine of another MPI)."""
+    sp = space()
+    s = session(sp)
+
+    class Failing(Synthetic):
+        def run(self, config, reps, role):
+            return Measured([], status="failed", message="the engine ran as 4 separate MPI jobs")
+
+    Search(sp, Failing(sp, lambda eff: 1.0), s, Budget(trials=6)).run(guesses(sp))
+    s.winner = verdict.conclude(s, sp, CASE, 4)
+    out = io.StringIO()
+    tune_report.winner(s, out)
+    assert "Winner" not in out.getvalue() and "nothing was measured" in out.getvalue(), out.getvalue()

@@ -128,6 +128,10 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print("no winner: the session did not finish", file=out)
         return
     op = session.objective
+    if w.trial is None and not w.runs:   # every launch failed: there is no default to keep either
+        print(_wrap("No winner: nothing was measured (every launch failed; the trials above say why)", "", ""),
+              file=out)
+        return
     if w.trial is None:
         print(_wrap(f"Winner: the default configuration (nothing was faster beyond the noise); {op} "
                     f"{w.default_median or 0:.1f} MiB/s over {len(w.runs)} control run(s): {_ids(w.runs)}", "", ""),
