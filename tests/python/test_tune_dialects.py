@@ -69,7 +69,7 @@ def test_a_dialect_that_says_none_of_the_settings_renders_nothing():
     out = io.StringIO()
     tune_report.winner(s, out)
     info = out.getvalue().split("## info")[1].split("## romio")[0]
-    assert "{}" not in info and "(nothing of these settings in this dialect)" in info
+    assert "{}" not in info and "(no equivalent in this dialect: mca.io)" in info   # main: said by name
 
 
 

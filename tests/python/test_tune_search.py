@@ -243,3 +243,18 @@ def test_a_session_where_every_launch_failed_names_no_default_as_winner():
     out = io.StringIO()
     tune_report.winner(s, out)
     assert "Winner" not in out.getvalue() and "nothing was measured" in out.getvalue(), out.getvalue()
+
+
+def test_a_dialect_that_can_say_none_of_the_settings_prints_no_empty_skeleton():
+    sp = space()
+    s = session(sp)
+    Search(sp, Synthetic(sp, best_is_romio_independent), s, Budget(trials=20)).run(guesses(sp))
+    s.winner = verdict.conclude(s, sp, CASE, 4)
+    assert s.winner.settings == {"mca.io": "romio321"} and "info" in s.winner.rendered
+    out = io.StringIO()
+    tune_report.winner(s, out)
+    info = out.getvalue().split("## info")[1].split("## ")[0]
+    assert "{}" not in info and "(no equivalent in this dialect: mca.io)" in info
+    adios2 = out.getvalue().split("## adios2")[1].split("## ")[0]
+    assert "<adios-config>" not in adios2
+    assert "--mca io romio321" in out.getvalue().split("## ompi")[1]

@@ -167,6 +167,10 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print("  the settings in every dialect, ready to paste:", file=out)
         for dialect, text in w.rendered.items():
             print(f"  ## {dialect}", file=out)
+            missing = w.untranslated.get(dialect) or []
+            if w.settings and set(missing) >= set(w.settings):   # an empty {} or skeleton says nothing
+                print(_wrap(f"(no equivalent in this dialect: {', '.join(missing)})", "    "), file=out)
+                continue
             body = text.rstrip("\n") or "(nothing of these settings in this dialect)"
             for line in body.splitlines():
                 print(f"    {line}", file=out)
