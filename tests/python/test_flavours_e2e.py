@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from mpi_flavours import FLAVOURS, SRC, backends, bench
+from mpi_flavours import FLAVOURS, MPICH, OPENMPI, SRC, backends, bench
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mpi]
 
@@ -44,3 +44,13 @@ def test_backend_under_flavour(flavour, case, tmp_path):
                            text=True, env=dict(os.environ, PYTHONPATH=str(SRC), PARIO_DB=str(tmp_path / "runs.db")))
     stack = json.loads(shown.stdout)["env"]["stack"]
     assert stack["mpi"]["flavour"] == flavour["name"] and stack["fs"]["type"]
+
+
+@pytest.mark.skipif(not (OPENMPI["engine"] and MPICH["mpirun"]), reason="needs the Open MPI engine and mpiexec.mpich")
+def test_the_open_mpi_engine_under_mpich_is_a_failed_run_that_says_why(tmp_path):
+    """Under mpiexec.mpich the Open MPI engine runs as singletons (rank 0 of 1 each): it was stored
+    as a complete 2-rank run, and `pario tune --mpirun mpiexec.mpich` tuned such runs."""
+    out, doc = bench({**OPENMPI, "mpirun": MPICH["mpirun"]}, ["-n", "2", "-a", "mpiio", "-t", "64k", "-b", "256k",
+                                                             "-w"], tmp_path)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "2 separate MPI jobs of 1 rank(s)" in out.stderr and "build-mpich-engine.sh" in out.stderr, out.stderr
