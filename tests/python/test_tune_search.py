@@ -3,6 +3,7 @@ first, each configuration measured once, short runs first, an incumbent only bey
 controls and the confirmation, a knob dropped when a run shows it was not applied, resume."""
 import io
 import random
+import re
 
 from pario.model.tuning import TuningSession
 from pario.report.terminal import tune as tune_report
@@ -258,3 +259,57 @@ def test_a_dialect_that_can_say_none_of_the_settings_prints_no_empty_skeleton():
     adios2 = out.getvalue().split("## adios2")[1].split("## ")[0]
     assert "<adios-config>" not in adios2
     assert "--mca io romio321" in out.getvalue().split("## ompi")[1]
+
+
+def test_a_default_that_fails_stops_the_search():
+    # every other configuration runs, the default does not: no trial can be compared with it, so the
+    # session stops after the first round instead of spending its budget, and says why
+    sp = space()
+    s = session(sp)
+
+    class DefaultFails(Synthetic):
+        def run(self, config, reps, role):
+            if self.sp.canonical(config) == self.sp.canonical(self.sp.default()):
+                self.launches.append(("default", reps, role))
+                return Measured([], status="failed", message="collective write: no space left on device")
+            return super().run(config, reps, role)
+
+    ev = DefaultFails(sp, best_is_romio_independent)
+    Search(sp, ev, s, Budget(trials=20)).run(guesses(sp))
+    assert s.trials[0].state == "failed" and not any(t.state == "control" for t in s.trials)
+    assert len(s.trials) < 20 and not any(t.state == "confirm" for t in s.trials)
+    assert any("the default configuration failed (collective write: no space left" in n for n in s.notes)
+    s.winner = verdict.conclude(s, sp, CASE, 4)
+    out = io.StringIO()
+    tune_report.winner(s, out)
+    assert "No winner: the default configuration failed" in out.getvalue(), out.getvalue()
+
+
+def test_trial_lines_leave_out_default_values_and_controls_have_no_ratio():
+    sp = space()
+    s = session(sp)
+    Search(sp, Synthetic(sp, best_is_romio_independent), s, Budget(trials=20)).run(guesses(sp))
+    lines = {t.number: tune_report.trial_line(s, t) for t in s.trials}
+    assert all("=default" not in line for line in lines.values()), lines
+    controls = [t for t in s.trials if t.state == "control"]
+    assert any(t.ratio is not None for t in controls)   # a later control has a ratio: it is not shown
+    assert all(not re.search(r"\d\.\d\dx", lines[t.number]) for t in controls), lines
+
+
+def test_the_header_of_a_resumed_session_says_what_it_keeps_and_names_only_the_knobs_asked():
+    sp = space()
+    s = session(sp)
+    Search(sp, Synthetic(sp, best_is_romio_independent), s, Budget(trials=8)).run(guesses(sp))
+    s.context = {"only": ["mca.io", "collective"]}
+    s.dropped = list(sp.dropped)
+    out = io.StringIO()
+    tune_report.header(s, len(sp.grid()), out)
+    text = out.getvalue()
+    reps = sum(len(t.rates) for t in s.trials)
+    assert f"resuming session 1: {len(s.trials)} trial(s) kept ({reps} counted repetitions)" in text, text
+    assert "not searched: strategy" not in text and "romio_ds" not in text, text
+    fresh = session(sp)
+    fresh.dropped = list(sp.dropped)
+    out = io.StringIO()
+    tune_report.header(fresh, len(sp.grid()), out)
+    assert "resuming" not in out.getvalue() and "not searched: strategy=per-node" in out.getvalue()

@@ -261,7 +261,7 @@ def _dry_run(args: argparse.Namespace, session: TuningSession, space: Space, gue
     show.header(session, grid, columns=False, race_cap=racing.CAP)
     for i, (config, why) in enumerate(guesses):
         diff = {k: v for k, v in config.items() if space.default().get(k) != v}
-        print(show._wrap(f"guess {i + 1}: {show.short(diff)}: {why}", "  "))
+        print(show._wrap(f"guess {i + 1}: {show.changed(diff)}: {why}", "  "))
     return 0
 
 

@@ -50,8 +50,14 @@ class Search(Ledger):
         self.session.budget = self.budget.to_dict()
         self._pickup()
         self._guesses([config for config, _why in guesses])
-        self._explore()
-        self._finish()
+        failed = [t for t in self.session.trials if t.state == "failed" and not t.settings]
+        if failed and not any(t.state == "control" for t in self.session.trials):
+            # nothing can be compared with a default that does not run: trials would be spent for nothing
+            self.session.notes.append(f"the default configuration failed ({failed[0].note}); no setting can be "
+                                      "compared with it, so the search stopped: fix the case, then tune it")
+        else:
+            self._explore()
+            self._finish()
         self.session.status = "done"
         self.listener(self.session, None)
         return self.session

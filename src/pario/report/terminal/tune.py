@@ -18,6 +18,12 @@ def _wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
                          subsequent_indent=indent + "  ", break_on_hyphens=False, break_long_words=False)
 
 
+def changed(settings: dict[str, str]) -> str:
+    """short() of a trial's settings without the knobs left at their default value (ROMIO's
+    `cb_write=default` under io=romio321 is what io=romio321 alone means)."""
+    return short({k: v for k, v in settings.items() if v != "default"})
+
+
 def short(settings: dict[str, str]) -> str:
     """A trial's difference from the default, short enough for one line."""
     parts = []
@@ -38,7 +44,15 @@ def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns:
                 f"budget {session.budget.get('trials')} trials{_per_trial(session, race_cap)}", "", ""), file=out)
     for knob, values in session.space.items():
         print(_wrap(f"{knob}: {', '.join(short({'': v}).lstrip('=') for v in values)}", "  "), file=out)
-    dropped(session.dropped, out)
+    only = (session.context or {}).get("only")
+    # with --space, what is out of the default space matters only for the knobs the user named
+    dropped([d for d in session.dropped if only is None or d.evidence or d.key.split("=")[0] in only], out)
+    kept = [t for t in session.trials if t.state != "running"]
+    if kept:   # --resume: what the session brings along
+        reps = sum(len(t.rates) for t in kept)
+        inc = f", incumbent #{session.incumbent}" if session.incumbent is not None else ", no incumbent yet"
+        print(_wrap(f"resuming session {session.id}: {len(kept)} trial(s) kept ({reps} counted repetitions){inc}",
+                    "", "  "), file=out)
     if columns:
             print(f"{'#':>3} {'trial':<9}{'MiB/s':>9} {'x dflt':>7} {'best':>5}  settings (vs the default)", file=out)
 
@@ -63,10 +77,11 @@ def dropped(items: list[Dropped], out: TextIO = sys.stdout) -> None:
 
 def trial_line(session: TuningSession, trial: Trial) -> str:
     median = f"{trial.median:9.1f}" if trial.median is not None else f"{'-':>9}"
-    ratio = f"{trial.ratio:6.2f}x" if trial.ratio is not None else f"{'':>7}"
+    # a control is the default itself: its ratio to the default's median reads as nonsense in "x dflt"
+    ratio = f"{trial.ratio:6.2f}x" if trial.ratio is not None and trial.state != "control" else f"{'':>7}"
     best = f"#{session.incumbent}" if session.incumbent is not None else "dflt"
-    what = {"control": "(default, control)", "confirm": f"(confirm {trial.note}) {short(trial.settings)}"}.get(
-        trial.state, short(trial.settings))
+    what = {"control": "(default, control)", "confirm": f"(confirm {trial.note}) {changed(trial.settings)}"}.get(
+        trial.state, changed(trial.settings))
     if trial.state == "failed":
         what = f"{what}: {trial.note}"
     head = f"{trial.number:>3} {trial.state:<9}{median} {ratio} {best:>5}  "
@@ -128,9 +143,11 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print("no winner: the session did not finish", file=out)
         return
     op = session.objective
-    if w.trial is None and not w.runs:   # every launch failed: there is no default to keep either
-        print(_wrap("No winner: nothing was measured (every launch failed; the trials above say why)", "", ""),
-              file=out)
+    if w.trial is None and not w.runs:   # the default never ran: nothing to keep, nothing to compare with
+        line = ("No winner: the default configuration failed, so nothing can be compared with it (the trials "
+                "above say why)" if any(t.rates for t in session.trials) else
+                "No winner: nothing was measured (every launch failed; the trials above say why)")
+        print(_wrap(line, "", ""), file=out)
         return
     if w.trial is None:
         print(_wrap(f"Winner: the default configuration (nothing was faster beyond the noise); {op} "
@@ -138,7 +155,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
               file=out)
         return
     changes = " ".join(f"{k}={v}" for k, v in w.case_changes.items())
-    what = " ".join(x for x in (short(w.settings) if w.settings else "", changes) if x)
+    what = " ".join(x for x in (changed(w.settings) if w.settings else "", changes) if x)
     title = "Winner" if w.verdict == "faster" else "No winner beyond the noise; the best candidate"
     print(_wrap(f"{title}: trial {w.trial}: {what}", "", ""), file=out)
     verdict = {"faster": "faster than the default beyond the noise",
@@ -149,7 +166,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
           file=out)
     print(_wrap(f"runs behind it: {_ids(w.runs)} (`pario results show ID`)", "  "), file=out)
     for a in w.alike:   # what the repetitions could not rank: the user may prefer the simpler one
-        print(_wrap(f"as good within the noise: trial {a['trial']}: {short(a['settings']) or '(the case as given)'} "
+        print(_wrap(f"as good within the noise: trial {a['trial']}: {changed(a['settings'])} "
                     f"({a['median'] or 0:.1f} MiB/s, {a['reps']} repetitions)", "  "), file=out)
     if session.importance:
         ranked = sorted(session.importance.items(), key=lambda kv: -kv[1])
