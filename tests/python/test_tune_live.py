@@ -1,5 +1,5 @@
-"""`pario tune`'s live log (cli/tune_progress.LiveLog, the listener `pario tune` prints with) driven
-by the real search against the recorded 1 MiB grid (tune/replay.GridReplay): a trial's line once,
+"""`pario tune`'s live log (cli/tune_progress.LiveLog, the listener and race listener `pario tune`
+prints with) driven by the real search against the recorded 1 MiB grid (tune/replay.GridReplay): a trial's line once,
 one line per race round and its outcome, a line when the incumbent changes, 80 columns. The old
 listener reprinted a trial whenever its median changed: every race round reprinted both lines."""
 import io
@@ -29,8 +29,9 @@ def replayed(seed: int, objective: str = "write", trials: int = 30):
     session = TuningSession(id=1, case=doc["case"], objective=objective, ranks=doc["ranks"],
                             space=space.values(), seed=seed)
     out = io.StringIO()
+    log = LiveLog(session, out)
     Search(space, GridReplay(doc, space, seed=seed), session, Budget(trials=trials),
-           listener=LiveLog(session, out)).run(guesses(space))
+           listener=log, on_race=log.race).run(guesses(space))
     return session, out.getvalue().splitlines()
 
 
@@ -97,7 +98,8 @@ def test_a_tie_at_the_cap_is_said_to_be_one():
                                                                               "hints"})))
     s = TuningSession(id=1, case={}, objective="write", ranks=4, space=sp.values(), seed=0)
     out = io.StringIO()
-    Search(sp, Even(sp, 0), s, Budget(trials=8), listener=LiveLog(s, out)).run(
+    log = LiveLog(s, out)
+    Search(sp, Even(sp, 0), s, Budget(trials=8), listener=log, on_race=log.race).run(
         [({**sp.default(), "collective": "false"}, "g1"),
          ({**sp.default(), "collective": "false", "mca.io": "romio321"}, "g2")])
     lines = out.getvalue().splitlines()
@@ -118,7 +120,8 @@ def test_a_race_the_time_budget_stops_says_so():
     s = TuningSession(id=1, case={}, objective="write", ranks=4, space=sp.values(), seed=0)
     out = io.StringIO()
     tick = itertools.count()   # one second per clock reading: the budget runs out after the first round
-    Search(sp, Even(sp, 0), s, Budget(trials=30, seconds=12), listener=LiveLog(s, out),
+    log = LiveLog(s, out)
+    Search(sp, Even(sp, 0), s, Budget(trials=30, seconds=12), listener=log, on_race=log.race,
            clock=lambda: float(next(tick))).run(
         [({**sp.default(), "collective": "false"}, "g1"),
          ({**sp.default(), "collective": "false", "mca.io": "romio321"}, "g2")])

@@ -344,9 +344,10 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
     search: Search | None = None
     try:
         if batch is not None:
-            search = BatchedSearch(space, evaluator, session, budget, listener=listener, batch_size=batch)
+            search = BatchedSearch(space, evaluator, session, budget, listener=listener, on_race=live.race,
+                                   batch_size=batch)
         else:
-            search = Search(space, evaluator, session, budget, listener=listener)
+            search = Search(space, evaluator, session, budget, listener=listener, on_race=live.race)
         search.run(guesses)
     except KeyboardInterrupt as exc:
         session.status = "interrupted"

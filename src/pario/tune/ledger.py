@@ -42,6 +42,13 @@ class Budget:
                 "control_every": self.control_every}
 
 
+# What a race does, as it happens (Search._race): ("start", its entrants, "") before its first round,
+# ("round", the contenders that just ran, ""),
+# ("failed", [the contender whose launch failed], its note) and ("outcome", [winner, *the others], how),
+# the outcome only after a race that ran at least one round. The live log prints these.
+RaceListener = Callable[[str, list[Trial], str], None]
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -49,9 +56,11 @@ def _now() -> str:
 class Ledger:
     def __init__(self, space: Space, evaluator: Evaluator, session: TuningSession, budget: Budget,
                  listener: Callable[[TuningSession, Trial | None], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, sampler: optuna.samplers.BaseSampler | None = None):
+                 clock: Callable[[], float] = time.monotonic, sampler: optuna.samplers.BaseSampler | None = None,
+                 on_race: RaceListener | None = None):
         self.space, self.ev, self.session, self.budget = space, evaluator, session, budget
         self.listener = listener or (lambda s, t: None)
+        self.on_race = on_race or (lambda event, trials, how: None)
         self.clock = clock
         self.started = clock()
         self.durations: list[float] = []

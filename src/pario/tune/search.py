@@ -214,17 +214,32 @@ class Search(Ledger):
         """More repetitions for the entrants within noise of the leader, a round at a time (one launch
         each), until one is left or each has racing.CAP (racing.py)."""
         out = {t.number: t for t in entrants}
-        while self._room(reserve=2):
+        rounds, spent = 0, False
+        while True:
             more = racing.needs_more({n: t.rates for n, t in out.items()})
             if not more:
                 break
-            ok = self._more([(out[n], min(racing.STEP, racing.CAP - len(out[n].rates))) for n in more], stage)
-            for n, measured in zip(more, ok):
+            if not self._room(reserve=2):
+                spent = True   # the budget ends the race before the rule does
+                break
+            ran = [out[n] for n in more]
+            if not rounds:
+                self.on_race("start", list(out.values()), "")
+            ok = self._more([(t, min(racing.STEP, racing.CAP - len(t.rates))) for t in ran], stage)
+            rounds += 1
+            for trial, measured in zip(ran, ok):
                 if not measured:
-                    del out[n]   # its launches fail now: it cannot be the winner
+                    del out[trial.number]   # its launches fail now: it cannot be the winner
+                    self.on_race("failed", [trial], trial.note)
+            self.on_race("round", [t for t, measured in zip(ran, ok) if measured], "")
             if not out:
+                self.on_race("outcome", [], "every entrant failed")
                 return entrants[0], "every entrant failed"
         number, how = racing.verdict({n: t.rates for n, t in out.items()})
+        if spent and how != "beyond the noise":
+            how = "the budget is spent: on the higher median, not beyond the noise"
+        if rounds:
+            self.on_race("outcome", [out[number], *(t for n, t in out.items() if n != number)], how)
         return out[number], how
 
     def _challenge(self, trial: Trial) -> None:
