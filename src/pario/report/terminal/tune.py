@@ -184,16 +184,14 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print("  the settings in every dialect, ready to paste:", file=out)
         for dialect, text in w.rendered.items():
             print(f"  ## {dialect}", file=out)
+            # verdict.conclude leaves a dialect that can say none of the settings empty (no {} or skeleton)
             missing = w.untranslated.get(dialect) or []
-            if w.settings and set(missing) >= set(w.settings):   # an empty {} or skeleton says nothing
-                print(_wrap(f"(no equivalent in this dialect: {', '.join(missing)})", "    "), file=out)
-                continue
-            body = text.rstrip("\n") or "(nothing of these settings in this dialect)"
-            for line in body.splitlines():
+            for line in text.rstrip("\n").splitlines():
                 print(f"    {line}", file=out)
-            if text.strip() and w.untranslated.get(dialect):  # said apart: the lines above stay pasteable
-                print(_wrap(f"(no equivalent in this dialect: {', '.join(w.untranslated[dialect])})", "    "),
-                      file=out)
+            if missing:   # said apart: the lines above stay pasteable
+                print(_wrap(f"(no equivalent in this dialect: {', '.join(missing)})", "    "), file=out)
+            elif not text.strip():
+                print("    (nothing of these settings in this dialect)", file=out)
 
 
 def _ids(runs: list[int]) -> str:
