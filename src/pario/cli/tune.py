@@ -37,9 +37,9 @@ from pario.run import launchers, watchdog
 from pario.run.scratch_guard import guarded
 from pario.store import Store
 from pario.tune import importance, knobs, prior, racing, verdict
-from pario.tune.jobs import BatchedSearch, SubmitPlan
+from pario.tune.jobs import BatchedSearch, SubmitPlan, rebuild
 from pario.tune.search import Budget, Search
-from pario.tune.space import Context, Space
+from pario.tune.space import Space
 from pario.tune.trials import EngineTrials, Evaluator
 
 EPILOG = """\
@@ -276,12 +276,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     if session.status == "done" and (args.trials is None or args.trials <= len(session.trials)):
         raise ParioError(f"session {session.id} is done ({len(session.trials)} trials); give --trials N above that "
                          "to search on, or start a new session")
-    ctx = Context.from_dict(ctx_doc.get("space") or {})
-    space = knobs.build(ctx, ctx_doc.get("only"), ctx_doc.get("values") or {})
-    for d in session.dropped:
-        knob = space.knob(d.key)
-        if d.evidence and knob is not None:   # dropped by a measurement during the session
-            space.knobs.remove(knob)
+    space = rebuild(session)   # as a submitted session's array tasks rebuild it
     case: Case = dict(session.case)
     engine = engine_path()
     mpi = detect(find_mpirun(args.mpirun))
