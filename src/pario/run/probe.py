@@ -13,6 +13,7 @@ from pario.model.errors import ParioError
 from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.run import session
+from pario.run.bench import guard
 from pario.run.launchers import command
 from pario.run.sentinel import Sentinel
 from pario.run.watchdog import PROGRESS, write_pidfile
@@ -34,10 +35,9 @@ def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[st
     spec = {"schema": "pario.spec/1", "run_id": prefix, "dir": probe_files.dir, "prefix": prefix,
             "cases": [{"name": "stack-probe", "backend": "mpiio", "strategy": "shared", "pattern": "segmented",
                        "xfer": 1 << 20, "block": 1 << 20, "ops": ["write"], "reps": 1, "collective": True}],
-            # the engine's orphan guard (as run.bench.guard): pario killed, the rank ends the launch
-            # and removes the file, the spec and this directory
-            "guard": {"pid": os.getpid(), "start": session.start_time(os.getpid()) or 0,
-                      "boot": session.boot_id(), "dir": tmp, "rmdir": False}}
+            # the engine's orphan guard, as a run's: pario killed, the rank ends the launch and removes
+            # the file, the spec and this directory (never path itself: the probe did not make it)
+            "guard": guard(tmp, probe_files)}
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     with open(spec_path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh)
