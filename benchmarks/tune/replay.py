@@ -62,30 +62,28 @@ def reached(trace: list[tuple[int, int | None, int]], session: TuningSession, sp
     return None
 
 
-_SAME: dict[tuple[int, str], bool] = {}
+def as_good_keys(grid: GridReplay) -> set[str]:
+    """The configurations (canonical keys) not slower than the grid's best beyond the noise, on all
+    their recorded samples: computed once per grid and objective (one noise test per configuration)."""
+    best = max(grid.samples.values(), key=statistics.median)
+    return {key for key, samples in grid.samples.items() if noise.compare(best, samples).verdict != "slower"}
 
 
-def as_good(grid: GridReplay, config: dict) -> bool:
-    """Not slower than the grid's best configuration beyond the noise, on all their recorded samples."""
-    key = grid.space.canonical(config)
-    memo = (id(grid.samples), key)
-    if memo not in _SAME:
-        best = max(grid.samples.values(), key=statistics.median)
-        _SAME[memo] = noise.compare(best, grid.samples[key]).verdict != "slower"
-    return _SAME[memo]
-
-
-def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dict:
+def one(doc: dict, objective: str, seed: int, searcher: str, trials: int, good: set[str]) -> dict:
+    """One searcher over one seed; good: as_good_keys of this grid and objective."""
     ctx = Context.from_dict({**doc["context"], "objective": objective})
     space = build(ctx)
     grid = GridReplay(doc, space, seed=seed)
     best = grid.best()
+
+    def as_good(config: dict) -> bool:
+        return space.canonical(config) in good
     if searcher == "guess":
         first = guesses(space)[0][0]
         return {"evals": None, "ratio": grid.median(first) / best, "config": first}
     if searcher == "oracle":
         pick = max(space.grid(), key=lambda c: statistics.median(grid.run(c, racing.CAP, "oracle").rates))
-        return {"configs": None, "evals": None, "ratio": grid.median(pick) / best, "as_good": as_good(grid, pick),
+        return {"configs": None, "evals": None, "ratio": grid.median(pick) / best, "as_good": as_good(pick),
                 "total_evals": racing.CAP * len(space.grid())}
     session = TuningSession(id=None, case=doc["case"], objective=objective, ranks=doc["ranks"],
                             space=space.values(), seed=seed)
@@ -99,9 +97,9 @@ def one(doc: dict, objective: str, seed: int, searcher: str, trials: int) -> dic
     inc = next((t for t in session.trials if t.number == session.incumbent), None)
     final = {**space.default(), **inc.settings} if inc else space.default()
     hit = reached(search.trace, session, space, lambda c: grid.median(c) >= TARGET * best)
-    same = reached(search.trace, session, space, lambda c: as_good(grid, c))
+    same = reached(search.trace, session, space, as_good)
     return {"configs": hit[0] if hit else None, "evals": hit[1] if hit else None, "total_evals": search.evals,
-            "as_good_configs": same[0] if same else None, "final_as_good": as_good(grid, final),
+            "as_good_configs": same[0] if same else None, "final_as_good": as_good(final),
             "total_configs": search.trace[-1][2] if search.trace else 0,
             "ratio": grid.median(final) / best, "trials": len(session.trials)}
 
@@ -123,10 +121,11 @@ def main() -> int:
             size = len(space.grid())
             row = {"grid": path, "objective": objective, "grid_size": size, "target_evals": 0.15 * size}
             grid = GridReplay(doc, space)
-            good = [grid.median(c) / grid.best() for c in space.grid() if as_good(grid, c)]
+            keys = as_good_keys(grid)
+            good = [grid.median(c) / grid.best() for c in space.grid() if space.canonical(c) in keys]
             row["as_good"] = {"configurations": len(good), "lowest": min(good)}
             for searcher in ["guess", "oracle"] + args.searchers.split(","):
-                runs = [one(doc, objective, s, searcher, args.trials) for s in range(args.seeds)]
+                runs = [one(doc, objective, s, searcher, args.trials, keys) for s in range(args.seeds)]
                 row[searcher] = runs
             results.append(row)
             report(row)
