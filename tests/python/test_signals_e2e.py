@@ -166,7 +166,13 @@ def assert_gone(left, deadline_s):
     ends are asynchronous), then assert that each is empty."""
     deadline = time.monotonic() + deadline_s
     while True:
-        found = left()
+        try:
+            found = left()
+        except FileNotFoundError:   # a directory went while it was being listed: its removal is under way
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+            continue
         if not any(found.values()) or time.monotonic() > deadline:
             break
         time.sleep(0.2)
