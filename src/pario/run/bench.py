@@ -252,9 +252,11 @@ def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ra
             + ("; what they measured is kept" if measured else "; nothing had been measured"))
     if outcome.watchdog:
         return ("partial" if measured else "failed"), outcome.watchdog
+    mismatch = _world_mismatch(result, ranks)
+    if mismatch:   # the cause, whether the singletons "completed" or tripped over each other's file
+        return "failed", mismatch
     if outcome.returncode == 0 and engine_status == "complete":
-        mismatch = _world_mismatch(result, ranks)
-        return ("failed", mismatch) if mismatch else ("complete", None)
+        return "complete", None
     status = "partial" if measured else "failed"
     if err.get("message"):
         code = f" ({err['code']})" if err.get("code") else ""
