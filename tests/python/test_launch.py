@@ -283,3 +283,21 @@ def test_an_engine_of_another_mpi_than_the_launcher_is_a_failed_run(tmp_path):
     assert status == "failed" and "4 separate MPI jobs of 1 rank(s)" in why and "Open MPI v4.1.4" in why
     result["mpi"]["ranks"] = 4
     assert judge(watchdog.Outcome(returncode=0), result, str(tmp_path), 4, [case]) == ("complete", None)
+
+
+def test_an_mpi_error_the_engine_found_itself_goes_before_the_world_mismatch(tmp_path):
+    """Under srun with a --mpi plugin that does not match MPICH, every task is a 1-rank job: the
+    engine says so itself (srun's plugin, and which one to use), which beats the generic mismatch.
+    Other failures of the singletons (a partial run, an I/O error) still name the mismatch."""
+    from pario.run.bench import judge
+    case = {"name": "c", "ops": ["write"], "reps": 1}
+    srun = "srun started 2 tasks but MPI sees 1 rank: ..., so srun's --mpi=pmix does not match"
+    result = {"status": "failed", "cases": [], "error": {"code": "mpi", "message": srun},
+              "mpi": {"library": "MPICH Version:\t4.0.2\nMPICH Release date: x", "ranks": 1}}
+    status, why = judge(watchdog.Outcome(returncode=1), result, str(tmp_path), 2, [case])
+    assert status == "failed" and why.endswith(srun)
+    result["error"] = {"code": "io", "message": "cannot open the file"}
+    result["cases"] = [{"phases": [{"op": "write"}]}]
+    status, why = judge(watchdog.Outcome(returncode=1), result, str(tmp_path), 2, [case])
+    assert status == "failed" and "2 separate MPI jobs of 1 rank(s)" in why
+    assert "built against MPICH Version: 4.0.2, not" in why

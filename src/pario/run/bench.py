@@ -253,7 +253,9 @@ def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ra
     if outcome.watchdog:
         return ("partial" if measured else "failed"), outcome.watchdog
     mismatch = _world_mismatch(result, ranks)
-    if mismatch:   # the cause, whether the singletons "completed" or tripped over each other's file
+    if mismatch and err.get("code") != "mpi":
+        # The cause, whether the singletons "completed" or tripped over each other's file; an MPI error
+        # the engine found itself (srun's --mpi plugin not matching this MPI) says more and goes first.
         return "failed", mismatch
     if outcome.returncode == 0 and engine_status == "complete":
         return "complete", None
@@ -277,7 +279,8 @@ def _world_mismatch(result: dict[str, Any], ranks: int) -> str | None:
     world = (result.get("mpi") or {}).get("ranks")
     if not isinstance(world, int) or world == ranks:
         return None
-    library = str((result.get("mpi") or {}).get("library") or "its MPI").split(",")[0]
+    library = str((result.get("mpi") or {}).get("library") or "its MPI").strip() or "its MPI"
+    library = " ".join(library.splitlines()[0].split(",")[0].split())   # "MPICH Version:\t4.0.2\n..."
     return (f"the engine ran as {ranks} separate MPI jobs of {world} rank(s), not one of {ranks}: it is built "
             f"against {library}, not the launcher's MPI; use that MPI's mpirun, or an engine built for the "
             "launcher's MPI (PARIO_ENGINE; for MPICH: scripts/build-mpich-engine.sh)")
