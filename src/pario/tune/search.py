@@ -56,8 +56,10 @@ class Search(Ledger):
             self.session.notes.append(f"the default configuration failed ({failed[0].note}); no setting can be "
                                       "compared with it, so the search stopped: fix the case, then tune it")
         else:
+            self._proposals_taken_up()
             self._explore()
             self._finish()
+        self._unused()
         self.session.status = "done"
         self.listener(self.session, None)
         return self.session
@@ -76,7 +78,9 @@ class Search(Ledger):
             self._screen(batch)
         for trial in list(self.pending.values()):
             config = self.config_of(trial)
-            if len(trial.rates) >= self.budget.rungs[-1]:   # its full rung: judged like a guess
+            if not trial.rates:   # interrupted before it measured, and not among the guesses now
+                self._leave(trial, "a guess interrupted before its first launch ended, no longer a guess here")
+            elif len(trial.rates) >= self.budget.rungs[-1]:   # its full rung: judged like a guess
                 trial.state = "complete"
                 self._told(config, trial)
                 self._challenge(trial)
@@ -85,6 +89,24 @@ class Search(Ledger):
                 self._told(config, trial)
             self.listener(self.session, trial)
         self.pending.clear()
+
+    def _proposals_taken_up(self) -> None:
+        """--resume: TPE's proposals interrupted while they ran their next rung (their first did not
+        prune them), each with the repetitions it had: it runs only the ones it still needs, and is
+        judged as `_one` judges a proposal (its optuna trial is told, not asked again)."""
+        for trial in self.resumed:
+            config = self.config_of(trial)
+            trial.state = "running"
+            need = self.budget.rungs[-1] - len(trial.rates)
+            if need > 0:
+                self._launch_many([(trial, config, need, "trial")], "proposals")
+            if trial.state != "failed":
+                trial.state = "complete"
+            self._told(config, trial)
+            if trial.state == "complete":
+                self._challenge(trial)
+            self.listener(self.session, trial)
+        self.resumed.clear()
 
     def _explore(self) -> None:
         """TPE's proposals, a control every `control_every` trials, until the budget's end."""
@@ -114,7 +136,7 @@ class Search(Ledger):
         return True
 
     def _control(self) -> Trial:
-        trial = self._new({}, "running")
+        trial = self._begin({}, "control")
         self._launch_many([(trial, self.default, self.budget.rungs[-1], "control")], "control")
         self._as_control(trial)
         return trial
@@ -131,7 +153,7 @@ class Search(Ledger):
             else:
                 self.study.tell(ot, known.median)
             return False
-        trial = self._new(self._diff(config), "running")
+        trial = self._new(self._diff(config), "running", role="proposal")
         self.cache[key] = trial
         rungs = self.budget.rungs
         for i, total in enumerate(rungs):
@@ -174,7 +196,7 @@ class Search(Ledger):
         lead: list[Launch] = []
         taken = set(self.cache)
         if control:
-            first = self._new({}, "running")
+            first = self._begin({}, "control")
             lead.append((first, self.default, self.budget.rungs[-1], "control"))
             taken.add(self.space.canonical(self.default))
         plan: list[tuple[Trial, Config]] = []
@@ -184,7 +206,7 @@ class Search(Ledger):
             if trial is None:   # (cached when its launch is recorded: the trace counts measured ones)
                 if key in taken or not self._room(reserve=2, ahead=len(lead) + len(plan)):
                     continue
-                trial = self._new(self._diff(config), "running")
+                trial = self._new(self._diff(config), "running", role="guess")
             taken.add(key)
             plan.append((trial, config))
         # "screened" until the batch is judged: a resumed session takes it up with its repetitions
@@ -263,11 +285,11 @@ class Search(Ledger):
     def _finish(self) -> None:
         """The last control, and the incumbent confirmed beside it (one round)."""
         inc = self.trial(self.session.incumbent)
-        if len(self.session.trials) + 2 <= self.budget.trials:
-            control = self._new({}, "running")
+        if self.session.counted() + 2 <= self.budget.trials:
+            control = self._begin({}, "control")
             launches: list[Launch] = [(control, self.default, self.budget.rungs[-1], "control")]
             if inc is not None:
-                confirm = self._new(dict(inc.settings), "running", note=f"#{inc.number}")
+                confirm = self._begin(dict(inc.settings), "confirm", note=f"#{inc.number}")
                 launches.append((confirm, self.config_of(inc), self.budget.rungs[-1], "confirm"))
             self._launch_many(launches, "final control and confirmation")
             self._as_control(control)
