@@ -349,7 +349,7 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
         queued = []
         for t in session.trials:
             if t.state == "running":
-                t.state, t.note = "interrupted", "interrupted: its finished runs are kept; --resume takes it up"
+                t.state, t.note = "interrupted", "interrupted: its finished runs are kept"
                 if t.job:   # its job goes on without us
                     queued.append(t.job)
                     t.note = f"interrupted while Slurm job {t.job} ran: --resume picks up what it measures"

@@ -214,7 +214,10 @@ class Ledger:
         """The end of a resumed search: interrupted records nothing took up say so."""
         for trial in self.spares:
             self._leave(trial, f"an interrupted {trial.role} that no later {trial.role} replaced")
+        for trial in self.resumed:   # the search stopped before it took them up (the default failed)
+            self._leave(trial, "a proposal the search stopped before taking up")
         self.spares.clear()
+        self.resumed.clear()
 
     def _launch_many(self, launches: list[Launch], stage: str) -> list[Measured]:
         """Run a round's launches, each recorded into its trial in order; one after the other here
