@@ -112,3 +112,23 @@ def test_a_trial_of_unknown_role_is_left_with_a_note_and_not_counted():
     assert "role could not be recovered" in left.note and len(left.rates) == 3
     assert stored.counted() == len(stored.trials) - 1 <= TRIALS
     assert any(t.settings == settings and t.state == "complete" for t in stored.trials[2:])   # measured anew
+
+
+def test_a_challenge_race_cut_off_goes_on_after_resume():
+    # a proposal within noise of the incumbent races it; cut off in the race's second round, --resume
+    # finishes the race (it was 'complete' and told: before, it never challenged again)
+    full, sp, launches = uninterrupted(aggregation_wins)
+    raced = next(t for t in full.trials if t.role == "proposal" and "after a race" in t.note)
+    key = sp.canonical({**sp.default(), **raced.settings})
+    own = [i for i, (k, _, role) in enumerate(launches) if k == key and role == "trial"]
+    assert len(own) >= 4   # its two rungs, then race rounds
+    stored, _ = interrupted(stop_after=own[3], rate=aggregation_wins)
+    cut = stored.trials[raced.number]
+    assert cut.state == "complete" and stored.challenger == raced.number and stored.incumbent != raced.number
+    had = len(cut.rates)
+    sp2, after = resumed(stored, aggregation_wins)
+    the_books_hold(stored, sp2)
+    assert [k for k, _, role in after if k == key and role == "trial"], "the race did not go on"
+    again = stored.trials[raced.number]
+    assert len(again.rates) > had and stored.challenger is None
+    assert stored.incumbent == raced.number or stored.trials[stored.incumbent].state == "complete"

@@ -72,6 +72,7 @@ class TuningSession:
     winner: Winner | None = None
     status: str = "running"         # running | done | interrupted
     incumbent: int | None = None    # the trial that holds the best place so far
+    challenger: int | None = None   # a trial racing the incumbent right now: --resume finishes that race
     budget: dict[str, Any] = field(default_factory=dict)   # trials, seconds, reps of each rung
     seed: int = 0
     command: str = ""

@@ -79,6 +79,7 @@ class Ledger:
         # nothing (`_begin` reuses the record); interrupted guesses go to `pending`
         self.resumed: list[Trial] = []
         self.spares: list[Trial] = []
+        self.challenger: Trial | None = None   # a complete trial whose race with the incumbent was cut off
         self.default = space.default()
         self.evals = 0                   # counted repetitions drawn so far (the benchmark's "evaluations")
         # (repetitions drawn, incumbent trial, configurations measured) after each launch: the benchmark's
@@ -137,6 +138,10 @@ class Ledger:
             if trial.state != "control" or key not in self.cache:
                 self._told(config, trial)
             self.cache.setdefault(key, trial)
+        racing = self.trial(self.session.challenger)   # (a guess's race: its batch is judged again)
+        if racing is not None and racing.state == "complete" and racing.number != self.session.incumbent:
+            self.challenger = racing
+        self.session.challenger = None
         for trial in self.session.trials:
             # a submitted trial's job went on without us: BatchedSearch._pickup takes up what it measured
             if trial.state == "interrupted" and not trial.job and not trial.note.startswith(LEFT):

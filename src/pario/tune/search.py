@@ -93,7 +93,12 @@ class Search(Ledger):
     def _proposals_taken_up(self) -> None:
         """--resume: TPE's proposals interrupted while they ran their next rung (their first did not
         prune them), each with the repetitions it had: it runs only the ones it still needs, and is
-        judged as `_one` judges a proposal (its optuna trial is told, not asked again)."""
+        judged as `_one` judges a proposal (its optuna trial is told, not asked again). First the race
+        with the incumbent that was cut off, if one was: it goes on from the repetitions both have."""
+        if self.challenger is not None:
+            self._challenge(self.challenger)
+            self.listener(self.session, self.challenger)
+            self.challenger = None
         for trial in self.resumed:
             config = self.config_of(trial)
             trial.state = "running"
@@ -271,7 +276,9 @@ class Search(Ledger):
         cmp = noise.compare(self.incumbent_rates(), trial.rates)
         how = ""
         if not cmp.faster and inc is not None and cmp.verdict == "within noise":
+            self.session.challenger = trial.number   # saved with each launch: --resume finishes the race
             best, how = self._race([inc, trial], "challenge")
+            self.session.challenger = None
             if best is inc:
                 return
             cmp = noise.compare(inc.rates, trial.rates)
