@@ -165,8 +165,10 @@ int main(int argc, char **argv) {
   if (argc == 4 && !strcmp(argv[1], "--orphaned")) return pario_orphan_main(argv[2], argv[3]);
   int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
-    fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
-                    " | pario-engine --check SPEC.json | --list | --mpi-library | --probe DIR [--mib M] [--streams N] | --version\n");
+    fprintf(stderr,
+            "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
+            " | pario-engine --check SPEC.json | --list | --mpi-library"
+            " | --probe DIR [--mib M] [--streams N] | --version\n");
     return 2;
   }
   if (settings) return settings_main(argc, argv);
