@@ -123,12 +123,29 @@ static int check_main(const char *path) {
   return rc == PARIO_E_SPEC || rc == PARIO_E_NOTBUILT ? 2 : rc ? 1 : 0;
 }
 
+/* --mpi-library: the first line of MPI_Get_library_version, without launching: the front end
+ * compares it with the launcher's MPI before the first launch (an engine of another MPI runs as
+ * singletons). MPI 4.0 allows the call before MPI_Init (Open MPI 4.1 and MPICH 4.0 answer); an MPI
+ * older than 3.0 lacks it, and one whose call fails says nothing: exit 0, and pario skips the check. */
+static int mpi_library_main(void) {
+#if MPI_VERSION >= 3
+  char text[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS || len <= 0) return 0;
+  text[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING] = 0;
+  text[strcspn(text, "\n")] = 0;
+  if (text[0]) printf("%s\n", text);
+#endif
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && !strcmp(argv[1], "--version")) {
     printf("pario-engine %s\n", PARIO_VERSION);
     return 0;
   }
   if (argc == 2 && !strcmp(argv[1], "--list")) return pario_list_backends();
+  if (argc == 2 && !strcmp(argv[1], "--mpi-library")) return mpi_library_main();
   if (argc >= 3 && argc % 2 == 1 && !strcmp(argv[1], "--probe")) {
     int mib = 64, streams = 1;
     for (int k = 3; k + 1 < argc; k += 2) {
@@ -148,8 +165,10 @@ int main(int argc, char **argv) {
   if (argc == 4 && !strcmp(argv[1], "--orphaned")) return pario_orphan_main(argv[2], argv[3]);
   int settings = argc == 3 && !strcmp(argv[1], "--settings");
   if (argc != 3) {
-    fprintf(stderr, "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
-                    " | pario-engine --check SPEC.json | --list | --probe DIR [--mib M] [--streams N] | --version\n");
+    fprintf(stderr,
+            "usage: mpirun -n N pario-engine SPEC.json RESULT.json | mpirun -n N pario-engine --settings SPEC.json"
+            " | pario-engine --check SPEC.json | --list | --mpi-library"
+            " | --probe DIR [--mib M] [--streams N] | --version\n");
     return 2;
   }
   if (settings) return settings_main(argc, argv);

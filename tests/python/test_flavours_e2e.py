@@ -2,6 +2,7 @@
 read-back verified, the MPI the engine reports, and the stack facts stored with the run."""
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -46,11 +47,48 @@ def test_backend_under_flavour(flavour, case, tmp_path):
     assert stack["mpi"]["flavour"] == flavour["name"] and stack["fs"]["type"]
 
 
+def _stored(db):
+    """The rows pario stored in a database (runs, tuning sessions); none when it was never made."""
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as con:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return [row for t in ("runs", "tune_sessions") if t in tables for row in con.execute(f"SELECT * FROM {t}")]
+
+
+def _refused_before_launch(out, tmp_path, engine_mpi, launcher_mpi):
+    """One line naming both MPIs and the fix, exit 2; no launch (the run's note and the after-launch
+    verdict, "ran as 2 separate MPI jobs", are absent), nothing stored, no scratch directory."""
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    (line,) = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert f"is built against {engine_mpi}" in line and launcher_mpi in line and "build-mpich-engine.sh" in line, line
+    assert "ran as 2 separate MPI jobs" not in out.stderr and "2 ranks," not in out.stdout + out.stderr
+    assert _stored(tmp_path / "runs.db") == []
+    assert not (tmp_path / "scratch").exists(), "the scratch directory was made"
+
+
 @pytest.mark.skipif(not (OPENMPI["engine"] and MPICH["mpirun"]), reason="needs the Open MPI engine and mpiexec.mpich")
-def test_the_open_mpi_engine_under_mpich_is_a_failed_run_that_says_why(tmp_path):
+def test_the_open_mpi_engine_under_mpich_is_refused_before_the_launch(tmp_path):
     """Under mpiexec.mpich the Open MPI engine runs as singletons (rank 0 of 1 each): it was stored
-    as a complete 2-rank run, and `pario tune --mpirun mpiexec.mpich` tuned such runs."""
-    out, doc = bench({**OPENMPI, "mpirun": MPICH["mpirun"]}, ["-n", "2", "-a", "mpiio", "-t", "64k", "-b", "256k",
-                                                             "-w"], tmp_path)
-    assert out.returncode != 0 and "Traceback" not in out.stderr
-    assert "2 separate MPI jobs of 1 rank(s)" in out.stderr and "build-mpich-engine.sh" in out.stderr, out.stderr
+    as a complete 2-rank run, then found only after one launch; now `--mpi-library` tells first."""
+    out, _ = bench({**OPENMPI, "mpirun": MPICH["mpirun"]}, ["-n", "2", "-a", "mpiio", "-t", "64k", "-b", "256k",
+                                                           "-w"], tmp_path)
+    _refused_before_launch(out, tmp_path, "Open MPI v", "MPICH")
+
+
+@pytest.mark.skipif(not (MPICH["engine"] and OPENMPI["mpirun"]), reason="needs the MPICH engine and Open MPI's mpirun")
+def test_the_mpich_engine_under_open_mpi_is_refused_before_the_launch(tmp_path):
+    out, _ = bench({**MPICH, "mpirun": OPENMPI["mpirun"]}, ["-n", "2", "-a", "posix", "-t", "64k", "-b", "256k",
+                                                           "-w"], tmp_path)
+    _refused_before_launch(out, tmp_path, "MPICH Version: 4", "Open MPI")
+
+
+@pytest.mark.skipif(not (OPENMPI["engine"] and MPICH["mpirun"]), reason="needs the Open MPI engine and mpiexec.mpich")
+def test_tune_refuses_the_mismatch_before_its_session_is_stored(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(SRC), PARIO_DB=str(tmp_path / "runs.db"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), PARIO_ENGINE=OPENMPI["engine"])
+    out = subprocess.run([sys.executable, "-m", "pario", "tune", "--mpirun", MPICH["mpirun"], "--no-probe",
+                          "--dir", str(tmp_path / "scratch"), "-a", "mpiio", "-c", "-t", "64k", "-b", "256k", "-n",
+                          "2", "-w", "--trials", "4"], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tmp_path)
+    _refused_before_launch(out, tmp_path, "Open MPI v", "MPICH")

@@ -33,7 +33,7 @@ from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
 from pario.report.terminal import tune as show
-from pario.run import launchers, watchdog
+from pario.run import engine_mpi, launchers, watchdog
 from pario.run.scratch_guard import guarded
 from pario.store import Store
 from pario.tune import importance, knobs, prior, racing, verdict
@@ -170,6 +170,8 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
     if submitting is None:
         launchers.check_launcher(args.launcher, mpi)
     launchers.command(mpi, ranks, [], io=args.io, launcher="mpirun" if submitting else args.launcher)  # bad --io
+    if submitting is None and store is not None:   # before the session is stored (each trial's launch checks too)
+        engine_mpi.check(engine, mpi, args.launcher)
     listing = engine_listing(engine)
     validate.check_backends([case], listing)
     scratch = Scratch(args.dir)
@@ -288,6 +290,8 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     budget = Budget(trials=args.trials or int(old.get("trials") or 30),
                     seconds=seconds if seconds is not None else old.get("seconds"),
                     rungs=tuple(old.get("rungs") or (1, 3)), control_every=int(old.get("control_every") or 8))
+    if not ctx_doc.get("submit"):   # before the scratch is probed (each trial's launch checks too)
+        engine_mpi.check(engine, mpi, launcher)
     session.status = "running"
     session.budget = budget.to_dict()   # the header says the budget of this launch
     if ctx_doc.get("submit"):   # submitted trials: pick up what the jobs measured, submit the rest

@@ -20,7 +20,7 @@ from pario.platform import environment, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
-from pario.run import forward, launchers, scratch_guard, session, stop, watchdog
+from pario.run import engine_mpi, forward, launchers, scratch_guard, session, stop, watchdog
 from pario.run.launchers import srun
 from pario.run.sentinel import Sentinel
 from pario.run.settings_launch import measured, read_settings
@@ -88,6 +88,8 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
     """Run the cases once; the scratch files of the run are removed unless kept (-k) and complete.
     The private directory comes from the run's sentinel (run/sentinel.py), which removes it and
     the run's scratch files if this process is killed (SIGKILL) before its launch guards them."""
+    # an engine of another MPI than the launcher's: refused here, before anything is made or launched
+    engine_mpi.check(request.engine, request.mpi, request.launcher)
     scratch = request.scratch
     watcher = Sentinel()
     tmp = watcher.start()  # private: spec, result and status files of this run
@@ -275,15 +277,16 @@ def judge(outcome: watchdog.Outcome, result: dict[str, Any], status_dir: str, ra
 def _world_mismatch(result: dict[str, Any], ranks: int) -> str | None:
     """An engine built against another MPI than the launcher's (the Open MPI build under MPICH's
     mpiexec) runs as `ranks` separate singletons that each believe they are rank 0 of 1 and write the
-    same files: it "completes", but its figures are not a parallel run. Said, not stored as complete."""
+    same files: it "completes", but its figures are not a parallel run. Said, not stored as complete.
+    execute() refuses the flavours it knows before the launch (run/engine_mpi.py); this is the safety
+    net for the others (Cray, Intel, srun's plugins, an engine that cannot say)."""
     world = (result.get("mpi") or {}).get("ranks")
     if not isinstance(world, int) or world == ranks:
         return None
     library = str((result.get("mpi") or {}).get("library") or "its MPI").strip() or "its MPI"
     library = " ".join(library.splitlines()[0].split(",")[0].split())   # "MPICH Version:\t4.0.2\n..."
     return (f"the engine ran as {ranks} separate MPI jobs of {world} rank(s), not one of {ranks}: it is built "
-            f"against {library}, not the launcher's MPI; use that MPI's mpirun, or an engine built for the "
-            "launcher's MPI (PARIO_ENGINE; for MPICH: scripts/build-mpich-engine.sh)")
+            f"against {library}, not the launcher's MPI; {engine_mpi.FIX}")
 
 
 def _signal_name(signum: int) -> str:

@@ -74,9 +74,9 @@ def _importance(s: TuningSession) -> Plot | None:
     fig = go.Figure(go.Bar(x=[v for _, v in items], y=[plain(k) for k, _ in items], orientation="h",
                            marker={"color": PALETTE[0]}, hovertemplate="%{y}: %{x:.3g}<extra></extra>"))
     fig.update_layout(layout(height=140 + 28 * len(items),
-                             xaxis={"title": "importance (share of the variance explained)"}))
+                             xaxis={"title": "share of the variance of log rate explained"}))
     return Plot(anchors.tune(s.id, "importance"), "Which knobs mattered", fig,
-                "As the tuner estimated it from the trials.")
+                f"The knobs whose values explain the trials' rates beyond chance ({s.importance_method}).")
 
 
 def _winner(s: TuningSession) -> list[Plot | Table]:
