@@ -132,3 +132,10 @@ def test_posix_guesses_give_no_mpi_io_reasons():
     got = guesses(posix)
     assert [c["strategy"] for c, _ in got] == ["nfiles:2", "fpp"]
     assert not [w for _, w in got if "two-phase" in w or "independent" in w or w.endswith("; ")], got
+
+
+def test_a_knob_named_twice_in_the_space_is_searched_once():
+    # `--space mca.io,mca.io` ended in a KeyError traceback while walking the tree
+    sp = build(ctx(), only=["mca.io", "collective", "mca.io"], values={"collective": ["false"]})
+    assert [k.key for k in sp.knobs] == ["collective", "mca.io"]
+    assert len(sp.grid()) == 4

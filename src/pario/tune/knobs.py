@@ -166,7 +166,8 @@ def _library(sp: Space) -> None:
 
 def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> None:
     known = {k.key: k for k in sp.knobs}
-    wanted = list(only) if only is not None else list(known)
+    # a knob named twice is searched once (the tree walk sets and unsets each knob once)
+    wanted = list(dict.fromkeys(only)) if only is not None else list(known)
     for key in list(values):
         if key not in wanted:
             wanted.append(key)
