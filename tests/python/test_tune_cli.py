@@ -132,6 +132,8 @@ def test_bad_input_is_one_line(tmp_path):
     for args, text in ((["-a", "mpiio", *SMALL, "--space", "cb_node"], "did you mean cb_nodes"),
                        (["-n", "2", "-w"], "give the one case to tune"),
                        (["-a", "mpiio", *SMALL, "--time", "soon"], "--time 'soon'"),
-                       (["--resume", "9"], "no tuning session 9")):
+                       (["--resume", "9"], "no tuning session 9"),
+                       # it said "no such case in None"
+                       (["-a", "mpiio", *SMALL, "--case", "x"], "--case x picks a [[case]] of a job file")):
         run = pario(args, tmp_path, command="tune")
         assert run.returncode == 2 and text in run.stderr and "Traceback" not in run.stderr, run.stderr

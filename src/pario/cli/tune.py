@@ -220,6 +220,8 @@ def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, in
     if not request.config and not request.given(CASE_DESTS):
         raise ParioError("give the one case to tune: bench flags (e.g. -a mpiio -c -t 1m -b 64m -n 4 -w) "
                          "or --config FILE --case NAME")
+    if args.case_name and not request.config:
+        raise ParioError(f"--case {args.case_name} picks a [[case]] of a job file; give the file with --config FILE")
     cases, _ = plan(request, ranks, None, 0)
     if args.case_name:
         chosen = [c for c in cases if c["name"] == args.case_name]
