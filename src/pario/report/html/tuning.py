@@ -99,7 +99,13 @@ def _winner(s: TuningSession) -> list[Plot | Table]:
                                     "would not establish a gain." + (f" Runs: {', '.join(map(str, w.runs))}."
                                                                      if w.runs else ""))]
     rows: list[list[Cell | str]] = [[k, v] for k, v in sorted(w.settings.items())]
+    # a winner that changes the case (collective=false, a file strategy) has no setting to paste: say what it
+    # is, as the terminal does, rather than an empty table
+    rows += [[k, f"{v} (the case itself changes: the program's own I/O calls or files, not a setting)"]
+             for k, v in w.case_changes.items()]
     rows += [[f"as {dialect}", Cell(text)] for dialect, text in w.rendered.items()]
+    if w.bench_flags:
+        rows.append(["as one bench command", Cell(w.bench_flags)])
     out.append(Table(anchors.tune(s.id, "settings"), "The winner's settings", ["setting", "value"], rows))
     return out
 

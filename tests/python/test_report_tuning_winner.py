@@ -1,0 +1,34 @@
+"""The HTML section of a tuning session says what the winner is even when it changes the case, not a
+setting (collective=false, a file strategy): the terminal says it; the page showed an empty table."""
+from pario.model.tuning import Trial, TuningSession, Winner
+from pario.report.html.page import Table
+from pario.report.html.tuning import section
+
+
+def _session(winner: Winner) -> TuningSession:
+    trials = [Trial(number=0, settings={}, state="control", rates=[500.0, 510.0, 490.0], runs=[1]),
+              Trial(number=1, settings={"collective": "false"}, state="complete", rates=[900.0, 950.0, 920.0],
+                    runs=[2])]
+    return TuningSession(id=1, case={"name": "shared-mpiio-coll"}, objective="write", ranks=4,
+                         space={"collective": ["true", "false"]}, trials=trials, winner=winner, status="done")
+
+
+def _settings_table(s: TuningSession) -> Table:
+    return next(i for i in section(s).items if isinstance(i, Table) and i.title == "The winner's settings")
+
+
+def test_a_winner_that_changes_the_case_is_named_in_the_settings_table():
+    w = Winner(settings={}, gain=1.8, interval=(1.7, 1.9), method="bootstrap", runs=[2, 1], verdict="faster",
+               trial=1, median=920.0, default_median=500.0, case_changes={"collective": "false"},
+               bench_flags="pario bench -a mpiio -w -t 1m -b 16m -n 4 --strategy shared")
+    rows = [[str(c) for c in r] for r in _settings_table(_session(w)).rows]
+    text = " ".join(" ".join(r) for r in rows)
+    assert rows and "collective" in text and "false" in text, rows
+    assert "not a setting" in text and "pario bench -a mpiio -w" in text, rows
+
+
+def test_a_winner_of_settings_keeps_its_rows():
+    w = Winner(settings={"cb_nodes": "2"}, gain=1.3, interval=(1.2, 1.4), method="bootstrap", runs=[2],
+               rendered={"romio": "cb_nodes 2"}, verdict="faster", trial=1)
+    rows = [[str(c) for c in r] for r in _settings_table(_session(w)).rows]
+    assert rows[0] == ["cb_nodes", "2"] and rows[-1][0] == "as romio", rows
