@@ -5,7 +5,7 @@ import io
 import random
 import re
 
-from pario.model.tuning import TuningSession
+from pario.model.tuning import Trial, TuningSession
 from pario.report.terminal import tune as tune_report
 from pario.settings import DIALECTS, parse, render
 from pario.settings.check import findings
@@ -306,10 +306,26 @@ def test_the_header_of_a_resumed_session_says_what_it_keeps_and_names_only_the_k
     tune_report.header(s, len(sp.grid()), out)
     text = out.getvalue()
     reps = sum(len(t.rates) for t in s.trials)
-    assert f"resuming session 1: {len(s.trials)} trial(s) kept ({reps} counted repetitions)" in text, text
+    assert f"resuming session 1: {len(s.trials)} finished trial(s) kept ({reps} counted repetitions)" in text, text
     assert "not searched: strategy" not in text and "romio_ds" not in text, text
     fresh = session(sp)
     fresh.dropped = list(sp.dropped)
     out = io.StringIO()
     tune_report.header(fresh, len(sp.grid()), out)
     assert "resuming" not in out.getvalue() and "not searched: strategy=per-node" in out.getvalue()
+
+
+def test_the_resume_header_tells_finished_trials_from_those_the_interrupt_cut_off():
+    """Ctrl-C during a guess batch said 'keeps 1 finished trial(s)', then --resume said '5 trial(s) kept
+    (0 counted repetitions)': the 4 guesses the interrupt cut off counted as kept."""
+    sp = space()
+    s = session(sp)
+    s.trials = [Trial(0, {}, "control", rates=[500.0, 510.0, 505.0], role="control"),
+                Trial(1, {"collective": "false"}, "interrupted", rates=[900.0], role="guess"),
+                Trial(2, {"mca.io": "romio321"}, "interrupted", rates=[], role="guess")]
+    out = io.StringIO()
+    tune_report.header(s, len(sp.grid()), out)
+    text = " ".join(out.getvalue().split())
+    assert "resuming session 1: 1 finished trial(s) kept, 2 cut off by the interrupt (4 counted repetitions)" \
+        in text, text
+

@@ -51,8 +51,11 @@ def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns:
     if kept:   # --resume: what the session brings along
         reps = sum(len(t.rates) for t in kept)
         inc = f", incumbent #{session.incumbent}" if session.incumbent is not None else ", no incumbent yet"
-        print(_wrap(f"resuming session {session.id}: {len(kept)} trial(s) kept ({reps} counted repetitions){inc}",
-                    "", "  "), file=out)
+        # the trials Ctrl-C cut off are not finished ones (the interrupt's own line counted only those)
+        cut = sum(1 for t in kept if t.state == "interrupted")
+        cut_text = f", {cut} cut off by the interrupt" if cut else ""
+        print(_wrap(f"resuming session {session.id}: {len(kept) - cut} finished trial(s) kept{cut_text} "
+                    f"({reps} counted repetitions){inc}", "", "  "), file=out)
     if columns:
             print(f"{'#':>3} {'trial':<9}{'MiB/s':>9} {'x dflt':>7} {'best':>5}  settings (vs the default)", file=out)
 
