@@ -329,3 +329,19 @@ def test_the_resume_header_tells_finished_trials_from_those_the_interrupt_cut_of
     assert "resuming session 1: 1 finished trial(s) kept, 2 cut off by the interrupt (4 counted repetitions)" \
         in text, text
 
+
+def test_the_end_line_of_a_time_budget_names_the_time():
+    """`--time 2m` alone ended with 'Spent 38 trials of the 179 budgeted': 179 is only the bound that
+    --time alone sets (twice the grid), the budget was the time."""
+    sp = space()
+    s = session(sp)
+    s.trials = [Trial(0, {}, "control", rates=[500.0, 510.0, 505.0], role="control")]
+    s.budget = Budget(trials=179, seconds=120.0).to_dict()
+    out = io.StringIO()
+    tune_report.spent(s, out)
+    text = " ".join(out.getvalue().split())
+    assert text.startswith("Spent 1 trials of the 179 or 120 s budgeted (whichever came first;"), text
+    s.budget = Budget(trials=30).to_dict()
+    out = io.StringIO()
+    tune_report.spent(s, out)
+    assert out.getvalue().startswith("Spent 1 trials of the 30 budgeted (configurations"), out.getvalue()

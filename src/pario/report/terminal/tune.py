@@ -124,9 +124,12 @@ def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
     reps = sum(len(t.rates) for t in session.trials)   # every repetition run, an unused one's too
     launches = sum(len(t.runs) for t in session.trials)
     budget = session.budget.get("trials")
-    of = f" of the {budget} budgeted" if budget else ""
+    seconds = session.budget.get("seconds")
+    # with --time the clock is a budget too (alone, the trial count is only the bound it sets)
+    of = (f" of the {budget} or {seconds:.0f} s budgeted (whichever came first;" if budget and seconds else
+          f" of the {budget} budgeted (" if budget else " (")
     runs = f", over {launches} launches (stored runs)" if launches else ""
-    print(_wrap(f"Spent {trials} trials{of} (configurations measured, the default's controls and the "
+    print(_wrap(f"Spent {trials} trials{of}configurations measured, the default's controls and the "
                 f"confirmation included) and {reps} counted repetitions in all{runs}.", "", ""), file=out)
 
 
