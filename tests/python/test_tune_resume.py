@@ -132,3 +132,20 @@ def test_a_challenge_race_cut_off_goes_on_after_resume():
     again = stored.trials[raced.number]
     assert len(again.rates) > had and stored.challenger is None
     assert stored.incumbent == raced.number or stored.trials[stored.incumbent].state == "complete"
+
+
+def test_a_confirmation_cut_off_after_the_final_control_is_run_on_resume():
+    """Ctrl-C while the confirmation ran (the final control had measured): --resume named the winner from
+    the pooled controls without confirming it, and spent a trial less than the budget."""
+    full, _, launches = uninterrupted()
+    confirm = [i for i, (_, _, role) in enumerate(launches) if role == "confirm"]
+    assert confirm and launches[confirm[0] - 1][2] == "control"
+    stored, _ = interrupted(stop_after=confirm[0])
+    cut = [t for t in stored.trials if t.state == "running"]
+    assert [t.role for t in cut] == ["confirm"] and not cut[0].rates
+    sp2, after = resumed(stored)
+    the_books_hold(stored, sp2)
+    again = stored.trials[cut[0].number]
+    assert again.state == "confirm" and again.rates and again.note == f"#{stored.incumbent}"
+    assert [role for _, _, role in after] == ["confirm"]   # the final control stays the one that measured
+    assert stored.counted() == full.counted()

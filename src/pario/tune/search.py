@@ -292,7 +292,16 @@ class Search(Ledger):
     def _finish(self) -> None:
         """The last control, and the incumbent confirmed beside it (one round)."""
         inc = self.trial(self.session.incumbent)
-        if self.session.counted() + 2 <= self.budget.trials:
+        # --resume after Ctrl-C cut off the confirmation once the final control had measured: that control
+        # is the one beside it, so only the confirmation runs (before, the round needed room for two trials
+        # and the winner went unconfirmed)
+        spare = inc is not None and any(t.role == "confirm" for t in self.spares) and not any(
+            t.role == "control" for t in self.spares)
+        if inc is not None and spare and self.session.counted() + 1 <= self.budget.trials:
+            confirm = self._begin(dict(inc.settings), "confirm", note=f"#{inc.number}")
+            self._launch_many([(confirm, self.config_of(inc), self.budget.rungs[-1], "confirm")], "confirmation")
+            self.listener(self.session, confirm)
+        elif self.session.counted() + 2 <= self.budget.trials:
             control = self._begin({}, "control")
             launches: list[Launch] = [(control, self.default, self.budget.rungs[-1], "control")]
             if inc is not None:
