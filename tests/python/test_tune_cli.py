@@ -133,6 +133,10 @@ def test_bad_input_is_one_line(tmp_path):
                        (["-n", "2", "-w"], "give the one case to tune"),
                        (["-a", "mpiio", *SMALL, "--time", "soon"], "--time 'soon'"),
                        (["--resume", "9"], "no tuning session 9"),
+                       # the case flags were ignored: the session's own case ran, as if they were not given
+                       (["--resume", "1", "-a", "posix", "-t", "64k", "--space", "odirect"],
+                        "--resume 1 goes on with the session's own case, ranks and space; it does not take -a, -t, "
+                        "--space"),
                        # it said "no such case in None"
                        (["-a", "mpiio", *SMALL, "--case", "x"], "--case x picks a [[case]] of a job file")):
         run = pario(args, tmp_path, command="tune")

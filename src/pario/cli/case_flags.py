@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from pario.cli.args import checked, typed
+from pario.model.errors import ParioError
+from pario.plan.bench import CASE_DESTS
 from pario.plan.cases import parse_lib
 from pario.plan.inputs import CASE, RUN
 from pario.settings.catalogue import Setting
@@ -79,3 +81,24 @@ def _hint_pair(text: str) -> str:
 def _lib_pair(text: str) -> str:
     parse_lib([text], "--lib")
     return text
+
+
+# what names a case, its ranks or its space: a resumed session keeps its own (flags as the user types them)
+_CASE_OF_SESSION = CASE_DESTS + ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
+                                 "seed", "buffer_max", "space", "space_file", "objective", "from_log", "config",
+                                 "case_name", "ranks", "io")
+_FLAG_OF = {"backend": "-a", "collective": "-c", "transfer": "-t", "block": "-b", "segments": "-s", "write": "-w",
+            "read": "-r", "verify": "-W", "check_read": "-R", "read_check": "--no-read-check", "reps": "-i",
+            "fpp": "-F", "fsync": "-e", "keep": "-k", "reorder_host": "-C", "reorder": "-Q", "random": "-z",
+            "seed": "-G", "buffer_max": "--buffer", "btio_class": "--class", "case_name": "--case", "ranks": "-n"}
+
+
+def refuse_on_resume(args: argparse.Namespace) -> None:
+    """--resume goes on with the stored session's case, ranks and space: flags naming others were ignored
+    (the session ran as if they were not given), so they are refused."""
+    given = [d for d in dict.fromkeys(_CASE_OF_SESSION) if getattr(args, d, None) is not None
+             and getattr(args, d) != []]
+    if given:
+        flags = ", ".join(_FLAG_OF.get(d, "--" + d.replace("_", "-")) for d in given)
+        raise ParioError(f"--resume {args.resume} goes on with the session's own case, ranks and space; it does "
+                         f"not take {flags} (drop them, or start a new session to tune another case)")

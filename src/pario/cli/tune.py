@@ -10,7 +10,7 @@ import signal
 import sys
 from typing import Any
 
-from pario.cli import submit, tune_submit
+from pario.cli import case_flags, submit, tune_submit
 from pario.cli.args import checked, row, typed
 from pario.cli.bench import default_ranks
 from pario.cli.case_flags import add_case_flags, add_launch_flags
@@ -142,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
         if args.resume is not None:
             raise ParioError("--dry-run shows a new session's space and first guesses; drop it to --resume")
         return _new_session(args, None)   # nothing created: no store, no scratch directory
+    if args.resume is not None:
+        case_flags.refuse_on_resume(args)
     store = Store(args.db)   # opened before anything runs: a bad --db must not cost a run
     if args.resume is not None:
         return _resume(args, store, _seconds(args))
