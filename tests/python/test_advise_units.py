@@ -272,6 +272,19 @@ def test_tune_case_from_a_log_without_data_or_sizes():
     assert taken.argv() == "-a posix -t 4096 -b 524288 -n 2 -w" and taken.objective == "write"
 
 
+def test_tune_case_from_a_log_of_odd_sized_calls_is_a_case_the_engine_runs():
+    """Darshan's noposix.darshan (9,076-byte reads) gave `-t 9076`, which the engine refuses (its data
+    pattern is 8-byte words): the case is tuned with the nearest multiple of 8 below, and says so."""
+    from pario.advise.jobcase import dominant_case
+
+    odd = Job(source="n.darshan", format="darshan", nprocs=2, run_time=1.0,
+              records=[Rec(module="stdio", path="/d/in", rank=-1, nprocs=2, reads=390, bytes_read=390 * 9076,
+                           read_time=0.5)])
+    taken = dominant_case(odd)
+    assert taken.flags["transfer"] == "9072" and int(taken.flags["block"]) % 9072 == 0, taken.flags
+    assert any("9,076-byte" in line and "9,072" in line for line in taken.said), taken.said
+
+
 def test_a_buffer_fix_is_proven_by_the_program_only_where_it_can_run_again(tmp_path):
     """rerun.plan: the program as the log recorded it, or the reason it cannot run here (then
     --verify falls back to pario bench's replay of the pattern and says so)."""

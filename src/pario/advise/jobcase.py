@@ -92,6 +92,10 @@ def dominant_case(job: Job) -> TakenCase:
     said = [f"the file the job spent most I/O time on: {path} ({module}, "
             f"{human(written)} written, {human(read)} read, {ranks} rank{'s' if ranks != 1 else ''}, "
             f"{100 * share:.0f}% of the job's read and write time)"]
+    if transfer % 8:   # pario's data pattern is 8-byte words: the engine refuses other sizes
+        said.append(f"the log's {transfer:,}-byte calls are tuned as {max(8, transfer // 8 * 8):,}-byte ones "
+                    "(pario's data pattern is 8-byte words)")
+        transfer = max(8, transfer // 8 * 8)
     fpp = False
     if ranks == 1 and job.nprocs > 1:
         # a file per process: other ranks' files of about the same size
