@@ -109,3 +109,15 @@ def test_darshan_log_of_an_mpi_program_leaves_helpers_out(tmp_path):
     assert job["nprocs"] == 4
     assert any(".locktest." in p for p in job["ignored_files"])
     assert not {"stragglers", "one-rank-io"} & rules(job)
+
+
+def test_tune_from_a_shipped_log_says_what_it_took_in_80_columns(tmp_path):
+    """`pario tune --from-log` printed what it took from the log in lines of up to 170 columns; the
+    first line (the log and the case as bench flags, to paste) is left whole."""
+    log = next(p for p in EXAMPLES if p.name == "sample.darshan")
+    run = pario(["tune", "--from-log", log, "--dry-run"], None, tmp_path)
+    assert run.returncode == 0, run.stderr
+    said = run.stderr.splitlines()
+    assert said[0].startswith(f"pario: tuning the case taken from {log}: -a mpiio -c"), said
+    assert "the file the job spent most I/O time on" in run.stderr
+    assert max(len(line) for line in said[1:]) <= 80, said

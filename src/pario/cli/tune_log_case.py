@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 from pario.model.errors import ParioError
 
@@ -33,7 +34,8 @@ def case_from_log(args: argparse.Namespace) -> None:
     if args.objective is None and getattr(args, taken.objective, None):
         args.objective = taken.objective
     print(f"pario: tuning the case taken from {args.from_log}: {taken.argv()}", file=sys.stderr)
-    for line in taken.said:
-        print(f"  {line}", file=sys.stderr)
-    if kept:
-        print(f"  given on the command line, kept instead of the log's: {', '.join(kept)}", file=sys.stderr)
+    # the first line stays whole (the case as bench flags, to paste); what was taken fits 80 columns
+    said = taken.said + ([f"given on the command line, kept instead of the log's: {', '.join(kept)}"] if kept else [])
+    for line in said:
+        print(textwrap.fill(line, 80, initial_indent="  ", subsequent_indent="    ", break_long_words=False,
+                            break_on_hyphens=False), file=sys.stderr)
