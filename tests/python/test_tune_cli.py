@@ -133,6 +133,10 @@ def test_bad_input_is_one_line(tmp_path):
                        (["-n", "2", "-w"], "give the one case to tune"),
                        (["-a", "mpiio", *SMALL, "--time", "soon"], "--time 'soon'"),
                        (["--resume", "9"], "no tuning session 9"),
+                       # every knob named is inert here: it ran the default twice and named it the winner
+                       (["-a", "mpiio", "-c", *SMALL, "--space", "romio_cb_write", "--io", "ompio"],
+                        "nothing to search: every knob of --space is left out for this case on this stack "
+                        "(romio_cb_write: ompio ignores"),
                        # the case flags were ignored: the session's own case ran, as if they were not given
                        (["--resume", "1", "-a", "posix", "-t", "64k", "--space", "odirect"],
                         "--resume 1 goes on with the session's own case, ranks and space; it does not take -a, -t, "

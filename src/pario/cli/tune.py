@@ -189,6 +189,11 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
         ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io)
         only, values = _space_request(args)
         space = knobs.build(ctx, only, values)
+        if not space.knobs:   # the default alone: it ran twice and was named the winner, though nothing was compared
+            named = set(only or []) | set(values)
+            why = "; ".join(f"{d.key}: {d.reason}" for d in space.dropped if not named or d.key.split("=")[0] in named)
+            raise ParioError(f"nothing to search: every knob of {'--space' if only or values else 'the space'} is "
+                             f"left out for this case on this stack ({why or 'none exists here'})")
         session = TuningSession(id=None, case={k: v for k, v in case.items() if not k.startswith("_")},
                                 objective=objective, ranks=ranks, space=space.values(), dropped=list(space.dropped),
                                 seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
