@@ -79,7 +79,7 @@ def _importance(s: TuningSession) -> Plot | None:
                 f"The knobs whose values explain the trials' rates beyond chance ({s.importance_method}).")
 
 
-def _winner(s: TuningSession) -> list[Plot | Table]:
+def _winner(s: TuningSession) -> list[Plot | Table | Note]:
     w = s.winner
     if w is None:
         return []
@@ -94,10 +94,12 @@ def _winner(s: TuningSession) -> list[Plot | Table]:
                   annotation_position="top")
     fig.update_layout(layout(height=220, xaxis={"title": "median of the winner / median of the default"},
                              yaxis={"showticklabels": False}))
-    out: list[Plot | Table] = [Plot(anchors.tune(s.id, "winner"), "The winner against the default", fig,
+    out: list[Plot | Table | Note] = [Plot(anchors.tune(s.id, "winner"), "The winner against the default", fig,
                                     f"Gain with its interval ({w.method}); an interval that includes 1.0 "
                                     "would not establish a gain." + (f" Runs: {', '.join(map(str, w.runs))}."
                                                                      if w.runs else ""))]
+    if (w.cache or {}).get("line"):   # page cache or file system, right by the gain it qualifies
+        out.append(Note(w.cache["line"], "warn" if w.cache.get("above") else "info"))
     rows: list[list[Cell | str]] = [[k, v] for k, v in sorted(w.settings.items())]
     rows += [[f"as {dialect}", Cell(text)] for dialect, text in w.rendered.items()]
     out.append(Table(anchors.tune(s.id, "settings"), "The winner's settings", ["setting", "value"], rows))
