@@ -12,11 +12,20 @@ from typing import Any
 
 from pario.analysis.summary import ceiling_check
 from pario.model.tuning import Trial, TuningSession, Winner
-from pario.model.units import human
+from pario.model.units import GIB, MIB, exact, human
+
+
+def _nodata(session: TuningSession) -> bool:
+    """The null backend moves no data: its rates are neither page cache nor the file system."""
+    caps = ((session.context or {}).get("space") or {}).get("caps") or []
+    return "nodata" in caps or session.case.get("backend") == "null"
 
 
 def ceiling_of(session: TuningSession) -> dict[str, Any] | None:
-    """The device ceiling the session measured, or None (--no-probe, a failed probe, an old session)."""
+    """The device ceiling the session measured, or None (--no-probe, a failed probe, an old session,
+    the null backend)."""
+    if _nodata(session):
+        return None
     ceiling = (session.context or {}).get("ceiling")
     if isinstance(ceiling, dict) and (ceiling.get("write_mib") or ceiling.get("read_mib")):
         return ceiling
@@ -46,6 +55,9 @@ def judge(session: TuningSession, winner: Winner) -> dict[str, Any]:
     {"judged", "ceiling_mib", "streams", "source", "above": ["winner", "default"], "line"}; "line" is
     what a reader is told ("" when judged and nothing is above)."""
     op = session.objective
+    if _nodata(session):   # nothing to tell: no line
+        return {"judged": False, "ceiling_mib": None, "streams": None, "source": "the null backend moves no data",
+                "above": [], "line": ""}
     ceiling = ceiling_of(session)
     if ceiling is None or not ceiling.get(f"{op}_mib"):
         source = str(((session.context or {}).get("ceiling") or {}).get("source") or "not stored with this session")
@@ -86,9 +98,11 @@ def _remedy(session: TuningSession) -> str:
         mem = int((session.context or {}).get("mem_total") or 0)
         per_node = max(1, -(-session.ranks // max(1, int(ctx.get("hosts") or 1))))
         if mem:
-            block = -(-2 * mem // per_node)
-            ways.append(f"with a block size over twice RAM per node (-b {human(block).replace(' ', '')} or more: "
-                        f"{per_node} ranks x block > 2 x {human(mem)})")
+            xfer = int(case.get("xfer") or 0)
+            step = GIB if xfer and GIB % xfer == 0 else (xfer or MIB)   # a whole number of transfers
+            block = (2 * mem // per_node // step + 1) * step
+            ways.append(f"with a block size over twice RAM per node (-b {exact(block)} or more: {per_node} "
+                        f"rank{'s' if per_node != 1 else ''} x -b > 2 x {human(mem)})")
         else:
             ways.append("with a block size over twice RAM per node (ranks per node x -b > 2 x RAM)")
     if not ways:   # fsync or O_DIRECT given and still above: the probe, not the advice, is in question
