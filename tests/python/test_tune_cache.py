@@ -14,7 +14,7 @@ from pario.analysis import tune_cache
 from pario.analysis.summary import ceiling_check
 from pario.cli.tune_progress import LiveLog
 from pario.model.tuning import Trial, TuningSession, Winner
-from pario.report.html.page import Note
+from pario.report.html.page import Note, Plot
 from pario.report.html.tuning import section
 from pario.report.terminal import tune as show
 from pario.tune import verdict
@@ -99,6 +99,11 @@ def test_the_html_section_carries_the_line():
     notes = [i for i in section(s).items if isinstance(i, Note)]
     assert [n.text for n in notes if n.text.startswith("cache?:")] == [s.winner.cache["line"]]
     assert next(n for n in notes if n.text.startswith("cache?:")).level == "warn"
+    trials = next(i for i in section(s).items if isinstance(i, Plot) and i.title == "Trials over time")
+    assert [shape.y0 for shape in trials.figure.layout.shapes] == [500.0] and "device ceiling" in trials.caption
+    s.context["ceiling"] = {"source": "skipped (--no-probe)"}
+    trials = next(i for i in section(s).items if isinstance(i, Plot) and i.title == "Trials over time")
+    assert not trials.figure.layout.shapes and "ceiling" not in trials.caption
 
 
 def test_reads_are_told_the_size_that_outgrows_twice_ram():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from pario.analysis.tune_cache import ceiling_of
 from pario.model.tuning import TuningSession
 from pario.report.html import anchors
 from pario.report.html.page import Cell, Note, Plot, Section, Table
@@ -60,11 +61,18 @@ def _trials(s: TuningSession) -> Plot:
     if steps_x:
         fig.add_trace(go.Scatter(x=steps_x, y=steps_y, mode="lines", name="incumbent (best median so far)",
                                  line={"shape": "hv", "color": "#009E73", "width": 2}, hoverinfo="skip"))
+    limit = (ceiling_of(s) or {}).get(f"{s.objective}_mib")
+    if limit:   # above it: page cache, not the file system (analysis.tune_cache)
+        fig.add_hline(y=limit, line={"dash": "dash", "color": "#777777", "width": 1},
+                      annotation_text=f"{s.objective} device ceiling (O_DIRECT) {limit:.0f} MiB/s",
+                      annotation_position="top left", annotation_font={"size": 10, "color": "#777777"})
     fig.update_layout(layout(height=400, xaxis={"title": "trial, in the order run"},
                              yaxis={"title": f"{s.objective} MiB/s", "rangemode": "tozero"}))
     return Plot(anchors.tune(s.id, "trials"), "Trials over time", fig,
                 "Each trial's repetitions (dots) and median (diamond); squares are re-runs of the default "
-                "(controls: a file system that drifted shows there); the green step is the incumbent.")
+                "(controls: a file system that drifted shows there); the green step is the incumbent"
+                + ("; the dashed line is the device ceiling: a median above it is probably page cache." if limit
+                   else "."))
 
 
 def _importance(s: TuningSession) -> Plot | None:
