@@ -152,3 +152,16 @@ def test_a_resume_without_a_probe_keeps_the_measured_ceiling(tmp_path):
     fresh.context = {}
     session_ceiling(fresh, "/nonexistent/engine", str(tmp_path), skip=True)
     assert fresh.context["ceiling"] == {"source": "skipped (--no-probe)"} and fresh.context["mem_total"] >= 0
+
+
+def test_writes_flushed_in_the_timed_phase_are_not_blamed_on_the_page_cache():
+    """Measured here (-e, 2 ranks x 16 MiB, loaded machine): a winner at 2110 MiB/s against a 2-stream
+    probe of 2050 MiB/s. Bench's rule flags it; the line must not call it page cache nor advise -e."""
+    s = TuningSession(id=1, case={**CASE, "fsync": True}, objective="write", ranks=2, space={},
+                      context={"ceiling": {**PROBED, "write_mib": 2050.0, "streams": 2}})
+    w = Winner(settings={}, gain=1.23, interval=(1.18, 1.26), method="m", verdict="faster", trial=None,
+               median=2110.0, default_median=2110.0)   # the default kept: it alone is judged
+    line = tune_cache.judge(s, w)["line"]
+    assert line.startswith("cache?: the default's 2110 MiB/s is above the device ceiling (write 2050 MiB/s")
+    assert "although fsync is inside the timed phase" in line and "probably page cache" not in line
+    assert "tune with -e" not in line

@@ -78,10 +78,15 @@ def judge(session: TuningSession, winner: Winner) -> dict[str, Any]:
     if figures:
         said = " and ".join(f"the {who}'s {rate:.0f} MiB/s" for who, rate in figures)
         verb = "are" if len(figures) > 1 else "is"
-        out["line"] = (f"cache?: {said} {verb} above the device ceiling ({op} {limit:.0f} MiB/s, O_DIRECT probe, "
-                       f"{streams} stream{'s' if streams != 1 else ''}): probably page cache, not the file "
-                       "system, so the gain may not hold on the real file system or at scale; "
-                       + _remedy(session) + ".")
+        above = (f"cache?: {said} {verb} above the device ceiling ({op} {limit:.0f} MiB/s, O_DIRECT probe, "
+                 f"{streams} stream{'s' if streams != 1 else ''})")
+        if op == "write" and session.case.get("fsync"):   # write-back is inside the timing: not page cache
+            out["line"] = (f"{above} although fsync is inside the timed phase (-e): not the page cache's "
+                           "write-back, so the probe was probably low (a loaded machine) or the device caches "
+                           "writes; the gain may not hold on the real file system or at scale.")
+        else:
+            out["line"] = (f"{above}: probably page cache, not the file system, so the gain may not hold on the "
+                           f"real file system or at scale; {_remedy(session)}.")
     return out
 
 
@@ -105,6 +110,4 @@ def _remedy(session: TuningSession) -> str:
                         f"rank{'s' if per_node != 1 else ''} x -b > 2 x {human(mem)})")
         else:
             ways.append("with a block size over twice RAM per node (ranks per node x -b > 2 x RAM)")
-    if not ways:   # fsync or O_DIRECT given and still above: the probe, not the advice, is in question
-        return "the case already flushes, so check the probe (`pario stack`) before trusting either figure"
     return "to measure the file system, " + ", or ".join(ways)
