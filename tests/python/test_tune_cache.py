@@ -114,7 +114,7 @@ def test_reads_are_told_the_size_that_outgrows_twice_ram():
     flat = " ".join(text.split()).split("cache?:")[1].split("runs behind it")[0]   # the line, whole
     assert "(read 400 MiB/s" in flat and " -e " not in flat
     # 4 ranks on one node: 4 x -b must exceed 2 x 8 GiB, in whole GiB: 5g
-    assert "a block size over twice RAM per node (-b 5g or more: 4 ranks x -b > 2 x 8 GiB)" in flat
+    assert "tune with a block size over twice RAM per node (-b 5g or more: 4 ranks x -b > 2 x 8 GiB)" in flat
 
 
 def test_a_posix_case_is_told_odirect_and_odirect_trials_are_not_page_cache():
@@ -122,7 +122,9 @@ def test_a_posix_case_is_told_odirect_and_odirect_trials_are_not_page_cache():
                       space={"odirect": ["false", "true"]}, context={"ceiling": dict(PROBED)})
     w = Winner(settings={}, gain=2.0, interval=(1.5, 2.5), method="m", verdict="faster", trial=None,
                median=900.0, default_median=900.0)
-    assert "with --odirect (O_DIRECT, no page cache)" in tune_cache.judge(s, w)["line"]
+    line = tune_cache.judge(s, w)["line"]
+    assert "tune with -e (fsync inside the timed phase), or with --odirect (O_DIRECT, no page cache)" in line
+    assert "so the comparison may not hold" in line   # the default kept: there is no gain to doubt
     assert tune_cache.trial_flag(s, Trial(1, {"odirect": "true"}, "complete", [900.0], 900.0)) == ""
     assert tune_cache.trial_flag(s, Trial(2, {"odirect": "false"}, "complete", [900.0], 900.0)) == "cache?"
 

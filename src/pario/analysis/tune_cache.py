@@ -80,12 +80,13 @@ def judge(session: TuningSession, winner: Winner) -> dict[str, Any]:
         verb = "are" if len(figures) > 1 else "is"
         above = (f"cache?: {said} {verb} above the device ceiling ({op} {limit:.0f} MiB/s, O_DIRECT probe, "
                  f"{streams} stream{'s' if streams != 1 else ''})")
+        what = "the gain" if winner.trial is not None else "the comparison"   # the default kept: no gain
         if op == "write" and session.case.get("fsync"):   # write-back is inside the timing: not page cache
             out["line"] = (f"{above} although fsync is inside the timed phase (-e): not the page cache's "
                            "write-back, so the probe was probably low (a loaded machine) or the device caches "
-                           "writes; the gain may not hold on the real file system or at scale.")
+                           f"writes; {what} may not hold on the real file system or at scale.")
         else:
-            out["line"] = (f"{above}: probably page cache, not the file system, so the gain may not hold on the "
+            out["line"] = (f"{above}: probably page cache, not the file system, so {what} may not hold on the "
                            f"real file system or at scale; {_remedy(session)}.")
     return out
 
@@ -96,7 +97,7 @@ def _remedy(session: TuningSession) -> str:
     odirect = "odirect" in (session.space or {}) or "odirect" in (ctx.get("caps") or [])
     ways = []
     if session.objective == "write" and not case.get("fsync"):
-        ways.append("tune with -e (fsync inside the timed phase)")
+        ways.append("with -e (fsync inside the timed phase)")
     if odirect and not case.get("odirect"):
         ways.append("with --odirect (O_DIRECT, no page cache)")
     if session.objective == "read":
@@ -110,4 +111,4 @@ def _remedy(session: TuningSession) -> str:
                         f"rank{'s' if per_node != 1 else ''} x -b > 2 x {human(mem)})")
         else:
             ways.append("with a block size over twice RAM per node (ranks per node x -b > 2 x RAM)")
-    return "to measure the file system, " + ", or ".join(ways)
+    return "to measure the file system, tune " + ", or ".join(ways)
