@@ -278,8 +278,8 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     if (args.submit or args.sbatch_args) and not ctx_doc.get("submit"):
         raise ParioError(f"session {session.id} ran its trials here, not as Slurm jobs; --resume goes on the same "
                          "way (drop --submit), or start a new session with --submit")
-    if session.status == "done" and (args.trials is None or args.trials <= len(session.trials)):
-        raise ParioError(f"session {session.id} is done ({len(session.trials)} trials); give --trials N above that "
+    if session.status == "done" and (args.trials is None or args.trials <= session.counted()):
+        raise ParioError(f"session {session.id} is done ({session.counted()} trials); give --trials N above that "
                          "to search on, or start a new session")
     space = rebuild(session)   # as a submitted session's array tasks rebuild it
     case: Case = dict(session.case)

@@ -27,6 +27,8 @@ class Trial:
     ratio: float | None = None      # median / the default's median (controls so far)
     job: str = ""                   # `pario tune --submit`: the Slurm job (ARRAY_TASK) of its last launch, so
                                     # that --resume finds what it measured while no pario was there
+    role: str = ""                  # what the search began it as: guess | proposal | control | confirm, so
+                                    # that --resume takes up a trial interrupted while it ran ("": unknown)
 
 
 @dataclass
@@ -73,6 +75,7 @@ class TuningSession:
     winner: Winner | None = None
     status: str = "running"         # running | done | interrupted
     incumbent: int | None = None    # the trial that holds the best place so far
+    challenger: int | None = None   # a trial racing the incumbent right now: --resume finishes that race
     budget: dict[str, Any] = field(default_factory=dict)   # trials, seconds, reps of each rung
     seed: int = 0
     command: str = ""
@@ -82,6 +85,11 @@ class TuningSession:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def counted(self) -> int:
+        """Trials as the budget counts them: every record but an interrupted one that no search took up
+        (--resume goes on with it, or leaves it and says why): a configuration's trial is charged once."""
+        return sum(1 for t in self.trials if t.state != "interrupted")
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> TuningSession:

@@ -202,7 +202,7 @@ class BatchedSearch(Search):
             launches: list[Launch] = []
             asked: dict[int, Any] = {}   # trial number -> its optuna trial
             if self._since_control() >= self.budget.control_every and self._room(reserve=3):   # as Search
-                launches.append((self._new({}, "running"), self.default, self.budget.rungs[-1], "control"))
+                launches.append((self._begin({}, "control"), self.default, self.budget.rungs[-1], "control"))
             repeats = 0
             while len(launches) < self.batch_size and self._room(reserve=2, ahead=len(launches)):
                 ot = self.study.ask()
@@ -219,7 +219,7 @@ class BatchedSearch(Search):
                         exhausted = True
                         break
                     continue
-                trial = self._new(self._diff(config), "running")
+                trial = self._new(self._diff(config), "running", role="proposal")
                 self.cache[self.space.canonical(config)] = trial
                 asked[trial.number] = ot
                 launches.append((trial, config, self.budget.rungs[-1], "trial"))

@@ -28,6 +28,7 @@ from pario.tune.trials import Evaluator, Measured
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 Launch = tuple[Trial, Config, int, str]   # the trial, its configuration, repetitions, role (trial|control|confirm)
+LEFT = "interrupted: not used"   # the note of an interrupted trial that a resumed search did not take up
 
 
 @dataclass
@@ -73,6 +74,12 @@ class Ledger:
         self.study = optuna.create_study(direction="maximize", sampler=sampler, pruner=pruner)
         self.cache: dict[str, Trial] = {}
         self.pending: dict[str, Trial] = {}   # screened guesses not judged yet when a session stopped
+        # --resume: trials interrupted while they ran, taken up in their role with what they measured: TPE's
+        # proposals past their first rung (Search finishes them), controls and confirmations that measured
+        # nothing (`_begin` reuses the record); interrupted guesses go to `pending`
+        self.resumed: list[Trial] = []
+        self.spares: list[Trial] = []
+        self.challenger: Trial | None = None   # a complete trial whose race with the incumbent was cut off
         self.default = space.default()
         self.evals = 0                   # counted repetitions drawn so far (the benchmark's "evaluations")
         # (repetitions drawn, incumbent trial, configurations measured) after each launch: the benchmark's
@@ -119,8 +126,8 @@ class Ledger:
 
     def _restore(self) -> None:
         for trial in self.session.trials:
-            if trial.state == "running":
-                trial.state, trial.note = "interrupted", trial.note or "interrupted: not used"
+            if trial.state == "running":   # stopped without the CLI's handler (killed): as interrupted
+                trial.state, trial.note = "interrupted", trial.note or "interrupted"
             config = self.config_of(trial)
             key = self.space.canonical(config)
             if trial.state == "screened" and trial.rates:
@@ -131,13 +138,51 @@ class Ledger:
             if trial.state != "control" or key not in self.cache:
                 self._told(config, trial)
             self.cache.setdefault(key, trial)
+        racing = self.trial(self.session.challenger)   # (a guess's race: its batch is judged again)
+        if racing is not None and racing.state == "complete" and racing.number != self.session.incumbent:
+            self.challenger = racing
+        self.session.challenger = None
+        for trial in self.session.trials:
+            # a submitted trial's job went on without us: BatchedSearch._pickup takes up what it measured
+            if trial.state == "interrupted" and not trial.job and not trial.note.startswith(LEFT):
+                self._take_up(trial)
+
+    def _take_up(self, trial: Trial) -> None:
+        """An interrupted trial back in the role it had, with the repetitions it finished (its launch
+        that was cut off measured nothing); one whose role cannot be recovered safely is left, not
+        counted in the budget (TuningSession.counted), and its note says why."""
+        key = self.space.canonical(self.config_of(trial))
+        done = len(trial.rates)
+        other = self.cache.get(key)
+        measured = other is not None and other is not trial and trial.role not in ("control", "confirm")
+        if any(self.space.knob(k) is None for k in trial.settings) or measured:
+            self._leave(trial, "another trial measured its configuration, or the space no longer has it")
+        elif trial.role == "guess":   # (running again: counted once, as it was before the interruption)
+            trial.state, trial.note = "running", ""
+            self.pending[key] = trial   # Search._screen runs the repetitions it still needs, in its batch
+            if done:
+                self.cache[key] = trial
+        elif trial.role == "proposal" and done:
+            trial.state, trial.note = "running", ""
+            self.resumed.append(trial)   # not pruned at its first rung: it was running the next
+            self.cache[key] = trial
+        elif trial.role in ("control", "confirm") and not done:
+            self.spares.append(trial)
+        elif trial.role == "proposal":
+            self._leave(trial, "a proposal interrupted before its first repetition ended; TPE proposes anew")
+        else:
+            self._leave(trial, f"its role could not be recovered, so its {done} repetition(s) are not used; its "
+                               "configuration is measured anew if the search comes to it")
+
+    def _leave(self, trial: Trial, why: str) -> None:
+        trial.state, trial.note = "interrupted", f"{LEFT} ({why}); not counted in the budget"
 
     # -- the budget ------------------------------------------------------------------------------
 
     def _room(self, reserve: int, ahead: int = 0) -> bool:
         """Room for one more trial, keeping `reserve` for the end; `ahead`: launches already planned in
         this round and not run yet (a time budget counts them at the mean duration)."""
-        if len(self.session.trials) + reserve >= self.budget.trials:
+        if self.session.counted() + reserve >= self.budget.trials:
             return False
         if self.budget.seconds is not None:
             per = sum(self.durations) / len(self.durations) if self.durations else 0.0
@@ -154,10 +199,30 @@ class Ledger:
 
     # -- launches --------------------------------------------------------------------------------
 
-    def _new(self, settings: dict[str, str], state: str, note: str = "") -> Trial:
-        trial = Trial(number=len(self.session.trials), settings=settings, state=state, started=_now(), note=note)
+    def _new(self, settings: dict[str, str], state: str, note: str = "", role: str = "") -> Trial:
+        trial = Trial(number=len(self.session.trials), settings=settings, state=state, started=_now(), note=note,
+                      role=role)
         self.session.trials.append(trial)
         return trial
+
+    def _begin(self, settings: dict[str, str], role: str, note: str = "") -> Trial:
+        """A control's or a confirmation's record: the one an interruption cut off before it measured
+        (--resume), else a new one."""
+        spare = next((t for t in self.spares if t.role == role and t.settings == settings), None)
+        if spare is None:
+            return self._new(settings, "running", note, role)
+        self.spares.remove(spare)
+        spare.state, spare.note, spare.started = "running", note, _now()
+        return spare
+
+    def _unused(self) -> None:
+        """The end of a resumed search: interrupted records nothing took up say so."""
+        for trial in self.spares:
+            self._leave(trial, f"an interrupted {trial.role} that no later {trial.role} replaced")
+        for trial in self.resumed:   # the search stopped before it took them up (the default failed)
+            self._leave(trial, "a proposal the search stopped before taking up")
+        self.spares.clear()
+        self.resumed.clear()
 
     def _launch_many(self, launches: list[Launch], stage: str) -> list[Measured]:
         """Run a round's launches, each recorded into its trial in order; one after the other here

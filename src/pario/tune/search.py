@@ -56,8 +56,10 @@ class Search(Ledger):
             self.session.notes.append(f"the default configuration failed ({failed[0].note}); no setting can be "
                                       "compared with it, so the search stopped: fix the case, then tune it")
         else:
+            self._proposals_taken_up()
             self._explore()
             self._finish()
+        self._unused()
         self.session.status = "done"
         self.listener(self.session, None)
         return self.session
@@ -76,7 +78,9 @@ class Search(Ledger):
             self._screen(batch)
         for trial in list(self.pending.values()):
             config = self.config_of(trial)
-            if len(trial.rates) >= self.budget.rungs[-1]:   # its full rung: judged like a guess
+            if not trial.rates:   # interrupted before it measured, and not among the guesses now
+                self._leave(trial, "a guess interrupted before its first launch ended, no longer a guess here")
+            elif len(trial.rates) >= self.budget.rungs[-1]:   # its full rung: judged like a guess
                 trial.state = "complete"
                 self._told(config, trial)
                 self._challenge(trial)
@@ -85,6 +89,29 @@ class Search(Ledger):
                 self._told(config, trial)
             self.listener(self.session, trial)
         self.pending.clear()
+
+    def _proposals_taken_up(self) -> None:
+        """--resume: TPE's proposals interrupted while they ran their next rung (their first did not
+        prune them), each with the repetitions it had: it runs only the ones it still needs, and is
+        judged as `_one` judges a proposal (its optuna trial is told, not asked again). First the race
+        with the incumbent that was cut off, if one was: it goes on from the repetitions both have."""
+        if self.challenger is not None:
+            self._challenge(self.challenger)
+            self.listener(self.session, self.challenger)
+            self.challenger = None
+        for trial in self.resumed:
+            config = self.config_of(trial)
+            trial.state = "running"
+            need = self.budget.rungs[-1] - len(trial.rates)
+            if need > 0:
+                self._launch_many([(trial, config, need, "trial")], "proposals")
+            if trial.state != "failed":
+                trial.state = "complete"
+            self._told(config, trial)
+            if trial.state == "complete":
+                self._challenge(trial)
+            self.listener(self.session, trial)
+        self.resumed.clear()
 
     def _explore(self) -> None:
         """TPE's proposals, a control every `control_every` trials, until the budget's end."""
@@ -114,7 +141,7 @@ class Search(Ledger):
         return True
 
     def _control(self) -> Trial:
-        trial = self._new({}, "running")
+        trial = self._begin({}, "control")
         self._launch_many([(trial, self.default, self.budget.rungs[-1], "control")], "control")
         self._as_control(trial)
         return trial
@@ -131,7 +158,7 @@ class Search(Ledger):
             else:
                 self.study.tell(ot, known.median)
             return False
-        trial = self._new(self._diff(config), "running")
+        trial = self._new(self._diff(config), "running", role="proposal")
         self.cache[key] = trial
         rungs = self.budget.rungs
         for i, total in enumerate(rungs):
@@ -174,7 +201,7 @@ class Search(Ledger):
         lead: list[Launch] = []
         taken = set(self.cache)
         if control:
-            first = self._new({}, "running")
+            first = self._begin({}, "control")
             lead.append((first, self.default, self.budget.rungs[-1], "control"))
             taken.add(self.space.canonical(self.default))
         plan: list[tuple[Trial, Config]] = []
@@ -184,7 +211,7 @@ class Search(Ledger):
             if trial is None:   # (cached when its launch is recorded: the trace counts measured ones)
                 if key in taken or not self._room(reserve=2, ahead=len(lead) + len(plan)):
                     continue
-                trial = self._new(self._diff(config), "running")
+                trial = self._new(self._diff(config), "running", role="guess")
             taken.add(key)
             plan.append((trial, config))
         # "screened" until the batch is judged: a resumed session takes it up with its repetitions
@@ -249,7 +276,9 @@ class Search(Ledger):
         cmp = noise.compare(self.incumbent_rates(), trial.rates)
         how = ""
         if not cmp.faster and inc is not None and cmp.verdict == "within noise":
+            self.session.challenger = trial.number   # saved with each launch: --resume finishes the race
             best, how = self._race([inc, trial], "challenge")
+            self.session.challenger = None
             if best is inc:
                 return
             cmp = noise.compare(inc.rates, trial.rates)
@@ -263,11 +292,11 @@ class Search(Ledger):
     def _finish(self) -> None:
         """The last control, and the incumbent confirmed beside it (one round)."""
         inc = self.trial(self.session.incumbent)
-        if len(self.session.trials) + 2 <= self.budget.trials:
-            control = self._new({}, "running")
+        if self.session.counted() + 2 <= self.budget.trials:
+            control = self._begin({}, "control")
             launches: list[Launch] = [(control, self.default, self.budget.rungs[-1], "control")]
             if inc is not None:
-                confirm = self._new(dict(inc.settings), "running", note=f"#{inc.number}")
+                confirm = self._begin(dict(inc.settings), "confirm", note=f"#{inc.number}")
                 launches.append((confirm, self.config_of(inc), self.budget.rungs[-1], "confirm"))
             self._launch_many(launches, "final control and confirmation")
             self._as_control(control)

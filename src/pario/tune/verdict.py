@@ -139,9 +139,10 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
 def summary_line(session: TuningSession) -> str:
     """One line for `pario tune --list` and the store's headline."""
     w = session.winner
-    # trials as the budget counts them (controls, the confirmation, interrupted ones included), so that
-    # the list says what the session's end said ("Spent 30 trials of the 30 budgeted")
-    done = len(session.trials)
+    # trials as the budget counts them (controls and the confirmation included, an interrupted trial once:
+    # TuningSession.counted), so that the list says what the session's end said ("Spent 30 trials of the
+    # 30 budgeted")
+    done = session.counted()
     mpi = ((session.context or {}).get("space") or {}).get("flavour")   # the same case differs by MPI
     head = f"{session.case.get('name', '?')} {session.objective}{f' ({mpi})' if mpi else ''}, {done} trials"
     if w is None:

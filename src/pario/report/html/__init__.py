@@ -34,7 +34,7 @@ def build(runs: list[dict[str, Any]] | None = None, profiles: list[tuple[str, di
         procs = len(job.get("processes") or [])
         shows.append(f"profile log {os.path.basename(name) or name}: {procs} process{'es' if procs != 1 else ''}")
     for s in sessions:
-        shows.append(f"tuning session {s.id}: {len(s.trials)} trials, {s.status}")
+        shows.append(f"tuning session {s.id}: {s.counted()} trials, {s.status}")
     if findings is not None:
         shows.append(f"{len(findings)} finding{'s' if len(findings) != 1 else ''} of pario advise")
     title = "pario report"

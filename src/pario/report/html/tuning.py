@@ -118,7 +118,7 @@ def section(s: TuningSession) -> Section:
     name = s.case.get("name", "?") if isinstance(s.case, dict) else "?"
     sec = Section(anchors.tune(s.id, "section"), f"Tuning session {s.id if s.id is not None else ''}".strip(),
                   intro=f"{s.objective} rate of case {name} on {s.ranks} ranks; status {s.status}; "
-                        f"{len(s.trials)} trials over " + (", ".join(
+                        f"{s.counted()} trials over " + (", ".join(
                             f"{k} ({len(v)} values)" for k, v in s.space.items()) or "no knobs") + ".")
     if s.trials:
         sec.items.append(_trials(s))

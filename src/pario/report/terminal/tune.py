@@ -127,8 +127,8 @@ def incumbent_line(session: TuningSession, trial: Trial | None) -> str:
 
 def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
     """What the session spent: trials (the budget's unit) and the counted repetitions behind them."""
-    trials = len(session.trials)
-    reps = sum(len(t.rates) for t in session.trials)
+    trials = session.counted()   # as the budget counts them: an interrupted trial once
+    reps = sum(len(t.rates) for t in session.trials)   # every repetition run, an unused one's too
     launches = sum(len(t.runs) for t in session.trials)
     budget = session.budget.get("trials")
     of = f" of the {budget} budgeted" if budget else ""
