@@ -145,3 +145,31 @@ def test_bad_input_is_one_line(tmp_path):
                        (["-a", "mpiio", *SMALL, "--case", "x"], "--case x picks a [[case]] of a job file")):
         run = pario(args, tmp_path, command="tune")
         assert run.returncode == 2 and text in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+def test_the_session_keeps_the_ceiling_it_probed_and_judges_its_figures_by_it(tmp_path):
+    """The O_DIRECT probe runs (1 rank: 1 stream, as bench probes), the session stores the ceiling in its
+    context and judges each trial's median and the winner's and default's by it (cache? on the live
+    lines, Winner.cache); a --resume without a probe keeps the measured ceiling."""
+    args = ["-a", "posix", "-t", "64k", "-b", "256k", "-n", "1", "-w", "--space", "odirect"]
+    run = pario([*args, "--trials", "5", "--json"], tmp_path, command="tune")
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    s = doc["session"]
+    ceiling = s["context"]["ceiling"]
+    assert ceiling["write_mib"] > 0 and ceiling["streams"] == 1 and ceiling["source"] == "probe", ceiling
+    cached = json.loads((tmp_path / "cache" / "pario" / "ceilings.json").read_text())
+    assert [c["write_mib"] for c in cached.values()] == [ceiling["write_mib"]]
+    limit = ceiling["write_mib"]
+    cache = s["winner"]["cache"]
+    assert cache["judged"] and cache["ceiling_mib"] == limit and cache["streams"] == 1
+    assert ("default" in cache["above"]) == (s["winner"]["default_median"] > limit)
+    assert bool(cache["line"]) == bool(cache["above"])
+    lines = [m for m in (re.match(r"^\s*(\d+) ([a-z]+)\s+([\d.]+) .*", line) for line in run.stderr.splitlines()) if m]
+    assert lines, run.stderr
+    for m in lines:   # O_DIRECT moves no data through the page cache: never cache?
+        above = float(m.group(3)) > limit and "odirect=true" not in m.group(0)
+        assert ("cache?" in m.group(0)) == above, (m.group(0), limit)
+    again = tune_json(["--resume", str(s["id"]), "--trials", "7", "--no-probe"], tmp_path)
+    assert again["session"]["context"]["ceiling"] == ceiling and again["session"]["winner"]["cache"]["judged"]

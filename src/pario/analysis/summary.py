@@ -119,6 +119,33 @@ def _reads_cold(case: dict, spec: dict, env: dict, hosts: list) -> bool:
     return False
 
 
+def ceiling_check(op: str, samples: list[float], ceiling: dict | None, odirect: bool = False,
+                  resident_max: float | None = None) -> dict | None:
+    """How rates of `op` (MiB/s) stand against the O_DIRECT device ceiling: the one rule of bench's
+    tables and of `pario tune`'s trials and winner. None when there is no ceiling for op or no rate
+    above it; else {"op", "limit", "above" (how many), "n", "kind", "resident"}, kind being
+      "cache?"  nothing known of the page cache: probably page cache, not the device
+      "direct"  O_DIRECT moves no data through the page cache: the probe was low, not the rate
+      "device"  the engine measured under COLD_RESIDENT of the files in page cache: the device beats
+                the probe
+      "cached"  the engine measured part of the files in page cache: its "cached" flag says so
+    What is known (O_DIRECT, measured residency) wins over what is suspected."""
+    limit = (ceiling or {}).get(f"{op}_mib")
+    if not limit:
+        return None
+    above = [s for s in samples if s > limit]
+    if not above:
+        return None
+    if odirect:
+        kind = "direct"
+    elif resident_max is None:
+        kind = "cache?"
+    else:
+        kind = "device" if resident_max < COLD_RESIDENT else "cached"
+    return {"op": op, "limit": float(limit), "above": len(above), "n": len(samples), "kind": kind,
+            "resident": resident_max}
+
+
 def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, hosts: list) -> tuple[list, list]:
     """Case flags and cache details; each op's own flags go into stats[op]["flags"].
 
@@ -129,20 +156,21 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
     ceiling = env.get("ceiling") or {}
     details, direct = [], []
     for op in OPS:
-        limit = ceiling.get(f"{op}_mib")
-        if not stats.get(op) or not limit:
+        if not stats.get(op):
             continue
-        above = [s for s in stats[op]["bw_mib"]["samples"] if s > limit]
         resident = stats[op].get("resident")
-        if not above:
+        check = ceiling_check(op, stats[op]["bw_mib"]["samples"], ceiling, odirect=bool(spec.get("odirect")),
+                              resident_max=resident["max"] if resident is not None else None)
+        if check is None:
             continue
-        if spec.get("odirect"):
-            direct.append(f"{op} {len(above)}/{stats[op]['n']}")
-        elif resident is not None and resident["max"] < COLD_RESIDENT:
-            details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s with "
-                           f"{resident['max']:.0%} resident: the device beats the probe")
-        elif resident is None:
-            details.append(f"{op} {len(above)}/{stats[op]['n']} above {limit:.0f} MiB/s")
+        count, limit = f"{op} {check['above']}/{check['n']}", check["limit"]
+        if check["kind"] == "direct":
+            direct.append(count)
+        elif check["kind"] == "device":
+            details.append(f"{count} above {limit:.0f} MiB/s with {check['resident']:.0%} resident: "
+                           "the device beats the probe")
+        elif check["kind"] == "cache?":
+            details.append(f"{count} above {limit:.0f} MiB/s")
             stats[op]["flags"].append("cache?")
     if any("cache?" in (stats.get(op) or {}).get("flags", []) for op in OPS):
         flags.append("cache?")

@@ -26,7 +26,6 @@ from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.inputs import CASE, INT_MAX, RUN
 from pario.plan.jobfile import load_toml
 from pario.platform import stack
-from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.host import nearest_existing
 from pario.platform.mpi import detect, find_mpirun
@@ -38,6 +37,7 @@ from pario.run.scratch_guard import guarded
 from pario.store import Store
 from pario.tune import importance, knobs, prior, racing, verdict
 from pario.tune.jobs import BatchedSearch, SubmitPlan, rebuild
+from pario.tune.probe import session_ceiling
 from pario.tune.search import Budget, Search
 from pario.tune.space import Space
 from pario.tune.trials import EngineTrials, Evaluator
@@ -208,12 +208,15 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
         guesses = prior.guesses(space)
         if store is None:
             return _dry_run(args, session, space, guesses)
+        if submitting is None:   # probed before the session is stored, so that it is stored with it
+            ceiling = session_ceiling(session, engine, scratch.dir, args.no_probe)
+        else:   # the trials run in their jobs' allocations, which probe their own device
+            session.context["ceiling"] = {"source": "none: the trials ran as Slurm jobs, on their own nodes"}
         session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
                                        headline=verdict.summary_line(session))
-        if submitting is not None:   # the trials run in their jobs' allocations, which probe their own device
+        if submitting is not None:
             return _search(args, store, session, space, tune_submit.evaluator(session, store, submitting, args.json),
                            budget, guesses, case, batch=submitting.batch)
-        ceiling = device_ceiling(engine, scratch.dir, skip=args.no_probe)
         evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
                                  launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
                                  timeout=args.timeout)
@@ -312,7 +315,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
         scratch.prepare()
         evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
                                  directory=directory, launcher=launcher, store=store, facts={"session": session.id},
-                                 ceiling=device_ceiling(engine, scratch.dir, skip=args.no_probe),
+                                 ceiling=session_ceiling(session, engine, scratch.dir, args.no_probe),
                                  timeout=args.timeout)
         return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
 

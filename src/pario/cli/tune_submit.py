@@ -13,7 +13,7 @@ from pario.cli.args import row
 from pario.model.errors import ParioError
 from pario.model.tuning import TuningSession
 from pario.plan.inputs import INTEGER_MAX
-from pario.platform.ceiling import device_ceiling
+from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.engine import engine_path
 from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
@@ -82,7 +82,8 @@ def run_trials(args: argparse.Namespace, store: Store) -> int:
         case = dict(session.case)
         return EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi, directory=directory,
                             launcher=launcher, store=store, facts={"session": session.id},
-                            ceiling=device_ceiling(engine, scratch.dir, skip=bool(doc.get("no_probe"))),
+                            ceiling=device_ceiling(engine, scratch.dir, skip=bool(doc.get("no_probe")),
+                                                   streams=streams_per_host(session.ranks)),   # as bench probes
                             timeout=doc.get("timeout"),  # None: the watchdog measures its limit
                             warmup=int(doc.get("warmup", 1)))
     try:

@@ -57,6 +57,9 @@ class Winner:
     # trials measured as well (3+ repetitions) that the noise test cannot tell from the winner, best first:
     # [{"trial": N, "median": MiB/s, "reps": R, "settings": {...}}]; any of them is as good a choice
     alike: list[dict[str, Any]] = field(default_factory=list)
+    # the winner's and the default's medians against the session's device ceiling (analysis.tune_cache.judge):
+    # {"judged", "ceiling_mib", "streams", "source", "above": ["winner", "default"], "line"}; {} before it existed
+    cache: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from pario.analysis import noise
+from pario.analysis import noise, tune_cache
 from pario.model.case import Case
 from pario.model.tuning import TuningSession, Winner
 from pario.model.units import exact
@@ -79,7 +79,14 @@ def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
 
 
 def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
-    """The recommendation: the incumbent, or the default when nothing beat it beyond the noise."""
+    """The recommendation: the incumbent, or the default when nothing beat it beyond the noise; judged
+    against the device ceiling (page cache or file system: Winner.cache)."""
+    w = _conclude(session, space, base, ranks)
+    w.cache = tune_cache.judge(session, w)
+    return w
+
+
+def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
     controls = [t for t in session.trials if t.state == "control"]
     inc = next((t for t in session.trials if t.number == session.incumbent), None)
     default_rates = [r for t in controls for r in t.rates]
@@ -140,9 +147,10 @@ def summary_line(session: TuningSession) -> str:
     head = f"{session.case.get('name', '?')} {session.objective}{f' ({mpi})' if mpi else ''}, {done} trials"
     if w is None:
         return f"{head}, {session.status}"
+    cache = "; cache?: above the device ceiling" if (w.cache or {}).get("above") else ""
     if w.trial is None:
-        return f"{head}: default kept (nothing faster beyond the noise)"
-    return f"{head}: {w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}] over the default ({w.verdict})"
+        return f"{head}: default kept (nothing faster beyond the noise{cache})"
+    return f"{head}: {w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}] over the default ({w.verdict}{cache})"
 
 
 def describe(config: dict[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from pario.analysis.tune_cache import ceiling_of
 from pario.model.tuning import TuningSession
 from pario.report.html import anchors
 from pario.report.html.page import Cell, Note, Plot, Section, Table
@@ -60,11 +61,18 @@ def _trials(s: TuningSession) -> Plot:
     if steps_x:
         fig.add_trace(go.Scatter(x=steps_x, y=steps_y, mode="lines", name="incumbent (best median so far)",
                                  line={"shape": "hv", "color": "#009E73", "width": 2}, hoverinfo="skip"))
+    limit = (ceiling_of(s) or {}).get(f"{s.objective}_mib")
+    if limit:   # above it: page cache, not the file system (analysis.tune_cache)
+        fig.add_hline(y=limit, line={"dash": "dash", "color": "#777777", "width": 1},
+                      annotation_text=f"{s.objective} device ceiling (O_DIRECT) {limit:.0f} MiB/s",
+                      annotation_position="top left", annotation_font={"size": 10, "color": "#777777"})
     fig.update_layout(layout(height=400, xaxis={"title": "trial, in the order run"},
                              yaxis={"title": f"{s.objective} MiB/s", "rangemode": "tozero"}))
     return Plot(anchors.tune(s.id, "trials"), "Trials over time", fig,
                 "Each trial's repetitions (dots) and median (diamond); squares are re-runs of the default "
-                "(controls: a file system that drifted shows there); the green step is the incumbent.")
+                "(controls: a file system that drifted shows there); the green step is the incumbent"
+                + ("; the dashed line is the device ceiling: a median above it is probably page cache." if limit
+                   else "."))
 
 
 def _importance(s: TuningSession) -> Plot | None:
@@ -79,7 +87,7 @@ def _importance(s: TuningSession) -> Plot | None:
                 f"The knobs whose values explain the trials' rates beyond chance ({s.importance_method}).")
 
 
-def _winner(s: TuningSession) -> list[Plot | Table]:
+def _winner(s: TuningSession) -> list[Plot | Table | Note]:
     w = s.winner
     if w is None:
         return []
@@ -94,10 +102,12 @@ def _winner(s: TuningSession) -> list[Plot | Table]:
                   annotation_position="top")
     fig.update_layout(layout(height=220, xaxis={"title": "median of the winner / median of the default"},
                              yaxis={"showticklabels": False}))
-    out: list[Plot | Table] = [Plot(anchors.tune(s.id, "winner"), "The winner against the default", fig,
+    out: list[Plot | Table | Note] = [Plot(anchors.tune(s.id, "winner"), "The winner against the default", fig,
                                     f"Gain with its interval ({w.method}); an interval that includes 1.0 "
                                     "would not establish a gain." + (f" Runs: {', '.join(map(str, w.runs))}."
                                                                      if w.runs else ""))]
+    if (w.cache or {}).get("line"):   # page cache or file system, right by the gain it qualifies
+        out.append(Note(w.cache["line"], "warn" if w.cache.get("above") else "info"))
     rows: list[list[Cell | str]] = [[k, v] for k, v in sorted(w.settings.items())]
     # a winner that changes the case (collective=false, a file strategy) has no setting to paste: say what it
     # is, as the terminal does, rather than an empty table

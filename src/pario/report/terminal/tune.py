@@ -7,6 +7,7 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
+from pario.analysis.tune_cache import ceiling_of, trial_flag
 from pario.model.tuning import Dropped, Trial, TuningSession
 from pario.model.units import human
 
@@ -47,6 +48,12 @@ def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns:
     only = (session.context or {}).get("only")
     # with --space, what is out of the default space matters only for the knobs the user named
     dropped([d for d in session.dropped if only is None or d.evidence or d.key.split("=")[0] in only], out)
+    ceiling = ceiling_of(session)
+    if ceiling is not None and ceiling.get(f"{session.objective}_mib"):
+        streams = int(ceiling.get("streams") or 1)
+        print(_wrap(f"device ceiling ({session.objective}, O_DIRECT probe, {streams} stream"
+                    f"{'s' if streams != 1 else ''}): {ceiling[f'{session.objective}_mib']:.0f} MiB/s; a trial whose "
+                    "median is above it is marked cache? (page cache, not the file system)", "", "  "), file=out)
     kept = [t for t in session.trials if t.state != "running"]
     if kept:   # --resume: what the session brings along
         reps = sum(len(t.rates) for t in kept)
@@ -87,6 +94,9 @@ def trial_line(session: TuningSession, trial: Trial) -> str:
         trial.state, changed(trial.settings))
     if trial.state == "failed":
         what = f"{what}: {trial.note}"
+    flag = trial_flag(session, trial)   # bench's flag, first in the settings column: wrapping cannot hide it
+    if flag:
+        what = f"{flag} {what}"
     head = f"{trial.number:>3} {trial.state:<9}{median} {ratio} {best:>5}  "
     return _hang(head, what)
 
@@ -159,6 +169,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print(_wrap(f"Winner: the default configuration (nothing was faster beyond the noise); {op} "
                     f"{w.default_median or 0:.1f} MiB/s over {len(w.runs)} control run(s): {_ids(w.runs)}", "", ""),
               file=out)
+        _cache(w.cache, out)
         return
     changes = " ".join(f"{k}={v}" for k, v in w.case_changes.items())
     what = " ".join(x for x in (changed(w.settings) if w.settings else "", changes) if x)
@@ -170,6 +181,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
     print(_wrap(f"{op} {w.median or 0:.1f} MiB/s against the default's {w.default_median or 0:.1f} MiB/s: "
                 f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})", "  "),
           file=out)
+    _cache(w.cache, out)   # right by the verdict: "faster" is true of what was measured, maybe memory
     print(_wrap(f"runs behind it: {_ids(w.runs)} (`pario results show ID`)", "  "), file=out)
     for a in w.alike:   # what the repetitions could not rank: the user may prefer the simpler one
         print(_wrap(f"as good within the noise: trial {a['trial']}: {changed(a['settings'])} "
@@ -198,6 +210,13 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
                 print(_wrap(f"(no equivalent in this dialect: {', '.join(missing)})", "    "), file=out)
             elif not text.strip():
                 print("    (nothing of these settings in this dialect)", file=out)
+
+
+def _cache(cache: dict[str, Any], out: TextIO) -> None:
+    """Page cache or file system (analysis.tune_cache.judge): its line when something is above the
+    ceiling or when it could not be judged; nothing for a session stored before it was judged."""
+    if cache.get("line"):
+        print(_wrap(cache["line"], "  "), file=out)
 
 
 def _ids(runs: list[int]) -> str:
