@@ -345,3 +345,19 @@ def test_the_end_line_of_a_time_budget_names_the_time():
     out = io.StringIO()
     tune_report.spent(s, out)
     assert out.getvalue().startswith("Spent 1 trials of the 30 budgeted (configurations"), out.getvalue()
+
+
+def test_the_end_names_a_trial_resume_left_out_of_the_count():
+    """A TPE proposal cut off before its first repetition ended is left (not counted) by --resume: the
+    live log jumped from trial 10 to 12 and nothing said what became of 11."""
+    sp = space()
+    s = session(sp)
+    s.trials = [Trial(0, {}, "control", rates=[500.0, 510.0, 505.0], role="control"),
+                Trial(1, {"collective": "false"}, "interrupted", role="proposal",
+                      note="interrupted: not used (a proposal interrupted before its first repetition ended; TPE "
+                           "proposes anew); not counted in the budget")]
+    s.budget = Budget(trials=8).to_dict()
+    out = io.StringIO()
+    tune_report.spent(s, out)
+    text = " ".join(out.getvalue().split())
+    assert "trial 1: interrupted: not used (a proposal interrupted before its first repetition ended" in text, text

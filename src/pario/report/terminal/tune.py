@@ -141,6 +141,9 @@ def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
     runs = f", over {launches} launches (stored runs)" if launches else ""
     print(_wrap(f"Spent {trials} trials{of}configurations measured, the default's controls and the "
                 f"confirmation included) and {reps} counted repetitions in all{runs}.", "", ""), file=out)
+    for t in session.trials:   # what --resume did not take up: the trial numbers skip it, the count leaves it out
+        if t.state == "interrupted":
+            print(_wrap(f"trial {t.number}: {t.note}", "  "), file=out)
 
 
 def _hang(head: str, text: str) -> str:
