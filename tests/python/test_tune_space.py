@@ -139,3 +139,12 @@ def test_a_knob_named_twice_in_the_space_is_searched_once():
     sp = build(ctx(), only=["mca.io", "collective", "mca.io"], values={"collective": ["false"]})
     assert [k.key for k in sp.knobs] == ["collective", "mca.io"]
     assert len(sp.grid()) == 4
+
+
+def test_space_file_values_are_checked_as_the_mpi_reads_them():
+    # cb_buffer_size = ["16mb"] ended in a ValueError traceback; "Enable" (ROMIO ignores it) and "abc"
+    # were searched as values
+    for key, bad in (("cb_buffer_size", "16mb"), ("romio_cb_write", "Enable"), ("cb_nodes", "abc")):
+        with pytest.raises(ParioError, match=f"space: {key}"):
+            build(ctx(), values={key: [bad]})
+    assert build(ctx(), values={"cb_nodes": ["2"]}).knob("cb_nodes").values == (DEFAULT, "2")

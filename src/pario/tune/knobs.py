@@ -180,6 +180,8 @@ def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> 
             vals = [str(v) for v in values[key]]
             if not vals:
                 raise ParioError(f"space: {key} has no values; give at least one besides the default")
+            if knob.kind == "hint":   # as the MPI reads it: '16mb' is 16 bytes, 'Enable' is ignored by ROMIO
+                vals = [v if v == DEFAULT else hintlib.check(key, v, f"space: {key}") for v in vals]
             knob = Knob(knob.key, (knob.values[0],) + tuple(v for v in vals if v != knob.values[0]), knob.kind,
                         knob.when, knob.doc)
         kept.append(knob)
