@@ -89,6 +89,11 @@ def test_finds_the_best_proves_it_and_spends_the_budget_honestly():
     ompi, romio = out.getvalue().split("## ompi")[1].split("## romio")
     assert "--mca io romio321" in ompi and "(no equivalent in this dialect: romio_cb_write)" in ompi
     assert "romio_cb_write disable" in romio and "(no equivalent in this dialect: mca.io)" in romio
+    # the runs behind the gain are the winner's and the default's: said apart (they were one list)
+    mine = [r for r in w.runs if r not in {r for t in s.trials if t.state == "control" for r in t.runs}]
+    theirs = [r for r in w.runs if r not in mine]
+    flat = " ".join(out.getvalue().split())
+    assert f"runs behind it: {', '.join(map(str, mine))}; the default's: {', '.join(map(str, theirs))}" in flat, flat
 
 
 def test_a_flat_landscape_names_no_winner():

@@ -185,7 +185,10 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
                 f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})", "  "),
           file=out)
     _cache(w.cache, out)   # right by the verdict: "faster" is true of what was measured, maybe memory
-    print(_wrap(f"runs behind it: {_ids(w.runs)} (`pario results show ID`)", "  "), file=out)
+    controls = {r for t in session.trials if t.state == "control" for r in t.runs}
+    mine, theirs = [r for r in w.runs if r not in controls], [r for r in w.runs if r in controls]
+    print(_wrap(f"runs behind it: {_ids(mine)}; the default's: {_ids(theirs)} (`pario results show ID`)", "  "),
+          file=out)
     for a in w.alike:   # what the repetitions could not rank: the user may prefer the simpler one
         print(_wrap(f"as good within the noise: trial {a['trial']}: {changed(a['settings'])} "
                     f"({a['median'] or 0:.1f} MiB/s, {a['reps']} repetitions)", "  "), file=out)
