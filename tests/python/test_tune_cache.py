@@ -164,6 +164,10 @@ def test_writes_flushed_in_the_timed_phase_are_not_blamed_on_the_page_cache():
     w = Winner(settings={}, gain=1.23, interval=(1.18, 1.26), method="m", verdict="faster", trial=None,
                median=2110.0, default_median=2110.0)   # the default kept: it alone is judged
     line = tune_cache.judge(s, w)["line"]
-    assert line.startswith("cache?: the default's 2110 MiB/s is above the device ceiling (write 2050 MiB/s")
+    assert line.startswith("ceiling?: the default's 2110 MiB/s is above the device ceiling (write 2050 MiB/s")
     assert "although fsync is inside the timed phase" in line and "probably page cache" not in line
     assert "tune with -e" not in line
+    trial = Trial(3, {"collective": "false"}, "complete", [2110.0] * 3, 2110.0)
+    assert tune_cache.trial_flag(s, trial) == ""   # nor is a trial's line flagged
+    s.case = dict(CASE)
+    assert tune_cache.trial_flag(s, trial) == "cache?"
