@@ -197,6 +197,13 @@ class Ledger:
             n += 1
         return n
 
+    def _time_for(self, launches: int) -> bool:
+        """Room in a time budget for `launches` more launches at their mean duration (none: True)."""
+        if self.budget.seconds is None:
+            return True
+        per = sum(self.durations) / len(self.durations) if self.durations else 0.0
+        return self.clock() - self.started + per * launches <= self.budget.seconds
+
     # -- launches --------------------------------------------------------------------------------
 
     def _new(self, settings: dict[str, str], state: str, note: str = "", role: str = "") -> Trial:

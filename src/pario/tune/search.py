@@ -311,3 +311,44 @@ class Search(Ledger):
             self._as_control(control)
             for trial, *_ in launches[1:]:
                 self.listener(self.session, trial)
+        self._settle()
+
+    def _settle(self) -> None:
+        """The winner's gain is measured from the last control and the confirmation beside it alone
+        (tune.verdict): the repetitions that picked the winner overstate it, and the default may have
+        drifted since the first control. While the noise test cannot tell the two apart, both get more
+        repetitions, alternating a round at a time, as a race does (up to racing.CAP each; repetitions,
+        not trials: the trial budget is spent by now; a time budget still ends it). Also what a resumed
+        session does when Ctrl-C cut this race off."""
+        last = self.session.trials[-2:]
+        if len(last) < 2 or self.session.incumbent is None:
+            return
+        control, confirm = last
+        if (control.state, confirm.state) != ("control", "confirm") or confirm.note != f"#{self.session.incumbent}":
+            return
+        pair = {control.number: control, confirm.number: confirm}
+        rounds = 0
+        while True:
+            more = racing.needs_more({n: t.rates for n, t in pair.items()})
+            if not more or not self._time_for(len(more)):
+                break
+            if not rounds:
+                self.on_race("start", [confirm, control], "")
+            ran = [pair[n] for n in more]
+            roles, notes = [t.state for t in ran], [t.note for t in ran]
+            self._launch_many([(t, self.config_of(t), min(racing.STEP, racing.CAP - len(t.rates)), role)
+                               for t, role in zip(ran, roles)], "confirmation race")
+            rounds += 1
+            broke = [t for t, role in zip(ran, roles) if t.state != role]
+            for trial, role, note in zip(ran, roles, notes):
+                if trial.state != role:   # it keeps what it measured (the confirmation its "#N"); the race ends
+                    trial.state, trial.note = role, note
+            if broke:
+                self.on_race("failed", broke, "the confirmation race ends with what both measured")
+                break
+            self.on_race("round", [confirm, control], "")
+        if rounds:
+            told = noise.compare(control.rates, confirm.rates).verdict != "within noise"
+            self.on_race("outcome", [], f"confirmation #{confirm.number} against the default's control "
+                         f"#{control.number}: {len(confirm.rates)} and {len(control.rates)} reps, "
+                         + ("told apart beyond the noise" if told else "not told apart beyond the noise"))

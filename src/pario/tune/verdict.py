@@ -7,7 +7,7 @@ from typing import Any
 
 from pario.analysis import noise, tune_cache
 from pario.model.case import Case
-from pario.model.tuning import TuningSession, Winner
+from pario.model.tuning import Trial, TuningSession, Winner
 from pario.model.units import exact
 from pario.settings import DIALECTS, Settings, render
 from pario.settings.dialects import untranslated
@@ -81,9 +81,20 @@ def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
 def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
     """The recommendation: the incumbent, or the default when nothing beat it beyond the noise; judged
     against the device ceiling (page cache or file system: Winner.cache)."""
+    # a resumed session is concluded again: the notes of its last conclusion go first
+    session.notes = [n for n in session.notes if not n.startswith(_OWN_NOTES)]
     w = _conclude(session, space, base, ranks)
     w.cache = tune_cache.judge(session, w)
     return w
+
+
+_OWN_NOTES = ("the gain is the confirmation", "the winner was not confirmed", "the default ran ",
+              "no configuration was faster")
+
+
+def _pooled(inc: Trial, controls: list[Trial]) -> str:
+    cmp = noise.compare([r for t in controls for r in t.rates], inc.rates)
+    return f"{cmp.ratio or 0:.2f}x [{cmp.low or 0:.2f}-{cmp.high or 0:.2f}] over every control"
 
 
 def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
@@ -102,19 +113,28 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
                                  f"{best.number}, measured {cmp.ratio or 0:.2f}x [{cmp.low or 0:.2f}-"
                                  f"{cmp.high or 0:.2f}] ({cmp.verdict})")
         return w
-    confirms = [t for t in session.trials if t.state == "confirm" and t.note == f"#{inc.number}"]
-    win_rates = inc.rates + [r for t in confirms for r in t.rates]
-    runs = inc.runs + [r for t in confirms for r in t.runs]
+    # The gain: the last control against the confirmation run beside it (tune.search._finish and _settle,
+    # raced until told apart or capped). The repetitions that picked the winner overstate it (it won
+    # because they ran high) and the controls before may have drifted; without a confirmation (the
+    # budget ended first) the session's own repetitions are all there is, and the note says so.
+    confirms = [t for t in session.trials if t.state == "confirm" and t.note == f"#{inc.number}" and t.rates]
     default_runs = [r for t in controls for r in t.runs]
+    if confirms and controls:
+        default_rates, default_runs = controls[-1].rates, controls[-1].runs
+        win_rates, runs = confirms[-1].rates, inc.runs + confirms[-1].runs   # the runs that picked it, too
+        session.notes.append(
+            f"the gain is the confirmation (trial {confirms[-1].number}, {len(win_rates)} reps) against the "
+            f"last control beside it (trial {controls[-1].number}, {len(default_rates)} reps); over the "
+            f"repetitions that picked it, trial {inc.number} measured {_pooled(inc, controls)}")
+    else:
+        win_rates, runs = inc.rates, inc.runs
+        session.notes.append("the winner was not confirmed beside a control (the budget ended first): the gain "
+                             "uses the repetitions that picked it, which overstate it")
     if len(controls) >= 2:
         drift = noise.compare(controls[0].rates, controls[-1].rates)
-        if drift.verdict in ("faster", "slower") and confirms:
+        if drift.verdict in ("faster", "slower"):
             session.notes.append(f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in "
-                                 "the last control as in the first: the file system changed during the session, so "
-                                 "the gain compares only the last control with the confirmation run beside it")
-            default_rates, default_runs = controls[-1].rates, controls[-1].runs
-            win_rates = [r for t in confirms for r in t.rates]
-            runs = [r for t in confirms for r in t.runs]
+                                 "the last control as in the first: the file system changed during the session")
     cmp = noise.compare(default_rates, win_rates)
     config = {**space.default(), **inc.settings}
     alike = [{"trial": t.number, "median": t.median, "reps": len(t.rates), "settings": dict(t.settings)}
