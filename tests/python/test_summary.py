@@ -36,6 +36,17 @@ def test_medians_ranges_and_case_facts():
     assert row["verify"] is None and row["flags"] == []
 
 
+def test_a_tune_trials_warm_up_repetition_is_left_out_as_tune_left_it_out():
+    """pario tune runs one repetition more than it counts (a warm-up) and said 574 MiB/s where
+    `pario results show` of the same run said 515 [174-899], the warm-up's 174 included."""
+    write = [174.0, 560.0, 574.0, 899.0]
+    (row,) = _rows(case("t", 0, write=write), env={"tune": {"session": 1, "role": "trial", "warmup": 1}})
+    assert row["write"]["n"] == 3 and row["write"]["bw_mib"]["samples"] == write[1:]
+    assert row["write"]["bw_mib"]["median"] == pytest.approx(574.0)
+    (plain,) = _rows(case("t", 0, write=write))   # bench's own runs (and tune's stored before): all of them
+    assert plain["write"]["n"] == 4
+
+
 def test_strategy_names_nfiles_and_aggregate():
     rows = _rows(case("n2", 0, strategy="nfiles", nfiles=2, write=[1.0]),
                  case("n2a", 1, strategy="nfiles", nfiles=3, aggregate=True, write=[1.0]),

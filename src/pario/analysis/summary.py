@@ -62,10 +62,14 @@ def _warmup(samples: list[float]) -> dict | None:
     return None
 
 
-def _op_stats(phases: list[dict]) -> dict | None:
+def _op_stats(phases: list[dict], skip: int = 0) -> dict | None:
+    """skip: the first repetitions a caller ran as warm-up and left out of its own figures (pario tune's
+    trials): left out here too, so that `pario results` shows what tune measured."""
+    phases = sorted(phases, key=lambda p: p.get("rep", 0))
+    if skip and len(phases) > skip:
+        phases = phases[skip:]
     if not phases:
         return None
-    phases = sorted(phases, key=lambda p: p.get("rep", 0))
     imbalance = [p["last_done_s"] / p["first_done_s"] for p in phases
                  if p.get("first_done_s") and p.get("last_done_s") is not None]
     warmup = _warmup([p["bw_mib"] for p in phases])
@@ -257,7 +261,8 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
         spec = case.get("spec") or {}
         phases = case.get("phases", [])
         metadata = spec.get("workload") == "metadata" or "metadata" in case
-        stats = {op: None if metadata else _op_stats([p for p in phases if p["op"] == op]) for op in OPS}
+        skip = int((env.get("tune") or {}).get("warmup") or 0)   # pario tune's warm-up repetitions
+        stats = {op: None if metadata else _op_stats([p for p in phases if p["op"] == op], skip) for op in OPS}
         verify = _verify(case, spec, phases)
         if metadata:
             flags, cache_details = _flags(case, spec, {}, verify, {}, hosts)  # no device or cache judgement

@@ -105,7 +105,7 @@ class EngineTrials:
             validate.check_all([case], self.ranks)
         except ParioError as exc:
             return Measured([], "failed", f"not runnable: {exc}")
-        facts = {**self.facts, "role": role, "config": dict(config)}
+        facts = {**self.facts, "role": role, "config": dict(config), "warmup": self.warmup}   # (results leaves it out)
         request = RunRequest(cases=[case], ranks=self.ranks, engine=self.engine, mpi=self.mpi,
                              scratch=Scratch(self.directory), timeout=self.timeout, io=io, launcher=self.launcher,
                              ceiling=self.ceiling, no_probe=self.ceiling is None, facts={"tune": facts}, mca=mca)
