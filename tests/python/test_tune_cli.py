@@ -39,6 +39,12 @@ def test_null_backend_session_is_stored_with_its_runs(tmp_path):
     assert s["winner"]["method"].startswith("bootstrap") and s["winner"]["verdict"]
     listed = json.loads(pario(["--json"], tmp_path, command="results").stdout)["runs"]
     assert set(runs) <= {r["id"] for r in listed if r["kind"] == "tune"}
+    # each stored run names its trial as the bench command that re-runs it, not the session's tune command
+    commands = {r["id"]: r["command"] for r in listed}
+    for t in s["trials"]:
+        for run in t["runs"]:
+            assert commands[run].startswith("pario bench -a null") and " -n " in commands[run]
+            assert ("--strategy fpp" in commands[run]) == (t["settings"].get("strategy") == "fpp")
     sessions = json.loads(pario(["--list", "--json"], tmp_path, command="tune").stdout)["sessions"]
     assert [x["id"] for x in sessions] == [s["id"]] and sessions[0]["status"] == "done"
 

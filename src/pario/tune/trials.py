@@ -5,8 +5,6 @@ changed (`apply`), run through run.bench.execute like `pario bench` runs it, sto
 from __future__ import annotations
 
 import copy
-import shlex
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -21,6 +19,7 @@ from pario.platform.scratch import Scratch
 from pario.run.bench import RunRequest, execute
 from pario.store import Store
 from pario.tune.space import DEFAULT, Config, Space
+from pario.tune.verdict import bench_flags
 
 
 @dataclass
@@ -113,7 +112,9 @@ class EngineTrials:
         run_id = None
         if self.store is not None:
             session = self.facts.get("session")
-            command = "pario " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "pario tune"
+            # the trial as the bench command that re-runs it (every trial of a session ran under one `pario
+            # tune` command, which told `pario results` nothing of what each measured)
+            command = bench_flags(self.space, self.base, config, self.ranks)
             head = f"tune {session} {role}: {headline(record.result)}" if session else headline(record.result)
             run_id = self.store.add_run(kind="tune", command=command, spec=record.spec, env=record.env,
                                         result=record.result, status=record.status, headline=head)
