@@ -171,3 +171,7 @@ def test_writes_flushed_in_the_timed_phase_are_not_blamed_on_the_page_cache():
     assert tune_cache.trial_flag(s, trial) == ""   # nor is a trial's line flagged
     s.case = dict(CASE)
     assert tune_cache.trial_flag(s, trial) == "cache?"
+    s.case = {**CASE, "fsync": True}
+    s.winner = w
+    w.cache = tune_cache.judge(s, w)
+    assert verdict.summary_line(s).endswith("; ceiling?: above the device ceiling)")   # --list says the same

@@ -45,10 +45,20 @@ def _kind(session: TuningSession, median: float | None, settings: dict[str, str]
     return check["kind"] if check else None
 
 
+def flushed(session: TuningSession) -> bool:
+    """Writes flushed inside the timed phase (-e): a rate above the ceiling is not write-back (the tag
+    is then "ceiling?", not "cache?")."""
+    return session.objective == "write" and bool(session.case.get("fsync"))
+
+
+def tag(session: TuningSession) -> str:
+    return "ceiling?" if flushed(session) else "cache?"
+
+
 def trial_flag(session: TuningSession, trial: Trial) -> str:
     """"cache?" when the trial's median is above the ceiling by bench's rule, else "" (also for a write
     flushed inside the timed phase, -e: not the page cache's write-back, as the winner's line says)."""
-    if session.objective == "write" and session.case.get("fsync"):
+    if flushed(session):
         return ""
     return "cache?" if _kind(session, trial.median, trial.settings) == "cache?" else ""
 
@@ -81,11 +91,10 @@ def judge(session: TuningSession, winner: Winner) -> dict[str, Any]:
     if figures:
         said = " and ".join(f"the {who}'s {rate:.0f} MiB/s" for who, rate in figures)
         verb = "are" if len(figures) > 1 else "is"
-        flushed = op == "write" and bool(session.case.get("fsync"))
-        above = (f"{'ceiling?' if flushed else 'cache?'}: {said} {verb} above the device ceiling ({op} "
+        above = (f"{tag(session)}: {said} {verb} above the device ceiling ({op} "
                  f"{limit:.0f} MiB/s, O_DIRECT probe, {streams} stream{'s' if streams != 1 else ''})")
         what = "the gain" if winner.trial is not None else "the comparison"   # the default kept: no gain
-        if flushed:   # write-back is inside the timing: not page cache
+        if flushed(session):   # write-back is inside the timing: not page cache
             out["line"] = (f"{above} although fsync is inside the timed phase (-e): not the page cache's "
                            "write-back, so the probe was probably low (a loaded machine) or the device caches "
                            f"writes; {what} may not hold on the real file system or at scale.")

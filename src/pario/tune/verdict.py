@@ -167,7 +167,7 @@ def summary_line(session: TuningSession) -> str:
     head = f"{session.case.get('name', '?')} {session.objective}{f' ({mpi})' if mpi else ''}, {done} trials"
     if w is None:
         return f"{head}, {session.status}"
-    cache = "; cache?: above the device ceiling" if (w.cache or {}).get("above") else ""
+    cache = f"; {tune_cache.tag(session)}: above the device ceiling" if (w.cache or {}).get("above") else ""
     if w.trial is None:
         return f"{head}: default kept (nothing faster beyond the noise{cache})"
     return f"{head}: {w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}] over the default ({w.verdict}{cache})"
