@@ -65,6 +65,11 @@ def test_cache_flag_against_the_device_ceiling():
     assert "cache?" not in row["flags"]
     (row,) = _rows(case("c", 0, write=[9000.0]), env={})  # no ceiling measured: no claim
     assert "cache?" not in row["flags"]
+    # fsync inside the timed phase (-e): not write-back; the probe was low, not the page cache
+    (row,) = _rows(case("c", 0, write=[900.0, 1000.0, 800.0], fsync=True), env=env)
+    assert "cache?" not in row["flags"] and row["write"]["flags"] == []
+    assert row["cache_details"] == ["write 1/3 above 950 MiB/s with fsync inside the timed phase: not "
+                                    "write-back, so the probe was low or the device caches writes"]
 
 
 def test_warm_reads_and_what_makes_them_cold():

@@ -175,3 +175,6 @@ def test_writes_flushed_in_the_timed_phase_are_not_blamed_on_the_page_cache():
     s.winner = w
     w.cache = tune_cache.judge(s, w)
     assert verdict.summary_line(s).endswith("; ceiling?: above the device ceiling)")   # --list says the same
+    out = io.StringIO()
+    show.header(s, 6, out)   # the live log's header does not promise cache? marks these trials cannot get
+    assert "flushed inside the timed phase (-e), so none is" in " ".join(out.getvalue().split())

@@ -124,12 +124,14 @@ def _reads_cold(case: dict, spec: dict, env: dict, hosts: list) -> bool:
 
 
 def ceiling_check(op: str, samples: list[float], ceiling: dict | None, odirect: bool = False,
-                  resident_max: float | None = None) -> dict | None:
+                  resident_max: float | None = None, fsync: bool = False) -> dict | None:
     """How rates of `op` (MiB/s) stand against the O_DIRECT device ceiling: the one rule of bench's
     tables and of `pario tune`'s trials and winner. None when there is no ceiling for op or no rate
     above it; else {"op", "limit", "above" (how many), "n", "kind", "resident"}, kind being
       "cache?"  nothing known of the page cache: probably page cache, not the device
       "direct"  O_DIRECT moves no data through the page cache: the probe was low, not the rate
+      "flushed" writes flushed inside the timed phase (fsync, -e): not write-back either; the probe was
+                low or the device caches writes
       "device"  the engine measured under COLD_RESIDENT of the files in page cache: the device beats
                 the probe
       "cached"  the engine measured part of the files in page cache: its "cached" flag says so
@@ -142,6 +144,8 @@ def ceiling_check(op: str, samples: list[float], ceiling: dict | None, odirect: 
         return None
     if odirect:
         kind = "direct"
+    elif fsync and op == "write":
+        kind = "flushed"
     elif resident_max is None:
         kind = "cache?"
     else:
@@ -164,12 +168,16 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
             continue
         resident = stats[op].get("resident")
         check = ceiling_check(op, stats[op]["bw_mib"]["samples"], ceiling, odirect=bool(spec.get("odirect")),
-                              resident_max=resident["max"] if resident is not None else None)
+                              resident_max=resident["max"] if resident is not None else None,
+                              fsync=bool(spec.get("fsync") or spec.get("fsync_per_write")))
         if check is None:
             continue
         count, limit = f"{op} {check['above']}/{check['n']}", check["limit"]
         if check["kind"] == "direct":
             direct.append(count)
+        elif check["kind"] == "flushed":
+            details.append(f"{count} above {limit:.0f} MiB/s with fsync inside the timed phase: not write-back, "
+                           "so the probe was low or the device caches writes")
         elif check["kind"] == "device":
             details.append(f"{count} above {limit:.0f} MiB/s with {check['resident']:.0%} resident: "
                            "the device beats the probe")

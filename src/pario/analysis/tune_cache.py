@@ -38,10 +38,14 @@ def _odirect(session: TuningSession, settings: dict[str, str]) -> bool:
     return bool(session.case.get("odirect")) if value is None else value == "true"
 
 
+ABOVE = ("cache?", "flushed")   # the kinds the winner's line speaks of (O_DIRECT above the probe: not a concern)
+
+
 def _kind(session: TuningSession, median: float | None, settings: dict[str, str]) -> str | None:
     if median is None:
         return None
-    check = ceiling_check(session.objective, [median], ceiling_of(session), odirect=_odirect(session, settings))
+    check = ceiling_check(session.objective, [median], ceiling_of(session), odirect=_odirect(session, settings),
+                          fsync=flushed(session))
     return check["kind"] if check else None
 
 
@@ -56,10 +60,8 @@ def tag(session: TuningSession) -> str:
 
 
 def trial_flag(session: TuningSession, trial: Trial) -> str:
-    """"cache?" when the trial's median is above the ceiling by bench's rule, else "" (also for a write
-    flushed inside the timed phase, -e: not the page cache's write-back, as the winner's line says)."""
-    if flushed(session):
-        return ""
+    """"cache?" when the trial's median is above the ceiling by bench's rule, else "" (O_DIRECT, or a
+    write flushed inside the timed phase, -e: not the page cache)."""
     return "cache?" if _kind(session, trial.median, trial.settings) == "cache?" else ""
 
 
@@ -81,9 +83,9 @@ def judge(session: TuningSession, winner: Winner) -> dict[str, Any]:
     streams = int(ceiling.get("streams") or 1)
     trial = next((t for t in session.trials if t.number == winner.trial), None)
     figures = []   # (who, median) of those above
-    if winner.trial is not None and _kind(session, winner.median, trial.settings if trial else {}) == "cache?":
+    if winner.trial is not None and _kind(session, winner.median, trial.settings if trial else {}) in ABOVE:
         figures.append(("winner", winner.median or 0.0))
-    if _kind(session, winner.default_median, {}) == "cache?":
+    if _kind(session, winner.default_median, {}) in ABOVE:
         figures.append(("default", winner.default_median or 0.0))
     out: dict[str, Any] = {"judged": True, "ceiling_mib": limit, "streams": streams,
                            "source": str(ceiling.get("source") or "probe"), "above": [w for w, _ in figures],

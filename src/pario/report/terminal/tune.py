@@ -7,7 +7,7 @@ import sys
 import textwrap
 from typing import Any, TextIO
 
-from pario.analysis.tune_cache import ceiling_of, trial_flag
+from pario.analysis.tune_cache import ceiling_of, flushed, trial_flag
 from pario.model.tuning import Dropped, Trial, TuningSession
 from pario.model.units import human
 
@@ -53,7 +53,9 @@ def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns:
         streams = int(ceiling.get("streams") or 1)
         print(_wrap(f"device ceiling ({session.objective}, O_DIRECT probe, {streams} stream"
                     f"{'s' if streams != 1 else ''}): {ceiling[f'{session.objective}_mib']:.0f} MiB/s; a trial whose "
-                    "median is above it is marked cache? (page cache, not the file system)", "", "  "), file=out)
+                    "median is above it is marked cache? (page cache, not the file system)"
+                    + ("; these writes are flushed inside the timed phase (-e), so none is" if flushed(session)
+                       else ""), "", "  "), file=out)
     kept = [t for t in session.trials if t.state != "running"]
     if kept:   # --resume: what the session brings along
         reps = sum(len(t.rates) for t in kept)
