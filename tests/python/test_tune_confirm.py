@@ -78,3 +78,32 @@ def test_a_drift_the_first_and_last_controls_cannot_call_does_not_inflate_the_ga
     w = verdict.conclude(s, sp, CASE, 4)
     assert abs(w.gain - 1548.0 / 672.0) < 0.01 and w.median == 1548.0 and w.default_median == 672.0
     assert set(w.runs) >= set(trials[4].runs) and "over every control" in " ".join(s.notes)
+
+
+def test_a_confirmation_race_cut_off_goes_on_after_resume():
+    """Ctrl-C during the confirmation race: the stored session ends with the final control and the
+    confirmation, both measured; --resume races them on from what they have, adding no trial."""
+    from pario.model.tuning import TuningSession
+
+    def rate(eff):
+        return 575.0 if eff.get("collective") == "false" else 500.0
+    sp = space()
+    whole = Synthetic(sp, rate, spread=0.25, seed=0)
+    Search(sp, whole, session(sp, seed=0), Budget(trials=16)).run(guesses(sp))
+    assert sorted(role for _, _, role in whole.launches[-4:]) == ["confirm", "confirm", "control", "control"]
+    sp = space()
+    cut = Synthetic(sp, rate, spread=0.25, seed=0, stop_after=len(whole.launches) - 1)   # its last launch
+    s = session(sp, seed=0)
+    with pytest.raises(KeyboardInterrupt):
+        Search(sp, cut, s, Budget(trials=16)).run(guesses(sp))
+    stored = TuningSession.from_dict(s.to_dict())
+    control, confirm = stored.trials[-2:]
+    before = (len(control.rates), len(confirm.rates), stored.counted())
+    assert (control.state, confirm.state) == ("control", "confirm") and before[0] != before[1]   # mid-round
+    sp = space()
+    again = Synthetic(sp, rate, spread=0.25, seed=7)
+    Search(sp, again, stored, Budget(trials=16)).run(guesses(sp))
+    control, confirm = stored.trials[-2:]
+    assert stored.counted() == before[2] and (control.state, confirm.state) == ("control", "confirm")
+    assert len(confirm.rates) + len(control.rates) > before[0] + before[1]
+    assert {role for _, _, role in again.launches} <= {"control", "confirm"}
