@@ -87,18 +87,21 @@ def _lib_pair(text: str) -> str:
 _CASE_OF_SESSION = CASE_DESTS + ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
                                  "seed", "buffer_max", "space", "space_file", "objective", "from_log", "config",
                                  "case_name", "ranks", "io")
-_FLAG_OF = {"backend": "-a", "collective": "-c", "transfer": "-t", "block": "-b", "segments": "-s", "write": "-w",
-            "read": "-r", "verify": "-W", "check_read": "-R", "read_check": "--no-read-check", "reps": "-i",
-            "fpp": "-F", "fsync": "-e", "keep": "-k", "reorder_host": "-C", "reorder": "-Q", "random": "-z",
-            "seed": "-G", "buffer_max": "--buffer", "btio_class": "--class", "case_name": "--case", "ranks": "-n"}
+
+
+def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """{dest: the flag as the user types it} of a parser's options (the first of its spellings)."""
+    return {a.dest: a.option_strings[0] for a in parser._actions if a.option_strings}
 
 
 def refuse_on_resume(args: argparse.Namespace) -> None:
     """--resume goes on with the stored session's case, ranks and space: flags naming others were ignored
-    (the session ran as if they were not given), so they are refused."""
+    (the session ran as if they were not given), so they are refused, named as the parser spells them
+    (args.flag_of: flags_of, set as a default when the parser was built)."""
+    flag_of = getattr(args, "flag_of", None) or {}
     given = [d for d in dict.fromkeys(_CASE_OF_SESSION) if getattr(args, d, None) is not None
              and getattr(args, d) != []]
     if given:
-        flags = ", ".join(_FLAG_OF.get(d, "--" + d.replace("_", "-")) for d in given)
+        flags = ", ".join(flag_of.get(d, "--" + d.replace("_", "-")) for d in given)
         raise ParioError(f"--resume {args.resume} goes on with the session's own case, ranks and space; it does "
                          f"not take {flags} (drop them, or start a new session to tune another case)")

@@ -110,7 +110,7 @@ def register(subparsers) -> None:
                    help="results store (default $PARIO_DB, else the user data directory)")
     r.add_argument("--json", action="store_true", help="one JSON document on stdout (progress on stderr)")
     tune_submit.add_flags(p)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, flag_of=case_flags.flags_of(p))   # --resume names the flags it refuses
 
 
 def _duration_text(text: str) -> str:
