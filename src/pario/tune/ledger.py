@@ -184,10 +184,7 @@ class Ledger:
         this round and not run yet (a time budget counts them at the mean duration)."""
         if self.session.counted() + reserve >= self.budget.trials:
             return False
-        if self.budget.seconds is not None:
-            per = sum(self.durations) / len(self.durations) if self.durations else 0.0
-            return self.clock() - self.started + per * (1 + reserve + ahead) <= self.budget.seconds
-        return True
+        return self._time_for(1 + reserve + ahead)
 
     def _since_control(self) -> int:
         n = 0
