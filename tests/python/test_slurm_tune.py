@@ -61,7 +61,8 @@ def _arrays(store):
 def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp_path):
     """--submit takes pario tune's decisions, a round per job array: the first control with the first
     guess batch (one file layout), a race round among the close guesses (racing.needs_more), the next
-    layout's batch, the final control with the confirmation."""
+    layout's batch, the final control with the confirmation, then the confirmation race if those two are
+    not told apart beyond the noise."""
     out = pario(cluster, ["tune", *CASE, "-n", "1", "--trials", "6", "--submit", "--max-jobs", "1",
                           "--sbatch-args", "-t 5", "--json"], tmp_path, timeout=900)
     assert out.returncode == 0, out.stderr
@@ -69,8 +70,10 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
     assert session["status"] == "done" and session["winner"] is not None
     trials = {t["number"]: t for t in session["trials"]}
     arrays = _arrays(_store(tmp_path))
-    assert [stage for stage, _ in arrays][0] == "control and guesses"
-    assert arrays[-1][0] == "final control and confirmation"
+    stages = [stage for stage, _ in arrays]
+    assert stages[0] == "control and guesses"
+    final = stages.index("final control and confirmation")   # then the confirmation race, if it is needed
+    assert set(stages[final + 1:]) <= {"confirmation race"}, stages
     assert [role for role, *_ in arrays[0][1]][:3] == ["control", "trial", "trial"]
     launches: dict[int, list[float]] = {}
     layouts, rounds, left = [], [], []
@@ -87,16 +90,20 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
             rounds.append(sorted(guesses))
             for n, rates in guesses.items():
                 entrants[n] = entrants[n] + rates
+        elif stage == "confirmation race":   # the final pair alone, STEP more repetitions at most
+            pair = [n for _, n, *_ in arrays[final][1]]
+            assert {n for _, n, *_ in tasks} <= set(pair) and all(r <= racing.STEP for _, _, r, _ in tasks)
         else:
             assert stage in ("challenge", "final control and confirmation"), stage
         for _role, n, reps, rates in tasks:
             assert len(rates) == reps
             launches.setdefault(n, []).extend(rates)
         left = racing.needs_more(entrants) if stage in ("control and guesses", "guesses", "race") else []
-    assert len(layouts) == 2 and arrays[-1][1][0][0] == "control"
+    assert len(layouts) == 2 and arrays[final][1][0][0] == "control"
     for n, rates in launches.items():   # the session's trials are what their arrays measured, in order
         assert trials[n]["rates"] == rates
-    print(f"race rounds: {rounds or 'none: the guesses were apart beyond the noise after 3 repetitions'}")
+    print(f"race rounds: {rounds or 'none: the guesses were apart beyond the noise after 3 repetitions'}; "
+          f"confirmation race rounds: {len(stages) - final - 1}")
 
 
 def _ended(cluster, job):
