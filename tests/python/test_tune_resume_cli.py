@@ -4,11 +4,14 @@ measured again as a new trial, and the budget, the end line and `--list` count i
 
 Deterministic: the engine is a wrapper that sends SIGINT to pario when its third timed launch
 starts (the first control, guess 1, then guess 2 of the first batch), so pario is always inside
-that launch when the interrupt comes."""
+that launch when the interrupt comes. pario starts with SIGINT's default action: a background job
+(`make test &`, nohup, a CI runner) inherits SIGINT ignored, and Python keeps an ignored SIGINT, so
+the Ctrl-C would be lost and the session would run to its end."""
 import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 
@@ -35,6 +38,11 @@ exec %(engine)s "$@"
 """
 
 
+def _default_sigint():
+    """In the child before sh: an ignored SIGINT survives exec (sh cannot even trap it back)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_in_a_guess_batch_then_resume_takes_the_guess_up_and_charges_it_once(tmp_path):
     wrapper, count, pid = tmp_path / "engine.sh", tmp_path / "launches.txt", tmp_path / "pario.pid"
     wrapper.write_text(WRAPPER % {"count": shlex.quote(str(count)), "cut": CUT, "pid": shlex.quote(str(pid)),
@@ -46,7 +54,8 @@ def test_ctrl_c_in_a_guess_batch_then_resume_takes_the_guess_up_and_charges_it_o
     # the shell writes its pid, then becomes pario: the pid is known before pario starts
     command = "echo $$ > " + shlex.quote(str(pid)) + "; exec " + shlex.join(
         [sys.executable, "-m", "pario", "tune", *CASE])
-    first = subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    first = subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+                           preexec_fn=_default_sigint)
     assert first.returncode == 130, first.stdout + first.stderr
     assert "--resume 1" in first.stderr
     store = Store(str(tmp_path / "runs.db"), existing=True)
