@@ -19,6 +19,7 @@ import pytest
 
 from cli_support import ENGINE, HAVE_MPIRUN, SRC, pario
 from pario.store import Store
+from tune_support import check_ending
 
 pytestmark = [pytest.mark.e2e, pytest.mark.mpi,
               pytest.mark.skipif(not (ENGINE and HAVE_MPIRUN), reason="needs the engine and mpirun")]
@@ -82,5 +83,6 @@ def test_ctrl_c_in_a_guess_batch_then_resume_takes_the_guess_up_and_charges_it_o
     assert spent, resumed.stdout
     assert int(spent.group(1)) == len(trials) <= 10
     assert int(spent.group(2)) == sum(len(t["rates"]) for t in trials)
+    print(check_ending(doc))   # the resumed session ends by the rules, from what it measured before and after
     listed = json.loads(pario(["--list", "--json"], tmp_path, command="tune").stdout)["sessions"]
     assert f", {len(trials)} trials" in listed[0]["headline"], listed[0]["headline"]
