@@ -15,6 +15,7 @@ import pytest
 
 from pario.tune import racing
 from slurm_support import ROOT, job_fields, local_slurm, pario, pario_env, stop
+from tune_support import check_ending, race_went_on_while_undecided
 
 pytestmark = [pytest.mark.mpi, pytest.mark.e2e]
 CASE = ["-a", "null", "-c", "-t", "64k", "-b", "256k", "-w", "--no-probe"]
@@ -90,9 +91,9 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
             rounds.append(sorted(guesses))
             for n, rates in guesses.items():
                 entrants[n] = entrants[n] + rates
-        elif stage == "confirmation race":   # the final pair alone, STEP more repetitions at most
+        elif stage == "confirmation race":   # the final pair alone, STEP more repetitions each
             pair = [n for _, n, *_ in arrays[final][1]]
-            assert {n for _, n, *_ in tasks} <= set(pair) and all(r <= racing.STEP for _, _, r, _ in tasks)
+            assert sorted(n for _, n, *_ in tasks) == sorted(pair) and all(r == racing.STEP for _, _, r, _ in tasks)
         else:
             assert stage in ("challenge", "final control and confirmation"), stage
         for _role, n, reps, rates in tasks:
@@ -102,8 +103,13 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
     assert len(layouts) == 2 and arrays[final][1][0][0] == "control"
     for n, rates in launches.items():   # the session's trials are what their arrays measured, in order
         assert trials[n]["rates"] == rates
+    # the confirmation race went on, an array a round, exactly while the final pair was not told apart
+    pair = {role: n for role, n, *_ in arrays[final][1]}
+    raced = race_went_on_while_undecided([trials[pair["control"]]["rates"], trials[pair["confirm"]]["rates"]],
+                                         arrays[final][1][0][2])
+    assert raced == len(stages) - final - 1, stages
     print(f"race rounds: {rounds or 'none: the guesses were apart beyond the noise after 3 repetitions'}; "
-          f"confirmation race rounds: {len(stages) - final - 1}")
+          f"confirmation race rounds: {raced}; {check_ending(session)}")
 
 
 def _ended(cluster, job):
