@@ -51,9 +51,15 @@ def test_costed_verified_and_stored(setup):
     assert "not in this pario" not in f["fix"]["text"]
     v = f["verification"]
     assert v and v["method"] == "program" and v["before_s"] > 0 and v["after_s"] > 0 and v["runs"] == []
-    assert v["verdict"] in ("faster", "slower", "within noise")
+    # either verdict may come on a noisy machine: the note says the one given, and the time saved or
+    # lost is the one the medians show
+    said = {"faster": "faster beyond the noise", "slower": "slower beyond the noise",
+            "within noise": "within the noise"}[v["verdict"]]
+    assert said in v["note"] and sum(w in v["note"] for w in ("faster beyond", "slower beyond", "within the")) == 1
     assert "runs each way alternated" in v["note"] and "under pario buffer --size " in v["note"]
-    assert "estimated at stake" in v["note"] and ("saved " in v["note"] or " longer" in v["note"])
+    assert "estimated at stake" in v["note"]
+    assert ("; saved " in v["note"]) == (v["before_s"] >= v["after_s"]) != (" longer, against" in v["note"])
+    print(f"buffer fix: {v['verdict']}, {v['before_s']:.3f} s -> {v['after_s']:.3f} s")
     assert (tmp / "w-small-writes" / "out").stat().st_size == 20000 * 512   # the program's file, written again
     assert not [g for g in ("findings", "not_costed") if near[g]]        # 1 MiB writes: nothing to advise
     kinds = stored(tmp, lib)
