@@ -213,6 +213,11 @@ AuthInfo=socket=$SOCK
 CredType=cred/munge
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool
+# The PMIx plugin's per-step client directory (spmix_appdir_UID_JOB.STEP) goes under TmpFS, /tmp by
+# default: two of these clusters on one machine (a test run beside a CI run), or one after a cluster
+# whose step was killed, number their jobs from 1 alike, and a step whose directory exists fails to
+# launch ("File exists", srun: task 0 launch failed). Each cluster keeps its own.
+TmpFS=$DIR/tmp
 SlurmctldPidFile=$RUN/slurmctld.pid
 SlurmdPidFile=$RUN/slurmd.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
@@ -251,7 +256,7 @@ prepare_dir() {
     fi
     # Unix socket paths are limited to 107 bytes; slurmstepd's live in the spool directory.
     [ ${#DIR} -le 64 ] || die "directory path too long for Slurm's and munge's sockets (${#DIR} > 64 characters): $DIR"
-    mkdir -p "$DIR"/{munge,state,spool,log,run}
+    mkdir -p "$DIR"/{munge,state,spool,log,run,tmp}
     touch "$DIR/$MARK"
     # munged needs every directory above its socket searchable by all; with --force it only
     # warns when a parent (a 0700 temporary directory) is not.
