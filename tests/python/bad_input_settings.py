@@ -165,6 +165,8 @@ def store_rows() -> list[dict]:
         (["results", "--limit", "x"], "argument --limit"), (["results", "--db", ""], "argument --db"),
         (["results", "--db", "garbage.db"], "not a database"), (["results", "--db", "dir"], "no results store at"),
         (["results", "--db", "file/runs.db"], "no results store at"),
+        (["results", "--db", "empty.db"], "is an empty file"), (["report", "--db", "empty.db"], "is an empty file"),
+        (["tune", "--list", "--db", "empty.db"], "is an empty file"),
         (["results", "import-ior", ""], "needs a value"), (["results", "bogus"], "invalid choice"),
         (["bench", "--reuse", "3", "-r"], "result is a list"), (["bench", "--reuse", "2", "-r"], "failed bench run"),
         (["bench", "--reuse", "99", "-r"], "no run 99"), (["bench", "--reuse", "0", "-r"], "argument --reuse"),
@@ -182,6 +184,7 @@ def store_rows() -> list[dict]:
         (["tune", "--resume", "3"], "trials is a string"), (["tune", "--resume", "99"], "no tuning session 99"),
     ]:
         rows.append({"id": " ".join(a or "''" for a in argv), "argv": argv,
-                     "files": {"garbage.db": "this is not SQLite\n" * 10, "dir": {"dir": True}, "file": "x"},
+                     "files": {"garbage.db": "this is not SQLite\n" * 10, "dir": {"dir": True}, "file": "x",
+                               "empty.db": ""},
                      "exit": 2, "says": says})
     return rows

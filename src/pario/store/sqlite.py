@@ -77,6 +77,9 @@ class Store(JobRows):
         if existing and not os.path.isfile(self.path):
             raise ParioError(f"no results store at {self.path}: nothing was stored there; check --db or $PARIO_DB "
                              "(`pario bench` creates it with its first run)")
+        if existing and os.path.getsize(self.path) == 0:   # read as it is: never made into a store
+            raise ParioError(f"results store {self.path} is an empty file: nothing was stored there; check --db or "
+                             "$PARIO_DB (`pario bench` makes a store of it with its first run)")
         try:
             os.makedirs(parent, exist_ok=True)
         except OSError as exc:
