@@ -167,6 +167,7 @@ def test_trials_as_jobs_survive_a_logout_and_resume_picks_them_up(cluster, tmp_p
                                        for j in jobs_after)
     assert doc["trials"][0]["state"] == "control"
     assert any(t["state"] == "confirm" for t in doc["trials"]) or doc["incumbent"] is None
+    print(check_ending(doc))   # the resumed session's verdict and confirmation race follow the rules
 
 
 def test_a_logout_during_the_second_array_loses_none_of_its_repetitions(cluster, tmp_path):
@@ -207,6 +208,7 @@ def test_a_logout_during_the_second_array_loses_none_of_its_repetitions(cluster,
     for job in second:   # collected once, its run in its trial
         rec = jobs[job]
         assert rec["doc"].get("collected") and rec["run_id"] in trials[rec["doc"]["trial"]]["runs"]
+    print(check_ending(doc))
     for stage_, tasks in _arrays(store):   # no trial's first launch was made twice
         for role, n, _, _ in tasks:
             if stage_ in ("control and guesses", "guesses") and role == "trial":
