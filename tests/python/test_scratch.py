@@ -72,13 +72,19 @@ def test_not_a_directory_or_not_writable(tmp_path):
         scr.Scratch("/proc/pario-no").prepare()
 
 
-def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
+def _probing_engine(tmp_path, monkeypatch):
+    """An engine whose --probe says 321.5/700 MiB/s and counts its calls; the cache in tmp_path."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = tmp_path / "calls"
     engine = tmp_path / "engine"
     engine.write_text(f"#!/bin/sh\necho probe >> {calls}\n"
                       "echo '{\"write_mib\": 321.5, \"read_mib\": 700.0, \"bytes\": 67108864}'\n")
     engine.chmod(0o755)
+    return engine, calls
+
+
+def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
+    engine, calls = _probing_engine(tmp_path, monkeypatch)
     first = ceiling.device_ceiling(str(engine), str(tmp_path))
     again = ceiling.device_ceiling(str(engine), str(tmp_path))
     assert first["write_mib"] == again["write_mib"] == 321.5
@@ -93,12 +99,7 @@ def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
 
 def test_a_cached_ceiling_is_probed_again_after_a_day(tmp_path, monkeypatch):
     # the cache never expired: a file system that got slower (or an OST back) kept its old ceiling
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    calls = tmp_path / "calls"
-    engine = tmp_path / "engine"
-    engine.write_text(f"#!/bin/sh\necho probe >> {calls}\n"
-                      "echo '{\"write_mib\": 321.5, \"read_mib\": 700.0, \"bytes\": 67108864}'\n")
-    engine.chmod(0o755)
+    engine, calls = _probing_engine(tmp_path, monkeypatch)
     assert ceiling.device_ceiling(str(engine), str(tmp_path))["source"] == "probe"
     path = ceiling._cache_path()
     now = datetime.datetime.now(datetime.timezone.utc)
