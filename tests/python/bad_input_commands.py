@@ -99,5 +99,7 @@ def command_rows() -> list[dict]:
         (["--from-log", "/no/such.log"], 2, "/no/such.log"),
         (["--from-log", "deep.json"], 2, "levels deep"),
         (["--from-log", "list.json"], 2, "not a pario profile log"),
+        (["--time", "-5m"], 2, "if its value begins with '-', write --time=VALUE"),
+        (["--time=-5m"], 2, "give a duration such as"),
     ])
     return rows

@@ -1,5 +1,8 @@
 """The scratch directory: pario removes only the files of its own run, and the device ceiling is cached."""
+import datetime
+import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -69,13 +72,19 @@ def test_not_a_directory_or_not_writable(tmp_path):
         scr.Scratch("/proc/pario-no").prepare()
 
 
-def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
+def _probing_engine(tmp_path, monkeypatch):
+    """An engine whose --probe says 321.5/700 MiB/s and counts its calls; the cache in tmp_path."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     calls = tmp_path / "calls"
     engine = tmp_path / "engine"
     engine.write_text(f"#!/bin/sh\necho probe >> {calls}\n"
                       "echo '{\"write_mib\": 321.5, \"read_mib\": 700.0, \"bytes\": 67108864}'\n")
     engine.chmod(0o755)
+    return engine, calls
+
+
+def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
+    engine, calls = _probing_engine(tmp_path, monkeypatch)
     first = ceiling.device_ceiling(str(engine), str(tmp_path))
     again = ceiling.device_ceiling(str(engine), str(tmp_path))
     assert first["write_mib"] == again["write_mib"] == 321.5
@@ -88,6 +97,28 @@ def test_ceiling_is_probed_once_per_directory(tmp_path, monkeypatch):
     assert calls.read_text().count("probe") == 2
 
 
+def test_a_cached_ceiling_is_probed_again_after_a_day(tmp_path, monkeypatch):
+    # the cache never expired: a file system that got slower (or an OST back) kept its old ceiling
+    engine, calls = _probing_engine(tmp_path, monkeypatch)
+    assert ceiling.device_ceiling(str(engine), str(tmp_path))["source"] == "probe"
+    path = ceiling._cache_path()
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for measured, source in [(now - datetime.timedelta(hours=23), "cached probe"),
+                             (now - datetime.timedelta(hours=25), "probe"),
+                             (now + datetime.timedelta(hours=1), "probe"), (None, "probe"), ("garbage", "probe")]:
+        data = json.loads(Path(path).read_text())
+        for entry in data.values():
+            entry["write_mib"] = 100.0
+            entry.pop("measured")
+            if measured is not None:
+                entry["measured"] = measured if isinstance(measured, str) else measured.isoformat(timespec="seconds")
+        Path(path).write_text(json.dumps(data))
+        got = ceiling.device_ceiling(str(engine), str(tmp_path))
+        assert got["source"] == source, (measured, got)
+        assert got["write_mib"] == (100.0 if source == "cached probe" else 321.5)
+    assert calls.read_text().count("probe") == 5
+
+
 def test_failed_probe_records_no_ceiling(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     engine = tmp_path / "engine"
@@ -96,3 +127,13 @@ def test_failed_probe_records_no_ceiling(tmp_path, monkeypatch):
     got = ceiling.device_ceiling(str(engine), str(tmp_path))
     assert "write_mib" not in got and got["source"].startswith("none")
     assert ceiling.device_ceiling(None, str(tmp_path))["source"] == "none: engine not built"
+
+
+def test_bench_says_when_a_cached_ceiling_was_measured():
+    from pario.report.terminal.bench import ceiling_line
+    fig = {"write_mib": 1365.2, "read_mib": 1052.0, "streams": 2}
+    assert "2 streams, measured now): write 1365 MiB/s, read 1052" in ceiling_line({**fig, "source": "probe"})
+    cached = ceiling_line({**fig, "source": "cached probe", "measured": "2026-11-25T04:36:09+00:00"})
+    assert "measured 2026-11-25 04:36 UTC)" in cached
+    assert "measured earlier" in ceiling_line({**fig, "source": "cached probe"})   # a run stored before dates
+    assert ceiling_line({"source": "skipped (--no-probe)"}) == "No device ceiling: skipped (--no-probe)."

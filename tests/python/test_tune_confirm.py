@@ -33,6 +33,11 @@ def test_the_gain_is_the_confirmation_beside_the_last_control_not_the_runs_that_
     assert pooled.ratio > 3.0   # what the old verdict would have said
     note = next(n for n in s.notes if n.startswith("the gain is the confirmation"))
     assert f"trial {s.incumbent} measured {pooled.ratio:.2f}x" in note
+    controls = [t for t in s.trials if t.state == "control"]
+    drift = noise.compare(controls[0].rates, controls[-1].rates)
+    assert drift.verdict == "slower" and drift.ratio < 0.3   # the slowdown is said, with its size
+    assert f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in the last control" \
+        f" as in the first, beyond the noise" in " ".join(s.notes)
     assert verdict.conclude(s, sp, CASE, 4).gain == w.gain   # concluded again (a resume): no second note
     assert sum(n.startswith("the gain is the confirmation") for n in s.notes) == 1
 

@@ -148,3 +148,17 @@ def test_space_file_values_are_checked_as_the_mpi_reads_them():
         with pytest.raises(ParioError, match=f"space: {key}"):
             build(ctx(), values={key: [bad]})
     assert build(ctx(), values={"cb_nodes": ["2"]}).knob("cb_nodes").values == (DEFAULT, "2")
+
+
+def test_a_hint_for_the_other_direction_is_left_out_as_such():
+    # `--space romio_cb_read` on a write session was searched under romio321 (a knob that cannot change
+    # a write), or left out as "ompio ignores ROMIO hint", which is true but not why
+    sp = build(ctx(), only=["mca.io", "romio_cb_read", "ind_rd_buffer_size"], values={"ind_rd_buffer_size": ["1m"]})
+    assert [k.key for k in sp.knobs] == ["mca.io"]
+    gone = dropped(sp)
+    assert gone["romio_cb_read"].startswith("a hint for reads; this session tunes the writes")
+    assert "--objective read" in gone["ind_rd_buffer_size"]
+    reads = build(ctx(objective="read"), only=["romio_cb_write", "collective"])
+    assert "tunes the reads" in dropped(reads)["romio_cb_write"]
+    # the guess that only changes the layer says so (it was "io=romio321: ; under romio321")
+    assert [why for _, why in guesses(sp)] == ["the other MPI-IO layer, romio321"]

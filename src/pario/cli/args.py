@@ -30,6 +30,10 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line (its subparsers are of this class too)."""
 
     def error(self, message: str) -> NoReturn:
+        flag = message.partition("argument ")[2].partition(":")[0].split("/")[-1]
+        if message.endswith(": expected one argument") and flag.startswith("--"):
+            # argparse reads a value that begins with '-' ('--time -5m') as the next flag
+            message += f" (if its value begins with '-', write {flag}=VALUE)"
         raise UsageError(f"{message} (`{self.prog} --help` lists what it takes)")
 
 

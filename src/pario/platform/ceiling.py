@@ -1,5 +1,6 @@
 """The device ceiling of a directory: an O_DIRECT write and read probe by the engine, cached per
-(device, real path) because it costs seconds and rarely changes. A rate above it is page cache."""
+(device, real path) for a day because it costs seconds and changes slowly. A rate above it is page
+cache."""
 from __future__ import annotations
 
 import datetime
@@ -39,6 +40,19 @@ def streams_per_host(ranks: int, environ: Mapping[str, str] | None = None) -> in
     return max(1, -(-ranks // max(nodes, 1)))
 
 
+MAX_AGE = datetime.timedelta(days=1)   # a shared file system's ceiling moves with its load and its servers
+
+
+def _fresh(entry: dict[str, Any]) -> bool:
+    """A cached probe younger than MAX_AGE (an entry with no date or a date in the future is not)."""
+    try:
+        when = datetime.datetime.fromisoformat(str(entry["measured"]))
+    except (KeyError, ValueError):
+        return False
+    age = datetime.datetime.now(datetime.timezone.utc) - when
+    return datetime.timedelta(0) <= age <= MAX_AGE if when.tzinfo else False
+
+
 MAX_STREAMS = 16  # above it the probe would cost more than it tells (64 MiB per stream at most)
 
 
@@ -47,7 +61,7 @@ def device_ceiling(engine: str | None, directory: str, skip: bool = False, strea
     """{'write_mib', 'read_mib', 'bytes', 'streams', 'source'} or {'source': why there is none}.
     `streams`: the run's ranks on one host, each an O_DIRECT stream of its own file at the same
     time (at most MAX_STREAMS): one stream is not the ceiling of a device that serves several.
-    Cached per (device, real path, streams): it costs seconds and rarely changes."""
+    Cached per (device, real path, streams) for a day (MAX_AGE): it costs seconds and changes slowly."""
     if skip:
         return {"source": "skipped (--no-probe)"}
     streams = max(1, min(int(streams), MAX_STREAMS))
@@ -57,7 +71,7 @@ def device_ceiling(engine: str | None, directory: str, skip: bool = False, strea
     except OSError:
         return {"source": "none: directory not found"}
     known = _load_cache(cache).get(key)
-    if known:
+    if isinstance(known, dict) and _fresh(known):
         return {**known, "source": "cached probe"}
     if not engine:
         return {"source": "none: engine not built"}

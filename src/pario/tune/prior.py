@@ -117,7 +117,9 @@ def guesses(space: Space) -> list[tuple[Config, str]]:
         # The MPI-IO layer is a first-order knob (ROMIO and OMPIO differ in every code path, and which
         # one is faster differs by MPI and pattern): every guess is tried under both layers, in turn.
         other = io.values[1]
-        out = [g for want, why in out for g in ((want, why), ({**want, "mca.io": other}, f"{why}; under {other}"))]
+        out = [g for want, why in out for g in ((want, why), ({**want, "mca.io": other},
+                                                               f"{why}; under {other}" if why else
+                                                               f"the other MPI-IO layer, {other}"))]
     seen = {space.canonical(space.default())}
     result = []
     for want, why in out:

@@ -134,7 +134,8 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
         drift = noise.compare(controls[0].rates, controls[-1].rates)
         if drift.verdict in ("faster", "slower"):
             session.notes.append(f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in "
-                                 "the last control as in the first: the file system changed during the session")
+                                 "the last control as in the first, beyond the noise: its speed moved during the "
+                                 "session (the file system's load or the node's)")
     cmp = noise.compare(default_rates, win_rates)
     config = {**space.default(), **inc.settings}
     alike = [{"trial": t.number, "median": t.median, "reps": len(t.rates), "settings": dict(t.settings)}

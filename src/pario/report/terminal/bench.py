@@ -27,6 +27,20 @@ def verify_lines(rows: list[SummaryRow]) -> list[str]:
     return out
 
 
+def ceiling_line(ceiling: dict) -> str:
+    """The device ceiling the run was judged by, and when it was measured (a cached probe is a day old
+    at most: platform.ceiling.MAX_AGE)."""
+    if not ceiling.get("write_mib"):
+        return f"No device ceiling: {ceiling.get('source', 'not measured')}."
+    streams = ceiling.get("streams") or 1
+    source = str(ceiling.get("source"))
+    when = str(ceiling.get("measured") or "")[:16].replace("T", " ")
+    how = {"probe": "measured now",
+           "cached probe": f"measured {when} UTC" if when else "measured earlier"}.get(source, source)
+    return (f"Device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}, "
+            f"{how}): write {ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
+
+
 def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: int | None) -> None:
     result, env, status = record.result, record.env, record.status
     if rows:
@@ -40,15 +54,6 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
         if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")
-    ceiling = env.get("ceiling") or {}
-    if ceiling.get("write_mib"):
-        streams = ceiling.get("streams") or 1
-        source = str(ceiling.get("source"))
-        how = {"probe": "measured now", "cached probe": "measured earlier"}.get(source, source)
-        console.print(f"Device ceiling (written and read with O_DIRECT, {streams} stream{'s' if streams != 1 else ''}, "
-                      f"{how}): write "
-                      f"{ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
-    else:
-        console.print(f"No device ceiling: {ceiling.get('source', 'not measured')}.")
+    console.print(ceiling_line(env.get("ceiling") or {}))
     if run_id is not None:
         console.print(f"Stored as run {run_id} ({status}): pario results show {run_id}")
