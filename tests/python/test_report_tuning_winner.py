@@ -32,3 +32,32 @@ def test_a_winner_of_settings_keeps_its_rows():
                rendered={"romio": "cb_nodes 2"}, verdict="faster", trial=1)
     rows = [[str(c) for c in r] for r in _settings_table(_session(w)).rows]
     assert rows[0] == ["cb_nodes", "2"] and rows[-1][0] == "as romio", rows
+
+
+def test_a_candidate_not_faster_is_not_called_the_winner():
+    # a confirmation slower than the last control (0.74x, seen on the local Slurm) was shown as "The winner
+    # against the default" with "The winner's settings"; the terminal offered them "ready to paste"
+    import io
+
+    from pario.report.html.page import Note, Plot
+    from pario.report.terminal.tune import winner as print_winner
+    for verdict, word in (("slower", "SLOWER than the default beyond the noise: keep the default"),
+                          ("within noise", "NOT faster beyond the noise")):
+        w = Winner(settings={"cb_nodes": "2"}, gain=0.74, interval=(0.70, 0.80), method="bootstrap", runs=[2],
+                   rendered={"romio": "cb_nodes 2"}, verdict=verdict, trial=1, median=370.0, default_median=500.0)
+        items = section(_session(w)).items
+        titles = [i.title for i in items if isinstance(i, (Plot, Table))]
+        assert "The best candidate against the default" in titles and "The best candidate's settings" in titles
+        assert not [t for t in titles if "winner" in t.lower()], titles
+        assert any(isinstance(i, Note) and f"({verdict}): keep the default's settings" in i.text for i in items)
+        out = io.StringIO()
+        print_winner(_session(w), out)
+        text = " ".join(out.getvalue().split())
+        assert text.startswith("No winner beyond the noise; the best candidate: trial 1") and word in text, text
+        assert "ready to paste" not in text and "not proven faster than the default: keep the default's" in text
+    w = Winner(settings={"cb_nodes": "2"}, gain=1.3, interval=(1.2, 1.4), method="bootstrap", runs=[2],
+               rendered={"romio": "cb_nodes 2"}, verdict="faster", trial=1, median=650.0, default_median=500.0)
+    out = io.StringIO()
+    print_winner(_session(w), out)
+    assert "ready to paste" in out.getvalue() and "The winner's settings" in [
+        i.title for i in section(_session(w)).items if isinstance(i, Table)]

@@ -102,10 +102,15 @@ def _winner(s: TuningSession) -> list[Plot | Table | Note]:
                   annotation_position="top")
     fig.update_layout(layout(height=220, xaxis={"title": "median of the winner / median of the default"},
                              yaxis={"showticklabels": False}))
-    out: list[Plot | Table | Note] = [Plot(anchors.tune(s.id, "winner"), "The winner against the default", fig,
+    proven = w.verdict == "faster" or w.trial is None   # the default kept is the winner: nothing beat it
+    who = "The winner" if proven else "The best candidate"   # the terminal's words, too
+    out: list[Plot | Table | Note] = [Plot(anchors.tune(s.id, "winner"), f"{who} against the default", fig,
                                     f"Gain with its interval ({w.method}); an interval that includes 1.0 "
                                     "would not establish a gain." + (f" Runs: {', '.join(map(str, w.runs))}."
                                                                      if w.runs else ""))]
+    if not proven:
+        out.append(Note(f"Not faster than the default beyond the noise ({w.verdict}): keep the default's "
+                        "settings; the candidate's are below for reference.", "warn"))
     if (w.cache or {}).get("line"):   # page cache or file system, right by the gain it qualifies
         out.append(Note(w.cache["line"], "warn" if w.cache.get("above") else "info"))
     rows: list[list[Cell | str]] = [[k, v] for k, v in sorted(w.settings.items())]
@@ -116,7 +121,7 @@ def _winner(s: TuningSession) -> list[Plot | Table | Note]:
     rows += [[f"as {dialect}", Cell(text)] for dialect, text in w.rendered.items()]
     if w.bench_flags:
         rows.append(["as one bench command", Cell(w.bench_flags)])
-    out.append(Table(anchors.tune(s.id, "settings"), "The winner's settings", ["setting", "value"], rows))
+    out.append(Table(anchors.tune(s.id, "settings"), f"{who}'s settings", ["setting", "value"], rows))
     return out
 
 

@@ -182,6 +182,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
     print(_wrap(f"{title}: trial {w.trial}: {what}", "", ""), file=out)
     verdict = {"faster": "faster than the default beyond the noise",
                "within noise": "NOT faster beyond the noise (the interval includes 1)",
+               "slower": "SLOWER than the default beyond the noise: keep the default",
                "too few samples": "too few samples for an interval"}.get(w.verdict, w.verdict)
     print(_wrap(f"{op} {w.median or 0:.1f} MiB/s against the default's {w.default_median or 0:.1f} MiB/s: "
                 f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})", "  "),
@@ -207,7 +208,9 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print(_wrap("the case itself changes (" + changes + "): that is the program's own I/O calls or files, "
                     "not a setting", "  "), file=out)
     if w.rendered:
-        print("  the settings in every dialect, ready to paste:", file=out)
+        print("  the settings in every dialect, ready to paste:" if w.verdict == "faster" else
+              "  its settings in every dialect (not proven faster than the default: keep the default's):",
+              file=out)
         for dialect, text in w.rendered.items():
             print(f"  ## {dialect}", file=out)
             # verdict.conclude leaves a dialect that can say none of the settings empty (no {} or skeleton)
