@@ -61,3 +61,19 @@ def test_a_candidate_not_faster_is_not_called_the_winner():
     print_winner(_session(w), out)
     assert "ready to paste" in out.getvalue() and "The winner's settings" in [
         i.title for i in section(_session(w)).items if isinstance(i, Table)]
+
+
+def test_every_trial_with_rates_is_on_the_trials_plot():
+    # the confirmation (state "confirm") that the gain is measured on was missing from "Trials over time"
+    from pario.report.html.page import Plot
+    s = _session(Winner(settings={}, gain=1.8, interval=(1.7, 1.9), method="bootstrap", runs=[3, 1],
+                        verdict="faster", trial=1, case_changes={"collective": "false"}))
+    s.trials += [Trial(number=2, settings={}, state="control", rates=[505.0, 500.0, 495.0], runs=[3]),
+                 Trial(number=3, settings={"collective": "false"}, state="confirm", rates=[930.0, 910.0, 920.0],
+                       runs=[4])]
+    plot = next(i for i in section(s).items if isinstance(i, Plot) and i.title == "Trials over time")
+    shown = {(x, y) for trace in plot.figure.data if trace.mode == "markers" for x, y in zip(trace.x, trace.y)}
+    for t in s.trials:
+        assert {(t.number, r) for r in t.rates} <= shown, (t.number, t.state)
+    names = [trace.name for trace in plot.figure.data]
+    assert "confirm: each repetition" in names and "confirm: median" in names, names

@@ -12,7 +12,9 @@ from pario.report.html.page import Cell, Note, Plot, Section, Table
 from pario.report.html.style import PALETTE, layout, plain
 
 STATE_COLOURS = {"complete": "#0072B2", "control": "#000000", "pruned": "#E69F00", "failed": "#D55E00",
-                 "screened": "#56B4E9"}   # screened: a guess measured, its batch not judged yet (interrupted)
+                 "screened": "#56B4E9", "confirm": "#CC79A7"}
+# screened: a guess measured, its batch not judged yet (interrupted); confirm: the best candidate re-run
+# beside the last control, the run its gain is measured on
 
 
 def _settings_text(settings: dict[str, str]) -> str:
@@ -21,7 +23,8 @@ def _settings_text(settings: dict[str, str]) -> str:
 
 def _trials(s: TuningSession) -> Plot:
     fig = go.Figure()
-    for state in STATE_COLOURS:
+    # a state without a colour of its own still gets its points: a trial missing from the plot is unseen
+    for state in list(STATE_COLOURS) + sorted({t.state for t in s.trials} - set(STATE_COLOURS)):
         trials = [t for t in s.trials if t.state == state]
         if not trials:
             continue
@@ -34,7 +37,7 @@ def _trials(s: TuningSession) -> Plot:
                              f"{plain(_settings_text(t.settings))}")
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=f"{state}: each repetition", hovertext=hover,
                                  hoverinfo="text", legendgroup=state,
-                                 marker={"size": 6, "opacity": 0.5, "color": STATE_COLOURS[state]}))
+                                 marker={"size": 6, "opacity": 0.5, "color": STATE_COLOURS.get(state, "#999999")}))
         med = [t for t in trials if t.median is not None]
         fig.add_trace(go.Scatter(x=[t.number for t in med], y=[t.median for t in med], mode="markers",
                                  name=f"{state}: median", legendgroup=state, hoverinfo="text",
@@ -42,7 +45,7 @@ def _trials(s: TuningSession) -> Plot:
                                             f"{plain(_settings_text(t.settings))}"
                                             + (f"<br>{plain(t.note)}" if t.note else "") for t in med],
                                  marker={"size": 11, "symbol": "diamond" if state != "control" else "square",
-                                         "color": STATE_COLOURS[state]}))
+                                         "color": STATE_COLOURS.get(state, "#999999")}))
     failed = [t for t in s.trials if t.median is None]
     if failed:  # no rate to plot: a cross on the axis, so that the trial is not silently missing
         fig.add_trace(go.Scatter(x=[t.number for t in failed], y=[0.0] * len(failed), mode="markers",
