@@ -10,6 +10,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.tuning import Dropped
 from pario.settings import hints as hintlib
+from pario.settings.model import parse_bytes
 from pario.tune.space import DEFAULT, HINT_LAYERS, Config, Context, Knob, Space, strategy_label
 
 POWERS = (1, 2, 4, 8, 16, 32, 64)
@@ -32,7 +33,7 @@ def context(case: Case, ranks: int, stack: dict[str, Any], caps: list[str], obje
         odirect=bool(case.get("odirect")), block=int(case.get("block") or 0), hosts=hosts,
         flavour=mpi.get("flavour") or "unknown", impl=mpi.get("mpiio") or "romio", romio_component=romio,
         io_fixed=io, fs=((stack.get("fs") or {}).get("type") or "unknown"), osts=int(lustre.get("ost_count") or 0),
-        caps=frozenset(caps))
+        caps=frozenset(caps), lib={str(k): str(v) for k, v in (case.get("lib") or {}).items()})
 
 
 def build(ctx: Context, only: list[str] | None = None, values: dict[str, list[str]] | None = None) -> Space:
@@ -155,13 +156,35 @@ def _lustre(sp: Space) -> None:
 def _library(sp: Space) -> None:
     ctx = sp.ctx
     if ctx.backend == "hdf5":
-        sp.knobs.append(Knob("hdf5.alignment", (DEFAULT, "1m", "4m"), "lib", doc="H5Pset_alignment"))
-        sp.knobs.append(Knob("hdf5.chunk", (DEFAULT, "block"), "lib", doc="chunked dataset, a chunk per block"))
+        _lib_knob(sp, "hdf5.alignment", ("1m", "4m"), None, "H5Pset_alignment")
+        _lib_knob(sp, "hdf5.chunk", ("block",), "none", "chunked dataset, a chunk per block")
     elif ctx.backend == "pnetcdf":
-        sp.knobs.append(Knob("pnetcdf.mode", (DEFAULT, "iput", "bput"), "lib", doc="blocking or non-blocking"))
+        _lib_knob(sp, "pnetcdf.mode", ("iput", "bput"), "blocking", "blocking or non-blocking")
     elif ctx.backend == "adios2":
-        sp.knobs.append(Knob("adios2.NumAggregators", (DEFAULT,) + tuple(str(n) for n in POWERS if n <= ctx.ranks),
-                             "lib", doc="BP5 writers to storage"))
+        _lib_knob(sp, "adios2.NumAggregators", tuple(str(n) for n in POWERS if n <= ctx.ranks), None,
+                  "BP5 writers to storage")
+
+
+def _lib_knob(sp: Space, key: str, choices: tuple[str, ...], unset: str | None, doc: str) -> None:
+    """A library knob; `unset`: the library's own default by name, if it has one. A case that sets the
+    knob itself (a job file's lib = {mode = "iput"}) has that value as its default configuration's:
+    offered again as a candidate, it was a re-run of the default under another name (a guess, a trial)."""
+    own = sp.ctx.lib.get(key.partition(".")[2])
+    if own is None:
+        values: tuple[str, ...] = (DEFAULT,) + choices
+    else:
+        values = (own,) + tuple(v for v in ((unset,) if unset else ()) + choices if not _same_value(v, own))
+    if len(values) < 2:
+        sp.dropped.append(Dropped(key, f"the case sets {own}; no other value to try here"))
+        return
+    sp.knobs.append(Knob(key, values, "lib", doc=doc))
+
+
+def _same_value(a: str, b: str) -> bool:
+    if a.lower() == b.lower():
+        return True
+    x, y = parse_bytes(a), parse_bytes(b)
+    return x is not None and x == y
 
 
 def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> None:

@@ -30,6 +30,13 @@ def _fit(space: Space, want: dict[str, str]) -> Config | None:
     return config
 
 
+def _offers(space: Space, key: str, value: str) -> bool:
+    """Whether the space can change the knob to the value (a case that sets it already is not changed:
+    the reason of the guess would not be true of it)."""
+    knob = space.knob(key)
+    return knob is not None and value in knob.values[1:]
+
+
 def _cb(space: Space, mode: str) -> dict[str, str]:
     """Collective buffering on or off, in the words of the layer that will run (ROMIO or OMPIO)."""
     op = space.ctx.objective
@@ -102,14 +109,15 @@ def guesses(space: Space) -> list[tuple[Config, str]]:
                     "collective calls with collective buffering off (LRZ seed: cb disable)"))
     if not any(space.knob(k) for k in ("collective", f"romio_cb_{ctx.objective}", "mca.fcoll")):
         out = [({**lustre}, "")]   # no call mode to choose (POSIX): the reasons above would not be true
-    if ctx.backend == "pnetcdf":
+    if _offers(space, "pnetcdf.mode", "iput"):
         out.insert(0, ({"pnetcdf.mode": "iput", **lustre},
                        "non-blocking puts aggregate requests (CSC seed: BTIO 2.5x)"))
-    if ctx.backend == "hdf5" and ctx.fs == "lustre":
+    if ctx.fs == "lustre" and _offers(space, "hdf5.alignment", "1m"):
         out.insert(0, ({"hdf5.alignment": "1m", **lustre},
                        "align objects to the stripe (Howison et al., HDF5 on Lustre)"))
-    if ctx.backend == "adios2":
-        out.insert(0, ({"adios2.NumAggregators": str(max(1, ctx.ranks // max(ctx.hosts, 1)))},
+    aggregators = str(max(1, ctx.ranks // max(ctx.hosts, 1)))
+    if _offers(space, "adios2.NumAggregators", aggregators):
+        out.insert(0, ({"adios2.NumAggregators": aggregators},
                        "more BP5 aggregators per node at modest node counts (ARCHER2 seed)"))
     out = _layouts(space, out, lustre)
     io = space.knob("mca.io")

@@ -60,6 +60,7 @@ class Context:
     fs: str = "ext4"
     osts: int = 0                    # Lustre OST count (0: unknown or not Lustre)
     caps: frozenset[str] = frozenset()
+    lib: dict[str, str] = field(default_factory=dict)   # the case's own library settings (--lib, lib = {...})
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}

@@ -1,0 +1,55 @@
+"""tune.knobs: the library layers' knobs (HDF5, PnetCDF, netCDF-4, ADIOS2) of a case, as a newcomer
+tunes a job-file case that sets some of them itself. Pure: no MPI."""
+from pario.tune.knobs import build, context
+from pario.tune.prior import guesses
+from pario.tune.space import DEFAULT, Context
+
+CAPS = frozenset({"collective", "shared", "view", "hints"})
+
+
+def ctx(**over):
+    base = dict(backend="pnetcdf", strategy="shared", collective=True, ops=("write",), objective="write",
+                ranks=2, xfer=1 << 20, block=4 << 20, caps=CAPS)
+    base.update(over)
+    return Context(**base)
+
+
+def test_a_case_that_sets_a_library_knob_has_it_as_its_default_not_as_a_candidate():
+    # examples/layers.toml's pnetcdf-iput (lib = {mode = "iput"}): the space offered "default, iput, bput"
+    # and the first guess was pnetcdf.mode=iput, the default re-run under another name
+    sp = build(ctx(lib={"mode": "iput"}))
+    assert sp.knob("pnetcdf.mode").values == ("iput", "blocking", "bput")
+    default = sp.canonical(sp.default())
+    assert all(sp.canonical(g) != default for g, _ in guesses(sp))
+    assert len(sp.grid()) == len({sp.canonical(c) for c in sp.grid()})
+    h5 = build(ctx(backend="hdf5", lib={"alignment": "1048576", "chunk": "block"}))
+    assert h5.knob("hdf5.alignment").values == ("1048576", "4m")    # 1m is the case's own alignment
+    assert h5.knob("hdf5.chunk").values == ("block", "none")
+    plain = build(ctx())
+    assert plain.knob("pnetcdf.mode").values == (DEFAULT, "iput", "bput")
+
+
+def test_a_library_knob_with_nothing_else_to_try_is_left_out_with_the_reason():
+    sp = build(ctx(backend="adios2", collective=False, ranks=1, caps=frozenset({"shared"}),
+                   lib={"NumAggregators": "1"}))
+    assert sp.knob("adios2.NumAggregators") is None
+    assert "the case sets 1" in {d.key: d.reason for d in sp.dropped}["adios2.NumAggregators"]
+
+
+def test_the_case_library_settings_reach_the_context_and_round_trip():
+    case = {"backend": "pnetcdf", "strategy": "shared", "collective": True, "ops": ["write"], "xfer": 1 << 20,
+            "block": 4 << 20, "lib": {"mode": "bput", "var_align": "1m"}}
+    c = context(case, 2, {"mpi": {"flavour": "openmpi", "mpiio": "ompio"}}, sorted(CAPS), "write", None)
+    assert c.lib == {"mode": "bput", "var_align": "1m"}
+    assert Context.from_dict(c.to_dict()) == c
+    assert Context.from_dict({k: v for k, v in c.to_dict().items() if k != "lib"}).lib == {}  # older sessions
+
+
+def test_no_guess_gives_a_library_reason_the_case_already_follows():
+    # pnetcdf-iput's first guess became "io=romio321: non-blocking puts aggregate requests (CSC seed)"
+    for sp in (build(ctx(lib={"mode": "iput"})),
+               build(ctx(backend="adios2", collective=False, caps=frozenset({"shared"}), lib={"NumAggregators": "2"})),
+               build(ctx(backend="hdf5", fs="lustre", osts=4, lib={"alignment": "1m"}))):
+        whys = [why for _, why in guesses(sp)]
+        assert not [w for w in whys if "non-blocking puts" in w or "BP5 aggregators" in w or "align objects" in w], whys
+    assert "non-blocking puts" in guesses(build(ctx()))[0][1]
