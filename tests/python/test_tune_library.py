@@ -53,3 +53,17 @@ def test_no_guess_gives_a_library_reason_the_case_already_follows():
         whys = [why for _, why in guesses(sp)]
         assert not [w for w in whys if "non-blocking puts" in w or "BP5 aggregators" in w or "align objects" in w], whys
     assert "non-blocking puts" in guesses(build(ctx()))[0][1]
+
+
+def test_space_file_library_values_are_checked_before_anything_runs():
+    # `[space] "pnetcdf.mode" = ["xput"]` started a session whose trial failed ('not runnable'), exit 0
+    import pytest
+
+    from pario.model.errors import ParioError
+    for backend, key, value, words in (("pnetcdf", "pnetcdf.mode", "xput", "must be one of"),
+                                       ("hdf5", "hdf5.alignment", "0", "out of range")):
+        with pytest.raises(ParioError, match=words) as err:
+            build(ctx(backend=backend), None, {key: [value]})
+        assert key in str(err.value) and "\n" not in str(err.value)
+    assert build(ctx(backend="hdf5"), None, {"hdf5.alignment": ["64k"]}).knob("hdf5.alignment").values == \
+        (DEFAULT, "64k")

@@ -10,7 +10,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.tuning import Dropped
 from pario.settings import hints as hintlib
-from pario.settings.model import parse_bytes
+from pario.settings.model import check_one, parse_bytes
 from pario.tune.space import DEFAULT, HINT_LAYERS, Config, Context, Knob, Space, strategy_label
 
 POWERS = (1, 2, 4, 8, 16, 32, 64)
@@ -210,6 +210,8 @@ def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> 
                 raise ParioError(f"space: {key} has no values; give at least one besides the default")
             if knob.kind == "hint":   # as the MPI reads it: '16mb' is 16 bytes, 'Enable' is ignored by ROMIO
                 vals = [v if v == DEFAULT else hintlib.check(key, v, f"space: {key}") for v in vals]
+            elif knob.kind == "lib":  # as the engine checks it: else every trial of the value failed, exit 0
+                vals = [v if v == DEFAULT else _lib_value(key, v) for v in vals]
             knob = Knob(knob.key, (knob.values[0],) + tuple(v for v in vals if v != knob.values[0]), knob.kind,
                         knob.when, knob.doc)
         kept.append(knob)
@@ -222,6 +224,13 @@ ONE_WAY = {**dict.fromkeys(("romio_cb_read", "romio_ds_read", "ind_rd_buffer_siz
                             "romio_lustre_cb_lock_ahead_read"), "read"),
            **dict.fromkeys(("romio_cb_write", "romio_ds_write", "ind_wr_buffer_size", "direct_write",
                             "romio_lustre_cb_lock_ahead_write", "romio_lustre_co_ratio"), "write")}
+
+
+def _lib_value(key: str, value: str) -> str:
+    _, issue = check_one(key, value, "pario")
+    if issue is not None:
+        raise ParioError(f"space: {issue.message}")
+    return value
 
 
 def _generic(sp: Space, key: str, values: list[str] | None) -> Knob:
