@@ -189,3 +189,12 @@ def test_the_session_keeps_the_ceiling_it_probed_and_judges_its_figures_by_it(tm
     again = tune_json(["--resume", str(s["id"]), "--trials", "7", "--no-probe"], tmp_path)
     assert again["session"]["context"]["ceiling"] == ceiling and again["session"]["winner"]["cache"]["judged"]
     print(check_ending(s), "; resumed:", check_ending(again["session"]))
+
+
+def test_an_objective_the_case_lacks_names_the_flag_to_add(tmp_path):
+    # `-w --objective read` said "add -w or -r", though -w was given
+    for ops, objective, flag in (("-w", "read", "add -r"), ("-r", "write", "add -w")):
+        run = pario(["-a", "null", "-c", "-t", "64k", "-b", "256k", "-n", "2", ops, "--objective", objective,
+                     "--dry-run"], tmp_path, command="tune")
+        assert run.returncode == 2 and run.stderr.strip().endswith(flag), run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr

@@ -184,8 +184,8 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
         row: dict[str, Any] = next((b for b in (listing or {}).get("backends", []) if b["name"] == case["backend"]), {})
         objective = args.objective or next((op for op in case["ops"] if op in ("write", "read")), None)
         if objective is None or objective not in case["ops"]:
-            raise ParioError(f"--objective {objective}: the case does not {objective or 'write or read'}; "
-                             "add -w or -r")
+            flag = {"read": "-r", "write": "-w"}.get(objective or "", "-w or -r")   # -w given: 'add -w' misled
+            raise ParioError(f"--objective {objective}: the case does not {objective or 'write or read'}; add {flag}")
         ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io)
         only, values = _space_request(args)
         space = knobs.build(ctx, only, values)
