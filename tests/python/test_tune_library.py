@@ -67,3 +67,18 @@ def test_space_file_library_values_are_checked_before_anything_runs():
         assert key in str(err.value) and "\n" not in str(err.value)
     assert build(ctx(backend="hdf5"), None, {"hdf5.alignment": ["64k"]}).knob("hdf5.alignment").values == \
         (DEFAULT, "64k")
+
+
+def test_resuming_an_exhausted_session_says_so_once():
+    # adios2 (3 configurations) resumed with more trials three times showed
+    # "note: every configuration of the space was measured" four times
+    from pario.model.tuning import TuningSession
+    from pario.tune.search import Budget, Search
+    from test_tune_search import Synthetic
+    sp = build(ctx(backend="adios2", collective=False, caps=frozenset({"shared"})))
+    s = TuningSession(id=1, case={"name": "shared-adios2"}, objective="write", ranks=2, space=sp.values())
+    for trials in (12, 16, 20):
+        s = TuningSession.from_dict(s.to_dict())
+        Search(sp, Synthetic(sp, lambda eff: 900.0 if eff.get("adios2.NumAggregators") == "2" else 400.0), s,
+               Budget(trials=trials)).run(guesses(sp))
+    assert s.notes.count("every configuration of the space was measured") == 1, s.notes

@@ -86,6 +86,11 @@ class TuningSession:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def note(self, text: str) -> None:
+        """A note said once: a resumed session that reaches the same end again does not repeat it."""
+        if text not in self.notes:
+            self.notes.append(text)
+
     def counted(self) -> int:
         """Trials as the budget counts them: every record but an interrupted one that no search took up
         (--resume goes on with it, or leaves it and says why): a configuration's trial is charged once."""

@@ -215,7 +215,7 @@ class BatchedSearch(Search):
                         self.study.tell(ot, known.median)
                     repeats += 1
                     if repeats % REPEATS_BEFORE_NUDGE == 0 and not self._nudge():
-                        self.session.notes.append("every configuration of the space was measured")
+                        self.session.note("every configuration of the space was measured")
                         exhausted = True
                         break
                     continue

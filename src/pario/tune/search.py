@@ -53,7 +53,7 @@ class Search(Ledger):
         failed = [t for t in self.session.trials if t.state == "failed" and not t.settings]
         if failed and not any(t.state == "control" for t in self.session.trials):
             # nothing can be compared with a default that does not run: trials would be spent for nothing
-            self.session.notes.append(f"the default configuration failed ({failed[0].note}); no setting can be "
+            self.session.note(f"the default configuration failed ({failed[0].note}); no setting can be "
                                       "compared with it, so the search stopped: fix the case, then tune it")
         else:
             self._proposals_taken_up()
@@ -127,7 +127,7 @@ class Search(Ledger):
                 continue
             repeats += 1
             if repeats % REPEATS_BEFORE_NUDGE == 0 and not self._nudge():
-                self.session.notes.append("every configuration of the space was measured")
+                self.session.note("every configuration of the space was measured")
                 break
 
     def _nudge(self) -> bool:
