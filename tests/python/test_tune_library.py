@@ -82,3 +82,11 @@ def test_resuming_an_exhausted_session_says_so_once():
         Search(sp, Synthetic(sp, lambda eff: 900.0 if eff.get("adios2.NumAggregators") == "2" else 400.0), s,
                Budget(trials=trials)).run(guesses(sp))
     assert s.notes.count("every configuration of the space was measured") == 1, s.notes
+
+
+def test_netcdf4_has_its_storage_knob():
+    # the netCDF-4 layer had no knob of its own: `--space netcdf4.chunk` was "not a knob of this case"
+    sp = build(ctx(backend="netcdf4"))
+    assert sp.knob("netcdf4.chunk").values == (DEFAULT, "block")
+    assert sp.settings_of({**sp.default(), "netcdf4.chunk": "block"}).lib == {"netcdf4": {"chunk": "block"}}
+    assert build(ctx(backend="netcdf4"), ["netcdf4.chunk"]).values() == {"netcdf4.chunk": [DEFAULT, "block"]}

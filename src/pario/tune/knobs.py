@@ -158,6 +158,8 @@ def _library(sp: Space) -> None:
     if ctx.backend == "hdf5":
         _lib_knob(sp, "hdf5.alignment", ("1m", "4m"), None, "H5Pset_alignment")
         _lib_knob(sp, "hdf5.chunk", ("block",), "none", "chunked dataset, a chunk per block")
+    elif ctx.backend == "netcdf4":   # the run reports the storage it got (nc_inq_var_chunking)
+        _lib_knob(sp, "netcdf4.chunk", ("block",), "none", "chunked variable, a chunk per block")
     elif ctx.backend == "pnetcdf":
         _lib_knob(sp, "pnetcdf.mode", ("iput", "bput"), "blocking", "blocking or non-blocking")
     elif ctx.backend == "adios2":
