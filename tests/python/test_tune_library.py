@@ -90,3 +90,19 @@ def test_netcdf4_has_its_storage_knob():
     assert sp.knob("netcdf4.chunk").values == (DEFAULT, "block")
     assert sp.settings_of({**sp.default(), "netcdf4.chunk": "block"}).lib == {"netcdf4": {"chunk": "block"}}
     assert build(ctx(backend="netcdf4"), ["netcdf4.chunk"]).values() == {"netcdf4.chunk": [DEFAULT, "block"]}
+
+
+def test_a_library_setting_outside_the_default_space_can_be_searched():
+    # `--space hdf5.coll_metadata` and a space file's hdf5.sieve_buf_size were "not a knob of this case"
+    import pytest
+
+    from pario.model.errors import ParioError
+    h5 = ctx(backend="hdf5")
+    assert build(h5, ["hdf5.coll_metadata"]).knob("hdf5.coll_metadata").values == (DEFAULT, "false")
+    assert build(h5, None, {"hdf5.sieve_buf_size": ["1m"]}).knob("hdf5.sieve_buf_size").values == (DEFAULT, "1m")
+    with pytest.raises(ParioError, match="space file"):
+        build(h5, ["hdf5.sieve_buf_size"])        # a size: the values to try are the user's
+    with pytest.raises(ParioError, match="is not a size"):
+        build(h5, None, {"hdf5.sieve_buf_size": ["lots"]})
+    with pytest.raises(ParioError, match="not a knob"):
+        build(ctx(), ["hdf5.coll_metadata"])      # another layer's setting

@@ -10,6 +10,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.tuning import Dropped
 from pario.settings import hints as hintlib
+from pario.settings.knobs import library_options
 from pario.settings.model import check_one, parse_bytes
 from pario.tune.space import DEFAULT, HINT_LAYERS, Config, Context, Knob, Space, strategy_label
 
@@ -236,7 +237,18 @@ def _lib_value(key: str, value: str) -> str:
 
 
 def _generic(sp: Space, key: str, values: list[str] | None) -> Knob:
-    """A knob the default space does not have: an MPI-IO hint from the catalogue."""
+    """A knob the default space does not have: a setting of the case's library layer (the engine's
+    option table, `pario bench --list`) or an MPI-IO hint from the catalogue."""
+    head, _, name = key.partition(".")
+    lib = library_options(head).get(name) if head == sp.ctx.backend else None
+    if lib is not None and lib.kind != "output":
+        vals = tuple(values or (c for c in lib.choices if c != lib.default))
+        if not vals:
+            raise ParioError(f"--space {key}: it takes {lib.kind} values; list the ones to try in a space file "
+                             f"(--space-file, a [space] table: \"{key}\" = [\"...\", \"...\"])")
+        own = sp.ctx.lib.get(name)
+        return Knob(key, (own or DEFAULT,) + tuple(v for v in vals if not (own and _same_value(v, own))), "lib",
+                    doc=lib.doc)
     row = hintlib.lookup(key)
     out = next((d.reason for d in sp.dropped if d.key == key), None)
     if (row is None or row.kind == "output") and out:
