@@ -112,3 +112,36 @@ def test_a_confirmation_race_cut_off_goes_on_after_resume():
     assert stored.counted() == before[2] and (control.state, confirm.state) == ("control", "confirm")
     assert len(confirm.rates) + len(control.rates) > before[0] + before[1]
     assert {role for _, _, role in again.launches} <= {"control", "confirm"}
+
+
+def test_a_best_that_pools_faster_but_never_won_is_not_called_not_faster_and_faster():
+    # a 15 s pnetcdf session said "no configuration was faster than the default beyond the noise; the best,
+    # trial 4, measured 1.19x [1.00-1.28] (faster)": judged against the first control it did not win;
+    # pooled over every control at the end it does
+    sp = space()
+    s = session(sp)
+    s.id = 7
+    s.trials = [Trial(number=0, settings={}, state="control", rates=[500.0, 560.0, 440.0], runs=[1]),
+                Trial(number=1, settings={"collective": "false"}, state="complete", rates=[600.0, 610.0, 605.0],
+                      median=605.0, runs=[2]),
+                Trial(number=2, settings={}, state="control", rates=[500.0, 505.0, 495.0], runs=[3])]
+    assert noise.compare([500.0, 560.0, 440.0, 500.0, 505.0, 495.0], s.trials[1].rates).verdict == "faster"
+    w = verdict.conclude(s, sp, CASE, 4)
+    assert w.verdict == "default kept" and s.incumbent is None
+    text = " ".join(s.notes)
+    assert "(faster)" not in text and "was faster than the default" not in text, text
+    assert "trial 1, measures 1.2" in text and "never re-run beside a control" in text and "--resume 7" in text
+    verdict.conclude(s, sp, CASE, 4)   # concluded again (a resume): no second note
+    assert sum(n.startswith("no configuration") for n in s.notes) == 1, s.notes
+
+
+def test_the_spent_line_of_a_time_budget_reads_as_words():
+    # "(whichever came first;configurations measured, ...)"
+    import io
+
+    from pario.report.terminal.tune import spent
+    s = session(space())
+    s.budget = {"trials": 129, "seconds": 15.0}
+    out = io.StringIO()
+    spent(s, out)
+    assert "whichever came first; configurations measured" in " ".join(out.getvalue().split()), out.getvalue()

@@ -89,7 +89,7 @@ def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Wi
 
 
 _OWN_NOTES = ("the gain is the confirmation", "the winner was not confirmed", "the default ran ",
-              "no configuration was faster")
+              "no configuration was faster", "no configuration beat")
 
 
 def _pooled(inc: Trial, controls: list[Trial]) -> str:
@@ -108,10 +108,15 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
         w = Winner(settings={}, gain=1.0, interval=(cmp.low or 0.0, cmp.high or 0.0), method=noise.METHOD,
                    runs=[r for t in controls for r in t.runs], verdict="default kept", trial=None,
                    median=noise.median(default_rates), default_median=noise.median(default_rates))
-        if best is not None:
+        figure = f"{cmp.ratio or 0:.2f}x [{cmp.low or 0:.2f}-{cmp.high or 0:.2f}]"
+        if best is not None and cmp.verdict == "faster":   # "not faster ... (faster)" contradicted itself
+            session.notes.append(f"no configuration beat the default beyond the noise when it was judged (against "
+                                 f"the controls run until then); over every control the best, trial {best.number},"
+                                 f" measures {figure} now, never re-run beside a control: `pario tune --resume "
+                                 f"{session.id} --trials N` goes on")
+        elif best is not None:
             session.notes.append(f"no configuration was faster than the default beyond the noise; the best, trial "
-                                 f"{best.number}, measured {cmp.ratio or 0:.2f}x [{cmp.low or 0:.2f}-"
-                                 f"{cmp.high or 0:.2f}] ({cmp.verdict})")
+                                 f"{best.number}, measured {figure} ({cmp.verdict})")
         return w
     # The gain: the last control against the confirmation run beside it (tune.search._finish and _settle,
     # raced until told apart or capped). The repetitions that picked the winner overstate it (it won

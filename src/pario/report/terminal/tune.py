@@ -138,7 +138,7 @@ def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
     budget = session.budget.get("trials")
     seconds = session.budget.get("seconds")
     # with --time the clock is a budget too (alone, the trial count is only the bound it sets)
-    of = (f" of the {budget} or {seconds:.0f} s budgeted (whichever came first;" if budget and seconds else
+    of = (f" of the {budget} or {seconds:.0f} s budgeted (whichever came first; " if budget and seconds else
           f" of the {budget} budgeted (" if budget else " (")
     runs = f", over {launches} launches (stored runs)" if launches else ""
     print(_wrap(f"Spent {trials} trials{of}configurations measured, the default's controls and the "
