@@ -10,7 +10,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.tuning import Dropped
 from pario.settings import hints as hintlib
-from pario.settings.knobs import library_options
+from pario.settings.knobs import LIBRARIES, library_options
 from pario.settings.model import check_one, parse_bytes
 from pario.tune.space import DEFAULT, HINT_LAYERS, Config, Context, Knob, Space, strategy_label
 
@@ -249,6 +249,8 @@ def _generic(sp: Space, key: str, values: list[str] | None) -> Knob:
         own = sp.ctx.lib.get(name)
         return Knob(key, (own or DEFAULT,) + tuple(v for v in vals if not (own and _same_value(v, own))), "lib",
                     doc=lib.doc)
+    if head in LIBRARIES and name and head != sp.ctx.backend:
+        raise ParioError(f"--space {key}: a setting of the {head} layer; this case runs -a {sp.ctx.backend}")
     row = hintlib.lookup(key)
     out = next((d.reason for d in sp.dropped if d.key == key), None)
     if (row is None or row.kind == "output") and out:
