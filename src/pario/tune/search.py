@@ -54,7 +54,7 @@ class Search(Ledger):
         if failed and not any(t.state == "control" for t in self.session.trials):
             # nothing can be compared with a default that does not run: trials would be spent for nothing
             self.session.note(f"the default configuration failed ({failed[0].note}); no setting can be "
-                                      "compared with it, so the search stopped: fix the case, then tune it")
+                              "compared with it, so the search stopped: fix the case, then tune it")
         else:
             self._proposals_taken_up()
             self._explore()
