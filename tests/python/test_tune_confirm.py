@@ -36,6 +36,11 @@ def test_the_gain_is_the_confirmation_beside_the_last_control_not_the_runs_that_
     controls = [t for t in s.trials if t.state == "control"]
     drift = noise.compare(controls[0].rates, controls[-1].rates)
     assert drift.verdict == "slower" and drift.ratio < 0.3   # the slowdown is said, with its size
+    # the confirmation's own line (x dflt) is against the control beside it too, as the verdict: it said
+    # the ratio to every control's median, 1.01x where the verdict said 1.41x (helper-44's audit)
+    confirm = next(t for t in reversed(s.trials) if t.state == "confirm")
+    assert confirm.ratio == pytest.approx(noise.median(confirm.rates) / noise.median(controls[-1].rates))
+    assert 1.8 < confirm.ratio < 2.2
     assert f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in the last control" \
         f" as in the first, beyond the noise" in " ".join(s.notes)
     assert verdict.conclude(s, sp, CASE, 4).gain == w.gain   # concluded again (a resume): no second note

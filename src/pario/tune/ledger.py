@@ -272,6 +272,9 @@ class Ledger:
             trial.rates += m.rates
             trial.median = noise.median(trial.rates)
             base = noise.median(self.control_rates())
+            if role == "confirm":   # against the control beside it, as the verdict is (not every control's)
+                beside = next((t for t in reversed(self.session.trials) if t.state == "control" and t.rates), None)
+                base = noise.median(beside.rates) if beside else base
             trial.ratio = trial.median / base if base and trial.median else None
             self._check_effective(m, config)
             if role in ("control", "confirm"):
