@@ -104,3 +104,10 @@ def test_hints_file(tmp_path):
         read_hints_file(str(f))
     with pytest.raises(ParioError, match="not a regular file"):
         read_hints_file("/dev/zero")
+
+
+def test_the_one_direction_hints_are_rows_of_the_catalogue():
+    from pario.settings import hints
+    assert set(hints.DIRECTION) <= set(hints.CATALOGUE)
+    assert {hints.DIRECTION[k] for k in ("romio_cb_read", "ind_rd_buffer_size")} == {"read"}
+    assert {k for k, way in hints.DIRECTION.items() if way == "write"} >= {"romio_cb_write", "romio_ds_write"}

@@ -47,7 +47,7 @@ class Winner:
     method: str                     # how the interval was computed (bootstrap, rank test, ...)
     runs: list[int] = field(default_factory=list)
     rendered: dict[str, str] = field(default_factory=dict)     # dialect -> the settings in it
-    verdict: str = ""               # faster | within noise | too few samples (analysis.noise)
+    verdict: str = ""               # faster | within noise | slower | too few samples (analysis.noise) | default kept
     trial: int | None = None        # the trial it came from
     median: float | None = None     # MiB/s of the winner and of the default, over the runs behind the gain
     default_median: float | None = None
@@ -60,6 +60,12 @@ class Winner:
     # the winner's and the default's medians against the session's device ceiling (analysis.tune_cache.judge):
     # {"judged", "ceiling_mib", "streams", "source", "above": ["winner", "default"], "line"}; {} before it existed
     cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def proven(self) -> bool:
+        """What to use: a trial faster than the default beyond the noise, or the default kept (nothing
+        beat it). A best candidate within the noise of the default, or slower, is not a winner."""
+        return self.verdict == "faster" or self.trial is None
 
 
 @dataclass

@@ -123,6 +123,13 @@ PREFIXES = {
 
 CATALOGUE: dict[str, Setting] = {h.name: h for h in _ROMIO + _OMPIO + _CRAY + _RESERVED + _GPFS}
 
+# The hints that act on one direction only (the ROMIO and Cray manuals' rows above): a write session
+# has nothing to tune in romio_cb_read (tune.knobs leaves it out, saying so)
+DIRECTION = {**dict.fromkeys(("romio_cb_read", "romio_ds_read", "ind_rd_buffer_size", "direct_read",
+                              "romio_lustre_cb_lock_ahead_read"), "read"),
+             **dict.fromkeys(("romio_cb_write", "romio_ds_write", "ind_wr_buffer_size", "direct_write",
+                              "romio_lustre_cb_lock_ahead_write", "romio_lustre_co_ratio"), "write")}
+
 
 def ignored_here(name: str, impl: str | None, fs: str | None) -> str | None:
     """Why a legal key outside what `impl` reads does nothing on this stack (reserved by the MPI

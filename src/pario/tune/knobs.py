@@ -199,7 +199,7 @@ def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> 
             wanted.append(key)
     kept: list[Knob] = []
     for key in wanted:
-        way = ONE_WAY.get(key)
+        way = hintlib.DIRECTION.get(key)
         if key not in known and way and way != sp.ctx.objective:
             sp.dropped.append(Dropped(key, f"a hint for {way}s; this session tunes the {sp.ctx.objective}s "
                                            f"(--objective {way} tunes the {way}s of a case that has both)"))
@@ -220,13 +220,6 @@ def _narrow(sp: Space, only: list[str] | None, values: dict[str, list[str]]) -> 
         kept.append(knob)
     order = {k.key: i for i, k in enumerate(sp.knobs)}
     sp.knobs = sorted(kept, key=lambda k: order.get(k.key, len(order)))
-
-
-# MPI-IO hints that act on one direction only (the ROMIO and Cray manuals' rows, settings.hints)
-ONE_WAY = {**dict.fromkeys(("romio_cb_read", "romio_ds_read", "ind_rd_buffer_size", "direct_read",
-                            "romio_lustre_cb_lock_ahead_read"), "read"),
-           **dict.fromkeys(("romio_cb_write", "romio_ds_write", "ind_wr_buffer_size", "direct_write",
-                            "romio_lustre_cb_lock_ahead_write", "romio_lustre_co_ratio"), "write")}
 
 
 def _lib_value(key: str, value: str) -> str:

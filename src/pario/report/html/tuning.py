@@ -105,13 +105,12 @@ def _winner(s: TuningSession) -> list[Plot | Table | Note]:
                   annotation_position="top")
     fig.update_layout(layout(height=220, xaxis={"title": "median of the winner / median of the default"},
                              yaxis={"showticklabels": False}))
-    proven = w.verdict == "faster" or w.trial is None   # the default kept is the winner: nothing beat it
-    who = "The winner" if proven else "The best candidate"   # the terminal's words, too
+    who = "The winner" if w.proven else "The best candidate"   # the terminal's words, too
     out: list[Plot | Table | Note] = [Plot(anchors.tune(s.id, "winner"), f"{who} against the default", fig,
                                     f"Gain with its interval ({w.method}); an interval that includes 1.0 "
                                     "would not establish a gain." + (f" Runs: {', '.join(map(str, w.runs))}."
                                                                      if w.runs else ""))]
-    if not proven:
+    if not w.proven:
         out.append(Note(f"Not faster than the default beyond the noise ({w.verdict}): keep the default's "
                         "settings; the candidate's are below for reference.", "warn"))
     if (w.cache or {}).get("line"):   # page cache or file system, right by the gain it qualifies

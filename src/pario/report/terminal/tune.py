@@ -178,7 +178,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         return
     changes = " ".join(f"{k}={v}" for k, v in w.case_changes.items())
     what = " ".join(x for x in (changed(w.settings) if w.settings else "", changes) if x)
-    title = "Winner" if w.verdict == "faster" else "No winner beyond the noise; the best candidate"
+    title = "Winner" if w.proven else "No winner beyond the noise; the best candidate"
     print(_wrap(f"{title}: trial {w.trial}: {what}", "", ""), file=out)
     verdict = {"faster": "faster than the default beyond the noise",
                "within noise": "NOT faster beyond the noise (the interval includes 1)",
@@ -208,7 +208,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
         print(_wrap("the case itself changes (" + changes + "): that is the program's own I/O calls or files, "
                     "not a setting", "  "), file=out)
     if w.rendered:
-        print("  the settings in every dialect, ready to paste:" if w.verdict == "faster" else
+        print("  the settings in every dialect, ready to paste:" if w.proven else
               "  its settings in every dialect (not proven faster than the default: keep the default's):",
               file=out)
         for dialect, text in w.rendered.items():
