@@ -39,5 +39,8 @@ int pario_file_info(pario_file *f, pario_info *out) { return f->be->info ? f->be
 int pario_file_lib_info(pario_file *f, pario_info *out) { return f->be->lib_info ? f->be->lib_info(f, out) : 1; }
 
 int pario_backend_remove(const pario_backend *be, const char *path) {
+  /* a backend that stores nothing (null) made no file: nothing to remove, and no warning that it could
+   * not be (every repetition gave one); a file the front end created for it with a layout still goes */
+  if ((be->caps & PARIO_CAP_NODATA) && access(path, F_OK) != 0) return 0;
   return be->remove ? be->remove(path) : unlink(path);
 }

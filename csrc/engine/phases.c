@@ -300,10 +300,8 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
 static void remove_files(const pario_ctx *c, int last) {
   MPI_Barrier(MPI_COMM_WORLD);
   int keep_layout = c->cs->precreated && !last;
-  /* -E: a file that was there before this case is never removed; a backend that stores nothing
-   * (null) made no file to remove (each repetition warned that it could not remove it) */
-  int made = !(c->be->caps & PARIO_CAP_NODATA) || keep_layout;
-  if (made && c->g.member == 0 && !c->existed && (keep_layout ? truncate(c->wpath, 0) : pario_ctx_remove(c)) &&
+  /* -E: a file that was there before this case is never removed */
+  if (c->g.member == 0 && !c->existed && (keep_layout ? truncate(c->wpath, 0) : pario_ctx_remove(c)) &&
       pario_ctx_io_rank(c))
     pario_log(PARIO_LOG_WARN, "could not %s %s", keep_layout ? "empty" : "remove", c->wpath);
   MPI_Barrier(MPI_COMM_WORLD);
