@@ -14,7 +14,8 @@ import subprocess
 import sys
 from typing import Any
 
-from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper
+from pario.advise import apart
+from pario.advise.job import Bucket, Job, Rec, Sizes
 from pario.model.errors import ParioError
 from pario.platform import documents
 
@@ -121,6 +122,7 @@ def _record(module: str, path: str, raw: dict[str, Any], nprocs: int) -> Rec:
         rec.reads = (rec.indep_reads or 0) + rec.coll_reads + (rec.nb_reads or 0)
         rec.writes = (rec.indep_writes or 0) + rec.coll_writes + (rec.nb_writes or 0)
         rec.views, rec.fsyncs = _v(c, "MPIIO_VIEWS"), _v(c, "MPIIO_SYNCS")
+        rec.rw_switches = _v(c, "MPIIO_RW_SWITCHES")
         rec.read_sizes = _sizes(c, "MPIIO_SIZE_READ_AGG", "MPIIO")
         rec.write_sizes = _sizes(c, "MPIIO_SIZE_WRITE_AGG", "MPIIO")
         _split_exact(rec)
@@ -183,10 +185,6 @@ def convert(path: str) -> dict[str, Any]:
             continue
         while (raw := be.log_get_record(log, mod, dtype="dict")) is not None:
             name = names.get(raw["id"], f"<record {raw['id']:x}>")
-            if is_mpi_helper(name):
-                if name not in out.ignored:
-                    out.ignored.append(name)
-                continue
             rec = _record(module, name, raw, nprocs)
             rec.fs = _fs_of(name, mounts)
             if int(raw["id"]) in lustre:
@@ -227,6 +225,8 @@ def _judge(path: str, doc: dict[str, Any] | None, complaints: list[str], signal:
         raise ParioError(f"{path}: the Darshan log is truncated or corrupt ({why or 'no records read'}); "
                          "give a complete copy of the log")
     job = _job_from_dict(doc)
+    job.exes = job.command.split()[:1]
+    apart.separate(job, job.exes)
     if complaints or signal:
         what = complaints[0] if complaints else f"libdarshan-util ended with signal {signal}"
         job.partial.insert(0, f"the log is truncated or corrupt: libdarshan-util said \"{what}\"; "

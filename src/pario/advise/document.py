@@ -39,6 +39,7 @@ def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranke
     return {
         "source": job.source, "format": job.format, "command": job.command, "nprocs": job.nprocs,
         "run_time": job.run_time, "io_time": io_time, "partial": list(job.partial), "ignored_files": list(job.ignored),
+        "apart_files": {group: list(paths) for group, paths in job.apart.items()},
         "stack": stack_summary(job, stack, measured_in),
         "calibration": None if model is None else {
             "runs": model.runs, "where": model.where, "write": _line(model.write), "read": _line(model.read),

@@ -142,6 +142,11 @@ class Job:
     mounts: dict[str, str] = field(default_factory=dict)   # mount point -> fs type (Darshan)
     ignored: list[str] = field(default_factory=list)  # MPI implementation helper files left out
     jobid: str = ""
+    exes: list[str] = field(default_factory=list)     # the executables of its processes, as the log names them
+    apart: dict[str, list[str]] = field(default_factory=dict)  # group -> files listed apart (advise.apart)
+    # recorded under pario buffer (pario profile --buffer): per file, what the file system saw
+    # (sys_writes, sys_bytes, write_time, flush_reasons, size: the buffer's stats); None otherwise
+    buffered: dict[str, dict[str, Any]] | None = None
 
     def of(self, module: str) -> list[Rec]:
         return [r for r in self.records if r.module == module]

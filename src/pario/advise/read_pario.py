@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper
+from pario.advise import apart
+from pario.advise.job import Bucket, Job, Rec, Sizes
 from pario.analysis.profile.logread import counters, load
 from pario.analysis.profile.views import job_view, parse_hints
 from pario.model.errors import ParioError
@@ -133,15 +134,34 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
         for module, mdoc in (proc.get("modules") or {}).items():
             for raw in mdoc.get("records") or []:
                 fname = raw.get("path", "?")
-                if is_mpi_helper(fname):
-                    if fname not in job.ignored:
-                        job.ignored.append(fname)
-                    continue
                 c = counters(mdoc, raw)
                 rank = -1 if raw.get("rank") == -1 else own_rank
                 job.records.append(_rec(module, fname, rank, c, raw))
+    job.buffered = _buffered(doc)
+    job.exes = sorted({str((p.get("process") or {}).get("exe") or "") for p in procs} - {""})
     _fs_to_mpiio(job)
+    apart.separate(job, job.exes)
     return job
+
+
+def _buffered(doc: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """A log of a run under pario buffer (pario profile --buffer) keeps the buffer's stats: per
+    file, the writes the file system saw. The program's calls in the counters are what it asked."""
+    from pario.analysis.profile.views import filesystem_view
+
+    view = filesystem_view(doc)
+    if view is None:
+        return None
+    out: dict[str, dict[str, Any]] = {}
+    for row in view.get("files") or []:
+        got = out.setdefault(row["path"], {"sys_writes": 0, "sys_bytes": 0, "write_time": 0.0, "calls": 0,
+                                           "flush_reasons": {}, "size": 0})
+        for k in ("sys_writes", "sys_bytes", "write_time", "calls"):
+            got[k] += row[k]
+        got["size"] = max(got["size"], row["size"])
+        for why, n in (row.get("flush_reasons") or {}).items():
+            got["flush_reasons"][why] = got["flush_reasons"].get(why, 0) + n
+    return out
 
 
 def _fs_to_mpiio(job: Job) -> None:

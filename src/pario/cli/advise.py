@@ -264,4 +264,5 @@ class Session:
             targets = ranked.findings + ranked.not_costed
             notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
                                    self.args.scale, self.args.budget, host.disk_free(directory), job)
+            verify.not_faster(ranked)
         return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory)

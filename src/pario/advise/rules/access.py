@@ -64,30 +64,65 @@ def random_access(op: str):
     return rule
 
 
+def read_passes(r: Rec) -> int:
+    """How many times the file may have been read with a write before it: runs of reads
+    separated by writes (RW_SWITCHES counts the changes between reading and writing; a
+    reduced record sums them over its ranks, which work side by side). A read pass after
+    writes may read what those writes put there: IOR's -i 3 writes then reads three times,
+    and no byte is read twice without a write between."""
+    per_rank = int((r.rw_switches or 0) / (r.nprocs if r.rank < 0 else 1))
+    return (per_rank + 2) // 2   # the most the switches allow (a first read before any write counts)
+
+
+def repeats(r: Rec, extent: int) -> tuple[float, int]:
+    """(times the extent was read within one pass, passes): bytes read over the extent, divided
+    by the read passes the writes between them can explain (at most one per rewrite of the
+    extent, plus the first)."""
+    passes = read_passes(r)
+    if r.bytes_written and extent:
+        passes = min(passes, 1 + r.bytes_written // extent)
+    else:
+        passes = 1
+    return r.bytes_read / extent / passes, passes
+
+
 def redundant_reads(ctx: Ctx) -> list[Candidate]:
-    """More bytes read than the file's read extent holds: the same bytes read several times."""
+    """More bytes read than the file's read extent holds, within a pass with no write between:
+    the same bytes read again. Files reached through MPI-IO are judged on the program's MPI-IO
+    reads (the POSIX reads under them are the library's), against the extent the file system saw."""
     out = []
-    for r in ctx.recs("posix"):
-        if not r.bytes_read or r.max_byte_read is None or r.max_byte_read < 0:
+    mpiio = {(r.path, r.rank): r for r in ctx.recs("mpiio")}
+    for p in ctx.recs("posix"):
+        if p.max_byte_read is None or p.max_byte_read < 0:
             continue
-        extent = r.max_byte_read + 1
-        times = r.bytes_read / extent
-        if times <= 1:
+        r = mpiio.get((p.path, p.rank), p)
+        if r is p and any(path == p.path for path, _ in mpiio):
+            continue   # reached through MPI-IO, but not by this record's ranks: no program view to judge
+        if not r.bytes_read:
             continue
-        if r.shared and times <= r.nprocs + 1e-9 and times > r.nprocs / 2:
-            what = (f"each of its {r.nprocs} ranks reads it whole ({human(r.bytes_read)} read, extent "
-                    f"{human(extent)})")
-            fix = Fix(kind="code", text="read it once and share it: one rank reads and MPI_Bcast()s it, or a "
-                                        "collective MPI_File_read_all lets MPI-IO read each byte once")
-            save = r.elapsed(r.read_time) * (1 - 1 / times)
+        extent = p.max_byte_read + 1
+        times, passes = repeats(r, extent)
+        if times <= 1 + 1e-9:
+            continue
+        layer = "MPI-IO" if r.module == "mpiio" else "POSIX"
+        between = f" in each of {passes} passes with writes between them" if passes > 1 else ""
+        what = (f"{human(r.bytes_read)} read through {layer} from an extent of {human(extent)}{between}: "
+                f"{times:.1f} times over")
+        if r.nprocs > 1 and r.rank < 0:
+            what += f" ({r.nprocs} ranks)"
+        if r.rank < 0 and r.nprocs > 1:
+            fix = Fix(kind="code", text="read each byte once: if every rank needs the whole file, one rank reads "
+                                        "it and MPI_Bcast()s it; otherwise keep what was read in memory instead of "
+                                        "reading it again")
         else:
-            what = f"{human(r.bytes_read)} read from an extent of {human(extent)}: {times:.1f} times over"
             fix = Fix(kind="code", text="keep what was read in memory instead of reading it again")
-            save = r.elapsed(r.read_time) * (1 - 1 / times)
+        save = r.elapsed(r.read_time) * (1 - 1 / times)
+        p_ = "MPIIO" if r.module == "mpiio" else "POSIX"
         out.append(Candidate(rule="redundant-reads", title=f"the same bytes read {times:.1f} times",
                              evidence=Evidence(text=f"{r.path}: {what}.",
-                                               counters={"POSIX_BYTES_READ": r.bytes_read,
-                                                         "POSIX_MAX_BYTE_READ": r.max_byte_read},
+                                               counters={f"{p_}_BYTES_READ": r.bytes_read,
+                                                         "POSIX_MAX_BYTE_READ": p.max_byte_read,
+                                                         f"{p_}_RW_SWITCHES": r.rw_switches or 0},
                                                files=[r.path], ranks=[r.rank] if r.rank >= 0 else []),
                              fix=fix, cost=FromLog(save, f"the log: {s(r.elapsed(r.read_time))} reading it; all but "
                                                          f"1/{times:.1f} of that is a repeat"),

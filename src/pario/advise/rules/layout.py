@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pario.advise.costs import Cost, FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
+from pario.advise.libraries import alignment_fix, library_of
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s
 from pario.model.findings import Evidence, Fix
 from pario.model.units import exact, human
@@ -29,6 +30,19 @@ def rendered(ctx: Ctx, settings: Settings, path: str = "DIR") -> dict[str, str]:
     return out
 
 
+def _tails(r: Rec, unit: int) -> int:
+    """Requests that end at the end of the file when its size is no multiple of the unit: the last
+    piece of a file cannot be aligned, and costs nothing more than its bytes. One per direction,
+    pass (a write or read of the whole file again: IOR's -i) and rank."""
+    passes = (int((r.rw_switches or 0) / (r.nprocs if r.rank < 0 else 1)) + 2) // 2
+    ranks = r.nprocs if r.rank < 0 else 1
+    out = 0
+    for top in (r.max_byte_written, r.max_byte_read):
+        if top is not None and top >= 0 and (top + 1) % unit:
+            out += passes * ranks
+    return out
+
+
 def misaligned(ctx: Ctx) -> list[Candidate]:
     """Requests at least as big as the unit whose offset (or size) is no multiple of it."""
     hits: list[tuple[Rec, int, int]] = []
@@ -44,7 +58,7 @@ def misaligned(ctx: Ctx) -> list[Candidate]:
             if limit:
                 n, unknown = hist.below(min(limit, facts.unit))
                 small += n + unknown
-        large_unaligned = r.not_aligned - small
+        large_unaligned = r.not_aligned - small - _tails(r, facts.unit)
         if large_unaligned > 0:
             hits.append((r, large_unaligned, facts.unit))
     if not hits:
@@ -67,11 +81,16 @@ def misaligned(ctx: Ctx) -> list[Candidate]:
     if typical and typical % unit:
         text += f"; most are {human(typical)}, not a multiple of {human(unit)}"
     text += ": each touches one more block or stripe than it needs (read-modify-write, one more lock)."
-    fix_text = (f"start every request at a multiple of {human(unit)} and make its size one: pad headers to "
-                f"{human(unit)}, or with HDF5 set H5Pset_alignment(fapl, {unit}, {unit})")
-    settings = Settings(lib={"hdf5": {"alignment": str(unit), "align_threshold": str(unit)}})
-    fix = Fix(kind="code", text=fix_text, settings={"hdf5.alignment": str(unit), "hdf5.align_threshold": str(unit)},
-              rendered={"hdf5": render(settings, "hdf5").strip()})
+    # the knobs of the library that wrote the files, when one did (advise/libraries.py)
+    libs = {library_of(h[0].path, ctx.job).name for h in hits}
+    lib = library_of(hits[0][0].path, ctx.job) if len(libs) == 1 else None
+    words, keys, shown = alignment_fix(lib, unit) if lib is not None else ("", {}, {})
+    fix_text = f"start every request at a multiple of {human(unit)} and make its size one"
+    fix_text += (f"; the files are {lib.name}'s ({lib.how}): {words}" if lib is not None and words else
+                 f": pad headers and records to {human(unit)}")
+    # PnetCDF's hints and ADIOS2's parameters are given outside the code; HDF5's call is code
+    fix = Fix(kind="settings" if lib is not None and lib.name in ("PnetCDF", "ADIOS2") else "code", text=fix_text,
+              settings=keys, rendered=shown)
     plan: Plan | None = None
     cost: Cost = NotCosted("the engine writes at multiples of its transfer size: misaligned offsets "
                                  "of aligned sizes cannot be replayed here")

@@ -125,9 +125,10 @@ def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
         pass
     for p in job.get("partial") or []:
         out += textwrap.wrap(f"partial: {p}", WIDTH, initial_indent="  ", subsequent_indent="    ")
-    if job.get("ignored_files"):
-        out += textwrap.wrap(f"left out: {len(job['ignored_files'])} MPI implementation helper file(s), e.g. "
-                             f"{job['ignored_files'][0]}", WIDTH, initial_indent="  ", subsequent_indent="    ")
+    for group, paths in (job.get("apart_files") or {}).items():
+        if paths:
+            out += textwrap.wrap(f"left out: {len(paths)} {group}, e.g. {paths[0]}", WIDTH, initial_indent="  ",
+                                 subsequent_indent="    ")
     out.append("")
     n = 0
     if not job["findings"] and not job["not_costed"]:
