@@ -11,7 +11,8 @@ import os
 # Where the build is: set by `make test` or by hand, never a user preference.
 KEEP = ("PARIO_ENGINE", "PARIO_ENGINE_MPICH", "PARIO_PRELOAD")
 # Read by pario, the engine, the profiler or the MPI-IO layers under them.
-PREFIXES = ("PARIO_", "OMPI_MCA_", "ROMIO_", "MPICH_MPIIO_", "PNETCDF_HINTS")
+# HYDRA_: MPICH's launcher (hosts, ssh agent), as `scripts/local-cluster.sh env` exports them.
+PREFIXES = ("PARIO_", "OMPI_MCA_", "ROMIO_", "MPICH_MPIIO_", "PNETCDF_HINTS", "HYDRA_")
 
 
 def is_user_setting(name: str) -> bool:
@@ -20,3 +21,6 @@ def is_user_setting(name: str) -> bool:
 
 for _name in [n for n in os.environ if is_user_setting(n)]:
     del os.environ[_name]
+
+# the session's cluster of several nodes (scripts/local-cluster.sh), started by the first test that asks
+from cluster_support import nodes  # noqa: E402, F401
