@@ -1,10 +1,11 @@
 """Several real nodes on this machine for the tests (scripts/local-cluster.sh): each node its own
 hostname, /tmp and /dev/shm, its own slurmd; srun, mpirun and MPICH's mpiexec reach them.
 
-`nodes` (session-scoped, imported by conftest.py) starts one cluster of 3 nodes for the whole
-test session and stops it at the end; a test that needs 2 nodes uses the first two (-N 2,
+`nodes` (session-scoped, conftest.py) starts one cluster of 3 nodes for the whole test session
+and stops it at the end; a test that needs 2 nodes uses the first two (-N 2,
 `--nodes 2`). It skips with the script's own line where the machine cannot (not root, no mount
-or UTS namespaces: exit 4) or Slurm, MUNGE or util-linux is missing (exit 3). The session's
+or UTS namespaces: exit 4) or Slurm, MUNGE or util-linux is missing (exit 3); where the tests
+must run (.ci/run sets PARIO_REQUIRE_CLUSTER=1) that is a failure instead. The session's
 temporary directory, the tree and its engines are shared with every node even under /tmp
 (PARIO_CLUSTER_SHARE), so a test's tmp_path is the cluster's shared file system and a node's
 own /tmp is its local disk."""
@@ -38,6 +39,13 @@ class Cluster:
         return self.run(["bash", str(SCRIPT), "exec", node, *map(str, argv)], timeout=timeout, **kwargs)
 
 
+def skip(reason: str) -> None:
+    """Skip, or fail where the several-node tests must run (.ci/run sets PARIO_REQUIRE_CLUSTER=1)."""
+    if os.environ.get("PARIO_REQUIRE_CLUSTER") == "1":
+        pytest.fail(f"PARIO_REQUIRE_CLUSTER=1 but the several-node tests cannot run here: {reason}")
+    pytest.skip(reason)
+
+
 def script(*args, env=None, timeout=120):
     return subprocess.run(["bash", str(SCRIPT), *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env)
@@ -64,7 +72,7 @@ def start(count, share=(), extra_env=None) -> Cluster:
     out = script("start", count, directory, env=env)
     if out.returncode in (NOT_INSTALLED, CANNOT):
         directory.rmdir()
-        pytest.skip(" ".join(out.stderr.split("\n")).strip())
+        skip(" ".join(out.stderr.split("\n")).strip())
     if out.returncode != 0:
         script("stop", directory)
         raise AssertionError(f"local-cluster.sh start {count} failed:\n{out.stdout}{out.stderr}")
@@ -77,11 +85,3 @@ def start(count, share=(), extra_env=None) -> Cluster:
 def stop(cluster: Cluster) -> None:
     out = script("stop", cluster.dir)
     assert out.returncode == 0, f"local-cluster.sh stop failed:\n{out.stdout}{out.stderr}"
-
-
-@pytest.fixture(scope="session")
-def nodes(tmp_path_factory):
-    """One cluster of 3 nodes for the session (start about 0.6 s, stop 1-4 s)."""
-    cluster = start(NODES, share=[tmp_path_factory.getbasetemp()])
-    yield cluster
-    stop(cluster)
