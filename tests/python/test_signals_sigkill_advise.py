@@ -90,7 +90,8 @@ def test_sigkill_during_verify_ends_the_program_and_keeps_its_files(tmp_path_fac
     work = tmp_path / "w-small-wait"
     (work / "wait_s").write_text("600\n")
     (work / "keep.me").write_text("user data")
-    skip = [tmp_path / "runs.db", tmp_path / "cache", tmp_path / "stderr.txt", tmp_path / "tmp"]
+    # the results store and the calibrations kept beside it are what pario keeps on purpose
+    skip = [tmp_path / "runs.db", tmp_path / "systems", tmp_path / "cache", tmp_path / "stderr.txt", tmp_path / "tmp"]
     before = files_under(tmp_path, skip)
     proc, tmpdir = start(tmp_path, [log, "--verify", "--budget", "10", "-n", "1"], lib=lib)
     try:

@@ -26,13 +26,14 @@ RUNTIME = "interpreter, library and system files"
 INHERITED = "standard streams and descriptors the program never opened"
 GROUPS = (MPI, RUNTIME, INHERITED)
 
-_INTERPRETER = re.compile(r"^(python|pypy|julia|R|Rscript|perl|ruby|node|java|lua|octave)[\d.]*$")
+_INTERPRETER = re.compile(r"^(python|pypy|julia|R|Rscript|perl|ruby|node|java|lua|octave|bash|sh|dash|zsh|ksh|"
+                          r"csh|tcsh)[\d.]*$")
 # anywhere in the path: an interpreter's or a package manager's own files
 _RUNTIME_PARTS = re.compile(r"(/__pycache__/|/site-packages(/|$)|/dist-packages(/|$)|/lib/python\d[\d.]*(/|$)|"
                             r"/spack/opt/|/\.spack-env/|/(ana|mini)?conda\d*/pkgs/|/\.julia/|/perl5/)")
 _RUNTIME_NAMES = re.compile(r"(\.pyc|\.pyo|\.pth|/pyvenv\.cfg|\.so(\.\d+)*)$")
 # read-only: code loaded by an interpreter (a program that writes a .py file made data)
-_CODE_READ = re.compile(r"\.(py|pl|pm|jl|rb|lua|R)$")
+_CODE_READ = re.compile(r"\.(py|pl|pm|jl|rb|lua|R|sh|bash|zsh|ksh|csh)$")
 _SYSTEM = ("/proc/", "/sys/", "/dev/", "/usr/", "/etc/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/boot/")
 _STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")
 
@@ -48,8 +49,24 @@ def prefixes(exes: list[str]) -> list[str]:
     return sorted(set(out))
 
 
-def runtime_file(path: str, written: bool, roots: list[str]) -> bool:
+def scripts(commands: list[tuple[str, list[str], str]]) -> list[str]:
+    """The files an interpreter was told to run: the arguments of the job's interpreter processes
+    (exe, argv, cwd), as absolute paths (a shell reads its script in pieces, seeking back after
+    each command: that is the shell's way of reading code, not the program's I/O)."""
+    out = []
+    for exe, argv, cwd in commands:
+        if not _INTERPRETER.match(os.path.basename(exe)):
+            continue
+        for a in argv[1:]:
+            if a and not a.startswith("-"):
+                out.append(os.path.normpath(a if os.path.isabs(a) else os.path.join(cwd or "/", a)))
+    return out
+
+
+def runtime_file(path: str, written: bool, roots: list[str], code: list[str] | None = None) -> bool:
     if path.startswith(_SYSTEM) or path in ("/", "/tmp"):
+        return True
+    if not written and code and path in code:
         return True
     if _RUNTIME_PARTS.search(path) or _RUNTIME_NAMES.search(path):
         return True
@@ -62,14 +79,14 @@ def runtime_file(path: str, written: bool, roots: list[str]) -> bool:
     return False
 
 
-def group_of(path: str, recs: list[Rec], roots: list[str]) -> str | None:
+def group_of(path: str, recs: list[Rec], roots: list[str], code: list[str] | None = None) -> str | None:
     """The group a file is set apart in, or None: it is the program's."""
     if is_mpi_helper(path):
         return MPI
     if path in _STREAMS:
         return INHERITED
     written = any(r.bytes_written for r in recs)
-    if runtime_file(path, written, roots):
+    if runtime_file(path, written, roots, code):
         return RUNTIME
     # data moved through a descriptor that no process of the job opened, through no interface
     # (pario names an inherited descriptor by the path it points to; stat-only files stay)
@@ -79,7 +96,7 @@ def group_of(path: str, recs: list[Rec], roots: list[str]) -> str | None:
     return None
 
 
-def separate(job: Job, exes: list[str]) -> None:
+def separate(job: Job, exes: list[str], code: list[str] | None = None) -> None:
     """Move the records of files that are not the program's data out of job.records, into
     job.apart (group -> paths); MPI helper files also go to job.ignored, as before."""
     roots = prefixes(exes)
@@ -88,7 +105,7 @@ def separate(job: Job, exes: list[str]) -> None:
         by_path.setdefault(r.path, []).append(r)
     keep = []
     for r in job.records:
-        group = group_of(r.path, by_path[r.path], roots)
+        group = group_of(r.path, by_path[r.path], roots, code)
         if group is None:
             keep.append(r)
             continue

@@ -19,15 +19,18 @@ from pario.model.units import exact, human, seconds
 
 @dataclass(frozen=True)
 class Query:
-    """Cases to run at `ranks` ranks; `key` identifies the question (stored with the runs)."""
+    """Cases to run at `ranks` ranks; `key` identifies the question (stored with the runs); `pin`
+    the pattern whatever size it is measured at (a system's calibration keeps its answer under it)."""
     key: str
     ranks: int
     cases: tuple[tuple[str, str], ...]   # (name, JSON of the `pario bench` case options)
     why: str = ""
+    pin: str = ""
 
     @staticmethod
-    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "") -> Query:
-        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why)
+    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "", pin: str = "") -> Query:
+        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why,
+                     pin or key)
 
     def options(self) -> dict[str, dict[str, Any]]:
         return {n: json.loads(o) for n, o in self.cases}
@@ -96,17 +99,22 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
 # enough calls or bytes to take tens of milliseconds, so a repetition is above timer noise.
 MODEL_SIZES = {"p512": (512, 16 << 20), "p8k": (8 << 10, 64 << 20), "p1m": (1 << 20, 64 << 20),
                "p8m": (8 << 20, 128 << 20)}
+# the same sizes of call on fewer bytes: the calibration advise makes unasked (about 0.4 GiB
+# written in all, a few seconds on a local disk; --calibrate measures MODEL_SIZES)
+QUICK_SIZES = {"p512": (512, 2 << 20), "p8k": (8 << 10, 16 << 20), "p1m": (1 << 20, 32 << 20),
+               "p8m": (8 << 20, 64 << 20)}
 
 
-def model_query(ranks: int = 1) -> Query:
+def model_query(ranks: int = 1, quick: bool = False) -> Query:
     cases: dict[str, dict[str, Any]] = {}
-    for name, (xfer, block) in MODEL_SIZES.items():
+    sizes = QUICK_SIZES if quick else MODEL_SIZES
+    for name, (xfer, block) in sizes.items():
         cases[f"w-{name}"] = {"backend": "posix", "strategy": "fpp", "transfer": xfer, "block": block,
                               "ops": ["write"], "reps": 3}
         cases[f"r-{name}"] = {"backend": "posix", "strategy": "fpp", "transfer": xfer, "block": block,
                               "ops": ["read"], "reps": 3}
     for name in ("p8k", "p1m"):
-        xfer, block = MODEL_SIZES[name]
+        xfer, block = sizes[name]
         block //= 2
         cases[f"m-{name}"] = {"backend": "mpiio", "strategy": "shared", "transfer": xfer, "block": block,
                               "ops": ["write"], "reps": 3}
@@ -116,7 +124,8 @@ def model_query(ranks: int = 1) -> Query:
                         "ops": ["write"], "reps": 5}
     cases["md"] = {"workload": "metadata", "files_per_dir": 256, "file_size": 0, "reps": 3,
                    "ops": ["create", "stat", "open_close", "remove"]}
-    return Query.of("model", ranks, cases, "the cost of one call and of one byte on this file system")
+    return Query.of("model" if not quick else "model-quick", ranks, cases,
+                    "the cost of one call and of one byte on this file system", pin="model")
 
 
 @dataclass

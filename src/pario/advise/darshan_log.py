@@ -135,15 +135,16 @@ def _record(module: str, path: str, raw: dict[str, Any], nprocs: int) -> Rec:
 
 
 def _split_exact(rec: Rec) -> None:
+    """A size goes to the direction whose histogram has its bucket; a size whose bucket both
+    directions have goes to both, at most that bucket's count in each (IOR reads back the
+    transfer size it wrote: the one common size, counted once for the two directions)."""
     both = dict(rec.read_sizes.exact)
     rec.read_sizes.exact, rec.write_sizes.exact = {}, {}
     for size, count in both.items():
-        in_r = any(b.lo <= size and (b.hi is None or size <= b.hi) for b in rec.read_sizes.buckets)
-        in_w = any(b.lo <= size and (b.hi is None or size <= b.hi) for b in rec.write_sizes.buckets)
-        if in_w and not in_r:
-            rec.write_sizes.exact[size] = count
-        elif in_r and not in_w:
-            rec.read_sizes.exact[size] = count
+        for sizes in (rec.read_sizes, rec.write_sizes):
+            room = sum(b.count for b in sizes.buckets if b.lo <= size and (b.hi is None or size <= b.hi))
+            if room:
+                sizes.exact[size] = min(count, room)
 
 
 def _fs_of(path: str, mounts: list[tuple[str, str]]) -> str | None:
@@ -225,8 +226,9 @@ def _judge(path: str, doc: dict[str, Any] | None, complaints: list[str], signal:
         raise ParioError(f"{path}: the Darshan log is truncated or corrupt ({why or 'no records read'}); "
                          "give a complete copy of the log")
     job = _job_from_dict(doc)
-    job.exes = job.command.split()[:1]
-    apart.separate(job, job.exes)
+    argv = job.command.split()
+    job.exes = argv[:1]
+    apart.separate(job, job.exes, apart.scripts([(argv[0], argv, "")] if argv else []))
     if complaints or signal:
         what = complaints[0] if complaints else f"libdarshan-util ended with signal {signal}"
         job.partial.insert(0, f"the log is truncated or corrupt: libdarshan-util said \"{what}\"; "

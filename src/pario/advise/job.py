@@ -147,6 +147,10 @@ class Job:
     # recorded under pario buffer (pario profile --buffer): per file, what the file system saw
     # (sys_writes, sys_bytes, write_time, flush_reasons, size: the buffer's stats); None otherwise
     buffered: dict[str, dict[str, Any]] | None = None
+    cluster: str = ""               # the Slurm cluster it ran on, when the log says
+    copies: int = 0                 # a program that never called MPI_Init, started on this many ranks
+    launched: int = 0               # ranks the launcher started (0: the log does not say)
+    missing_ranks: list[int] = field(default_factory=list)   # ranks that left no log
 
     def of(self, module: str) -> list[Rec]:
         return [r for r in self.records if r.module == module]

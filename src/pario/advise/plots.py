@@ -16,6 +16,7 @@ VIEWS = {
     "reopen": "time", "stat-calls": "time", "sync-every-write": "time",
     "one-rank-io": "spread", "stragglers": "spread",
     "hints-not-in-effect": "hints", "aggregators-vs-stripes": "hints",
+    "one-aggregator": "spread", "seek-per-transfer": "time", "non-mpi-copies": "spread",
 }
 
 

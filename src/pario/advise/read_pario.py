@@ -137,11 +137,38 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                 c = counters(mdoc, raw)
                 rank = -1 if raw.get("rank") == -1 else own_rank
                 job.records.append(_rec(module, fname, rank, c, raw))
+    _ranks_of(job, procs, launch, mpi_ranks)
+    job.cluster = str((launch.get("slurm") or {}).get("cluster") or "")
     job.buffered = _buffered(doc)
     job.exes = sorted({str((p.get("process") or {}).get("exe") or "") for p in procs} - {""})
     _fs_to_mpiio(job)
-    apart.separate(job, job.exes)
+    commands = [(str((p.get("process") or {}).get("exe") or ""), [str(a) for a in (p.get("process") or {}).get(
+        "cmdline") or []], job.cwd) for p in procs]
+    apart.separate(job, job.exes, apart.scripts(commands))
     return job
+
+
+def _ranks_of(job: Job, procs: list[dict[str, Any]], launch: dict[str, Any], mpi_ranks: set[Any]) -> None:
+    """The ranks the launcher started against the ranks that left a log: a program that never
+    called MPI_Init started on N ranks is N independent copies (each process names the rank its
+    launcher gave it: launcher_rank); ranks of an MPI job that left no log (MPI_Abort, a kill) are
+    named by rank, not by process id."""
+    infos = [p.get("process") or {} for p in procs]
+    launched = int(launch.get("ranks") or 0)
+    world = max([int(i.get("nprocs") or 0) for i in infos] + [0])
+    if not mpi_ranks:
+        given = {i.get("launcher_rank") for i in infos} - {None}
+        copies = max(launched, len(given))
+        if copies > 1:
+            job.copies = copies
+        return
+    job.launched = max(launched, world, len(mpi_ranks))
+    job.missing_ranks = sorted(set(range(job.launched)) - {int(r) for r in mpi_ranks})
+    if job.missing_ranks:
+        lost = ", ".join(map(str, job.missing_ranks))
+        job.partial.append(f"rank{'s' if len(job.missing_ranks) > 1 else ''} {lost} of {job.launched} left no log "
+                           "(ended before MPI_Finalize and exit: MPI_Abort, a signal, a crash): their I/O is not "
+                           "counted")
 
 
 def _buffered(doc: dict[str, Any]) -> dict[str, dict[str, Any]] | None:

@@ -136,9 +136,9 @@ def small_requests(module: str, op: str):
         if module == "posix":   # files reached through MPI-IO are judged at the MPI-IO layer
             through = {r.path for r in ctx.recs("mpiio")}
             recs = [r for r in recs if r.path not in through]
-        if module == "mpiio":   # many ranks writing pieces of one file independently: collective.py
-            recs = [r for r in recs if not (r.shared and op == "write" and (r.indep_writes or 0) > (r.coll_writes or 0))
-                    and not (r.shared and op == "read" and (r.indep_reads or 0) > (r.coll_reads or 0))]
+        if module == "mpiio":   # many ranks' pieces of one file interleaved, independent: collective.py
+            from pario.advise.rules.collective import interleaved_independent
+            recs = [r for r in recs if not interleaved_independent(ctx, r, op)]
         # a request alone in its file (per rank) joins nothing: 2,000 files written once each are
         # many files, not small writes (a buffer measured 0.90x on them)
         recs = [r for r in recs if calls(r, op) > (r.nprocs if r.rank < 0 else 1)]

@@ -105,6 +105,10 @@ def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
     procs = f"{job['nprocs']} {'rank' if job['nprocs'] > 1 else 'process'}{'es' if job['nprocs'] == 1 else 's'}"
     if job["nprocs"] == 1:
         procs = "1 process"
+    if job.get("copies"):
+        procs = f"never called MPI_Init: {job['copies']} independent copies"
+    elif job.get("missing_ranks"):
+        procs = f"{job['nprocs']} of {job['launched']} ranks logged"
     line = f"  {procs}, {_s(rt)} run" + (f", {_s(io)} of it in I/O calls ({100 * io / rt:.0f}%)" if rt else "")
     out.append(line)
     st = job.get("stack") or {}
@@ -115,14 +119,18 @@ def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
     if st.get("impl"):
         out += textwrap.wrap(f"MPI-IO: {st['impl']} ({st['impl_source']})", WIDTH, initial_indent="  ",
                              subsequent_indent="    ")
+    elif st.get("impl_source"):
+        out += textwrap.wrap(f"MPI-IO: {st['impl_source']}", WIDTH, initial_indent="  ", subsequent_indent="    ")
     cal = job.get("calibration")
+    system = st.get("system") or {}
     if cal and cal.get("write"):
         w = cal["write"]
-        text = (f"this system: write(2) costs {w['call_us']:.2f} us per call + {w['mib_s']:.0f} MiB/s "
-                f"({cal['where']})")
+        text = (f"costs: write(2) {w['call_us']:.2f} us per call + {w['mib_s']:.0f} MiB/s, from the "
+                f"{cal['where']}")
         out += textwrap.wrap(text, WIDTH, initial_indent="  ", subsequent_indent="    ")
-    elif job.get("notes"):
-        pass
+    elif system.get("why"):
+        out += textwrap.wrap(f"costs: none measured: {system['why']}", WIDTH, initial_indent="  ",
+                             subsequent_indent="    ")
     for p in job.get("partial") or []:
         out += textwrap.wrap(f"partial: {p}", WIDTH, initial_indent="  ", subsequent_indent="    ")
     for group, paths in (job.get("apart_files") or {}).items():
