@@ -13,7 +13,7 @@ from pario.cli.args import Parser, one_line
 from pario.model.errors import ParioError, Stopped
 
 # Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report", "stack", "settings",
+COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "predict", "report", "stack", "settings",
             "completion"]
 
 
