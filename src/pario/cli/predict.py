@@ -33,8 +33,7 @@ does not capture. Figures of the system file alone are "stated hardware";
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("predict", help="predict a pattern's time on a described system; rank settings",
-                              description="Predict what an I/O pattern costs on a system described in a TOML\n"
+    p = subparsers.add_parser("predict", description="Predict what an I/O pattern costs on a system described in a TOML\n"
                                           "file, which limit binds, and which settings to try first.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("the system and the scale")
