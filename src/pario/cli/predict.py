@@ -33,7 +33,8 @@ does not capture. Figures of the system file alone are "stated hardware";
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("predict", description="Predict what an I/O pattern costs on a system described in a TOML\n"
+    p = subparsers.add_parser("predict",
+                              description="Predict what an I/O pattern costs on a system described in a TOML\n"
                                           "file, which limit binds, and which settings to try first.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("the system and the scale")
@@ -49,7 +50,8 @@ def register(subparsers) -> None:
                    help="Lustre stripe size of new files (default: the system's)")
     g.add_argument("--iobuf", metavar="SIZE", type=row("iobuf", "bytes", "IOBUF buffer", lo=4096),
                    help="an IOBUF-style buffer of SIZE coalesces the calls (pario buffer --size)")
-    g.add_argument("--op", choices=("write", "read"), help="the phase to predict (default: the case's first)")
+    g.add_argument("--op", type=row("op", "choice", "the phase", choices=("write", "read")),
+                   help="the phase to predict (default: the case's first)")
     add_case_flags(p)
     add_metadata_flags(p)
     o = p.add_argument_group("what to do")
