@@ -2,7 +2,7 @@
 recall of the defects each log can show, fixes right and wrong, and the seconds claimed against
 the job's time and against what the applied fix measured (README.md of the corpus says how).
 
-    python benchmarks/advise/score.py [CASE ...] [--tool pario|drishti|both] [--advise-arg=ARG]...
+    python benchmarks/advise/score.py [CASE ...] [--tool pario|drishti|both] [--advise-arg=ARG]... [--twice]
                                       [--out DIR] [--markdown FILE]
 
 `pario advise LOG --json` runs as a user runs it (this tree, the engine `make setup` installed,
@@ -27,6 +27,7 @@ from score_report import markdown, summary_table, table
 
 DRISHTI = os.environ.get("DRISHTI", "/work/peers/drishti-venv/bin/drishti")
 ADVISE_TIMEOUT = 900
+QUICK_S = 10   # what advise may spend measuring unasked (issue 25: "at most about 10 s and 1 GiB")
 
 
 def job_time(case: Case, which: str) -> float | None:
@@ -67,7 +68,12 @@ def run_pario(case: Case, which: str, env: dict[str, str], extra: list[str], m: 
     s.advise_s = took
     if job.get("no_gain"):
         s.notes.append("checked, not advised: " + ", ".join(g["rule"] for g in job["no_gain"]))
+    if took > QUICK_S and not any(a in extra for a in ("--verify", "--calibrate")):
+        s.notes.append(f"advise took {took:.0f} s without --verify or --calibrate (the issue allows about {QUICK_S} s)")
     if case.foreign:
+        if "this machine" in (job.get("stack") or {}).get("impl_source", ""):
+            s.notes.append(f"FOREIGN LOG'S HEADER NAMES THIS MACHINE: {job['stack']['impl']} "
+                           f"({job['stack']['impl_source']})")
         local = [what for what, bad in (("a calibration of this machine", job.get("calibration") is not None),
                                         ("measured-here vetoes", bool(job.get("no_gain"))),
                                         ("a verification run here", any(
@@ -99,6 +105,8 @@ def main() -> int:
     ap.add_argument("--tool", choices=("pario", "drishti", "both"), default="both")
     ap.add_argument("--advise-arg", action="append", default=[], metavar="ARG",
                     help="one more argument for every `pario advise` (repeat; with =: --advise-arg=--verify)")
+    ap.add_argument("--twice", action="store_true",
+                    help="advise every log twice and name the logs whose findings changed")
     ap.add_argument("--corpus", default=str(CORPUS), help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "advise" / "results"))
     ap.add_argument("--markdown", metavar="FILE", help="also write the per-case table as Markdown")
@@ -121,6 +129,12 @@ def main() -> int:
                 continue
             if args.tool in ("pario", "both"):
                 scores.append(run_pario(case, which, env, args.advise_arg, m))
+                if args.twice:
+                    again = run_pario(case, which, env, args.advise_arg, m)
+                    first = sorted((c.group, c.id) for c in scores[-1].claims)
+                    second = sorted((c.group, c.id) for c in again.claims)
+                    if first != second:
+                        scores[-1].notes.append(f"NOT THE SAME ON A SECOND RUN: {first} then {second}")
                 print(table([scores[-1]], header=False), flush=True)
             if which == "darshan" and args.tool in ("drishti", "both"):
                 scores.append(run_drishti(case, work, m))
