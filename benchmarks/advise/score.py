@@ -4,6 +4,7 @@ the job's time and against what the applied fix measured (README.md of the corpu
 
     python benchmarks/advise/score.py [CASE ...] [--tool pario|drishti|both] [--advise-arg=ARG]... [--twice]
                                       [--out DIR] [--markdown FILE]
+    python benchmarks/advise/score.py --render results/score-STAMP.json [--markdown FILE]
 
 `pario advise LOG --json` runs as a user runs it (this tree, the engine `make setup` installed,
 one results store for the whole scoring run, so a measurement made for one log serves the next),
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 
 from common import ROOT, clean, pario_env
-from corpus_score import LogScore, drishti_claims, pario_claims, score_log, totals
+from corpus_score import LogScore, drishti_claims, from_dict, pario_claims, score_log, totals
 from corpus_truth import CORPUS, Case, load_cases, mapping
 from score_report import markdown, summary_table, table
 
@@ -110,7 +111,15 @@ def main() -> int:
     ap.add_argument("--corpus", default=str(CORPUS), help=argparse.SUPPRESS)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "advise" / "results"))
     ap.add_argument("--markdown", metavar="FILE", help="also write the per-case table as Markdown")
+    ap.add_argument("--render", metavar="RESULTS", help="no scoring: print (and --markdown) a results JSON's tables")
     args = ap.parse_args()
+    if args.render:
+        doc = json.loads(Path(args.render).read_text())
+        scores = [from_dict(d) for d in doc["logs"]]
+        print(table(scores) + "\n\n" + summary_table(doc["summary"]))
+        if args.markdown:
+            Path(args.markdown).write_text(markdown(doc, scores))
+        return 0
     base = Path(args.corpus)
     cases = load_cases(args.cases or None, base)
     m = mapping(base)
