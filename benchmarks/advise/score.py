@@ -100,6 +100,16 @@ def run_drishti(case: Case, work: Path, m: dict) -> LogScore:
     return score_log(case, "darshan", "drishti", claims, job_time(case, "darshan"), unmapped)
 
 
+def summarize(scores: list[LogScore]) -> dict:
+    summary = {}
+    for tool in ("pario", "drishti"):
+        mine = [s for s in scores if s.tool == tool]
+        if mine:
+            summary[tool] = {"all logs": totals(mine).to_dict(),
+                             "darshan logs": totals([s for s in mine if s.log == "darshan"]).to_dict()}
+    return summary
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cases", nargs="*", help="case names (default: every case)")
@@ -116,6 +126,7 @@ def main() -> int:
     if args.render:
         doc = json.loads(Path(args.render).read_text())
         scores = [from_dict(d) for d in doc["logs"]]
+        doc["summary"] = summarize(scores)   # recomputed: a file from an older score.py lacks newer totals
         print(table(scores) + "\n\n" + summary_table(doc["summary"]))
         if args.markdown:
             Path(args.markdown).write_text(markdown(doc, scores))
@@ -149,12 +160,7 @@ def main() -> int:
                 scores.append(run_drishti(case, work, m))
                 print(table([scores[-1]], header=False), flush=True)
         load.append(os.getloadavg()[0])
-    summary = {}
-    for tool in ("pario", "drishti"):
-        mine = [s for s in scores if s.tool == tool]
-        if mine:
-            summary[tool] = {"all logs": totals(mine).to_dict(),
-                             "darshan logs": totals([s for s in mine if s.log == "darshan"]).to_dict()}
+    summary = summarize(scores)
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     doc = {"stamp": stamp, "commit": commit, "command": " ".join(["python", "benchmarks/advise/score.py"] +
