@@ -2,16 +2,17 @@
 runs behind it, how it differs from the case as given, and its settings in every dialect."""
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from pario.analysis import noise, tune_cache
 from pario.model.case import Case
 from pario.model.tuning import Trial, TuningSession, Winner
-from pario.model.units import exact
+from pario.plan.cases import DEFAULT_REPS
+from pario.plan.command import bench_command
 from pario.settings import DIALECTS, Settings, render
 from pario.settings.dialects import untranslated
 from pario.tune.space import DEFAULT, Config, Space
+from pario.tune.trials import apply
 
 RACED = 3    # repetitions a trial needs to be named as good as the winner (a pruned one has 1)
 ALIKE = 3    # at most this many named
@@ -49,33 +50,10 @@ def case_changes(space: Space, config: Config) -> dict[str, str]:
 
 
 def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
-    """The winner as one `pario bench` command (MCA parameters other than io as OMPI_MCA_ variables,
-    which Open MPI's ranks read from the environment mpirun passes on)."""
-    eff = space.effective(config)
-    strategy, _, agg = space.strategy(eff).partition("+")
-    words = ["pario", "bench", "-a", base["backend"]]
-    if space.collective(eff):
-        words.append("-c")
-    words += [{"write": "-w", "read": "-r", "verify": "-W"}[op] for op in base.get("ops") or []]
-    if base.get("pattern", "segmented") == "segmented":
-        words += ["-t", exact(base["xfer"]), "-b", exact(base["block"])]
-        if base.get("segments", 1) > 1:
-            words += ["-s", str(base["segments"])]
-    else:
-        words += ["--pattern", base["pattern"]] + (["--dims", "x".join(map(str, base["ldims"]))]
-                                                   if base.get("ldims") else [])
-    words += ["-n", str(ranks), "--strategy", strategy] + (["--aggregate"] if agg else [])
-    if eff.get("odirect") == "true" or (base.get("odirect") and "odirect" not in eff):
-        words.append("--odirect")
-    settings = winner_settings(space, config)
-    env = [f"OMPI_MCA_{k}={shlex.quote(v)}" for k, v in sorted(settings.mca.items()) if k != "io"]
-    if "io" in settings.mca or space.ctx.io_fixed:
-        words += ["--io", settings.mca.get("io") or str(space.ctx.io_fixed)]
-    hints = {**(base.get("hints") or {}), **settings.hints}
-    words += [w for k, v in sorted(hints.items()) for w in ("--hint", f"{k}={v}")]
-    lib = {**(base.get("lib") or {}), **settings.lib.get(base["backend"], {})}
-    words += [w for k, v in sorted(lib.items()) for w in ("--lib", f"{k}={v}")]
-    return " ".join(env + [shlex.quote(w) for w in words])
+    """The winner as one `pario bench` command: the case the trials ran with the configuration
+    applied (tune.trials.apply), rendered by plan.command, so every flag of the case is in it."""
+    case, io, mca = apply(space, base, config, base.get("reps", DEFAULT_REPS))
+    return bench_command(case, ranks, io, mca)
 
 
 def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
