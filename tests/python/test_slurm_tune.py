@@ -106,8 +106,13 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
     # the confirmation race went on, an array a round, exactly while the final pair was not told apart
     pair = {role: n for role, n, *_ in arrays[final][1]}
     if "confirm" in pair:
+        note = trials[pair["confirm"]]["note"]
+        before = ([r for t in session["trials"] if t["state"] == "control" and t["number"] != pair["control"]
+                   for r in t["rates"]],
+                  [r for t in session["trials"] if t["state"] == "confirm" and t["note"] == note
+                   and t["number"] != pair["confirm"] for r in t["rates"]])
         raced = race_went_on_while_undecided([trials[pair["control"]]["rates"], trials[pair["confirm"]]["rates"]],
-                                             arrays[final][1][0][2])
+                                             arrays[final][1][0][2], before)
     else:   # nothing beat the default beyond the noise: the final control alone, no race
         assert session["incumbent"] is None and list(pair) == ["control"], pair
         raced = 0
