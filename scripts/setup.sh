@@ -111,10 +111,13 @@ fi
 # ---- 1c. what the tests run against (only with --tests, as `make test` runs this) --------------
 # MPICH beside Open MPI (the flavour tests build the engine against both: the ROMIO that Cray
 # MPICH and Intel MPI derive from), a real one-node Slurm (scripts/local-slurm.sh) and a headless
-# browser for the pages of `pario report` (Debian's chromium + chromedriver). A missing tool skips its tests with a reason;
-# PARIO_SETUP_BROWSER=0 leaves the browser out.
+# browser for the pages of `pario report` (Debian's chromium + chromedriver), and a real striped file
+# system, CephFS on 127.0.0.1 (scripts/local-pfs.sh: monitor, object and metadata servers, the FUSE
+# client, `setfattr` for layouts). A missing tool skips its tests with a reason;
+# PARIO_SETUP_BROWSER=0 leaves the browser out, PARIO_SETUP_PFS=0 CephFS.
 TEST_PKGS=(mpich libmpich-dev libhdf5-mpich-dev slurmctld slurmd slurm-client munge)
 [ "${PARIO_SETUP_BROWSER:-1}" != 0 ] && TEST_PKGS+=(chromium chromium-driver)
+[ "${PARIO_SETUP_PFS:-1}" != 0 ] && TEST_PKGS+=(ceph-mon ceph-osd ceph-mds ceph-fuse ceph-common attr fuse3)
 if [ "$FOR_TESTS" = 1 ] && [ -r /etc/debian_version ] && have dpkg-query; then
     test_missing=()
     for p in "${TEST_PKGS[@]}"; do

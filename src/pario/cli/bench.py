@@ -104,7 +104,7 @@ it measured stored as partial)."""
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("bench", help="measure I/O strategies on this file system and MPI (IOR-style flags)",
+    p = subparsers.add_parser("bench",
                               description="Run I/O strategies on real files through POSIX and MPI-IO, store the "
                                           "run, print median [min-max] bandwidth per strategy.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

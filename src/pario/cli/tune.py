@@ -66,7 +66,7 @@ missing, 130/143 interrupted (the finished trials are kept; --resume goes on).""
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("tune", help="find the best settings for one case, proven beyond the noise",
+    p = subparsers.add_parser("tune",
                               description="Search the settings that exist on this stack for one case with few "
                                           "runs, and name a winner only when it beats the default beyond the noise.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
