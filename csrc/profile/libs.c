@@ -31,11 +31,14 @@ static int is_self(void *p) {
 }
 
 #define MAX_OBJECTS 1024
-struct names { const char *v[MAX_OBJECTS]; int n; };
+struct names { const char *v[MAX_OBJECTS]; int n; const char *self; };
+/* Every loaded object but the program, the vDSO and this library: a dlclose of this preloaded
+ * library after dlopen(RTLD_NOLOAD) unmaps and maps its memory again (the trace was lost). */
 static int collect_names(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   struct names *ns = arg;
-  if (info->dlpi_name && *info->dlpi_name && ns->n < MAX_OBJECTS) ns->v[ns->n++] = info->dlpi_name;
+  const char *name = info->dlpi_name;
+  if (name && *name == '/' && strcmp(name, ns->self) && ns->n < MAX_OBJECTS) ns->v[ns->n++] = name;
   return 0;
 }
 
@@ -48,7 +51,9 @@ static void *lookup(const char *name) {
   static struct names ns; /* one lookup at a time is enough: lookups are rare (once per function) */
   static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
   pthread_mutex_lock(&lk);
+  Dl_info mine;
   ns.n = 0;
+  ns.self = dladdr((void *)is_self, &mine) && mine.dli_fname ? mine.dli_fname : "";
   dl_iterate_phdr(collect_names, &ns); /* no dlopen inside the walk: it holds the loader's lock */
   p = NULL;
   for (int k = 0; k < ns.n && !p; k++) {
