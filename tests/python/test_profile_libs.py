@@ -217,3 +217,13 @@ def _show(logs) -> str:
                          text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     return " ".join(out.stdout.split())
+
+
+def test_log_of_an_earlier_pario_still_reads():
+    """A log written before the libraries were recorded (tests/python/data/profile: no
+    'libraries', no library modules) reads as before; show says what it cannot know."""
+    old = ROOT / "tests" / "python" / "data" / "profile" / "mpiio-coll-2ranks.log"
+    assert "libraries" not in old.read_text()
+    shown = _show(old)
+    assert ("I/O came from: MPI-IO, stdio and POSIX calls of its own (this log was written by a pario that did "
+            "not record HDF5, PnetCDF, NetCDF or ADIOS2 calls") in shown

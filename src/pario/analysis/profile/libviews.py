@@ -148,12 +148,14 @@ def application_layer(job: dict[str, Any], files: list[dict[str, Any]]) -> dict[
         parts = [f"{n['title']} ({n['files']} file{'s' if n['files'] != 1 else ''}"
                  + (f", over {' over '.join(n['below'])}" if n["below"] else "") + ")" for n in stack]
         return {"layer": top["library"], "text": "; ".join(parts), "known": True}
-    used = [m for m in LAYERS if any(f["module"] == m and (f["reads"] or f["writes"]) for f in files)]
+    used = [m for m in LAYERS if any(f["module"] == m and (f["reads"] or f["writes"]) and not f["path"].startswith("<")
+                                     for f in files)]   # not "<MPI runtime files>", "<other files>"
     known = recorded(job)
     if not used:
         return {"layer": None, "text": "no file I/O", "known": known}
     names = {"mpiio": "MPI-IO", "stdio": "stdio", "posix": "POSIX"}
-    text = " and ".join(names[m] for m in used) + " calls of its own" + (
+    said = [names[m] for m in used]
+    text = (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]) + " calls of its own" + (
         "" if known else " (this log was written by a pario that did not record HDF5, PnetCDF, NetCDF or ADIOS2 "
                          "calls: a library's I/O shows as the layers under it)")
     return {"layer": "mpiio" if "mpiio" in used else used[0], "text": text, "known": known}
