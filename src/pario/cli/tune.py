@@ -419,6 +419,8 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if session.context.get("submit"):   # its trials probed the device inside their allocation
+        tune_submit.adopt_ceiling(session, store)
     session.winner = verdict.conclude(session, space, case, session.ranks)
     session.importance, session.importance_method = importance.importance(session, space)
     store.update_session(sid, doc=session.to_dict(), status=session.status,
