@@ -54,10 +54,25 @@ class LogScore:
     def over_time(self) -> bool:
         return self.job_s is not None and self.at_stake_s > self.job_s * (1 + 1e-9)
 
+    @property
+    def passed(self) -> bool:
+        """Everything right on this log: every defect it can show found, no false finding, no wrong
+        fix, the seconds within the job's time, no error, no local measurement on a foreign log."""
+        return (not self.error and self.false == 0 and set(self.found) == set(self.visible)
+                and not any(c.fix == "wrong" for c in self.claims) and not self.over_time
+                and not any(n.startswith(("FOREIGN", "NOT THE SAME")) for n in self.notes))
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(true=self.true, false=self.false, over_time=self.over_time)
+        d.update(true=self.true, false=self.false, over_time=self.over_time, passed=self.passed)
         return d
+
+
+def from_dict(d: dict[str, Any]) -> LogScore:
+    """A LogScore back from score.py's results JSON."""
+    fields = {k: v for k, v in d.items() if k in LogScore.__dataclass_fields__}
+    fields["claims"] = [Claim(**c) for c in d["claims"]]
+    return LogScore(**fields)
 
 
 def judge(claims: list[Claim], case: Case, which: str) -> tuple[list[str], list[str]]:
@@ -139,6 +154,7 @@ class Totals:
     wrong: int = 0
     unjudged: int = 0
     over_time: int = 0
+    passed: int = 0
 
     @property
     def precision(self) -> float | None:
@@ -160,6 +176,7 @@ class Totals:
         self.wrong += sum(c.fix == "wrong" for c in s.claims)
         self.unjudged += sum(c.fix == "unjudged" for c in s.claims)
         self.over_time += s.over_time
+        self.passed += s.passed
 
     def to_dict(self) -> dict[str, Any]:
         return dict(asdict(self), precision=self.precision, recall=self.recall)
