@@ -96,7 +96,9 @@ def run_drishti(case: Case, work: Path, m: dict) -> LogScore:
         last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
         return score_log(case, "darshan", "drishti", [], job_time(case, "darshan"), error=f"crash: {last[:200]}")
     codes = sorted(k for k, v in rows[0].items() if v == "True")
-    claims, unmapped = drishti_claims(codes, m)
+    import darshan
+    modules = set(darshan.DarshanReport(str(log), read_all=False).modules)
+    claims, unmapped = drishti_claims(codes, m, modules)
     return score_log(case, "darshan", "drishti", claims, job_time(case, "darshan"), unmapped)
 
 

@@ -85,6 +85,10 @@ def test_matching_on_hand_made_advice(tmp_path):
     d = score_log(case, "darshan", "drishti", drishti_claims(["M01", "P06", "P12"], m)[0], job_s=None)
     assert d.visible == ["small-writes"] and d.found == ["small-writes"]
     assert [(c.id, c.verdict) for c in d.claims] == [("M01", "false"), ("P06", "true")]   # P12 is an OK note
+    # Drishti's collective-call advice is printed only when the log has the MPI-IO module
+    assert d.claims[1].fixes == ["bigger-requests", "mpiio"]
+    with_mpiio = drishti_claims(["P06"], m, {"POSIX", "MPI-IO"})[0][0]
+    assert with_mpiio.fixes == ["bigger-requests", "collective"]
 
 
 def test_a_log_passes_only_when_everything_on_it_is_right(tmp_path):
