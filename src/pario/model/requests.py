@@ -62,6 +62,7 @@ class BenchRequest:
     md_ops: list[str] | str | None = None
     # the run
     ranks: int | None = None
+    nodes: int | None = None       # --nodes: the ranks in blocks over this many nodes
     dir: str | None = None
     test_file: str | None = None   # -o PATH, IOR's test file
     config: str | None = None
