@@ -20,11 +20,8 @@ from pathlib import Path
 
 from pario.cli.args import Parser, row, typed
 from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
-from pario.cli.wrapped import choose_launcher
 from pario.model.errors import ParioError
 from pario.plan.inputs import INT_MAX, INTEGER_MAX, RUN
-from pario.platform import slurm
-from pario.run import child
 
 HELP = __doc__.split("\n", 2)[2]
 # The profiler's memory bound per process, in MiB: its arena is mapped at start (csrc/profile), so
@@ -35,8 +32,7 @@ SECONDS = row("seconds", "float", "seconds after the job's start", lo=0, hi=1e12
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
-                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("profile", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
     p.add_argument("--launcher", type=typed(RUN["launcher"]),
@@ -88,6 +84,8 @@ def show_parser() -> Parser:
 
 
 def run(args) -> int:
+    from pario.cli.wrapped import choose_launcher
+
     cmd = list(args.command or [])
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
@@ -126,6 +124,9 @@ def print_env(args, prun) -> int:
 
 
 def profile(args, cmd, prun) -> int:
+    from pario.platform import slurm
+    from pario.run import child
+
     lib = prun.preload_path()
     output = Path(args.output) if args.output else prun.default_output(cmd)
     if output.is_dir():

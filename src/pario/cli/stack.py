@@ -7,15 +7,11 @@ import sys
 from pario.cli.args import row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
-from pario.platform.engine import engine_path
-from pario.platform.mpi import check_io, detect, find_mpirun
-from pario.report import json as json_report
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "stack", help="file system, layout, MPI, MPI-IO implementation, hints in effect, libraries",
-        description="Inspect the I/O stack under PATH (default: the current directory). The MPI probe runs "
+        "stack", description="Inspect the I/O stack under PATH (default: the current directory). The MPI probe runs "
                     "the engine once on a 1 MiB collective write in PATH; its results are cached for an hour.")
     p.add_argument("path", nargs="?", default=".", type=row("path", "path"), help="directory to inspect (default .)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -29,6 +25,9 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from pario.platform import stack
+    from pario.platform.engine import engine_path
+    from pario.platform.mpi import check_io, detect, find_mpirun
+    from pario.report import json as json_report
     from pario.run.probe import probes
     if not os.path.exists(args.path):
         raise ParioError(f"{args.path} does not exist; give an existing directory (where your job writes)")
