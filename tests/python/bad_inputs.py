@@ -61,7 +61,7 @@ def _parsers():
     yield "results", subs["results"]
     yield "profile", subs["profile"]
     yield "stack", subs["stack"]
-    for name in ("tune", "report", "advise", "buffer", "predict"):  # the capability commands' flags: the same bad values
+    for name in ("tune", "report", "advise", "buffer", "predict"):  # the capability commands: the same bad values
         if name in subs:
             yield name, subs[name]
     results = next(a for a in subs["results"]._actions if a.__class__.__name__ == "_SubParsersAction").choices
