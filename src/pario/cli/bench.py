@@ -121,6 +121,9 @@ def register(subparsers) -> None:
                    help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
     add_launch_flags(r)
+    r.add_argument("--cache", action="store_const", const=True, default=None,
+                   help="default suite: page-cache figures (writes not synced in the timed phase, reads not "
+                        "evicted); without it the suite measures the storage (-e and --drop-caches)")
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
@@ -300,7 +303,7 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
 
 def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool, mpi: MPI) -> int:
     from pario.cli.dry_run import dry_run
-    from pario.plan import validate
+    from pario.plan import suites, validate
     from pario.plan.bench import apply_drop_caches, check_room, plan
     from pario.platform import host
     from pario.platform.ceiling import device_ceiling, streams_per_host
@@ -318,7 +321,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         listing = engine_listing(engine)
         scratch.prepare()
         ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
-    rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
+    rate = suites.storage_rate(ceiling, bool(request.cache) or request.suite == "layers")
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)

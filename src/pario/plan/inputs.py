@@ -120,7 +120,7 @@ REQUEST: dict[str, Setting] = {
     **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "read_check", "fpp", "fsync", "keep",
                           "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
                           "fsync_per_write", "wearout", "unique_dir", "use_existing",
-                          "no_probe", "json", "list_backends", "dry_run")},
+                          "no_probe", "json", "list_backends", "dry_run", "cache")},
     "reorder": Setting("reorder", "int", doc="-Q: read shift in ranks", lo=0, hi=CASE["reorder"].hi),
     "hint": RUN["hint"], "lib": RUN["lib_pairs"], "md_ops": RUN["md_ops"],
     **{k: RUN[k] for k in ("ranks", "nodes", "dir", "test_file", "drop_caches", "config", "reuse", "suite", "preset",

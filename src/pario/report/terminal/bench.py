@@ -51,12 +51,43 @@ def where(mpi: dict, env: dict) -> str:
     return str(hosts[0] if hosts else env.get("hostname"))
 
 
+def measured_line(cases: list[dict]) -> str:
+    """What the figures are of, from the cases that ran: the storage (writes synced inside the timed
+    phase, reads of evicted files) or, in part, the page cache; "" without data cases."""
+    specs = [c.get("spec") or {} for c in cases]
+    specs = [s for s in specs if s.get("workload", "data") == "data" and s.get("backend") != "null"]
+    writers = [s for s in specs if "write" in (s.get("ops") or ())]
+    readers = [s for s in specs if {"read", "verify"} & set(s.get("ops") or ())]
+    if not writers and not readers:
+        return ""
+    said, cache = [], []
+    for group, synced, what, yes, no in (
+            (writers, lambda s: s.get("fsync") or s.get("odirect"), "writes", "synced inside the timed phase",
+             "not synced (-e syncs them inside the timed phase)"),
+            (readers, lambda s: s.get("evict") or s.get("odirect"), "reads", "of files evicted from the page cache",
+             "not evicted first (--drop-caches evicts them)")):
+        if not group:
+            continue
+        done = sum(1 for s in group if synced(s))
+        if done == len(group):
+            said.append(f"{what} {yes}")
+        else:
+            cache.append(f"{what} {no}" + ("" if not done else f" in {len(group) - done} of {len(group)} cases"))
+    if not cache:
+        return "These figures are of the storage: " + ", ".join(said) + "."
+    return ("These figures may be of the page cache: " + "; ".join(cache)
+            + (f" ({', '.join(said)})" if said else "") + ".")
+
+
 def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: int | None) -> None:
     result, env, status = record.result, record.env, record.status
     if rows:
         mpi = result.get("mpi") or {}
         title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {where(mpi, env)}, "
                  f"{record.directory} ({env.get('fs_name') or env.get('fs_type') or 'fs ?'})")
+        measured = measured_line(result.get("cases") or [])
+        if measured:   # the header: what the figures are of, before any of them
+            console.print(measured, highlight=False)
         print_bench(console, rows, result, title=title)  # data table, then layers and metadata tables
         for line in verify_lines(rows):
             console.print(line, highlight=False)
