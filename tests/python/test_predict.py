@@ -160,3 +160,11 @@ def test_tune_orders_its_guesses_by_the_model_and_says_so(tmp_path, capsys):
     assert code == 0, captured.err
     assert "pario predict" in captured.err and "ordered the" in captured.err
     assert "x the default)" in captured.out
+
+
+def test_predict_takes_the_case_from_a_log(capsys):
+    log = Path(__file__).parent / "data" / "profile" / "mpiio-coll-2ranks.log"
+    assert main(["predict", "--system", "archer", "--from-log", str(log)]) == 0
+    captured = capsys.readouterr()
+    assert "predicting the case taken from" in captured.err
+    assert "2 ranks" in captured.out and "binding limit:" in captured.out
