@@ -54,10 +54,25 @@ class LogScore:
     def over_time(self) -> bool:
         return self.job_s is not None and self.at_stake_s > self.job_s * (1 + 1e-9)
 
+    @property
+    def passed(self) -> bool:
+        """Everything right on this log: every defect it can show found, no false finding, no wrong
+        fix, the seconds within the job's time, no error, no local measurement on a foreign log."""
+        return (not self.error and self.false == 0 and set(self.found) == set(self.visible)
+                and not any(c.fix == "wrong" for c in self.claims) and not self.over_time
+                and not any(n.startswith(("FOREIGN", "NOT THE SAME")) for n in self.notes))
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(true=self.true, false=self.false, over_time=self.over_time)
+        d.update(true=self.true, false=self.false, over_time=self.over_time, passed=self.passed)
         return d
+
+
+def from_dict(d: dict[str, Any]) -> LogScore:
+    """A LogScore back from score.py's results JSON."""
+    fields = {k: v for k, v in d.items() if k in LogScore.__dataclass_fields__}
+    fields["claims"] = [Claim(**c) for c in d["claims"]]
+    return LogScore(**fields)
 
 
 def judge(claims: list[Claim], case: Case, which: str) -> tuple[list[str], list[str]]:
@@ -99,7 +114,18 @@ def pario_claims(job: dict[str, Any], m: dict[str, Any]) -> tuple[list[Claim], l
     return out, unmapped
 
 
-def drishti_claims(codes: list[str], m: dict[str, Any]) -> tuple[list[Claim], list[str]]:
+def drishti_fixes(spec: list[str] | dict[str, list[str]], modules: set[str]) -> list[str]:
+    """The fix classes Drishti prints for a code, given the log's Darshan modules."""
+    if isinstance(spec, list):
+        return list(spec)
+    out = list(spec.get("always", []))
+    out += spec.get("mpiio", []) if "MPI-IO" in modules else spec.get("no_mpiio", [])
+    out += spec.get("lustre", []) if "LUSTRE" in modules else []
+    return out
+
+
+def drishti_claims(codes: list[str], m: dict[str, Any],
+                   modules: frozenset[str] | set[str] = frozenset()) -> tuple[list[Claim], list[str]]:
     out, unmapped = [], []
     for code in codes:
         if code in DRISHTI_NOT_FINDINGS:
@@ -107,7 +133,8 @@ def drishti_claims(codes: list[str], m: dict[str, Any]) -> tuple[list[Claim], li
         kinds = list(m["drishti"].get(code, []))
         if not kinds:
             unmapped.append(code)
-        out.append(Claim(id=code, group="drishti", kinds=kinds, fixes=list(m["drishti_fixes"].get(code, []))))
+        out.append(Claim(id=code, group="drishti", kinds=kinds,
+                         fixes=drishti_fixes(m["drishti_fixes"].get(code, []), set(modules))))
     return out, unmapped
 
 
@@ -139,6 +166,7 @@ class Totals:
     wrong: int = 0
     unjudged: int = 0
     over_time: int = 0
+    passed: int = 0
 
     @property
     def precision(self) -> float | None:
@@ -160,6 +188,7 @@ class Totals:
         self.wrong += sum(c.fix == "wrong" for c in s.claims)
         self.unjudged += sum(c.fix == "unjudged" for c in s.claims)
         self.over_time += s.over_time
+        self.passed += s.passed
 
     def to_dict(self) -> dict[str, Any]:
         return dict(asdict(self), precision=self.precision, recall=self.recall)

@@ -151,6 +151,7 @@ class Job:
     copies: int = 0                 # a program that never called MPI_Init, started on this many ranks
     launched: int = 0               # ranks the launcher started (0: the log does not say)
     missing_ranks: list[int] = field(default_factory=list)   # ranks that left no log
+    libs: list[Any] = field(default_factory=list)   # the I/O libraries' records (advise/libjob.py LibRec)
 
     def of(self, module: str) -> list[Rec]:
         return [r for r in self.records if r.module == module]

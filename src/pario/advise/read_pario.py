@@ -7,6 +7,8 @@ from typing import Any
 
 from pario.advise import apart
 from pario.advise.job import Bucket, Job, Rec, Sizes
+from pario.advise.libjob import lib_rec
+from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.logread import counters, load
 from pario.analysis.profile.views import job_view, parse_hints
 from pario.model.errors import ParioError
@@ -136,6 +138,11 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                 fname = raw.get("path", "?")
                 c = counters(mdoc, raw)
                 rank = -1 if raw.get("rank") == -1 else own_rank
+                if is_library(module):   # HDF5, PnetCDF, NetCDF, ADIOS2: the library rules' records
+                    lib = lib_rec(module, raw, c, rank)
+                    if lib is not None:
+                        job.libs.append(lib)
+                    continue
                 job.records.append(_rec(module, fname, rank, c, raw))
     _ranks_of(job, procs, launch, mpi_ranks)
     job.cluster = str((launch.get("slurm") or {}).get("cluster") or "")

@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "profile": "profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
     "buffer": "coalesce an unmodified program's small writes (LD_PRELOAD)",
     "advise": "what to change in a job's I/O, ranked by time at stake",
+    "predict": "what a pattern costs on a described system; settings to try first",
     "report": "one offline HTML page with plots of runs, profiles, findings",
     "stack": "file system, layout, MPI, MPI-IO implementation, hints in effect, libraries",
     "settings": "render settings in every dialect; check a hints file",

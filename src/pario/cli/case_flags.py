@@ -6,11 +6,8 @@ import argparse
 
 from pario.cli.args import checked, typed
 from pario.model.errors import ParioError
-from pario.plan.bench import CASE_DESTS
-from pario.plan.cases import parse_lib
 from pario.plan.inputs import CASE, RUN
 from pario.settings.catalogue import Setting
-from pario.settings.hints import parse_pair
 
 
 def add_case_flags(p):
@@ -61,6 +58,22 @@ def add_case_flags(p):
                         "like IOR's buffer; larger: data from memory, verify exact at any distance)")
 
 
+def add_metadata_flags(p) -> None:
+    """The metadata workload's flags (mdtest-like): `pario bench` runs it, `pario predict` costs it."""
+    flag = dict(action="store_const", const=True, default=None)
+    m = p.add_argument_group("metadata workload (mdtest-like)")
+    m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
+    m.add_argument("--files-per-dir", type=typed(CASE["files_per_dir"]),
+                   help="files per leaf directory (1000; per rank with --per-rank-dirs)")
+    m.add_argument("--file-size", type=typed(CASE["file_size"]),
+                   help="bytes written to each file and read back (0; k/m suffixes)")
+    m.add_argument("--depth", type=typed(CASE["depth"]), help="directory levels below the root (0)")
+    m.add_argument("--branching", type=typed(CASE["branching"]), help="subdirectories per directory (1)")
+    m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
+    m.add_argument("--md-ops", type=typed(RUN["md_ops"]),
+                   help="phases, a subset of create,stat,open_close,read_small,remove (all)")
+
+
 def add_launch_flags(g) -> None:
     """How the runs are launched and watched: the same for `pario bench` and each trial of `pario tune`."""
     g.add_argument("--mpirun", type=typed(RUN["mpirun"]),
@@ -74,17 +87,22 @@ def add_launch_flags(g) -> None:
 
 
 def _hint_pair(text: str) -> str:
+    from pario.settings.hints import parse_pair
+
     parse_pair(text)  # KEY=VALUE; the value is checked with the case (plan/validate.py)
     return text
 
 
 def _lib_pair(text: str) -> str:
+    from pario.plan.cases import parse_lib
+
     parse_lib([text], "--lib")
     return text
 
 
-# what names a case, its ranks or its space: a resumed session keeps its own (flags as the user types them)
-_CASE_OF_SESSION = CASE_DESTS + ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
+# what names a case, its ranks or its space, beside plan.bench.CASE_DESTS: a resumed session keeps its own
+# (flags as the user types them)
+_CASE_OF_SESSION = ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
                                  "seed", "buffer_max", "space", "space_file", "objective", "from_log", "config",
                                  "case_name", "ranks", "io")
 
@@ -98,8 +116,10 @@ def refuse_on_resume(args: argparse.Namespace) -> None:
     """--resume goes on with the stored session's case, ranks and space: flags naming others were ignored
     (the session ran as if they were not given), so they are refused, named as the parser spells them
     (args.flag_of: flags_of, set as a default when the parser was built)."""
+    from pario.plan.bench import CASE_DESTS
+
     flag_of = getattr(args, "flag_of", None) or {}
-    given = [d for d in dict.fromkeys(_CASE_OF_SESSION) if getattr(args, d, None) is not None
+    given = [d for d in dict.fromkeys(CASE_DESTS + _CASE_OF_SESSION) if getattr(args, d, None) is not None
              and getattr(args, d) != []]
     if given:
         flags = ", ".join(flag_of.get(d, "--" + d.replace("_", "-")) for d in given)

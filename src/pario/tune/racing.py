@@ -13,8 +13,6 @@ import statistics
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
-from pario.analysis import noise
-
 K = TypeVar("K", bound=Hashable)
 
 CAP = 15    # counted repetitions a configuration may reach in a race
@@ -23,6 +21,8 @@ STEP = 3    # repetitions added to each contender per round (one launch each, al
 
 def contenders(rates: Mapping[K, Sequence[float]]) -> list[K]:
     """The keys not slower beyond the noise than the one with the highest median, best median first."""
+    from pario.analysis import noise  # numpy: not loaded by `pario tune --help`, which reads CAP
+
     live = {k: list(v) for k, v in rates.items() if v}
     if not live:
         return []
@@ -38,6 +38,15 @@ def needs_more(rates: Mapping[K, Sequence[float]], cap: int = CAP) -> list[K]:
     if len(close) < 2:
         return []
     return [k for k in close if len(rates[k]) < cap]
+
+
+def needs_more_pooled(pools: Mapping[K, tuple[Sequence[float], Sequence[float]]], cap: int = CAP) -> list[K]:
+    """needs_more over pools of (repetitions before, repetitions of the racing trial): the race is judged
+    on all of each pool (the default's every control, the winner's every confirmation: tune.verdict's
+    gain), and a racing trial below the cap gets another round while the pools are not told apart."""
+    if len(contenders({k: [*a, *b] for k, (a, b) in pools.items()})) < 2:
+        return []
+    return [k for k, (_, own) in pools.items() if len(own) < cap]
 
 
 def verdict(rates: Mapping[K, Sequence[float]]) -> tuple[K, str]:
