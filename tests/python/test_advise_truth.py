@@ -185,3 +185,134 @@ def test_a_fix_verify_measured_no_faster_is_checked_not_advised():
     ranked = Ranked(findings=[f])
     not_faster(ranked)
     assert not ranked.findings and "0.90x" in ranked.no_gain[0]["why"]
+
+
+# ---- every second counted once ----
+
+def test_findings_on_the_same_time_are_counted_once():
+    from pario.advise.overlap import settle
+    r = writes("/d/out", 1000, 512)          # 1000 writes: 5 ms of write time
+    job = Job(source="x", format="pario", nprocs=1, run_time=0.006, records=[r])
+
+    def f(rule, sec):
+        return Finding(rule=rule, title=rule, evidence=Evidence(text="t", files=["/d/out"]),
+                       fix=Fix(kind="code", text="x"), seconds_at_stake=sec, estimate="e")
+    a, b, c = f("posix-small-writes", 0.0045), f("misaligned", 0.004), f("stat-calls", 0.009)
+    total = settle(Ranked(findings=[a, b, c]), job)
+    # the same 5 ms of writes: the second finding counts only what the first leaves
+    assert a.seconds_at_stake == 0.0045 and "'misaligned', counted here" in a.estimate
+    assert abs(b.seconds_at_stake - 0.0005) < 1e-9 and "4.0 ms by itself" in b.estimate
+    assert c.seconds_at_stake == 0.006 and "capped at the run" in c.estimate   # never more than the run
+    assert total is not None and total["seconds"] <= 0.006
+
+
+# ---- the system the job ran on ----
+
+def test_a_log_from_another_host_is_not_made_here():
+    from pario.advise import systems
+    job = Job(source="x", format="pario", nprocs=4, run_time=1.0, hosts=["nid00012", "nid00013"])
+    here, why = systems.made_here(job)
+    assert not here and "nid00012" in why
+    dj = Job(source="x", format="darshan", nprocs=4, run_time=1.0, mounts={"/lus/scratch": "lustre"},
+             records=[writes("/lus/scratch/u/out", 10, MIB)])
+    here, why = systems.made_here(dj)
+    assert not here and "lustre at /lus/scratch is not mounted here" in why
+
+
+def test_nothing_is_measured_for_another_system(tmp_path):
+    """A Measurer that may not measure (the log is from elsewhere) gives no model and says why for
+    every pattern; nothing runs (no MPI, no engine are asked for)."""
+    from pario.advise.costs import Query
+    from pario.advise.measure import Budget, Measurer
+
+    def never():
+        raise AssertionError("nothing may be launched for another system's log")
+    m = Measurer(None, False, "the log is from another system", store=None, mpi=never, where=never,
+                 observer=None, budget=Budget(10.0, 1 << 30), force=False)
+    model, why = m.model()
+    assert model is None and why == "the log is from another system"
+    q = Query.of("posix-small-writes@x", 1, {"before": {"backend": "posix", "transfer": 512, "block": 4096}})
+    got = m.measure([q])
+    assert not got and got.why[q.key] == "the log is from another system"
+
+
+def test_kept_measurements_serve_and_the_budget_is_deterministic(tmp_path):
+    """A pattern kept in the system's calibration is used as it is; one past the budget is uncosted
+    with the command that measures it, on every run (the kept ones count against the budget too)."""
+    from pario.advise import systems
+    from pario.advise.costs import Measured, Query
+    from pario.advise.measure import Budget, Measurer
+
+    cal = systems.new({"name": "vm", "hosts": ["vm"]}, tmp_path / "vm.json", {"dir": str(tmp_path)})
+    small = {"backend": "posix", "strategy": "fpp", "transfer": MIB, "block": 64 * MIB, "ops": ["write"], "reps": 1}
+    big = dict(small, block=2048 * MIB)
+    q1, q2 = Query.of("a@cal-1", 1, {"before": small}, pin="a@1"), Query.of("b@cal-2", 1, {"before": big}, pin="b@2")
+    kept = Measured(name="before", op="write", ranks=1, bytes=64 * MIB, calls=64, time_s=0.1, xfer_s=0.1,
+                    spread=0.0, reps=1)
+    cal.measured["a@1"] = {"before": kept}
+    assert cal.save() is None and systems.load(tmp_path / "vm.json").measured["a@1"]["before"].time_s == 0.1
+
+    def never():
+        raise AssertionError("nothing is launched: one is kept, the other is over the budget")
+    for _ in range(2):
+        m = Measurer(systems.load(tmp_path / "vm.json"), True, "", store=None, mpi=lambda: object(), where=never,
+                     observer=None, budget=Budget(10.0, 1 << 30), force=False)
+        got = m.measure([q1, q2])
+        assert got[q1.key]["before"].time_s == 0.1 and q2.key not in got
+        assert "pario advise --calibrate LOG measures it" in got.why[q2.key]
+
+
+def test_a_case_that_cannot_run_leaves_only_its_finding_uncosted():
+    from pario.advise import calibrate
+    from pario.advise.costs import Query
+    bad = Query.of("x@1", 1, {"before": {"backend": "posix", "strategy": "fpp", "transfer": 69632,
+                                         "block": 141936, "ops": ["read"], "reps": 1}})
+    got = calibrate.run([bad], None, None, None, mpi=None)   # type: ignore[arg-type]
+    assert not got and "cannot run here" in got.why[bad.key]
+
+
+# ---- imbalance only beyond the noise, with its cause ----
+
+def _shared(slow_b, fast_b, var_b, slow_t, fast_t, nbytes, io):
+    return Rec(module="posix", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=16, bytes_written=nbytes,
+               write_time=io, slowest_rank=3, fastest_rank=1, slowest_rank_bytes=slow_b, fastest_rank_bytes=fast_b,
+               variance_bytes=var_b, slowest_time=slow_t, fastest_time=fast_t, max_byte_written=nbytes - 1,
+               consec_writes=12)
+
+
+def test_equal_bytes_within_the_noise_are_no_imbalance():
+    # 170 B of 4 MiB, and a spread inside what ranks differ by here
+    r = _shared(4 * MIB + 170, 4 * MIB, 5000.0, 0.012, 0.010, 16 * MIB + 170, 0.044)
+    c = ctx_of([r], nprocs=4)
+    c.rank_noise, c.rank_noise_why = 0.5, "measured"
+    assert "stragglers" not in found(c)
+    # the slowest rank moves fewer bytes: not given more bytes as the cause
+    r = _shared(4 * MIB - 4096, 4 * MIB, 3e6, 0.05, 0.010, 16 * MIB, 0.1)
+    c = ctx_of([r], nprocs=4)
+    c.rank_noise, c.rank_noise_why = 0.5, "measured"
+    got = found(c).get("stragglers", [])
+    assert all("same amount" not in g.fix.text for g in got)
+
+
+def test_uneven_bytes_and_a_slow_rank_name_their_cause():
+    # 16, 4, 4, 4 MiB: the variance shows it even when the slowest rank by time is not the loaded one
+    var = ((9 * MIB) ** 2 + 3 * (3 * MIB) ** 2) / 4
+    c = ctx_of([_shared(4 * MIB, 4 * MIB, var, 0.01, 0.008, 28 * MIB, 0.036)], nprocs=4)
+    got = found(c)["stragglers"][0]
+    assert "same amount of data" in got.fix.text and "different amounts" in got.evidence.text
+    # the same bytes, one rank 10x slower: beyond the noise, the cause is speed; unknown noise: a note only
+    slow = _shared(4 * MIB, 4 * MIB, 0.0, 0.2, 0.01, 16 * MIB, 0.23)
+    c = ctx_of([slow], nprocs=4)
+    c.rank_noise, c.rank_noise_why = 0.5, "measured"
+    got = found(c)["stragglers"][0]
+    assert "same bytes at different speeds" in got.fix.text
+    c = ctx_of([slow], nprocs=4)
+    assert "stragglers" not in found(c) and any("not known" in n for n in c.notes)
+
+
+def test_copies_of_a_program_that_never_called_mpi_init():
+    recs = [writes("/d/out", 16, MIB, rank=k) for k in range(4)]
+    c = ctx_of(recs, nprocs=4, copies=4)
+    got = found(c)
+    assert got["non-mpi-copies"][0].title == "never called MPI_Init: 4 independent copies"
+    assert "stragglers" not in got and "one-rank-io" not in got

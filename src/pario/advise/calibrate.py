@@ -132,7 +132,6 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
     whose cases the engine would refuse, or whose launch fails, is left without figures, with the
     reason in .why; the other queries are measured."""
     out = Measurements()
-    engine = engine_path()
     by_ranks: dict[int, list[Query]] = {}
     for q in queries:
         try:
@@ -141,6 +140,7 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
             out.why[q.key] = f"its measurement cannot run here ({exc})"
             continue
         by_ranks.setdefault(q.ranks, []).append(q)
+    engine = engine_path() if by_ranks else ""
     for ranks, group in sorted(by_ranks.items()):
         cases, names = [], []
         for q in group:

@@ -53,6 +53,9 @@ class Measured:
     lo: float = 0.0       # the fastest and slowest repetition's open-to-close time
     hi: float = 0.0
     load: float | None = None   # the 1-minute load average when it was measured (a busy machine's figure)
+    # the ranks' spread in one repetition, (slowest - fastest) / mean of their transfer times, the
+    # largest over repetitions: how much ranks moving the same bytes differ on this system
+    rank_spread: float | None = None
 
     @property
     def per_call_s(self) -> float:
@@ -65,6 +68,16 @@ class Measured:
     def where(self) -> str:
         out = f"{self.kind} run {self.run_id}" if self.run_id is not None else f"{self.kind} (not stored)"
         return out + (f", load {self.load:.1f}" if self.load is not None else "")
+
+
+def _rank_spread(phases: list[dict[str, Any]]) -> float | None:
+    out = None
+    for p in phases:
+        xfer = [float(x) for x in (p.get("ranks") or {}).get("xfer") or []]
+        if len(xfer) > 1 and statistics.mean(xfer) > 0:
+            spread = (max(xfer) - min(xfer)) / statistics.mean(xfer)
+            out = spread if out is None else max(out, spread)
+    return out
 
 
 def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None, kind: str) -> dict[str, Measured]:
@@ -89,7 +102,8 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
                                 calls=int(mine[0].get("ops") or 0) if metadata else int(case.get("ops_per_rank") or 0),
                                 time_s=med, xfer_s=statistics.median(xfers),
                                 spread=(max(times) - min(times)) / med if med else 0.0, reps=len(times),
-                                run_id=run_id, kind=kind, lo=min(times), hi=max(times))
+                                run_id=run_id, kind=kind, lo=min(times), hi=max(times),
+                                rank_spread=_rank_spread(mine))
     return out
 
 

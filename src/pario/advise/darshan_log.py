@@ -181,6 +181,12 @@ def convert(path: str) -> dict[str, Any]:
                 cc = comps[-1]["counters"]
                 lustre[int(rec["id"])] = (int(cc.get("LUSTRE_COMP_STRIPE_SIZE", 0)),
                                           int(cc.get("LUSTRE_COMP_STRIPE_COUNT", 0)))
+    for mod, lib in (("H5F", "HDF5"), ("H5D", "HDF5"), ("PNETCDF_FILE", "PnetCDF"), ("PNETCDF_VAR", "PnetCDF")):
+        if mod in modules:
+            while (raw := be.log_get_record(log, mod, dtype="dict")) is not None:
+                name = names.get(raw["id"])
+                if name:   # H5D and PNETCDF_VAR records name the file they belong to
+                    out.lib_files.setdefault(name.split(":", 1)[0], lib)
     for mod, module in MODULES.items():
         if mod not in modules:
             continue

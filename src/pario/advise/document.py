@@ -36,12 +36,13 @@ def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None,
 
 def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranked, notes: list[str],
                  calibration_note: str = "", measured_in: str | None = None,
-                 system: dict[str, Any] | None = None) -> dict[str, Any]:
+                 system: dict[str, Any] | None = None, at_stake: dict[str, Any] | None = None) -> dict[str, Any]:
     io_time = io_seconds(job)
     return {
         "source": job.source, "format": job.format, "command": job.command, "nprocs": job.nprocs,
         "run_time": job.run_time, "io_time": io_time, "partial": list(job.partial), "ignored_files": list(job.ignored),
         "apart_files": {group: list(paths) for group, paths in job.apart.items()},
+        "at_stake": at_stake,
         "copies": job.copies, "launched": job.launched, "missing_ranks": list(job.missing_ranks),
         "stack": stack_summary(job, stack, measured_in, system),
         "calibration": None if model is None else {

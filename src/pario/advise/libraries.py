@@ -13,8 +13,6 @@ from pario.advise.job import Job
 from pario.model.units import exact
 
 HDF5, NETCDF4, PNETCDF, NETCDF, ADIOS2 = "HDF5", "NetCDF-4", "PnetCDF", "netCDF", "ADIOS2"
-_MODULES = {"h5f": HDF5, "h5d": HDF5, "hdf5": HDF5, "pnetcdf": PNETCDF, "pnetcdf_file": PNETCDF,
-            "pnetcdf_var": PNETCDF, "netcdf4": NETCDF4, "netcdf": NETCDF, "adios2": ADIOS2}
 _NAMES = {".h5": HDF5, ".hdf5": HDF5, ".he5": HDF5, ".hdf": HDF5, ".nc4": NETCDF4, ".nc": NETCDF,
           ".bp": ADIOS2, ".bp4": ADIOS2, ".bp5": ADIOS2}
 
@@ -39,10 +37,16 @@ def _magic(path: str) -> str | None:
 
 
 def library_of(path: str, job: Job) -> Library:
-    for r in job.records:
-        if r.path == path and r.module.lower() in _MODULES:
-            return Library(_MODULES[r.module.lower()], f"the log's {r.module} records")
     ext = os.path.splitext(path)[1].lower()
+    logged = job.lib_files.get(path)
+    if logged == HDF5 and ext in (".nc", ".nc4"):
+        return Library(NETCDF4, "the log's HDF5 records of a .nc file: NetCDF-4")
+    if logged:
+        return Library(logged, "the log's records of the library")
+    if ext in (".nc", ".nc4") and job.format == "pario" and any(r.path == path and r.module == "mpiio"
+                                                                  for r in job.records):
+        # netCDF's parallel classic files go through PnetCDF, whose own keys the log would show
+        return Library(NETCDF4, "opened through MPI-IO without PnetCDF's keys in its hints: NetCDF-4's HDF5")
     magic = _magic(path) if os.path.isfile(path) else None
     if magic == HDF5:
         return Library(NETCDF4 if ext in (".nc", ".nc4") else HDF5, "the file's HDF5 signature, read here")

@@ -24,10 +24,10 @@ from pario.advise.calibrate import Measurements
 from pario.advise.costs import Model, Query, model_of, model_query
 from pario.model.units import human, seconds
 
-AUTO_SECONDS = 10.0
+AUTO_SECONDS = 8.0    # of measuring: reading the log and starting pario take the rest of the ~10 s
 AUTO_BYTES = 1 << 30
 AUTO_CAP = (16 << 20, 1 << 14, 512)   # per rank and side: bytes, calls, files of a pattern measured unasked
-LAUNCH_S = 1.0                         # starting the engine under mpirun, per launch
+LAUNCH_S = 2.0                         # starting the engine under mpirun, per launch (a busy machine)
 
 
 @dataclass
@@ -156,6 +156,22 @@ class Measurer:
                     cal.dirty = True
         self._save()
         return out
+
+    def rank_noise(self, ranks: int) -> tuple[float | None, str]:
+        """How much `ranks` ranks moving the same bytes differ on the job's system: the largest
+        spread of their times over 5 repetitions of a file each, 8 MiB in 1 MiB writes (kept
+        like any pattern). (None, why) when it is not known."""
+        if ranks < 2:
+            return None, "one rank"
+        case = {"backend": "posix", "strategy": "fpp", "transfer": 1 << 20, "block": 8 << 20, "ops": ["write"],
+                "reps": 5}
+        q = Query.of(f"rank-noise@{ranks}", ranks, {"same": case}, why=f"how much {ranks} ranks moving the same "
+                     "bytes differ here")
+        got = self.measure([q])
+        m = (got.get(q.key) or {}).get("same")
+        if m is None or m.rank_spread is None:
+            return None, got.why.get(q.key, "the ranks' spread was not measured")
+        return m.rank_spread, f"{ranks} ranks writing the same 8 MiB differ by up to {100 * m.rank_spread:.0f}% here"
 
     # ---- kept ----
     def _calibration(self) -> systems.Calibration:

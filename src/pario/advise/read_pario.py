@@ -147,6 +147,12 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
     _ranks_of(job, procs, launch, mpi_ranks)
     job.cluster = str((launch.get("slurm") or {}).get("cluster") or "")
     job.buffered = _buffered(doc)
+    names = {"hdf5": "HDF5", "pnetcdf": "PnetCDF", "netcdf": "NetCDF-4", "adios2": "ADIOS2"}
+    for lib in job.libs:
+        job.lib_files.setdefault(lib.file, names.get(lib.library, lib.library))
+    for r in job.records:   # PnetCDF passes its own keys in the info MPI_File_open takes
+        if r.module == "mpiio" and any(k.startswith("nc_") for k in (r.hints_requested or {})):
+            job.lib_files.setdefault(r.path, "PnetCDF")
     job.exes = sorted({str((p.get("process") or {}).get("exe") or "") for p in procs} - {""})
     _fs_to_mpiio(job)
     commands = [(str((p.get("process") or {}).get("exe") or ""), [str(a) for a in (p.get("process") or {}).get(

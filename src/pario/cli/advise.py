@@ -284,6 +284,8 @@ class Session:
         model, cal_note = measurer.model()
         max_ranks = self.args.ranks or max(1, 2 * host.cpus())
         ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks)
+        if job.nprocs > 1 and not job.copies:
+            ctx.rank_noise, ctx.rank_noise_why = measurer.rank_noise(ctx.ranks_here(job.nprocs))
         cands = rules.detect(ctx)
         ranked = advisor.rank(cands, model, measurer.measure, job.run_time, io_seconds(job), cap=measurer.cap)
         notes = ([] if model or measurer.why_not else [cal_note]) + ctx.notes + measurer.notes
@@ -301,7 +303,10 @@ class Session:
             notes += verify.verify(targets, ranked.plans, self.measurer(job, directory, kind="advise-verify").measure,
                                    self.args.scale, self.args.budget, host.disk_free(directory), job)
             verify.not_faster(ranked)
+        from pario.advise import overlap
+        at_stake = overlap.settle(ranked, job)
         system = {"calibration": str(measurer.cal.path) if measurer.cal is not None and measurer.cal.path else None,
                   "name": measurer.cal.name if measurer.cal is not None else None, "here": here,
                   "measured_here": measurer.can_measure, "why": measurer.why_not}
-        return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory if here else None, system)
+        return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory if here else None, system,
+                                    at_stake)

@@ -3,6 +3,8 @@ MPI implementations' helper files (Open MPI's *.sm, OMPIO's *.locktest.N, ROMIO'
 left out when the log was read (job.is_mpi_helper): counted, they make balanced jobs look uneven."""
 from __future__ import annotations
 
+import math
+
 from pario.advise.costs import FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
@@ -105,33 +107,43 @@ def one_rank(ctx: Ctx) -> list[Candidate]:
                       cost=cost, confidence="medium", plan=plan, veto=False)]
 
 
-def cause(t_slow: float, t_fast: float, b_slow: int, b_fast: int, noise: float | None,
-          mean: float) -> tuple[str | None, str]:
-    """Why the slowest rank is slower, as the counters show it: "bytes" when its extra bytes, at
-    the fastest rank's own rate, account for at least half of its extra time; "speed" when they do
-    not and the spread is beyond this system's noise (the spread of repeated runs of one case, from
-    the calibration of the system the job ran on); None otherwise, with why. Equal bytes (or 170 B
-    more of 4 MiB) are no cause, and a slowest rank that moves fewer bytes is not given more."""
-    extra = t_slow - t_fast
-    if extra <= 0 or mean <= 0:
-        return None, "no rank slower than another"
-    by_bytes = t_fast * (b_slow / b_fast - 1) if b_fast > 0 and b_slow > b_fast else (extra if b_slow > b_fast else 0.0)
-    if by_bytes >= extra / 2:
-        return "bytes", ""
-    spread = (t_slow - mean) / mean
+# Ranks whose bytes differ by more than this share of their mean are given different amounts of
+# work: a difference the program's decomposition makes, not noise (bytes are counted exactly; a
+# library's header written by one rank is far less: 170 B of 4 MiB).
+BYTES_SPREAD = 0.1
+
+
+def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast: float, t_mean: float,
+          noise: float | None, noise_why: str) -> tuple[str | None, float, str]:
+    """(cause, seconds, why): "bytes" when the most loaded rank's extra bytes (at most
+    sd*sqrt(N-1) beyond the mean, when one rank holds all the excess) are beyond what ranks moving
+    the same bytes differ by on the job's system (measure.rank_noise; without that figure, beyond
+    BYTES_SPREAD): its seconds are the least it must carry, sd/sqrt(N-1), at the ranks' own rate;
+    "speed" when the bytes are even and the ranks' times differ beyond that noise; None
+    otherwise, with why (no noise figure of that system: no verdict on speed)."""
+    if bytes_mean > 0 and bytes_sd > 0:
+        most = bytes_sd * math.sqrt(max(1, nranks - 1)) / bytes_mean
+        if most > max(BYTES_SPREAD, noise or 0.0):
+            return "bytes", t_mean / bytes_mean * bytes_sd / math.sqrt(max(1, nranks - 1)), ""
+        if bytes_sd / bytes_mean > BYTES_SPREAD:
+            return None, 0.0, ""   # uneven, but less than ranks differ by here anyway
+    if t_mean <= 0 or t_slow <= t_fast:
+        return None, 0.0, ""
+    spread = (t_slow - t_fast) / t_mean
     if noise is None:
-        return None, (f"the ranks' times spread {100 * spread:.0f}% around the mean with the same bytes; there is no "
-                      "calibration of the system the job ran on to say whether that is beyond its noise")
+        return None, 0.0, (f"the ranks' times differ by {100 * spread:.0f}% of their mean with even bytes; "
+                           f"whether that is beyond the noise is not known ({noise_why or 'no measurement'})")
     if spread <= noise:
-        return None, f"within this system's noise ({100 * spread:.0f}% against {100 * noise:.0f}%)"
-    return "speed", ""
+        return None, 0.0, ""
+    return "speed", t_slow - t_mean, ""
 
 
 def stragglers(ctx: Ctx) -> list[Candidate]:
-    """Ranks slower than the rest, on a shared file (the log's slowest and fastest rank) or across
-    the ranks' own files, reported with the cause the counters show (cause()). MPI helper files
-    were left out when the log was read."""
-    noise = ctx.model.spread if ctx.model else None
+    """Ranks that move more bytes than the others, or the same bytes slower beyond the noise, on a
+    shared file (the log's variance over ranks, slowest and fastest rank) or across the ranks' own
+    files, with the cause the counters show (judge()). MPI helper files were left out when the log
+    was read."""
+    noise, noise_why = ctx.rank_noise, ctx.rank_noise_why
     out: list[Candidate] = []
     if ctx.job.copies:
         return out   # copies of a serial program are not ranks sharing work
@@ -139,40 +151,42 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         if not r.shared or r.slowest_time is None or r.fastest_time is None:
             continue
         p = r.module.upper()
-        mean = r.io_time / r.nprocs
-        if mean <= 0 or r.slowest_time <= mean:
-            continue
-        b_slow, b_fast = r.slowest_rank_bytes or 0, r.fastest_rank_bytes or 0
-        why, said = cause(r.slowest_time, r.fastest_time, b_slow, b_fast, noise, mean)
+        t_mean = r.io_time / r.nprocs
+        b_mean = r.bytes / r.nprocs
+        b_sd = math.sqrt(r.variance_bytes) if r.variance_bytes is not None else \
+            abs((r.slowest_rank_bytes or 0) - (r.fastest_rank_bytes or 0)) / 2
+        why, sec, said = judge(b_mean, b_sd, r.nprocs, r.slowest_time, r.fastest_time, t_mean, noise, noise_why)
         if why is None:
-            if said and "no calibration" in said:
+            if said:
                 ctx.notes.append(f"{r.path}: {said}")
             continue
-        what = (f"rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(mean)} "
-                f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)})")
+        counters = {f"{p}_F_SLOWEST_RANK_TIME": r.slowest_time, f"{p}_F_FASTEST_RANK_TIME": r.fastest_time,
+                    f"{p}_SLOWEST_RANK_BYTES": r.slowest_rank_bytes or 0,
+                    f"{p}_FASTEST_RANK_BYTES": r.fastest_rank_bytes or 0}
         if why == "bytes":
-            what += (f"; it moves more: {human(b_slow)} against rank {r.fastest_rank}'s {human(b_fast)}, which at "
-                     f"the fastest rank's rate accounts for most of the difference")
-            fix = Fix(kind="code", text="give every rank the same amount of data to move (the slowest rank "
-                                        "moves more than the others)")
+            counters[f"{p}_F_VARIANCE_RANK_BYTES"] = r.variance_bytes or 0
+            text = (f"{r.path}: the {r.nprocs} ranks move different amounts: {human(b_sd)} around a mean of "
+                    f"{human(b_mean)} per rank ({100 * b_sd / b_mean:.0f}%); the most loaded moves at least "
+                    f"{human(b_sd / math.sqrt(max(1, r.nprocs - 1)))} more than the mean.")
+            title = f"ranks move uneven amounts of {r.path.rsplit('/', 1)[-1]}"
+            fix = Fix(kind="code", text="give every rank the same amount of data to move (the decomposition gives "
+                                        "some ranks more than others)")
+            how = (f"the log: the ranks' mean rate on this file ({s(t_mean)} for {human(b_mean)}) applied to the "
+                   "most loaded rank's extra bytes")
         else:
-            what += (f"; the same bytes ({human(b_slow)} and {human(b_fast)}) at a lower speed, beyond this "
-                     f"system's noise ({100 * (noise or 0):.0f}%)")
+            text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
+                    f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes: a spread of "
+                    f"{100 * (r.slowest_time - r.fastest_time) / t_mean:.0f}% of the mean, beyond this system's "
+                    f"{100 * (noise or 0):.0f}% ({noise_why}).")
+            title = f"rank {r.slowest_rank} slower on a shared file"
             fix = Fix(kind="code", text=("the ranks move the same bytes at different speeds: look at what the "
                                          "slow rank does besides (a sync after each write, a busy node, the OSTs "
                                          "its stripes land on: `lfs getstripe`) before changing the program"))
-        out.append(Candidate(rule="stragglers", title=f"rank {r.slowest_rank} slower on a shared file",
-                             evidence=Evidence(text=f"{r.path}: {what}.",
-                                               counters={f"{p}_F_SLOWEST_RANK_TIME": r.slowest_time,
-                                                         f"{p}_F_FASTEST_RANK_TIME": r.fastest_time,
-                                                         f"{p}_SLOWEST_RANK_BYTES": b_slow,
-                                                         f"{p}_FASTEST_RANK_BYTES": b_fast},
-                                               files=[r.path], ranks=[k for k in (r.slowest_rank, r.fastest_rank)
-                                                                      if k is not None]),
-                             fix=fix, cost=FromLog(r.slowest_time - mean,
-                                                   f"the log: the slowest rank's {s(r.slowest_time)} against the "
-                                                   f"mean {s(mean)}: balanced, all would end at the mean"),
-                             confidence="medium" if why == "bytes" else "low"))
+            how = f"the log: the slowest rank's {s(r.slowest_time)} against the mean {s(t_mean)}"
+        out.append(Candidate(rule="stragglers", title=title,
+                             evidence=Evidence(text=text, counters=counters, files=[r.path],
+                                               ranks=[k for k in (r.slowest_rank, r.fastest_rank) if k is not None]),
+                             fix=fix, cost=FromLog(sec, how), confidence="medium" if why == "bytes" else "low"))
     # across the ranks' own files (file per process)
     n = ctx.job.nprocs
     own = [r for r in app_view(ctx.recs()) if r.rank >= 0]
@@ -180,28 +194,37 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         by, t = _per_rank(own, n)
         busy = [k for k in t if t[k] > 0]
         if len(busy) > 1:
-            mean = sum(t[k] for k in busy) / len(busy)
+            t_mean = sum(t[k] for k in busy) / len(busy)
+            b_mean = sum(by[k] for k in busy) / len(busy)
+            b_sd = math.sqrt(sum((by[k] - b_mean) ** 2 for k in busy) / len(busy))
             slow = max(busy, key=lambda k: t[k])
             fast = min(busy, key=lambda k: t[k])
-            why, said = cause(t[slow], t[fast], by[slow], by[fast], noise, mean)
-            if why is None and said and "no calibration" in said:
+            heavy = max(busy, key=lambda k: by[k])
+            total = sum(by[k] for k in busy)
+            if total and by[heavy] > (1 - 1 / n) * total:
+                return out   # one rank moves (nearly) all of it: one_rank's finding, not an imbalance
+            why, sec, said = judge(b_mean, b_sd, len(busy), t[slow], t[fast], t_mean, noise, noise_why)
+            if why is None and said:
                 ctx.notes.append(f"the ranks' own files: {said}")
             if why is not None:
-                text = (f"rank {slow} spent {s(t[slow])} on its own files against a mean of {s(mean)} over "
-                        f"{len(busy)} ranks; it moved {human(by[slow])} (rank {fast}: {human(by[fast])}, "
-                        f"{s(t[fast])})" + ("." if why == "bytes" else
-                                            f": the same bytes slower, beyond this system's noise "
-                                            f"({100 * (noise or 0):.0f}%)."))
-                out.append(Candidate(rule="stragglers", title=f"rank {slow} slower than the others",
+                who = heavy if why == "bytes" else slow
+                text = (f"rank {heavy} moved {human(by[heavy])} to its own files against a mean of {human(b_mean)} "
+                        f"over {len(busy)} ranks." if why == "bytes" else
+                        f"rank {slow} spent {s(t[slow])} on its own files against a mean of {s(t_mean)} over "
+                        f"{len(busy)} ranks moving the same bytes (rank {fast}: {s(t[fast])}), beyond this "
+                        f"system's {100 * (noise or 0):.0f}% ({noise_why}).")
+                if why == "bytes":   # the loaded rank's own time on its extra bytes, at its own rate
+                    sec = t[heavy] * (by[heavy] - b_mean) / by[heavy] if by[heavy] else 0.0
+                verb = "moves more" if why == "bytes" else "slower"
+                out.append(Candidate(rule="stragglers", title=f"rank {who} {verb} than the others",
                                      evidence=Evidence(text=text, counters={"BYTES_WRITTEN": sum(
-                                         r.bytes_written for r in own if r.rank == slow)},
-                                         files=names(r for r in own if r.rank == slow), ranks=[slow, fast]),
+                                         r.bytes_written for r in own if r.rank == who)},
+                                         files=names(r for r in own if r.rank == who), ranks=[who]),
                                      fix=Fix(kind="code", text="give every rank the same amount of data to move"
                                              if why == "bytes" else "the ranks move the same bytes at different "
                                              "speeds: look at what the slow rank does besides, and where it runs, "
                                              "before changing the program"),
-                                     cost=FromLog(t[slow] - mean, f"the log: rank {slow}'s {s(t[slow])} against the "
-                                                  f"mean {s(mean)}"),
+                                     cost=FromLog(sec, f"the log: rank {who}'s extra time against the mean"),
                                      confidence="medium" if why == "bytes" else "low"))
     return out
 

@@ -53,6 +53,10 @@ class Ctx:
     model: Model | None
     max_ranks: int                # ranks a measurement here may use
     notes: list[str] = field(default_factory=list)   # what the rules judged and did not report, and why
+    # how much ranks moving the same bytes differ on the job's system (measure.rank_noise), and why
+    # it is not known when it is not
+    rank_noise: float | None = None
+    rank_noise_why: str = ""
 
     def facts(self, rec: Rec) -> FsFacts:
         return self.stack.of(rec)

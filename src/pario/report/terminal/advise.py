@@ -131,6 +131,10 @@ def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
     elif system.get("why"):
         out += textwrap.wrap(f"costs: none measured: {system['why']}", WIDTH, initial_indent="  ",
                              subsequent_indent="    ")
+    total = job.get("at_stake")
+    if total and rt:
+        out += textwrap.wrap(f"at stake in all: {_s(total['seconds'])} of the {_s(rt)} run ({total['how']})", WIDTH,
+                             initial_indent="  ", subsequent_indent="    ")
     for p in job.get("partial") or []:
         out += textwrap.wrap(f"partial: {p}", WIDTH, initial_indent="  ", subsequent_indent="    ")
     for group, paths in (job.get("apart_files") or {}).items():
