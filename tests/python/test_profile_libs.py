@@ -227,3 +227,57 @@ def test_log_of_an_earlier_pario_still_reads():
     shown = _show(old)
     assert ("I/O came from: MPI-IO, stdio and POSIX calls of its own (this log was written by a pario that did "
             "not record HDF5, PnetCDF, NetCDF or ADIOS2 calls") in shown
+
+
+def _pario(*args, timeout=300):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), COLUMNS="100")
+    out = subprocess.run([sys.executable, "-m", "pario", *map(str, args)], capture_output=True, text=True, env=env,
+                         timeout=timeout)
+    return out
+
+
+@pytest.fixture(scope="module")
+def h5_logs(lib, tmp_path_factory):
+    """The HDF5 program's log without and with collective metadata (the near-miss)."""
+    if not shutil.which("h5pcc.openmpi"):
+        pytest.skip("no parallel HDF5 (libhdf5-openmpi-dev)")
+    tmp = tmp_path_factory.mktemp("h5")
+    exe = _build(tmp, "h5_known", ["h5pcc.openmpi", "-shlib"])
+    out = {}
+    for mode in ("indep", "collmd"):
+        _run(lib, tmp / mode, [exe, tmp / f"{mode}.h5", mode])
+        out[mode] = tmp / mode
+    return out
+
+
+def test_advise_names_library_defects(h5_logs):
+    """advise reads the library records: HDF5's reason for a broken collective (type conversion),
+    fixed in HDF5's terms; metadata written independently (not with collective metadata on);
+    data misaligned with the block, fixed with H5Pset_alignment as settings --verify replays."""
+    found = {}
+    for mode, logs in h5_logs.items():
+        out = _pario("advise", logs, "--no-calibrate", "--json")
+        assert out.returncode == 0, out.stderr
+        job = json.loads(out.stdout)["jobs"][0]
+        found[mode] = {f["rule"]: f for key in ("findings", "not_costed", "minor", "no_gain") for f in job[key]}
+    broken = found["indep"]["hdf5-collective-broken"]
+    assert "type conversion" in broken["evidence"]["text"] or "memory type differs" in broken["evidence"]["text"]
+    assert "H5T_NATIVE_DOUBLE" in broken["fix"]["text"]
+    meta = found["indep"]["hdf5-independent-metadata"]
+    assert meta["fix"]["settings"] == {"hdf5.coll_metadata": "true"}
+    assert "hdf5-independent-metadata" not in found["collmd"]   # the near-miss: collective metadata on
+    aligned = found["indep"]["lib-misaligned-data"]
+    assert aligned["fix"]["settings"] == {"hdf5.alignment": "4096", "hdf5.align_threshold": "4096"}
+    assert "H5Pset_alignment" in aligned["fix"]["text"]
+    assert "misaligned" not in found["indep"]   # the POSIX-level rule leaves HDF5's file to HDF5's rule
+
+
+def test_tune_from_log_tunes_hdf5_knobs(h5_logs):
+    out = _pario("tune", "--from-log", h5_logs["indep"], "--dry-run", timeout=120)
+    if out.returncode != 0 and "no such setting" in out.stderr:
+        pytest.skip("no engine to list the hdf5 layer's settings (set PARIO_ENGINE)")
+    assert out.returncode == 0, out.stderr
+    text = " ".join((out.stderr + out.stdout).split())
+    assert "tuning the case taken from" in text and "-a hdf5" in text and "--lib coll_metadata=false" in text
+    assert "was written through HDF5" in text
+    assert "hdf5.alignment:" in text   # the HDF5 layer's knobs are in the search space

@@ -96,6 +96,9 @@ def register(subparsers) -> None:
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
+    r.add_argument("--nodes", type=typed(RUN["nodes"]), metavar="N",
+                   help="run the ranks on N nodes, in blocks (-n 6 --nodes 3: 2 per node): srun -N N inside "
+                        "Slurm, else the first N hosts of mpirun's hostfile")
     r.add_argument("-o", dest="test_file", metavar="PATH", type=typed(RUN["test_file"]),
                    help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
                         "share a name); its directory is created if it is the only missing part")
@@ -118,6 +121,9 @@ def register(subparsers) -> None:
                    help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
     add_launch_flags(r)
+    r.add_argument("--cache", action="store_const", const=True, default=None,
+                   help="default suite: page-cache figures (writes not synced in the timed phase, reads not "
+                        "evicted); without it the suite measures the storage (-e and --drop-caches)")
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
@@ -264,7 +270,7 @@ def _reuse(request: BenchRequest) -> int:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe, nodes=request.nodes,
         facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout))
 
@@ -273,12 +279,14 @@ def _launcher(request: BenchRequest, ranks: int) -> MPI:
     """The MPI to launch with: an MPI launcher (platform.mpi.detect), with --io and --launcher it takes."""
     from pario.platform.mpi import check_io, detect, find_mpirun
     from pario.run import launchers
+    from pario.run.launchers import nodes as placement
 
     mpi = detect(find_mpirun(request.mpirun))
     launcher = launchers.resolve(request.launcher)
     launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
     check_io(mpi, request.io)
     launchers.check_launcher(launcher, mpi)
+    placement.check(mpi, launcher, ranks, request.nodes)
     return mpi
 
 
@@ -295,7 +303,7 @@ def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine
 
 def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool, mpi: MPI) -> int:
     from pario.cli.dry_run import dry_run
-    from pario.plan import validate
+    from pario.plan import suites, validate
     from pario.plan.bench import apply_drop_caches, check_room, plan
     from pario.platform import host
     from pario.platform.ceiling import device_ceiling, streams_per_host
@@ -313,7 +321,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         listing = engine_listing(engine)
         scratch.prepare()
         ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
-    rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
+    rate = suites.storage_rate(ceiling, bool(request.cache) or request.suite == "layers")
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
@@ -329,7 +337,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
-        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
+        nodes=request.nodes, facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout))
 
 

@@ -80,6 +80,9 @@ def register(subparsers) -> None:
     t.add_argument("--resume", type=typed(RUN["reuse"]), metavar="SESSION", help="continue an interrupted session")
     t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
     t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
+    t.add_argument("--system", metavar="FILE", type=row("system", "path", "a system file (pario predict)"),
+                   help="a system file (pario predict): the first guesses ordered by its predicted time, those "
+                        "predicted >3x slower than the default left out (default: $PARIO_SYSTEM)")
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
@@ -213,6 +216,12 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
                         seconds=seconds, rungs=(1, reps))
         session.budget = budget.to_dict()
         guesses = prior.guesses(space)
+        system_file = args.system or os.environ.get("PARIO_SYSTEM")
+        if system_file:
+            from pario.tune.predicted import order_guesses
+            guesses, note = order_guesses(system_file, space, case, guesses)
+            session.context["predict"] = note
+            print(f"pario: {note}", file=sys.stderr)
         if store is None:
             return _dry_run(args, session, space, guesses)
         if submitting is None:   # probed before the session is stored, so that it is stored with it
