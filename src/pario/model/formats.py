@@ -63,11 +63,25 @@ def parse_json(text: str, what: str, max_depth: int = MAX_DEPTH) -> Any:
     return doc
 
 
-def parse_toml(text: str, what: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+def _tomllib() -> Any:
+    """This Python's TOML parser (tomllib, or its backport before 3.11), loaded when a TOML
+    document is read."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on older Pythons only
         import tomli as tomllib
+    return tomllib
+
+
+def __getattr__(name: str) -> Any:
+    """`from pario.model.formats import tomllib` gives the parser without loading it with this module."""
+    if name == "tomllib":
+        return _tomllib()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def parse_toml(text: str, what: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    tomllib = _tomllib()
     try:
         doc = tomllib.loads(text)
     except RecursionError:
