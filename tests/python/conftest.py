@@ -12,9 +12,11 @@ import pytest
 
 # Where the build is: set by `make test` or by hand, never a user preference.
 KEEP = ("PARIO_ENGINE", "PARIO_ENGINE_MPICH", "PARIO_PRELOAD",
-        "PARIO_REQUIRE_PFS")  # .ci/run: the CephFS tests must run there, not skip
+        "PARIO_REQUIRE_PFS", "PARIO_REQUIRE_CLUSTER")  # .ci/run: the CephFS and several-node tests
+                                                        # must run there, not skip
 # Read by pario, the engine, the profiler or the MPI-IO layers under them.
-PREFIXES = ("PARIO_", "OMPI_MCA_", "ROMIO_", "MPICH_MPIIO_", "PNETCDF_HINTS")
+# HYDRA_: MPICH's launcher (hosts, ssh agent), as `scripts/local-cluster.sh env` exports them.
+PREFIXES = ("PARIO_", "OMPI_MCA_", "ROMIO_", "MPICH_MPIIO_", "PNETCDF_HINTS", "HYDRA_")
 
 
 def is_user_setting(name: str) -> bool:
@@ -33,3 +35,13 @@ def pfs(tmp_path_factory):
     fs = pfs_support.local_pfs(tmp_path_factory.mktemp("pfs"), cap=None if pfs_support.can_cap() else pfs_support.CAP)
     yield fs
     pfs_support.stop(fs)
+
+
+@pytest.fixture(scope="session")
+def nodes(tmp_path_factory):
+    """A cluster of 3 real nodes for the whole session (tests/python/cluster_support.py); a test
+    that needs 2 uses the first two. Skipped where it cannot run (not root, no namespaces)."""
+    import cluster_support
+    cluster = cluster_support.start(cluster_support.NODES, share=[tmp_path_factory.getbasetemp()])
+    yield cluster
+    cluster_support.stop(cluster)

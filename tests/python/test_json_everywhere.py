@@ -29,7 +29,7 @@ COVERED = {
     ("results", "import-ior"): "results-import", ("results", "jobs"): "results-jobs",
     ("profile", None): "profile-summary, profile-trace", ("advise", None): "advise", ("stack", None): "stack",
     ("settings", "render"): "settings-render", ("settings", "check"): "settings-check",
-    ("settings", "keys"): "settings-keys",
+    ("settings", "keys"): "settings-keys", ("predict", None): "predict",
 }
 
 

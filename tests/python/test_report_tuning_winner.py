@@ -41,10 +41,12 @@ def test_a_candidate_not_faster_is_not_called_the_winner():
 
     from pario.report.html.page import Note, Plot
     from pario.report.terminal.tune import winner as print_winner
+    command = "pario bench -a mpiio -w -t 1m -b 16m -n 4 --strategy shared --hint cb_nodes=2"
     for verdict, word in (("slower", "SLOWER than the default beyond the noise: keep the default"),
-                          ("within noise", "NOT faster beyond the noise")):
+                          ("within noise", "NOT faster beyond the noise (the interval includes 1): keep the default")):
         w = Winner(settings={"cb_nodes": "2"}, gain=0.74, interval=(0.70, 0.80), method="bootstrap", runs=[2],
-                   rendered={"romio": "cb_nodes 2"}, verdict=verdict, trial=1, median=370.0, default_median=500.0)
+                   rendered={"romio": "cb_nodes 2"}, verdict=verdict, trial=1, median=370.0, default_median=500.0,
+                   bench_flags=command)
         items = section(_session(w)).items
         titles = [i.title for i in items if isinstance(i, (Plot, Table))]
         assert "The best candidate against the default" in titles and "The best candidate's settings" in titles
@@ -55,12 +57,17 @@ def test_a_candidate_not_faster_is_not_called_the_winner():
         text = " ".join(out.getvalue().split())
         assert text.startswith("No winner beyond the noise; the best candidate: trial 1") and word in text, text
         assert "ready to paste" not in text and "not proven faster than the default: keep the default's" in text
+        # a command for a winner only: "0.13x ... SLOWER ...: keep the default", then "as one bench command"
+        page = " ".join(str(c) for i in items if isinstance(i, Table) for r in i.rows for c in r)
+        assert "bench command" not in text and command not in text and command not in page, text
     w = Winner(settings={"cb_nodes": "2"}, gain=1.3, interval=(1.2, 1.4), method="bootstrap", runs=[2],
-               rendered={"romio": "cb_nodes 2"}, verdict="faster", trial=1, median=650.0, default_median=500.0)
+               rendered={"romio": "cb_nodes 2"}, verdict="faster", trial=1, median=650.0, default_median=500.0,
+               bench_flags=command)
     out = io.StringIO()
     print_winner(_session(w), out)
     assert "ready to paste" in out.getvalue() and "The winner's settings" in [
         i.title for i in section(_session(w)).items if isinstance(i, Table)]
+    assert command in " ".join(out.getvalue().split())
 
 
 def test_every_trial_with_rates_is_on_the_trials_plot():

@@ -64,7 +64,7 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
     guess batch (one file layout), a race round among the close guesses (racing.needs_more), the next
     layout's batch, the final control with the confirmation (alone when nothing beat the default beyond
     the noise), then the confirmation race while those two are not told apart beyond the noise."""
-    out = pario(cluster, ["tune", *CASE, "-n", "1", "--trials", "6", "--submit", "--max-jobs", "1",
+    out = pario(cluster, ["tune", *CASE, "-n", "2", "--trials", "6", "--submit", "--max-jobs", "1",
                           "--sbatch-args", "-t 5", "--json"], tmp_path, timeout=900)
     assert out.returncode == 0, out.stderr
     session = json.loads(out.stdout)["session"]
@@ -106,8 +106,13 @@ def test_submitted_guesses_run_in_layout_arrays_and_close_ones_race(cluster, tmp
     # the confirmation race went on, an array a round, exactly while the final pair was not told apart
     pair = {role: n for role, n, *_ in arrays[final][1]}
     if "confirm" in pair:
+        note = trials[pair["confirm"]]["note"]
+        before = ([r for t in session["trials"] if t["state"] == "control" and t["number"] != pair["control"]
+                   for r in t["rates"]],
+                  [r for t in session["trials"] if t["state"] == "confirm" and t["note"] == note
+                   and t["number"] != pair["confirm"] for r in t["rates"]])
         raced = race_went_on_while_undecided([trials[pair["control"]]["rates"], trials[pair["confirm"]]["rates"]],
-                                             arrays[final][1][0][2])
+                                             arrays[final][1][0][2], before)
     else:   # nothing beat the default beyond the noise: the final control alone, no race
         assert session["incumbent"] is None and list(pair) == ["control"], pair
         raced = 0
@@ -121,7 +126,7 @@ def _ended(cluster, job):
 
 
 def test_trials_as_jobs_survive_a_logout_and_resume_picks_them_up(cluster, tmp_path):
-    argv = [sys.executable, "-m", "pario", "tune", *CASE, "-n", "1", "--trials", "7", "--submit", "--batch", "3",
+    argv = [sys.executable, "-m", "pario", "tune", *CASE, "-n", "2", "--trials", "7", "--submit", "--batch", "3",
             "--max-jobs", "1", "--sbatch-args", "-t 5"]
     proc = subprocess.Popen(argv, cwd=tmp_path, env=pario_env(cluster, tmp_path), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -174,7 +179,7 @@ def test_a_logout_during_the_second_array_loses_none_of_its_repetitions(cluster,
     """The second array (a race round of the first guesses, or the next layout's guesses) still runs
     when the user logs out: pario names its jobs, and --resume adds what they measured to their trials
     (a race round's repetitions to the racing trials) without launching them again."""
-    argv = [sys.executable, "-m", "pario", "tune", *CASE, "-n", "1", "--trials", "6", "--submit", "--max-jobs", "1",
+    argv = [sys.executable, "-m", "pario", "tune", *CASE, "-n", "2", "--trials", "6", "--submit", "--max-jobs", "1",
             "--sbatch-args", "-t 5"]
     proc = subprocess.Popen(argv, cwd=tmp_path, env=pario_env(cluster, tmp_path), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -178,3 +178,30 @@ def test_writes_flushed_in_the_timed_phase_are_not_blamed_on_the_page_cache():
     out = io.StringIO()
     show.header(s, 6, out)   # the live log's header does not promise cache? marks these trials cannot get
     assert "flushed inside the timed phase (-e), so none is" in " ".join(out.getvalue().split())
+
+
+def test_no_probe_is_named_as_the_cure_only_when_it_was_given():
+    """A `--submit` session said 'run without --no-probe' though --no-probe was never given."""
+    for source, cure in (("skipped (--no-probe)", True), ("none: the trials ran as Slurm jobs, on their own nodes",
+                                                          False)):
+        s, live, text = tuned({"source": source})
+        assert ("run without --no-probe" in " ".join(text.split())) == cure, text
+
+
+def test_a_submitted_session_is_judged_against_the_probe_its_jobs_ran(tmp_path):
+    """`tune --submit` probes the device inside each job's allocation (the trials' stored runs keep it):
+    the session adopts it and judges its figures against it, instead of 'not judged'."""
+    from pario.cli.tune_submit import adopt_ceiling
+    from pario.store import Store
+
+    store = Store(str(tmp_path / "runs.db"))
+    ids = [store.add_run(kind="tune", command="pario bench", spec={}, env={"ceiling": ceiling}, result={"cases": []},
+                         status="complete", headline="")
+           for ceiling in ({"source": "skipped (--no-probe)"}, {**PROBED, "source": "cached probe"})]
+    s, _, _ = tuned({"source": "none: the trials ran as Slurm jobs, on their own nodes"})
+    s.trials[0].runs, s.trials[1].runs = [ids[0]], [ids[1]]
+    adopt_ceiling(s, store)
+    assert s.context["ceiling"]["write_mib"] == PROBED["write_mib"]
+    assert s.context["ceiling"]["source"] == f"probed inside the job's allocation (run {ids[1]})"
+    w = verdict.conclude(s, space(), CASE, 4)
+    assert w.cache["judged"] and w.cache["ceiling_mib"] == PROBED["write_mib"], w.cache

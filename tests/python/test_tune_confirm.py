@@ -1,6 +1,7 @@
-"""tune.verdict and tune.search._settle: the winner's gain is the confirmation against the last
-control beside it, raced while the noise test cannot tell the two apart; the repetitions that
-picked the winner, and controls that drifted, do not make it."""
+"""tune.verdict and tune.search._settle: the winner's gain pools every control of the default against
+every confirmation of the winner, the last pair raced while the noise test cannot tell the pools
+apart; the repetitions that picked the winner do not make it, and controls that drifted widen it
+and are said to make the session's ratios not comparable."""
 import pytest
 
 from pario.analysis import noise
@@ -11,11 +12,14 @@ from pario.tune.search import Budget, Search
 from test_tune_search import CASE, Synthetic, session, space
 
 
-def test_the_gain_is_the_confirmation_beside_the_last_control_not_the_runs_that_picked_it():
+def test_the_gain_pools_every_control_and_confirmation_not_the_runs_that_picked_it():
     """The file system slows to a quarter after the first launches (the audit's session: controls
-    2786 -> 671 MiB/s, a drift the 3-against-3 test did not call). Pooling the winner's early runs
-    with every control said 5.76x where the confirmation beside the last control said 2.30x; the
-    gain is now the latter, and the note gives the pooled figure beside it."""
+    2786 -> 671 MiB/s). Pooling the winner's early runs with every control said 5.76x; the last pair
+    alone said 2.30x, beside a picking trial whose interval did not overlap it (the issue's session:
+    4.09x [2.19-5.92] beside 1.53x [1.06-1.88]). The gain pools every control against every
+    confirmation; the pools are raced while undecided, so the pair measured side by side carries most
+    of them (9 reps each here), and the notes say the session's ratios are not comparable and what
+    the last pair measured."""
     sp = space()
     launches = []
 
@@ -27,31 +31,32 @@ def test_the_gain_is_the_confirmation_beside_the_last_control_not_the_runs_that_
     s = session(sp)
     Search(sp, ev, s, Budget(trials=20)).run(guesses(sp))
     w = verdict.conclude(s, sp, CASE, 4)
-    assert w.verdict == "faster" and 1.8 < w.interval[0] <= w.gain <= w.interval[1] < 2.2, w
-    pooled = noise.compare([r for t in s.trials if t.state == "control" for r in t.rates],
-                           s.trials[s.incumbent].rates)
-    assert pooled.ratio > 3.0   # what the old verdict would have said
-    note = next(n for n in s.notes if n.startswith("the gain is the confirmation"))
-    assert f"trial {s.incumbent} measured {pooled.ratio:.2f}x" in note
     controls = [t for t in s.trials if t.state == "control"]
+    confirms = [t for t in s.trials if t.state == "confirm"]
+    pooled = noise.compare([r for t in controls for r in t.rates], [r for t in confirms for r in t.rates])
+    assert (w.gain, w.interval, w.verdict) == (pooled.ratio, (pooled.low, pooled.high), pooled.verdict)
+    assert 1.8 < w.gain < 2.2 and len(controls[-1].rates) == len(confirms[-1].rates) > 3, w
+    picked = noise.compare([r for t in controls for r in t.rates], s.trials[s.incumbent].rates)
+    assert picked.ratio > 3.0   # what the verdict before the last said
+    pair = noise.compare(controls[-1].rates, confirms[-1].rates)
+    note = next(n for n in s.notes if n.startswith("the gain pools every control"))
+    assert f"beside the last control (trial {controls[-1].number}) measured {pair.ratio:.2f}x" in note
     drift = noise.compare(controls[0].rates, controls[-1].rates)
     assert drift.verdict == "slower" and drift.ratio < 0.3   # the slowdown is said, with its size
-    # the confirmation's own line (x dflt) is against the control beside it too, as the verdict: it said
-    # the ratio to every control's median, 1.01x where the verdict said 1.41x (helper-44's audit)
-    confirm = next(t for t in reversed(s.trials) if t.state == "confirm")
-    assert confirm.ratio == pytest.approx(noise.median(confirm.rates) / noise.median(controls[-1].rates))
-    assert 1.8 < confirm.ratio < 2.2
+    # the confirmation's own line (x dflt) is against the control beside it (helper-44's audit)
+    assert confirms[-1].ratio == pytest.approx(noise.median(confirms[-1].rates) / noise.median(controls[-1].rates))
     assert f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in the last control" \
         f" as in the first, beyond the noise" in " ".join(s.notes)
+    assert "ratios measured at different times in it are not comparable" in " ".join(s.notes)
     assert verdict.conclude(s, sp, CASE, 4).gain == w.gain   # concluded again (a resume): no second note
-    assert sum(n.startswith("the gain is the confirmation") for n in s.notes) == 1
+    assert sum(n.startswith("the gain pools every control") for n in s.notes) == 1
 
 
-@pytest.mark.parametrize("seed,told", [(0, True), (4, False)])
+@pytest.mark.parametrize("seed,told", [(3, True), (0, False)])
 def test_a_confirmation_within_noise_of_the_last_control_is_raced_before_the_verdict(seed, told):
-    """A 1.15x winner under +-25% noise: three repetitions each cannot tell the confirmation from the
-    control, so both get more, alternating, until the noise test can (seed 0: at 9 each) or each has
-    racing.CAP (seed 4: then the winner is not called faster)."""
+    """A 1.15x winner under +-25% noise: three repetitions each cannot tell the confirmations from the
+    controls, so the last pair gets more, alternating, until the noise test can tell the pools apart
+    (seed 3: at 12 each) or each has racing.CAP (seed 0: then the winner is not called faster)."""
     sp = space()
     ev = Synthetic(sp, lambda eff: 575.0 if eff.get("collective") == "false" else 500.0, spread=0.25, seed=seed)
     s = session(sp, seed=seed)
@@ -67,13 +72,15 @@ def test_a_confirmation_within_noise_of_the_last_control_is_raced_before_the_ver
     assert outcome.endswith("told apart beyond the noise") and ("not told" in outcome) != told
     w = verdict.conclude(s, sp, CASE, 4)
     assert (w.verdict == "faster") == told and w.median == noise.median(confirm.rates)
+    pools = [[r for t in s.trials if t.state == state for r in t.rates] for state in ("control", "confirm")]
+    assert (noise.compare(*pools).verdict != "within noise") == told   # the race ended on what the verdict reads
 
 
 def test_a_drift_the_first_and_last_controls_cannot_call_does_not_inflate_the_gain():
     """The audit's session, in figures: controls whose medians fell 2786 -> 672 MiB/s with spreads the
     3-against-3 drift test calls 'within noise', a winner picked on its early runs (~3900), and a
-    confirmation beside the last control at 1548. The old verdict pooled everything (about 4x); the
-    gain is the confirmation against the last control: 1548 / 672 = 2.30x."""
+    confirmation beside the last control at 1548. Pooling the picking runs said about 4x; the last pair
+    alone 2.30x; every control against the confirmation: 1548 / 900 = 1.72x, within the noise."""
     sp = space()
     s = session(sp)
     trials = [Trial(0, {}, "control", [900.0, 2786.0, 4000.0]),
@@ -86,8 +93,9 @@ def test_a_drift_the_first_and_last_controls_cannot_call_does_not_inflate_the_ga
     s.trials, s.incumbent = trials, 1
     assert noise.compare(trials[0].rates, trials[3].rates).verdict == "within noise"
     w = verdict.conclude(s, sp, CASE, 4)
-    assert abs(w.gain - 1548.0 / 672.0) < 0.01 and w.median == 1548.0 and w.default_median == 672.0
-    assert set(w.runs) >= set(trials[4].runs) and "over every control" in " ".join(s.notes)
+    assert abs(w.gain - 1548.0 / 900.0) < 0.01 and w.median == 1548.0 and w.default_median == 900.0
+    assert w.verdict == "within noise" and not w.proven
+    assert set(w.runs) >= set(trials[4].runs) and "measured 2.30x" in " ".join(s.notes)
 
 
 def test_a_confirmation_race_cut_off_goes_on_after_resume():

@@ -12,17 +12,19 @@ from pario.analysis import noise
 from pario.tune import racing
 
 
-def race_went_on_while_undecided(pair: list[list[float]], first: int) -> int:
-    """The confirmation race (tune.search._settle) over the two rate lists in launch order, the first
-    `first` repetitions each from the final round: it went on exactly while racing.needs_more said
-    so, STEP repetitions each per round (CAP is a multiple of STEP), and ended decided or capped.
-    Returns the number of race rounds."""
+def race_went_on_while_undecided(pair: list[list[float]], first: int,
+                                 before: tuple[list[float], list[float]] = ([], [])) -> int:
+    """The confirmation race (tune.search._settle) over the two rate lists in launch order (the last
+    control's and the confirmation's), the first `first` repetitions each from the final round: it
+    went on exactly while the pools (`before`: the earlier controls' and confirmations' repetitions,
+    pooled with them) were undecided (racing.needs_more_pooled), STEP repetitions each per round
+    (CAP is a multiple of STEP), and ended decided or capped. Returns the number of race rounds."""
     assert len(pair[0]) == len(pair[1]) >= first, [len(r) for r in pair]
     rounds = (len(pair[0]) - first) // racing.STEP
     assert first + rounds * racing.STEP == len(pair[0]), [len(r) for r in pair]
     for k in range(rounds + 1):
         seen = first + k * racing.STEP
-        more = racing.needs_more({0: pair[0][:seen], 1: pair[1][:seen]})
+        more = racing.needs_more_pooled({0: (before[0], pair[0][:seen]), 1: (before[1], pair[1][:seen])})
         if k < rounds:
             assert sorted(more) == [0, 1], f"raced on after {seen} reps each: {pair}"
         else:
@@ -31,9 +33,10 @@ def race_went_on_while_undecided(pair: list[list[float]], first: int) -> int:
 
 
 def check_ending(session: dict) -> str:
-    """The winner's verdict is the noise test's on the rates behind it (tune.verdict: the confirmation
-    against the last control beside it, raced by its rule; without them, every control against the
-    incumbent); the default kept when there is no incumbent. Returns the branch, for the test's output."""
+    """The winner's verdict is the noise test's on the rates behind it (tune.verdict: every control
+    against every confirmation, the last pair raced by its rule; without a confirmation, every control
+    against the incumbent); the default kept when there is no incumbent. Returns the branch, for the
+    test's output."""
     trials = {t["number"]: t for t in session["trials"]}
     controls = [t for t in session["trials"] if t["state"] == "control"]
     w, inc = session["winner"], session["incumbent"]
@@ -43,12 +46,14 @@ def check_ending(session: dict) -> str:
     confirms = [t for t in session["trials"] if t["state"] == "confirm" and t["note"] == f"#{inc}" and t["rates"]]
     if confirms and controls:
         control, confirm = controls[-1], confirms[-1]
-        default, win = control["rates"], confirm["rates"]
+        default, win = [r for t in controls for r in t["rates"]], [r for t in confirms for r in t["rates"]]
         how = "confirmed"
         if session["budget"].get("seconds") is None and (control["number"], confirm["number"]) == tuple(
                 t["number"] for t in session["trials"][-2:]):
             # the final round ran rungs[-1] each; a time budget (none here) could end the race sooner
-            rounds = race_went_on_while_undecided([default, win], session["budget"]["rungs"][-1])
+            before = ([r for t in controls[:-1] for r in t["rates"]], [r for t in confirms[:-1] for r in t["rates"]])
+            rounds = race_went_on_while_undecided([control["rates"], confirm["rates"]],
+                                                  session["budget"]["rungs"][-1], before)
             how = f"confirmed after {rounds} confirmation race round(s)"
     else:
         default, win = [r for t in controls for r in t["rates"]], trials[inc]["rates"]

@@ -76,9 +76,11 @@ def judge(session: TuningSession, winner: Winner) -> dict[str, Any]:
     ceiling = ceiling_of(session)
     if ceiling is None or not ceiling.get(f"{op}_mib"):
         source = str(((session.context or {}).get("ceiling") or {}).get("source") or "not stored with this session")
+        # the cure for what kept the probe out: --no-probe's is to leave it out (and only then)
+        cure = ("; run without --no-probe to have the figures checked against the O_DIRECT probe"
+                if "--no-probe" in source else "")
         return {"judged": False, "ceiling_mib": None, "streams": None, "source": source, "above": [],
-                "line": f"page cache or file system: not judged, no device ceiling ({source}); run without "
-                        "--no-probe to have the figures checked against the O_DIRECT probe"}
+                "line": f"page cache or file system: not judged, no device ceiling ({source}){cure}"}
     limit = float(ceiling[f"{op}_mib"])
     streams = int(ceiling.get("streams") or 1)
     trial = next((t for t in session.trials if t.number == winner.trial), None)

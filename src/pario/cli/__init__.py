@@ -1,30 +1,80 @@
-"""pario's command line. Each subcommand is a module of this package with
-`register(subparsers)` (adds its parser and `set_defaults(run=run)`) and `run(args) -> int`."""
+"""pario's command line: the table of commands, and main().
+
+COMMANDS below is the one place a command is registered: its name (also the name of its module in
+this package) and the one line `pario --help` lists it with. main() imports only the module of the
+command asked for; `pario --help` and `pario --version` import none (the completion script and the
+tests build the whole parser with build_parser()). Each command's module has
+
+    def register(subparsers) -> None   adds the command's parser, subparsers.add_parser("NAME", description=...)
+                                       (its help comes from COMMANDS), and p.set_defaults(run=run)
+    def run(args) -> int               what the command does; its exit status
+
+To add a command: write src/pario/cli/NAME.py with these two functions and add a row to COMMANDS
+(the row's order is the order of `pario --help`). The module's top level imports only what its
+parser needs (argparse, pario.cli.args, the typed rows of pario.plan.inputs); whatever the command
+runs (rich, numpy, plotly, jinja2, optuna, the store, the analysis, report, tune and advise
+packages) is imported inside run() or the functions it calls, so that `pario NAME --help` and every
+other command stay fast: tests/python/test_startup.py fails otherwise.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
 
 from pario import __version__
-from pario.cli.args import Parser, one_line
-from pario.model.errors import ParioError, Stopped
 
-# Subcommand modules, in the order `pario --help` lists them.
-COMMANDS = ["bench", "tune", "results", "profile", "buffer", "advise", "report", "stack", "settings",
-            "completion"]
+# name -> the line `pario --help` lists it with, in that order
+COMMANDS: dict[str, str] = {
+    "bench": "measure I/O strategies on this file system and MPI (IOR-style flags)",
+    "tune": "find the best settings for one case, proven beyond the noise",
+    "results": "list, show and compare stored runs; import IOR results",
+    "profile": "profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
+    "buffer": "coalesce an unmodified program's small writes (LD_PRELOAD)",
+    "advise": "what to change in a job's I/O, ranked by time at stake",
+    "predict": "what a pattern costs on a described system; settings to try first",
+    "report": "one offline HTML page with plots of runs, profiles, findings",
+    "stack": "file system, layout, MPI, MPI-IO implementation, hints in effect, libraries",
+    "settings": "render settings in every dialect; check a hints file",
+    "completion": "print the bash or zsh completion script of pario",
+}
+
+_EVERY = "*"  # build_parser()'s default: every command's parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Registering:
+    """The subparsers action as a command's register() sees it: the help line is the table's."""
+
+    def __init__(self, action) -> None:
+        self.action = action
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        return self.action.add_parser(name, help=COMMANDS[name], **kwargs)
+
+
+def build_parser(chosen: str | None = _EVERY) -> argparse.ArgumentParser:
+    """pario's parser: with every command's flags (the default), or with only those of the command
+    `chosen` (None: none), the others listed by name and help."""
+    from pario.cli.args import Parser
+
     parser = Parser(
         prog="pario", description="Parallel I/O toolkit for HPC: measure, inspect, tune and profile I/O.")
     parser.add_argument("--version", action="version", version=f"pario {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(sub)
+    for name, line in COMMANDS.items():
+        if chosen in (_EVERY, name):
+            importlib.import_module(f"{__name__}.{name}").register(_Registering(sub))
+        else:
+            sub.add_parser(name, help=line)
     return parser
+
+
+def _chosen(words: list[str]) -> str | None:
+    """The command a command line asks for: its first word that is not one of pario's own options
+    (--version, -h, --help: none takes a value), if it names a command."""
+    first = next((w for w in words if not w.startswith("-")), None)
+    return first if first in COMMANDS else None
 
 
 # Options whose value is itself a command line ("-t 30 -p debug"): argparse would take such a value
@@ -58,16 +108,22 @@ def _asked_json(words: list[str]) -> tuple[bool, str | None]:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    from pario.model.errors import ParioError, Stopped
+
     args = None  # a command line argparse refuses has no args: its words say whether --json was asked
     words = list(sys.argv[1:] if argv is None else argv)
     try:
+        parser = build_parser(_chosen(words))
         args = parser.parse_args(join_values(words))
         if not getattr(args, "run", None):
             parser.print_help()
             return 2
         return int(args.run(args) or 0)
     except ParioError as exc:
+        import json
+
+        from pario.cli.args import one_line
+
         print(f"pario: error: {one_line(str(exc))}", file=sys.stderr)
         as_json, command = _asked_json(words)
         if args is not None:

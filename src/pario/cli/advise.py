@@ -35,8 +35,8 @@ Exit codes: 0 advice given, 2 a log could not be read (the others are still advi
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("advise", help="what to change in a job's I/O, ranked by time at stake",
-                              description=HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("advise", description=HELP, epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("logs", nargs="*", metavar="LOG", type=row("log", "path"),
                    help="pario profile log or directory, or Darshan log")
     p.add_argument("--stack", metavar="PATH", type=row("stack", "path"),

@@ -8,11 +8,12 @@ block. tests/python/test_inputs.py checks that no flag of any command takes a va
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from pario.model.errors import ParioError
-from pario.plan import inputs
-from pario.settings.catalogue import Setting
+
+if TYPE_CHECKING:  # imported where a value is checked: `pario --version` and `pario --help` need neither
+    from pario.settings.catalogue import Setting
 
 
 def one_line(message: str) -> str:
@@ -51,6 +52,8 @@ class Typed:
                 return self.check(text)
             except ParioError as exc:
                 raise argparse.ArgumentTypeError(str(exc)) from None
+        from pario.plan import inputs
+
         assert self.row is not None
         value, why = inputs.check(self.row, text)
         if why:
@@ -70,4 +73,6 @@ def checked(fn: Callable[[str], Any]) -> Typed:
 def row(name: str, kind: str, doc: str = "", lo: float | None = None, hi: float | None = None,
         choices: tuple[str, ...] = ()) -> Typed:
     """A flag of a command other than bench, declared where the command is."""
+    from pario.settings.catalogue import Setting
+
     return Typed(Setting(name, kind, None, tuple(choices), doc, lo, hi))

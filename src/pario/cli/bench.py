@@ -15,7 +15,7 @@ from pario.analysis.summary import summarize
 from pario.cli import ior_flags, submit
 from pario.cli.args import typed
 from pario.cli.bench_preset import run_preset
-from pario.cli.case_flags import add_case_flags, add_launch_flags
+from pario.cli.case_flags import add_case_flags, add_launch_flags, add_metadata_flags
 from pario.cli.dry_run import dry_run, scratch_of
 from pario.cli.store_run import store_run
 from pario.model.case import Case
@@ -24,7 +24,7 @@ from pario.model.requests import BenchRequest
 from pario.model.units import parse_size
 from pario.plan import reuse, validate
 from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_request, check_room, plan
-from pario.plan.inputs import CASE, RUN
+from pario.plan.inputs import RUN
 from pario.plan.suites import suite_fits
 from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
@@ -104,23 +104,12 @@ it measured stored as partial)."""
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("bench", help="measure I/O strategies on this file system and MPI (IOR-style flags)",
+    p = subparsers.add_parser("bench",
                               description="Run I/O strategies on real files through POSIX and MPI-IO, store the "
                                           "run, print median [min-max] bandwidth per strategy.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_case_flags(p)
-    flag = dict(action="store_const", const=True, default=None)
-    m = p.add_argument_group("metadata workload (mdtest-like)")
-    m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
-    m.add_argument("--files-per-dir", type=typed(CASE["files_per_dir"]),
-                   help="files per leaf directory (1000; per rank with --per-rank-dirs)")
-    m.add_argument("--file-size", type=typed(CASE["file_size"]),
-                   help="bytes written to each file and read back (0; k/m suffixes)")
-    m.add_argument("--depth", type=typed(CASE["depth"]), help="directory levels below the root (0)")
-    m.add_argument("--branching", type=typed(CASE["branching"]), help="subdirectories per directory (1)")
-    m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
-    m.add_argument("--md-ops", type=typed(RUN["md_ops"]),
-                   help="phases, a subset of create,stat,open_close,read_small,remove (all)")
+    add_metadata_flags(p)
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")

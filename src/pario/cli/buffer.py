@@ -64,8 +64,7 @@ BUFFER_FILES = checked(_files)
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("buffer", help="coalesce an unmodified program's small writes (LD_PRELOAD)",
-                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("buffer", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", default="64m", type=BUFFER_SIZE,
                    help="buffer per file (default 64m); what SIGKILL may lose per file")
     p.add_argument("--files", action="append", default=[], metavar="PATTERN[:size=N]", type=BUFFER_FILES,

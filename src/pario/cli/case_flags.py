@@ -68,6 +68,22 @@ def add_case_flags(p):
                         "like IOR's buffer; larger: data from memory, verify exact at any distance)")
 
 
+def add_metadata_flags(p) -> None:
+    """The metadata workload's flags (mdtest-like): `pario bench` runs it, `pario predict` costs it."""
+    flag = dict(action="store_const", const=True, default=None)
+    m = p.add_argument_group("metadata workload (mdtest-like)")
+    m.add_argument("--metadata", **flag, help="create/stat/open+close/read/remove many small files")
+    m.add_argument("--files-per-dir", type=typed(CASE["files_per_dir"]),
+                   help="files per leaf directory (1000; per rank with --per-rank-dirs)")
+    m.add_argument("--file-size", type=typed(CASE["file_size"]),
+                   help="bytes written to each file and read back (0; k/m suffixes)")
+    m.add_argument("--depth", type=typed(CASE["depth"]), help="directory levels below the root (0)")
+    m.add_argument("--branching", type=typed(CASE["branching"]), help="subdirectories per directory (1)")
+    m.add_argument("--per-rank-dirs", **flag, help="one tree per rank (mdtest -u) instead of one shared tree")
+    m.add_argument("--md-ops", type=typed(RUN["md_ops"]),
+                   help="phases, a subset of create,stat,open_close,read_small,remove (all)")
+
+
 def add_launch_flags(g) -> None:
     """How the runs are launched and watched: the same for `pario bench` and each trial of `pario tune`."""
     g.add_argument("--mpirun", type=typed(RUN["mpirun"]),

@@ -15,7 +15,7 @@ or for this shell only: eval "$(pario completion bash)" (bash), source <(pario c
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("completion", help="print the bash or zsh completion script of pario",
+    p = subparsers.add_parser("completion",
                               description="Print the shell completion script of pario's commands and flags.",
                               epilog=HOWTO, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shell", choices=SHELLS, type=row("shell", "choice", choices=SHELLS),

@@ -35,8 +35,7 @@ SECONDS = row("seconds", "float", "seconds after the job's start", lo=0, hi=1e12
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("profile", help="profile an unmodified program's I/O (LD_PRELOAD + PMPI)",
-                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("profile", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
     p.add_argument("--launcher", type=typed(RUN["launcher"]),

@@ -23,8 +23,7 @@ DEFAULT_OUTPUT = "pario-report.html"   # as pario.report.html.DEFAULT_OUTPUT (no
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("report", help="one offline HTML page with plots of runs, profiles, findings",
-                              description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("report", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", nargs="*", metavar="RUN", type=checked(_run_text),
                    help="stored run ids (`pario results`), or 'last'")
     p.add_argument("--profile", action="append", default=[], metavar="LOG", type=row("profile", "path"),

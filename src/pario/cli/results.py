@@ -37,8 +37,7 @@ def _common() -> argparse.ArgumentParser:
 def register(subparsers) -> None:
     common = _common()
     parser = subparsers.add_parser(
-        "results", parents=[common], help="list, show and compare stored runs; import IOR results",
-        description="Without a subcommand, list the newest stored runs.")
+        "results", parents=[common], description="Without a subcommand, list the newest stored runs.")
     parser.add_argument("--limit", type=row("limit", "int", lo=1, hi=INTEGER_MAX), default=50,
                         help="how many runs to list (default 50)")
     parser.add_argument("--case", type=typed(CASE["name"]), help="only runs with a case of this name")

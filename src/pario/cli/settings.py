@@ -24,7 +24,7 @@ def _set_pair(text: str) -> str:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("settings", help="render settings in every dialect; check a hints file",
+    p = subparsers.add_parser("settings",
                               description="One model of MPI-IO hints, MCA parameters, Lustre layout and "
                                           "library knobs, spoken in each dialect.")
     sub = p.add_subparsers(dest="action", metavar="ACTION")

@@ -14,8 +14,7 @@ from pario.report import json as json_report
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "stack", help="file system, layout, MPI, MPI-IO implementation, hints in effect, libraries",
-        description="Inspect the I/O stack under PATH (default: the current directory). The MPI probe runs "
+        "stack", description="Inspect the I/O stack under PATH (default: the current directory). The MPI probe runs "
                     "the engine once on a 1 MiB collective write in PATH; its results are cached for an hour.")
     p.add_argument("path", nargs="?", default=".", type=row("path", "path"), help="directory to inspect (default .)")
     p.add_argument("--json", action="store_true", help="print one JSON document on stdout")

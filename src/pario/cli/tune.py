@@ -66,7 +66,7 @@ missing, 130/143 interrupted (the finished trials are kept; --resume goes on).""
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("tune", help="find the best settings for one case, proven beyond the noise",
+    p = subparsers.add_parser("tune",
                               description="Search the settings that exist on this stack for one case with few "
                                           "runs, and name a winner only when it beats the default beyond the noise.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -385,6 +385,8 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if session.context.get("submit"):   # its trials probed the device inside their allocation
+        tune_submit.adopt_ceiling(session, store)
     session.winner = verdict.conclude(session, space, case, session.ranks)
     session.importance, session.importance_method = importance.importance(session, space)
     store.update_session(sid, doc=session.to_dict(), status=session.status,

@@ -30,6 +30,11 @@ def case_from_log(args: argparse.Namespace) -> None:
         else:
             kept.append(dest)
     if args.ranks is None:
+        if taken.ranks == 1:   # the space was one file three ways (shared, fpp, shared+agg) and hints between ranks
+            raise ParioError(f"--from-log {args.from_log}: the job ran 1 rank; what tune searches (the file "
+                             "strategy, collective calls, aggregators, hints) acts between ranks, so there is "
+                             "nothing to tune for it. Its small writes, if any, are coalesced by `pario buffer -- "
+                             "APP` (no relinking); give -n N to tune the case at N ranks anyway")
         args.ranks = taken.ranks
     if args.objective is None and getattr(args, taken.objective, None):
         args.objective = taken.objective

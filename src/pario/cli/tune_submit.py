@@ -65,6 +65,27 @@ def evaluator(session: TuningSession, store: Store, plan: SubmitPlan, as_json: b
     return SlurmTrials(session=session, store=store, plan=plan, observer=JobProgress(plain=as_json), saved=saved)
 
 
+def adopt_ceiling(session: TuningSession, store: Store) -> None:
+    """A submitted session's device ceiling: the O_DIRECT probe its trials' jobs ran inside their
+    allocation (on the nodes the trials used), read from the trials' stored runs, so that its figures are
+    judged against it like a session run here (it said 'no device ceiling ... run without --no-probe'
+    when --no-probe was never given)."""
+    if (session.context.get("ceiling") or {}).get("write_mib"):
+        return
+    why = ""
+    for run_id in [r for t in session.trials for r in t.runs]:
+        try:
+            probe = (store.get_run(run_id).get("env") or {}).get("ceiling") or {}
+        except ParioError:   # a run removed since: the next one
+            continue
+        if probe.get("write_mib") or probe.get("read_mib"):
+            session.context["ceiling"] = {**probe, "source": f"probed inside the job's allocation (run {run_id})"}
+            return
+        why = why or str(probe.get("source") or "")
+    if why:
+        session.context["ceiling"] = {"source": f"none in the job's allocation: {why}"}
+
+
 def run_trials(args: argparse.Namespace, store: Store) -> int:
     """The array task: SLURM_ARRAY_TASK_ID picks the launch of the batch file."""
     index = os.environ.get("SLURM_ARRAY_TASK_ID")

@@ -1,8 +1,30 @@
 """One model of settings (MPI-IO hints, MCA parameters, Lustre layout, library knobs), its dialects,
-its equivalence rules and the comparison of what was requested with what took effect."""
-from pario.settings.dialects import DIALECTS, parse, render, sniff
-from pario.settings.equivalence import Applied, canonical, explain, view
-from pario.settings.model import Issue, Settings, build, from_pairs, merge, parse_bytes
+its equivalence rules and the comparison of what was requested with what took effect.
+
+The names below are loaded when first used (`from pario.settings import Settings`): a module that
+needs only the catalogue, the knobs or the value checks (`from pario.settings import knobs`, as
+every command's parser does) does not load the dialects and the equivalence rules with them."""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pario.settings.dialects import DIALECTS, parse, render, sniff
+    from pario.settings.equivalence import Applied, canonical, explain, view
+    from pario.settings.model import Issue, Settings, build, from_pairs, merge, parse_bytes
+
+_HOME = {**dict.fromkeys(["DIALECTS", "parse", "render", "sniff"], "pario.settings.dialects"),
+         **dict.fromkeys(["Applied", "canonical", "explain", "view"], "pario.settings.equivalence"),
+         **dict.fromkeys(["Issue", "Settings", "build", "from_pairs", "merge", "parse_bytes"], "pario.settings.model")}
 
 __all__ = ["Issue", "Settings", "build", "from_pairs", "merge", "parse_bytes", "DIALECTS", "parse", "render",
            "sniff", "Applied", "canonical", "explain", "view"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name]), name)
+    globals()[name] = value
+    return value

@@ -67,6 +67,10 @@ def _strategy(sp: Space) -> None:
         return
     if ctx.strategy == "serial":
         return
+    if ctx.ranks == 1:   # shared, fpp and shared+agg were one file three ways
+        sp.dropped.append(Dropped("strategy", "1 rank: one file whatever the strategy (shared, fpp and an "
+                                              "aggregated file are the same file)"))
+        return
     choices = ["shared", "fpp"] + (["nfiles:2"] if ctx.ranks >= 4 else [])
     if ctx.hosts > 1:
         choices += ["per-node", "per-node+agg"]

@@ -40,6 +40,15 @@ def needs_more(rates: Mapping[K, Sequence[float]], cap: int = CAP) -> list[K]:
     return [k for k in close if len(rates[k]) < cap]
 
 
+def needs_more_pooled(pools: Mapping[K, tuple[Sequence[float], Sequence[float]]], cap: int = CAP) -> list[K]:
+    """needs_more over pools of (repetitions before, repetitions of the racing trial): the race is judged
+    on all of each pool (the default's every control, the winner's every confirmation: tune.verdict's
+    gain), and a racing trial below the cap gets another round while the pools are not told apart."""
+    if len(contenders({k: [*a, *b] for k, (a, b) in pools.items()})) < 2:
+        return []
+    return [k for k, (_, own) in pools.items() if len(own) < cap]
+
+
 def verdict(rates: Mapping[K, Sequence[float]]) -> tuple[K, str]:
     """The race's winner and how it won: "beyond the noise" (alone after the race) or "tie at the
     cap: higher median" (still within noise of another)."""

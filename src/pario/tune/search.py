@@ -314,12 +314,13 @@ class Search(Ledger):
         self._settle()
 
     def _settle(self) -> None:
-        """The winner's gain is measured from the last control and the confirmation beside it alone
-        (tune.verdict): the repetitions that picked the winner overstate it, and the default may have
-        drifted since the first control. While the noise test cannot tell the two apart, both get more
-        repetitions, alternating a round at a time, as a race does (up to racing.CAP each; repetitions,
-        not trials: the trial budget is spent by now; a time budget still ends it). Also what a resumed
-        session does when Ctrl-C cut this race off."""
+        """The winner's gain pools every control of the default against every confirmation of the winner
+        (tune.verdict): the repetitions that picked the winner overstate it. While the noise test cannot
+        tell the two pools apart, the last control and the confirmation beside it get more repetitions,
+        alternating a round at a time, as a race does (up to racing.CAP each; repetitions, not trials: the
+        trial budget is spent by now; a time budget still ends it). The race is judged on the pools the
+        verdict reads, so it never stops on a pair the verdict then calls within the noise. Also what a
+        resumed session does when Ctrl-C cut this race off."""
         last = self.session.trials[-2:]
         if len(last) < 2 or self.session.incumbent is None:
             return
@@ -327,9 +328,12 @@ class Search(Ledger):
         if (control.state, confirm.state) != ("control", "confirm") or confirm.note != f"#{self.session.incumbent}":
             return
         pair = {control.number: control, confirm.number: confirm}
+        before = {control.number: [r for t in self.session.trials[:-2] if t.state == "control" for r in t.rates],
+                  confirm.number: [r for t in self.session.trials[:-2] if t.state == "confirm"
+                                   and t.note == confirm.note for r in t.rates]}
         rounds = 0
         while True:
-            more = racing.needs_more({n: t.rates for n, t in pair.items()})
+            more = racing.needs_more_pooled({n: (before[n], t.rates) for n, t in pair.items()})
             if not more or not self._time_for(len(more)):
                 break
             if not rounds:
@@ -348,7 +352,9 @@ class Search(Ledger):
                 break
             self.on_race("round", [confirm, control], "")
         if rounds:
-            told = noise.compare(control.rates, confirm.rates).verdict != "within noise"
+            told = noise.compare(before[control.number] + control.rates,
+                                 before[confirm.number] + confirm.rates).verdict != "within noise"
             self.on_race("outcome", [], f"confirmation #{confirm.number} against the default's control "
-                         f"#{control.number}: {len(confirm.rates)} and {len(control.rates)} reps, "
+                         f"#{control.number}: {len(confirm.rates)} and {len(control.rates)} reps; every control "
+                         "against every confirmation: "
                          + ("told apart beyond the noise" if told else "not told apart beyond the noise"))

@@ -13,13 +13,13 @@ from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.events import NullObserver, RunObserver
 from pario.plan import validate
-from pario.plan.cases import parse_strategy
+from pario.plan.cases import case_label, parse_strategy
+from pario.plan.command import bench_command
 from pario.platform.mpi import MPI
 from pario.platform.scratch import Scratch
 from pario.run.bench import RunRequest, execute
 from pario.store import Store
 from pario.tune.space import DEFAULT, Config, Space
-from pario.tune.verdict import bench_flags
 
 
 @dataclass
@@ -70,6 +70,8 @@ def apply(space: Space, base: Case, config: Config, reps: int, both_ops: bool = 
     if lib:
         case["lib"] = lib
     case["reps"] = reps
+    if base.get("name") == case_label(base):   # a name made from the case names the case that runs
+        case["name"] = case_label(case)
     chosen = eff.get("mca.io", DEFAULT)
     io = space.ctx.io_fixed if chosen == DEFAULT else chosen
     return case, io, dict(settings.mca)
@@ -114,7 +116,7 @@ class EngineTrials:
             session = self.facts.get("session")
             # the trial as the bench command that re-runs it (every trial of a session ran under one `pario
             # tune` command, which told `pario results` nothing of what each measured)
-            command = bench_flags(self.space, self.base, config, self.ranks)
+            command = bench_command(case, self.ranks, io, mca)
             head = f"tune {session} {role}: {headline(record.result)}" if session else headline(record.result)
             run_id = self.store.add_run(kind="tune", command=command, spec=record.spec, env=record.env,
                                         result=record.result, status=record.status, headline=head)

@@ -2,16 +2,17 @@
 runs behind it, how it differs from the case as given, and its settings in every dialect."""
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from pario.analysis import noise, tune_cache
 from pario.model.case import Case
-from pario.model.tuning import Trial, TuningSession, Winner
-from pario.model.units import exact
+from pario.model.tuning import TuningSession, Winner
+from pario.plan.cases import DEFAULT_REPS
+from pario.plan.command import bench_command
 from pario.settings import DIALECTS, Settings, render
 from pario.settings.dialects import untranslated
 from pario.tune.space import DEFAULT, Config, Space
+from pario.tune.trials import apply
 
 RACED = 3    # repetitions a trial needs to be named as good as the winner (a pruned one has 1)
 ALIKE = 3    # at most this many named
@@ -49,33 +50,10 @@ def case_changes(space: Space, config: Config) -> dict[str, str]:
 
 
 def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
-    """The winner as one `pario bench` command (MCA parameters other than io as OMPI_MCA_ variables,
-    which Open MPI's ranks read from the environment mpirun passes on)."""
-    eff = space.effective(config)
-    strategy, _, agg = space.strategy(eff).partition("+")
-    words = ["pario", "bench", "-a", base["backend"]]
-    if space.collective(eff):
-        words.append("-c")
-    words += [{"write": "-w", "read": "-r", "verify": "-W"}[op] for op in base.get("ops") or []]
-    if base.get("pattern", "segmented") == "segmented":
-        words += ["-t", exact(base["xfer"]), "-b", exact(base["block"])]
-        if base.get("segments", 1) > 1:
-            words += ["-s", str(base["segments"])]
-    else:
-        words += ["--pattern", base["pattern"]] + (["--dims", "x".join(map(str, base["ldims"]))]
-                                                   if base.get("ldims") else [])
-    words += ["-n", str(ranks), "--strategy", strategy] + (["--aggregate"] if agg else [])
-    if eff.get("odirect") == "true" or (base.get("odirect") and "odirect" not in eff):
-        words.append("--odirect")
-    settings = winner_settings(space, config)
-    env = [f"OMPI_MCA_{k}={shlex.quote(v)}" for k, v in sorted(settings.mca.items()) if k != "io"]
-    if "io" in settings.mca or space.ctx.io_fixed:
-        words += ["--io", settings.mca.get("io") or str(space.ctx.io_fixed)]
-    hints = {**(base.get("hints") or {}), **settings.hints}
-    words += [w for k, v in sorted(hints.items()) for w in ("--hint", f"{k}={v}")]
-    lib = {**(base.get("lib") or {}), **settings.lib.get(base["backend"], {})}
-    words += [w for k, v in sorted(lib.items()) for w in ("--lib", f"{k}={v}")]
-    return " ".join(env + [shlex.quote(w) for w in words])
+    """The winner as one `pario bench` command: the case the trials ran with the configuration
+    applied (tune.trials.apply), rendered by plan.command, so every flag of the case is in it."""
+    case, io, mca = apply(space, base, config, base.get("reps", DEFAULT_REPS))
+    return bench_command(case, ranks, io, mca)
 
 
 def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
@@ -88,13 +66,12 @@ def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Wi
     return w
 
 
-_OWN_NOTES = ("the gain is the confirmation", "the winner was not confirmed", "the default ran ",
-              "no configuration was faster", "no configuration beat")
+_OWN_NOTES = ("the gain pools every control", "the gain is the confirmation", "the winner was not confirmed",
+              "the default ran ", "no configuration was faster", "no configuration beat")
 
 
-def _pooled(inc: Trial, controls: list[Trial]) -> str:
-    cmp = noise.compare([r for t in controls for r in t.rates], inc.rates)
-    return f"{cmp.ratio or 0:.2f}x [{cmp.low or 0:.2f}-{cmp.high or 0:.2f}] over every control"
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
@@ -118,19 +95,24 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
             session.notes.append(f"no configuration was faster than the default beyond the noise; the best, trial "
                                  f"{best.number}, measured {figure} ({cmp.verdict})")
         return w
-    # The gain: the last control against the confirmation run beside it (tune.search._finish and _settle,
-    # raced until told apart or capped). The repetitions that picked the winner overstate it (it won
-    # because they ran high) and the controls before may have drifted; without a confirmation (the
-    # budget ended first) the session's own repetitions are all there is, and the note says so.
+    # The gain: every control of the default pooled against every confirmation of the winner (tune.search
+    # re-runs it beside the last control, raced until told apart or capped). One pair alone headlined 4.09x
+    # [2.19-5.92] beside a picking trial's 1.53x [1.06-1.88]; a default that sped up 9.76x between controls
+    # turned 10.51x into 0.13x: pooled, a moved default widens the interval instead of picking a side. The
+    # repetitions that picked the winner are left out (it won because they ran high); without a
+    # confirmation (the budget ended first) they are all there is, and the note says so.
     confirms = [t for t in session.trials if t.state == "confirm" and t.note == f"#{inc.number}" and t.rates]
     default_runs = [r for t in controls for r in t.runs]
     if confirms and controls:
-        default_rates, default_runs = controls[-1].rates, controls[-1].runs
-        win_rates, runs = confirms[-1].rates, inc.runs + confirms[-1].runs   # the runs that picked it, too
+        win_rates = [r for t in confirms for r in t.rates]
+        runs = inc.runs + [r for t in confirms for r in t.runs]   # the runs that picked it, too
+        pair = noise.compare(controls[-1].rates, confirms[-1].rates)
         session.notes.append(
-            f"the gain is the confirmation (trial {confirms[-1].number}, {len(win_rates)} reps) against the "
-            f"last control beside it (trial {controls[-1].number}, {len(default_rates)} reps); over the "
-            f"repetitions that picked it, trial {inc.number} measured {_pooled(inc, controls)}")
+            f"the gain pools every control of the default ({_count(len(controls), 'trial')}, "
+            f"{_count(len(default_rates), 'rep')}) against every confirmation of trial {inc.number} "
+            f"({_count(len(confirms), 'trial')}, {_count(len(win_rates), 'rep')}); the last confirmation "
+            f"(trial {confirms[-1].number}) beside the last control (trial {controls[-1].number}) measured "
+            f"{pair.ratio or 0:.2f}x [{pair.low or 0:.2f}-{pair.high or 0:.2f}]")
     else:
         win_rates, runs = inc.rates, inc.runs
         session.notes.append("the winner was not confirmed beside a control (the budget ended first): the gain "
@@ -140,7 +122,8 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
         if drift.verdict in ("faster", "slower"):
             session.notes.append(f"the default ran {drift.ratio:.2f}x [{drift.low:.2f}-{drift.high:.2f}] as fast in "
                                  "the last control as in the first, beyond the noise: its speed moved during the "
-                                 "session (the file system's load or the node's)")
+                                 "session (the file system's load or the node's), so ratios measured at different "
+                                 "times in it are not comparable; the gain pools every control")
     cmp = noise.compare(default_rates, win_rates)
     config = {**space.default(), **inc.settings}
     alike = [{"trial": t.number, "median": t.median, "reps": len(t.rates), "settings": dict(t.settings)}

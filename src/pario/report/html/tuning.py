@@ -121,7 +121,7 @@ def _winner(s: TuningSession) -> list[Plot | Table | Note]:
     rows += [[k, f"{v} (the case itself changes: the program's own I/O calls or files, not a setting)"]
              for k, v in w.case_changes.items()]
     rows += [[f"as {dialect}", Cell(text)] for dialect, text in w.rendered.items()]
-    if w.bench_flags:
+    if w.bench_flags and w.proven:   # a command for a winner only, as the terminal says
         rows.append(["as one bench command", Cell(w.bench_flags)])
     out.append(Table(anchors.tune(s.id, "settings"), f"{who}'s settings", ["setting", "value"], rows))
     return out

@@ -181,7 +181,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
     title = "Winner" if w.proven else "No winner beyond the noise; the best candidate"
     print(_wrap(f"{title}: trial {w.trial}: {what}", "", ""), file=out)
     verdict = {"faster": "faster than the default beyond the noise",
-               "within noise": "NOT faster beyond the noise (the interval includes 1)",
+               "within noise": "NOT faster beyond the noise (the interval includes 1): keep the default",
                "slower": "SLOWER than the default beyond the noise: keep the default",
                "too few samples": "too few samples for an interval"}.get(w.verdict, w.verdict)
     print(_wrap(f"{op} {w.median or 0:.1f} MiB/s against the default's {w.default_median or 0:.1f} MiB/s: "
@@ -201,7 +201,7 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
                     + f" ({session.importance_method})", "  "), file=out)
     elif session.importance_method:
         print(_wrap(f"knobs that mattered: {session.importance_method}", "  "), file=out)
-    if w.bench_flags:
+    if w.bench_flags and w.proven:   # a command for a winner only: the candidate's would be a step back
         print("  as one bench command:", file=out)
         print(_wrap(w.bench_flags, "    "), file=out)
     if w.case_changes:

@@ -1,0 +1,139 @@
+"""pario predict: the system file's checks, the model on small patterns, the command line and its
+JSON document. The mechanisms' own numbers are in test_predict_mechanisms.py."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import tomllib
+
+from pario.cli import main
+from pario.model.errors import ParioError
+from pario.plan.cases import build_case
+from pario.predict import for_pattern, system
+from pario.predict.pattern import from_case
+from pario.predict.rank import ranked, spoken
+
+ROOT = Path(__file__).resolve().parents[2]
+SYSTEMS = ROOT / "examples" / "systems"
+GIB = 2 ** 30
+
+
+def _sys(tmp_path, text: str) -> str:
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("name", ["archer2", "archer", "shaheen", "supermuc", "mahti"])
+def test_every_example_system_loads_and_states_its_sources(name):
+    s = system.load(str(SYSTEMS / f"{name}.toml"))
+    stated = [p for p in s.params.values() if p.status in ("stated", "assumed")]
+    assert stated and all(p.source for p in stated), [p.name for p in stated if not p.source]
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[fs]\nkind = "lustre"\nserver_bw = "fast"\n', "write a rate such as"),
+    ('[fs]\nkind = "lustr"\n', "did you mean lustre"),
+    ('[fs]\nkind = "lustre"\nnode_bw = "1 GB/s"\n', "it belongs in [nodes]"),
+    ('[fs]\nservers = 4\n', "[fs] needs kind"),
+    ('[fs]\nkind = "gpfs"\nservers = 0\n', "whole number of at least 1"),
+    ('[fs]\nkind = "gpfs"\nservers = { value = 4, status = "guess" }\n', "status 'guess' is unknown"),
+    ('[fs]\nkind = "gpfs"\nservers = { source = "x" }\n', "has no 'value'"),
+    ('[disk]\n', "unknown section [disk]"),
+    ('[fs\n', "not valid TOML"),
+])
+def test_a_bad_system_file_is_one_line(tmp_path, capsys, text, words):
+    assert main(["predict", "--system", _sys(tmp_path, text)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+
+
+def test_rates_times_and_sizes_in_their_units():
+    assert system.parse_rate("500 MB/s", "x") == 5e8
+    assert system.parse_rate("11 GiB/s", "x") == 11 * GIB
+    assert system.parse_time("0.5 ms", "x") == pytest.approx(5e-4)
+    with pytest.raises(ParioError):
+        system.parse_rate("0 MB/s", "x")
+
+
+def _pattern(nodes, rpn, run=None, **opts):
+    return from_case(build_case({"ops": ["write"], **opts}), {"nodes": nodes, "ranks_per_node": rpn, **(run or {})})
+
+
+def test_archer2_default_locking_is_its_12_aggregators_from_stated_hardware():
+    s = system.load(str(SYSTEMS / "archer2.toml"))
+    pred = for_pattern(s, _pattern(64, 128, {"stripe_count": -1}, backend="mpiio", collective=True, block="8m"))
+    assert pred.aggregators == 12 and pred.binding == "aggregators" and pred.basis == "stated hardware"
+    assert 10 * GIB < pred.bandwidth < 12 * GIB       # 12 x 1 GiB/s, less the exchange
+    assert pred.low < pred.seconds < pred.high
+
+
+def test_romio_lustre_runs_one_aggregator_on_stripe_count_1(tmp_path):
+    s = system.load(_sys(tmp_path, '[fs]\nkind = "lustre"\nservers = 8\n[mpiio]\nimpl = "romio"\n'))
+    one = for_pattern(s, _pattern(4, 4, {"stripe_count": 1}, backend="mpiio", collective=True))
+    four = for_pattern(s, _pattern(4, 4, {"stripe_count": 4}, backend="mpiio", collective=True))
+    assert (one.aggregators, four.aggregators) == (1, 4) and four.seconds < one.seconds
+
+
+def test_writers_sharing_a_gpfs_block_pay_lock_conflicts(tmp_path):
+    s = system.load(_sys(tmp_path, '[fs]\nkind = "gpfs"\nservers = 16\nlock_unit = "8m"\nlock_cost = "10 ms"\n'))
+    strided = for_pattern(s, _pattern(2, 8, backend="mpiio", transfer="1m", block="1m", segments=64))
+    blocks = for_pattern(s, _pattern(2, 8, backend="mpiio", transfer="1m", block="64m"))
+    assert strided.binding == "lock contention" and blocks.binding != "lock contention"
+    assert strided.seconds > 5 * blocks.seconds
+
+
+def test_small_calls_cost_their_latency_and_a_buffer_removes_it(tmp_path):
+    s = system.load(_sys(tmp_path, '[fs]\nkind = "lustre"\ncall_latency = "0.5 ms"\n'))
+    plain = for_pattern(s, _pattern(1, 1, backend="posix", strategy="serial", transfer=512, block="64m"))
+    buffered = for_pattern(s, _pattern(1, 1, {"buffer": 64 << 20}, backend="posix", strategy="serial",
+                                       transfer=512, block="64m"))
+    assert plain.seconds == pytest.approx(131072 * 5e-4, rel=0.05) and buffered.seconds < plain.seconds / 10
+
+
+def test_flags_say_what_the_model_does_not_capture():
+    s = system.load(str(SYSTEMS / "supermuc.toml"))
+    auto = for_pattern(s, _pattern(2, 16, backend="mpiio", collective=True, hints={"romio_cb_write": "automatic"}))
+    assert "automatic" in [c for c, _ in auto.flags]
+    s2 = system.load(str(SYSTEMS / "archer2.toml"))
+    adios = for_pattern(s2, _pattern(4, 8, backend="adios2"))
+    assert "caching" in [c for c, _ in adios.flags]
+
+
+def test_ranked_settings_are_faster_and_spoken_in_the_systems_dialect():
+    s = system.load(str(SYSTEMS / "archer2.toml"))
+    pat = _pattern(16, 128, {"stripe_count": -1}, backend="mpiio", collective=True, block="32m")
+    base, cands = ranked(s, pat)
+    assert cands and cands[0].prediction.seconds < base.seconds
+    said = [line for c in cands for line in spoken(s, pat, c)]
+    assert any(line.startswith("export MPICH_MPIIO_HINTS=") for line in said), said
+
+
+def test_predict_command_prints_the_binding_limit_and_ranked_settings(capsys):
+    code = main(["predict", "--system", str(SYSTEMS / "archer2.toml"), "--nodes", "64", "--ranks-per-node", "128",
+                 "-a", "mpiio", "-c", "-b", "8m", "--stripe-count", "-1", "-w", "--rank"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "binding limit: aggregators" in out and "settings to try" in out and "MPICH_MPIIO_HINTS" in out
+
+
+def test_predict_json_follows_its_schema(capsys):
+    assert main(["predict", "--system", str(SYSTEMS / "supermuc.toml"), "--nodes", "32", "--ranks-per-node", "16",
+                 "-a", "mpiio", "-c", "-t", "1m", "-b", "1m", "-s", "64", "-w", "--rank", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, json.loads((ROOT / "schemas" / "predict.schema.json").read_text()))
+    assert doc["ranked"] and doc["prediction"]["binding"]
+
+
+def test_seed_rows_and_the_calibration_choice_are_consistent():
+    rows = tomllib.loads((ROOT / "benchmarks" / "predict" / "rows.toml").read_text())
+    calib = tomllib.loads((ROOT / "benchmarks" / "predict" / "calibration.toml").read_text())
+    ids = {r["id"]: r for r in rows["row"]}
+    systems = {s["id"]: s["system"] for s in rows["scenario"]}
+    for name, chosen in calib.items():
+        assert len(chosen["rows"]) <= 5 and len(chosen["rows"]) == len(chosen["sets"])
+        assert all(systems[ids[r]["scenario"]] == name for r in chosen["rows"])
+    assert all(r["source"].split(":")[0].endswith(".txt") for r in rows["row"])
