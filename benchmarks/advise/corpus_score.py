@@ -114,7 +114,18 @@ def pario_claims(job: dict[str, Any], m: dict[str, Any]) -> tuple[list[Claim], l
     return out, unmapped
 
 
-def drishti_claims(codes: list[str], m: dict[str, Any]) -> tuple[list[Claim], list[str]]:
+def drishti_fixes(spec: list[str] | dict[str, list[str]], modules: set[str]) -> list[str]:
+    """The fix classes Drishti prints for a code, given the log's Darshan modules."""
+    if isinstance(spec, list):
+        return list(spec)
+    out = list(spec.get("always", []))
+    out += spec.get("mpiio", []) if "MPI-IO" in modules else spec.get("no_mpiio", [])
+    out += spec.get("lustre", []) if "LUSTRE" in modules else []
+    return out
+
+
+def drishti_claims(codes: list[str], m: dict[str, Any],
+                   modules: frozenset[str] | set[str] = frozenset()) -> tuple[list[Claim], list[str]]:
     out, unmapped = [], []
     for code in codes:
         if code in DRISHTI_NOT_FINDINGS:
@@ -122,7 +133,8 @@ def drishti_claims(codes: list[str], m: dict[str, Any]) -> tuple[list[Claim], li
         kinds = list(m["drishti"].get(code, []))
         if not kinds:
             unmapped.append(code)
-        out.append(Claim(id=code, group="drishti", kinds=kinds, fixes=list(m["drishti_fixes"].get(code, []))))
+        out.append(Claim(id=code, group="drishti", kinds=kinds,
+                         fixes=drishti_fixes(m["drishti_fixes"].get(code, []), set(modules))))
     return out, unmapped
 
 

@@ -96,7 +96,9 @@ def run_drishti(case: Case, work: Path, m: dict) -> LogScore:
         last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
         return score_log(case, "darshan", "drishti", [], job_time(case, "darshan"), error=f"crash: {last[:200]}")
     codes = sorted(k for k, v in rows[0].items() if v == "True")
-    claims, unmapped = drishti_claims(codes, m)
+    import darshan
+    modules = set(darshan.DarshanReport(str(log), read_all=False).modules)
+    claims, unmapped = drishti_claims(codes, m, modules)
     return score_log(case, "darshan", "drishti", claims, job_time(case, "darshan"), unmapped)
 
 
@@ -161,12 +163,14 @@ def main() -> int:
                 print(table([scores[-1]], header=False), flush=True)
         load.append(os.getloadavg()[0])
     summary = summarize(scores)
+    issue = {c.name: all(s.passed for s in scores if s.case == c.name and s.tool == "pario")
+             for c in cases if c.issue and any(s.case == c.name and s.tool == "pario" for s in scores)}
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     doc = {"stamp": stamp, "commit": commit, "command": " ".join(["python", "benchmarks/advise/score.py"] +
                                                                  sys.argv[1:]),
            "load": {"min": min(load), "max": max(load)}, "drishti": DRISHTI, "work": str(work),
-           "summary": summary, "logs": [s.to_dict() for s in scores]}
+           "summary": summary, "issue_cases": issue, "logs": [s.to_dict() for s in scores]}
     Path(args.out).mkdir(parents=True, exist_ok=True)
     dest = Path(args.out) / f"score-{stamp}.json"
     dest.write_text(json.dumps(doc, indent=1) + "\n")
@@ -174,6 +178,10 @@ def main() -> int:
     print(table(scores))
     print()
     print(summary_table(summary))
+    if issue:
+        failing = sorted(k for k, ok in issue.items() if not ok)
+        print(f"issue 25's cases (truth.toml 'issue'): pario passes {len(issue) - len(failing)} of {len(issue)}"
+              + (f"; not: {', '.join(failing)}" if failing else ""))
     if args.markdown:
         Path(args.markdown).write_text(markdown(doc, scores))
     print(f"written {dest}", file=sys.stderr)

@@ -78,6 +78,12 @@ def markdown(doc: dict[str, Any], scores: list[LogScore]) -> str:
                        f"{_fmt(t['precision'])} ({t['true']}/{shown}) | {_fmt(t['recall'])} "
                        f"({t['found']}/{t['visible']}) | {t['right']} | {t['wrong']} | "
                        f"{t['unjudged']} | {t['over_time']} | {t['errors']} |")
+    issue = doc.get("issue_cases") or {}
+    if issue:
+        failing = sorted(k for k, ok in issue.items() if not ok)
+        tail = f"; not: {', '.join(failing)}." if failing else "."
+        out += ["", f"The cases that stand for a wording of issue 25 (truth.toml `issue`): pario passes every log of "
+                    f"{len(issue) - len(failing)} of {len(issue)}{tail}"]
     out += ["", "| case | defects | pario advise, pario log | pario advise, Darshan log | Drishti |",
             "|---|---|---|---|---|"]
     by: dict[str, dict[str, LogScore]] = {}

@@ -17,122 +17,13 @@ import math
 import os
 import statistics
 import sys
-from dataclasses import dataclass, field
 from itertools import combinations
-
-import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from pario.plan.cases import build_case, normalise  # noqa: E402
-from pario.predict import model, system  # noqa: E402
-from pario.predict.fit import fit  # noqa: E402
-from pario.predict.pattern import from_case  # noqa: E402
-
-UNITS = {"GiB/s": 2.0 ** 30, "MiB/s": 2.0 ** 20, "MB/s": 1e6, "s": 1.0}
-RUN_KEYS = ("nodes", "ranks_per_node", "stripe_count", "stripe_size", "buffer", "volume", "fixed", "assumed")
-SCENARIO_PARAMS = ("volume", "fixed")
-
-
-@dataclass
-class Row:
-    id: str
-    scenario: str
-    system: str
-    setting: str
-    value: float
-    unit: str
-    kind: str
-    source: str
-    case: dict
-    run: dict
-    calibrates: str | None = None
-    predicted: float | None = None
-    prediction: model.Prediction | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def time(self) -> bool:
-        return self.unit == "s"
-
-    @property
-    def ratio(self) -> float:
-        return (self.predicted or 0.0) / self.value
-
-    def better(self, a: float, b: float) -> bool:
-        """a is better than b (shorter time, higher bandwidth)."""
-        return a < b if self.time else a > b
-
-
-def _size(v):
-    from pario.model.units import parse_size
-    return parse_size(v, "size") if isinstance(v, str) else v
-
-
-def load_rows() -> tuple[list[Row], dict]:
-    with open(os.path.join(HERE, "rows.toml"), "rb") as fh:
-        data = tomllib.load(fh)
-    with open(os.path.join(HERE, "calibration.toml"), "rb") as fh:
-        calib = tomllib.load(fh)
-    scenarios = {s["id"]: s for s in data["scenario"]}
-    sets = {r: p for sys_ in calib.values() for r, p in zip(sys_["rows"], sys_["sets"])}
-    rows = []
-    for r in data["row"]:
-        sc = scenarios[r["scenario"]]
-        case = {**sc.get("case", {}), **r.get("case", {})}
-        if "hints" in sc.get("case", {}) and "hints" in r.get("case", {}):
-            case["hints"] = {**sc["case"]["hints"], **r["case"]["hints"]}
-        run = {**sc.get("run", {}), **r.get("run", {})}
-        rows.append(Row(r["id"], r["scenario"], sc["system"], r["setting"], float(r["value"]), r["unit"],
-                        r.get("kind", "point"), r["source"], case, run, sets.get(r["id"])))
-    return rows, calib
-
-
-def pattern_of(row: Row, scen: dict[str, float]):
-    case = build_case(normalise({k: v for k, v in row.case.items()}, row.id), row.id)
-    run = {k: _size(v) if k in ("stripe_size", "buffer") else v for k, v in row.run.items() if k in RUN_KEYS}
-    for key in SCENARIO_PARAMS:
-        if run.get(key) == "calibrated":
-            run[key] = scen.get(f"{row.scenario}.{key}")
-    return from_case(case, run)
-
-
-def predict_row(row: Row, sys_: system.System, scen: dict[str, float]) -> float:
-    pred = model.predict(sys_, pattern_of(row, scen))
-    row.prediction = pred
-    return pred.seconds if row.time else pred.bandwidth / UNITS[row.unit]
-
-
-def calibrate(rows: list[Row], systems: dict[str, system.System]) -> tuple[dict, dict]:
-    """Per system: fit the parameters its calibration rows set (system figures and the scenarios'
-    unknown amounts), from those rows only."""
-    fitted, scen = {}, {}
-    for name, sys_ in systems.items():
-        mine = [r for r in rows if r.system == name and r.calibrates]
-        if not mine:
-            fitted[name] = sys_
-            continue
-        start = {}
-        for r in mine:
-            p = r.calibrates
-            if "." in p:
-                start[p] = 1e11 if p.endswith("volume") else 1.0
-            else:
-                start[p] = float(sys_[p])
-
-        def residuals(values, mine=mine, sys_=sys_):
-            s = sys_.with_values({k: v for k, v in values.items() if "." not in k})
-            sc = {k: v for k, v in values.items() if "." in k}
-            return [math.log(predict_row(r, s, sc) / r.value) for r in mine]
-
-        hi = {k: 1.0 for k in start if k == "lockahead_efficiency"}
-        values, _ = fit(start, residuals, hi=hi)
-        fitted[name] = sys_.with_values({k: v for k, v in values.items() if "." not in k},
-                                        how="fitted to " + ", ".join(r.id for r in mine))
-        scen.update({k: v for k, v in values.items() if "." in k})
-    return fitted, scen
+from pario.predict.seeds import UNITS, Row, predicted  # noqa: E402
 
 
 def pairs(rows: list[Row]) -> tuple[int, int]:
@@ -238,12 +129,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="every row's prediction as JSON")
     args = ap.parse_args(argv)
-    rows, calib = load_rows()
-    systems = {name: system.load(os.path.join(ROOT, "examples", "systems", f"{name}.toml"))
-               for name in sorted({r.system for r in rows})}
-    fitted, scen = calibrate(rows, systems)
-    for r in rows:
-        r.predicted = predict_row(r, fitted[r.system], scen)
+    rows, fit = predicted()
+    fitted, scen, calib = fit["fitted"], fit["scenarios"], fit["calibration"]
     s = score(rows)
     if args.json:
         print(json.dumps({"rows": [{"id": r.id, "published": r.value, "unit": r.unit, "predicted": r.predicted,

@@ -13,6 +13,7 @@
 
 #include "backends/dispatch.h"
 #include "common/log.h"
+#include "engine/fsbytes.h"
 #include "engine/casectx.h"
 #include "engine/fault.h"
 #include "engine/pagecache.h"
@@ -261,6 +262,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   pario_status_calls(c->call);
   pario_status(c->ci, opname(op), rep, "open");
   pario_file *fh = NULL;
+  o->t[8] = pario_fsbytes_arm(op == PARIO_OP_WRITE ? c->wpath : c->rpath);
   o->t[0] = pario_t();
   if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
@@ -299,6 +301,10 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
     if (!o->rc) o->rc = rc;
   }
   o->t[4] = pario_t() - o->check_s;
+  uint64_t fs_w, fs_r;
+  pario_fsbytes_disarm(&fs_w, &fs_r);
+  o->t[6] = (double)fs_w;
+  o->t[7] = (double)fs_r;
   pario_status(c->ci, opname(op), rep, "done");
   if (op == PARIO_OP_WRITE && c->written_n == c->n) written_whole(c, o); /* the same on every rank */
   /* a library's own words for a full disk vary (a short count, "no details from HDF5", "NetCDF:

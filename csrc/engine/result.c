@@ -85,6 +85,10 @@ static void phase(pario_jw *j, const pario_case *cs, const pario_phase_rec *p, i
   column(j, "close", p->r_close, nranks);
   column(j, "done", p->r_done, nranks);
   column(j, "bytes", p->r_bytes, nranks);
+  if (p->r_fs_written && p->r_fs_read) { /* at the file system's calls, below the I/O library */
+    column(j, "fs_written", p->r_fs_written, nranks);
+    column(j, "fs_read", p->r_fs_read, nranks);
+  }
   pario_jw_obj_end(j);
   if (cs->fsync || cs->fsync_per_write) pario_jw_uint(j, "syncs", p->syncs);
   if (cs->deadline_us && p->rep >= 0 && p->op != PARIO_OP_VERIFY) { /* IOR's -D */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profile/libs.h"
 #include "profile/profile.h"
 
 #ifndef PARIO_VERSION
@@ -107,6 +108,7 @@ static void put_record(struct out *o, const struct pario_rec *r) {
   put_top(o, "sizes", r->sizes, r->sizes_other);
   put_top(o, "strides", r->strides, r->strides_other);
   if (r->hints) { puts_(o, ",\"hints\":"); put_str(o, r->hints); }
+  if (r->props) { puts_(o, ",\"props\":"); put_str(o, r->props); }
   puts_(o, "}");
 }
 
@@ -126,6 +128,15 @@ static void emit_reduced(struct pario_rec *r, void *arg) {
   put_record(w->o, r);
 }
 static void any_touched(struct pario_rec *r, void *arg) { if (r->touched) *(int *)arg = 1; }
+struct has { int module, yes; };
+static void module_touched(struct pario_rec *r, void *arg) {
+  struct has *h = arg;
+  if (r->module == h->module && r->touched && !r->moved) h->yes = 1;
+}
+static void module_reduced(struct pario_rec *r, void *arg) {
+  struct has *h = arg;
+  if (r->module == h->module) h->yes = 1;
+}
 
 static void put_file(struct out *o, const char *path) {
   int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
@@ -216,8 +227,23 @@ int pario_profile_write(const char *reason, int partial, int from_signal) {
   putf(&o, "},\"limits\":{\"dropped_records\":%lld,\"trace_kept\":%lld,\"trace_dropped\":%lld,\"trace_capacity\":%lld},",
        (long long)atomic_load(&pario_stats.dropped_records), (long long)atomic_load(&pario_stats.trace_kept),
        (long long)atomic_load(&pario_stats.trace_dropped), (long long)pario_stats.trace_cap);
+  /* which I/O libraries the process had and whether their calls were seen (issue 29; absent
+     from the logs of a pario that did not record the libraries) */
+  {
+    static char libs[8192];
+    pario_lib_state(libs, sizeof libs, from_signal);
+    puts_(&o, "\"libraries\":");
+    puts_(&o, libs);
+    puts_(&o, ",");
+  }
   puts_(&o, "\"modules\":{");
   for (int m = 0; m < PARIO_NUM_MODULES; m++) {
+    if (m >= PARIO_FIRST_LIB_MODULE) { /* a library's modules only when they hold records */
+      struct has h = {m, 0};
+      pario_records_each(module_touched, &h);
+      pario_records_each_reduced(module_reduced, &h);
+      if (!h.yes) continue;
+    }
     putf(&o, "%s\"%s\":{", m ? "," : "", pario_module_name(m));
     put_names(&o, m);
     puts_(&o, ",\"records\":[");

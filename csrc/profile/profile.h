@@ -92,6 +92,7 @@ struct pario_rec {
   int moved;                   /* handed to another rank for reduction */
   char *path;
   char *hints;                 /* MPI-IO: effective hints, "k=v;k=v" */
+  char *props;                 /* I/O libraries: what is not a number, "k=v;k=v" (libs.h) */
   struct pario_rec *next;      /* hash chain */
 };
 
@@ -157,6 +158,8 @@ const char *pario_counter_kind(int module, int isf, int idx);
 int pario_counter_op(int module, int isf, int idx);
 const char *pario_module_name(int module);
 void *pario_arena_alloc(size_t n);
+/* A copy of s, from the arena, taken under the records' lock (NULL when the bound is reached). */
+char *pario_arena_strdup(const char *s);
 
 struct pario_stats {
   atomic_llong dropped_records;  /* files that did not fit: folded into "<other files>" */

@@ -43,6 +43,35 @@ static const struct pario_modidx pario_midx[PARIO_NUM_MODULES] = {
                          .rw_sw = X1(PARIO_MPIIO_RW_SWITCHES), .t_meta = X1(PARIO_MPIIO_F_META_TIME),
                          .ts_open = X1(PARIO_MPIIO_F_OPEN_START_TIMESTAMP),
                          .ts_close = X1(PARIO_MPIIO_F_CLOSE_END_TIMESTAMP)},
+/* The I/O libraries' modules: calls by direction, bytes asked for, sizes, times; no offsets. */
+#define LIB_MOD(ID)                                                                                \
+  [PARIO_MOD_##ID] = {.ops = {X1(PARIO_##ID##_READS), X1(PARIO_##ID##_WRITES)},                    \
+                      .bytes = {X1(PARIO_##ID##_BYTES_READ), X1(PARIO_##ID##_BYTES_WRITTEN)},      \
+                      .hist = {X1(PARIO_##ID##_SIZE_READ_0_100), X1(PARIO_##ID##_SIZE_WRITE_0_100)}, \
+                      .ts_s = {X1(PARIO_##ID##_F_READ_START_TIMESTAMP), X1(PARIO_##ID##_F_WRITE_START_TIMESTAMP)}, \
+                      .ts_e = {X1(PARIO_##ID##_F_READ_END_TIMESTAMP), X1(PARIO_##ID##_F_WRITE_END_TIMESTAMP)}, \
+                      .t = {X1(PARIO_##ID##_F_READ_TIME), X1(PARIO_##ID##_F_WRITE_TIME)},          \
+                      .tmax = {X1(PARIO_##ID##_F_MAX_READ_TIME), X1(PARIO_##ID##_F_MAX_WRITE_TIME)}, \
+                      .rw_sw = X1(PARIO_##ID##_RW_SWITCHES), .t_meta = X1(PARIO_##ID##_F_META_TIME), \
+                      .ts_open = X1(PARIO_##ID##_F_OPEN_START_TIMESTAMP),                          \
+                      .ts_close = X1(PARIO_##ID##_F_CLOSE_END_TIMESTAMP)},
+    LIB_MOD(H5F) LIB_MOD(H5D) LIB_MOD(PNETCDF_FILE) LIB_MOD(PNETCDF_VAR) LIB_MOD(NETCDF_FILE)
+    LIB_MOD(NETCDF_VAR) LIB_MOD(ADIOS2_FILE) LIB_MOD(ADIOS2_VAR)
+#undef LIB_MOD
+};
+
+/* Every module's per-rank spread counters (PARIO_RANK_COUNTERS): the index of its NPROCS (then
+ * FASTEST_RANK, FASTEST_RANK_BYTES, SLOWEST_RANK, SLOWEST_RANK_BYTES) and of its
+ * F_FASTEST_RANK_TIME (then F_SLOWEST_RANK_TIME and the two variances). */
+static const int pario_rank_base[PARIO_NUM_MODULES] = {
+#define RANK_BASE(ID, name, LIST) [PARIO_MOD_##ID] = PARIO_##ID##_NPROCS,
+    PARIO_MODULES(RANK_BASE)
+#undef RANK_BASE
+};
+static const int pario_rank_fbase[PARIO_NUM_MODULES] = {
+#define RANK_FBASE(ID, name, LIST) [PARIO_MOD_##ID] = PARIO_##ID##_F_FASTEST_RANK_TIME,
+    PARIO_MODULES(RANK_FBASE)
+#undef RANK_FBASE
 };
 #undef MOD_COMMON
 #undef X1

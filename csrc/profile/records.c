@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "profile/libs.h"
 #include "profile/record_io.h"
 
 struct pario_stats pario_stats;
@@ -69,6 +70,26 @@ void *pario_arena_alloc(size_t n) {
   void *p = arena_next;
   arena_next += n;
   return p;
+}
+
+char *pario_arena_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  pthread_mutex_lock(&table_lock);
+  char *p = pario_arena_alloc(n);
+  pthread_mutex_unlock(&table_lock);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+struct pario_rec *pario_rec_overflow(int module) { return arena ? &overflow[module] : NULL; }
+
+void pario_rec_set_props(struct pario_rec *r, const char *props) {
+  if (!r || (r->props && !strcmp(r->props, props))) return;
+  char *p = pario_arena_strdup(props);
+  pario_lock(&r->lock);
+  if (p) r->props = p;
+  r->touched = 1;
+  pario_unlock(&r->lock);
 }
 
 static void bucket_tables(void) {
@@ -359,6 +380,10 @@ void pario_rec_io(struct pario_rec *r, int kind, int64_t off, int64_t size, cons
     CASE(PARIO_MOD_POSIX, PARIO_KIND_READ) CASE(PARIO_MOD_POSIX, PARIO_KIND_WRITE)
     CASE(PARIO_MOD_STDIO, PARIO_KIND_READ) CASE(PARIO_MOD_STDIO, PARIO_KIND_WRITE)
     CASE(PARIO_MOD_MPIIO, PARIO_KIND_READ) CASE(PARIO_MOD_MPIIO, PARIO_KIND_WRITE)
+#define LIB_CASES(ID, name, LIST) CASE(PARIO_MOD_##ID, PARIO_KIND_READ) CASE(PARIO_MOD_##ID, PARIO_KIND_WRITE)
+    LIB_CASES(H5F, , ) LIB_CASES(H5D, , ) LIB_CASES(PNETCDF_FILE, , ) LIB_CASES(PNETCDF_VAR, , )
+    LIB_CASES(NETCDF_FILE, , ) LIB_CASES(NETCDF_VAR, , ) LIB_CASES(ADIOS2_FILE, , ) LIB_CASES(ADIOS2_VAR, , )
+#undef LIB_CASES
   }
 #undef CASE
 }
@@ -423,10 +448,7 @@ void pario_rec_snapshot(struct pario_rec *r, struct pario_rec *out, int nolock) 
     else if (!strcmp(kind, "seconds")) out->f[k] *= tick;
   }
   const struct pario_modidx *m = &pario_midx[r->module];
-  int base = r->module == PARIO_MOD_POSIX ? PARIO_POSIX_NPROCS
-           : r->module == PARIO_MOD_STDIO ? PARIO_STDIO_NPROCS : PARIO_MPIIO_NPROCS;
-  int fbase = r->module == PARIO_MOD_POSIX ? PARIO_POSIX_F_FASTEST_RANK_TIME
-            : r->module == PARIO_MOD_STDIO ? PARIO_STDIO_F_FASTEST_RANK_TIME : PARIO_MPIIO_F_FASTEST_RANK_TIME;
+  int base = pario_rank_base[r->module], fbase = pario_rank_fbase[r->module];
   int64_t bytes = out->i[C(bytes[0]) - 1] + out->i[C(bytes[1]) - 1];
   double t = out->f[C(t[0]) - 1] + out->f[C(t[1]) - 1] + out->f[C(t_meta) - 1];
   int rank = pario_proc.rank < 0 ? 0 : pario_proc.rank;

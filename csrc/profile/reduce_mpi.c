@@ -13,6 +13,7 @@
 #include "intercept/mpi_weak.h"
 #include "profile/profile.h"
 #include "profile/reduce_mpi.h"
+#include "profile/record_io.h"
 
 WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size) WEAK(PMPI_Alltoall) WEAK(PMPI_Alltoallv)
 
@@ -99,9 +100,7 @@ static void reduce_group(struct pario_rec **s, int n, struct pario_rec *out) {
     merge_top(out->strides, &out->strides_other, s[g]->strides, s[g]->strides_other);
   }
   /* Per-rank spread: each snapshot carries its rank's bytes and time in the FASTEST fields. */
-  int base = m == PARIO_MOD_POSIX ? PARIO_POSIX_NPROCS : m == PARIO_MOD_STDIO ? PARIO_STDIO_NPROCS : PARIO_MPIIO_NPROCS;
-  int fbase = m == PARIO_MOD_POSIX ? PARIO_POSIX_F_FASTEST_RANK_TIME
-            : m == PARIO_MOD_STDIO ? PARIO_STDIO_F_FASTEST_RANK_TIME : PARIO_MPIIO_F_FASTEST_RANK_TIME;
+  int base = pario_rank_base[m], fbase = pario_rank_fbase[m];
   int fast = 0, slow = 0;
   double st = 0, st2 = 0, sb = 0, sb2 = 0;
   for (int g = 0; g < n; g++) {
@@ -124,7 +123,7 @@ static void reduce_group(struct pario_rec **s, int n, struct pario_rec *out) {
 
 /* Wire form of one record: struct, then path and hints (NUL-terminated), padded to 8 bytes. */
 static size_t wire_size(const struct pario_rec *r) {
-  size_t n = sizeof *r + strlen(r->path) + 1 + (r->hints ? strlen(r->hints) : 0) + 1;
+  size_t n = sizeof *r + strlen(r->path) + 1 + (r->hints ? strlen(r->hints) : 0) + 1 + (r->props ? strlen(r->props) : 0) + 1;
   return (n + 7) & ~(size_t)7;
 }
 
@@ -189,7 +188,9 @@ void pario_mpi_reduce(void) {
       memset(w, 0, ws);
       memcpy(w, &snap, sizeof snap);
       strcpy(w + sizeof snap, snap.path);
-      if (snap.hints) strcpy(w + sizeof snap + strlen(snap.path) + 1, snap.hints);
+      char *hints_at = w + sizeof snap + strlen(snap.path) + 1;
+      if (snap.hints) strcpy(hints_at, snap.hints);
+      if (snap.props) strcpy(hints_at + strlen(hints_at) + 1, snap.props);
       w += ws;
       bcount[p] += (int)ws;
       r->moved = 1;
@@ -203,7 +204,9 @@ void pario_mpi_reduce(void) {
     struct pario_rec *r = (struct pario_rec *)p;
     r->path = p + sizeof *r;
     r->hints = r->path + strlen(r->path) + 1;
+    r->props = r->hints + strlen(r->hints) + 1;
     if (!*r->hints) r->hints = NULL;
+    if (!*r->props) r->props = NULL;
     nin++;
   }
   struct pario_rec **grp = malloc(sizeof *grp * (size_t)(nin + 1));
@@ -217,6 +220,7 @@ void pario_mpi_reduce(void) {
     reduce_group(grp + a, b - a, red);
     red->path = strdup(grp[a]->path);
     red->hints = grp[a]->hints ? strdup(grp[a]->hints) : NULL;
+    red->props = grp[a]->props ? strdup(grp[a]->props) : NULL;
     pario_records_add_reduced(red);
     a = b;
   }

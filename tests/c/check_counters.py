@@ -30,9 +30,15 @@ def main() -> int:
             log = json.load(fh)
     if (table["format"], table["version"]) != (log["format"], log["version"]):
         problems.append(f"format {table['format']}/{table['version']} != log {log['format']}/{log['version']}")
-    if list(table["modules"]) != list(log["modules"]):
+    # the I/O libraries' modules (all but the three the schema requires) are written only when
+    # they hold records: /bin/true has none (tests/python/test_profile_libs.py checks them)
+    kept = [m for m in table["modules"] if m in log["modules"]]
+    dropped = [m for m in table["modules"] if m not in log["modules"]]
+    if kept != list(log["modules"]) or set(dropped) & {"posix", "stdio", "mpiio"}:
         problems.append(f"modules {list(table['modules'])} != log {list(log['modules'])}")
     for name, mod in table["modules"].items():
+        if name in dropped:
+            continue
         got = log["modules"].get(name, {})
         for arr, kinds, ops in (("counters", "kinds", "ops"), ("fcounters", "fkinds", "fops")):
             rows = mod[arr]

@@ -102,4 +102,16 @@ def command_rows() -> list[dict]:
         (["--time", "-5m"], 2, "if its value begins with '-', write --time=VALUE"),
         (["--time=-5m"], 2, "give a duration such as"),
     ])
+    rows += _rows(["predict"], [
+        ([], 2, "give --system FILE"),
+        (["--system", "/no/such.toml"], 2, "no such file"),
+        (["--system", "d"], 2, "is a directory"),
+        (["--system", "empty.txt"], 2, "needs kind"),
+        (["--system", "deep.json"], 2, "not valid TOML"),
+        (["--system", "fifo"], 2, "not a regular file"),
+        (["--system", "archer2", "--nodes", "9000"], 2, "ARCHER2 has 5860 nodes"),
+        (["--system", "mahti", "--pattern", "btio", "-a", "pnetcdf", "-c", "--nodes", "2",
+          "--ranks-per-node", "3"], 2, "btio needs a square number of ranks"),
+        (["--system", "archer2", "--from-log", "list.json"], 2, "not a pario profile log"),
+    ])
     return rows

@@ -48,7 +48,8 @@ CONTEXT = {"bench": (["bench", "-w", "--no-probe"], []), "results": (["results"]
            "settings check": (["settings", "check", "empty.txt"], []),
            "advise": (["advise", "--no-calibrate"], ["empty.txt"]), "buffer": (["buffer"], ["--", "true"]),
            "results compare": (["results", "compare", "1", "2"], []),
-           "results export": (["results", "export", "1"], [])}
+           "results export": (["results", "export", "1"], []),
+           "predict": (["predict", "--system", "archer2"], [])}
 
 
 def _parsers():
@@ -60,7 +61,7 @@ def _parsers():
     yield "results", subs["results"]
     yield "profile", subs["profile"]
     yield "stack", subs["stack"]
-    for name in ("tune", "report", "advise", "buffer"):  # the capability commands' flags: the same bad values
+    for name in ("tune", "report", "advise", "buffer", "predict"):  # the capability commands: the same bad values
         if name in subs:
             yield name, subs[name]
     results = next(a for a in subs["results"]._actions if a.__class__.__name__ == "_SubParsersAction").choices

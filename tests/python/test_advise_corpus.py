@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "advise"
 sys.path.insert(0, str(BENCH))
 
-from corpus_score import Claim, drishti_claims, pario_claims, score_log, totals  # noqa: E402
+from corpus_score import Claim, drishti_claims, from_dict, pario_claims, score_log, totals  # noqa: E402
 from corpus_truth import CORPUS, _case, classes_of, load_cases, mapping, problems  # noqa: E402
 
 CASES = load_cases()
@@ -85,6 +85,24 @@ def test_matching_on_hand_made_advice(tmp_path):
     d = score_log(case, "darshan", "drishti", drishti_claims(["M01", "P06", "P12"], m)[0], job_s=None)
     assert d.visible == ["small-writes"] and d.found == ["small-writes"]
     assert [(c.id, c.verdict) for c in d.claims] == [("M01", "false"), ("P06", "true")]   # P12 is an OK note
+    # Drishti's collective-call advice is printed only when the log has the MPI-IO module
+    assert d.claims[1].fixes == ["bigger-requests", "mpiio"]
+    with_mpiio = drishti_claims(["P06"], m, {"POSIX", "MPI-IO"})[0][0]
+    assert with_mpiio.fixes == ["bigger-requests", "collective"]
+
+
+def test_a_log_passes_only_when_everything_on_it_is_right(tmp_path):
+    m = mapping()
+    case = _case(tmp_path / "c", TRUTH)
+    right = {"findings": [finding("posix-small-writes", 0.5, kind="buffer", command="pario buffer -- ./p")]}
+    darshan = score_log(case, "darshan", "pario", pario_claims(right, m)[0], job_s=1.0)
+    assert darshan.passed   # the stat calls are not visible in a Darshan log
+    pario_log = score_log(case, "pario", "pario", pario_claims(right, m)[0], job_s=1.0)
+    assert not pario_log.passed   # ... and are in pario's
+    over = score_log(case, "darshan", "pario", pario_claims(right, m)[0], job_s=0.4)
+    assert over.over_time and not over.passed
+    again = from_dict(json.loads(json.dumps(darshan.to_dict())))
+    assert again.passed and [c.verdict for c in again.claims] == ["true"]
 
 
 def test_a_rule_the_mapping_lacks_counts_false_and_is_named(tmp_path):

@@ -128,7 +128,7 @@ def test_every_case_flag_of_bench_is_tried():
 
 # options of bench that take a value this file does not make up, and plan no case of their own
 NOT_CASES = {"--hints-file", "--config", "--preset", "--reuse", "--db", "--dir", "-o", "--mpirun", "--sbatch-args",
-             "--size", "--scale", "--suite", "--launcher", "--timeout", "--time", "--job-name"}
+             "--size", "--scale", "--suite", "--launcher", "--timeout", "--time", "--job-name", "--cache"}
 
 
 @pytest.mark.parametrize("flag,value,words", BENCH_FLAGS, ids=[f"{f} {v}".strip() for f, v, _ in BENCH_FLAGS])

@@ -137,3 +137,34 @@ def test_seed_rows_and_the_calibration_choice_are_consistent():
         assert len(chosen["rows"]) <= 5 and len(chosen["rows"]) == len(chosen["sets"])
         assert all(systems[ids[r]["scenario"]] == name for r in chosen["rows"])
     assert all(r["source"].split(":")[0].endswith(".txt") for r in rows["row"])
+
+
+def test_a_shipped_system_by_name():
+    assert system.load("archer2").name == "ARCHER2"
+
+
+def test_the_presets_cells_get_the_models_figure_of_the_seed():
+    from pario.predict.seeds import for_preset
+    cells = for_preset("lrz-hints")
+    row = cells[("str-small-enable", "write")]
+    assert row.id == "lrz-2-w-enable" and row.calibrates and row.predicted == pytest.approx(25.49, rel=0.05)
+    held = cells[("seq-small-indep", "write")]
+    assert not held.calibrates and held.predicted and held.prediction.binding
+
+
+def test_tune_orders_its_guesses_by_the_model_and_says_so(tmp_path, capsys):
+    path = _sys(tmp_path, '[fs]\nkind = "lustre"\nservers = 8\nlock_cost = "5 ms"\n[nodes]\ncores = 2\n')
+    code = main(["tune", "-a", "mpiio", "-t", "64k", "-b", "64k", "-s", "64", "-n", "4", "-w", "--dry-run",
+                 "--system", path])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "pario predict" in captured.err and "ordered the" in captured.err
+    assert "x the default)" in captured.out
+
+
+def test_predict_takes_the_case_from_a_log(capsys):
+    log = Path(__file__).parent / "data" / "profile" / "mpiio-coll-2ranks.log"
+    assert main(["predict", "--system", "archer", "--from-log", str(log)]) == 0
+    captured = capsys.readouterr()
+    assert "predicting the case taken from" in captured.err
+    assert "2 ranks" in captured.out and "binding limit:" in captured.out

@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from pario.cli import COMMANDS
+
 # Loaded by no command line that only parses: the third-party packages by their top-level name,
 # pario's own by their package.
 HEAVY = ("numpy", "plotly", "jinja2", "optuna", "rich", "sqlite3",
@@ -53,3 +55,16 @@ def test_top_level_loads_no_command(words):
     modules = loaded(words)
     assert heavy(modules) == []
     assert sorted(m for m in modules if m.startswith("pario.cli.") and m != "pario.cli.args") == []
+
+
+# What a command's --help may load besides its own module, and why: tune states the race's cap
+# (tune/racing.py, which imports numpy only when it races) and takes bench's default ranks;
+# profile takes its --buffer-size and --buffer-files checks from buffer.
+ALLOWED = {"tune": {"pario.tune", "pario.tune.racing", "pario.cli.bench"}, "profile": {"pario.cli.buffer"}}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_help_of_a_command_loads_only_its_parser(command):
+    modules = loaded([command, "--help"]) - ALLOWED.get(command, set())
+    assert heavy(modules) == []
+    assert sorted(m for m in modules if m in {f"pario.cli.{c}" for c in COMMANDS if c != command}) == []

@@ -3,13 +3,13 @@ program run under `pario profile` (pario.log) and under the Darshan runtime (dar
 its [run] table says, and a run.json with what the runs measured (commands, wall times, the
 fixed program's time beside the original where the truth has a [fixed] table).
 
-    python benchmarks/advise/corpus/make_corpus.py [CASE ...] [--rounds 3] [--missing]
+    python benchmarks/advise/corpus/make_corpus.py [CASE ...] [--rounds 3] [--missing] [--logs pario]
 
 The truth files are written by hand from what each program does (README.md); this script never
 writes one. The programs are built by the repository's CMake (-DPARIO_ADVISE_CORPUS=ON); the
 peers come from the environment (/work/notes/peers.md has the recipe):
   DARSHAN_LIB  libdarshan.so of a Darshan runtime built for Open MPI (default
-               /work/peers/darshan/lib/libdarshan.so); a case's Darshan log is skipped without it
+               /work/peers/darshan/lib/libdarshan.so); without it, only --logs pario records
   IOR          the ior binary (default /work/peers/ior/bin/ior), for the cases that run IOR"""
 from __future__ import annotations
 
@@ -104,10 +104,7 @@ def record_pario(case: Case, argv: list[str], data: Path) -> dict:
     return {"log": log.name, "command": " ".join(shown + ["--", *argv]), "wall_s": round(wall, 4)}
 
 
-def record_darshan(case: Case, argv: list[str], data: Path) -> dict | None:
-    if not DARSHAN_LIB.is_file():
-        print(f"{case.name}: no Darshan runtime at {DARSHAN_LIB}: darshan.darshan not recorded", file=sys.stderr)
-        return None
+def record_darshan(case: Case, argv: list[str], data: Path) -> dict:
     log = case.dir / "darshan.darshan"
     if log.exists():
         log.chmod(0o644)
@@ -178,26 +175,32 @@ def main() -> int:
     ap.add_argument("cases", nargs="*", help="case names (default: every case)")
     ap.add_argument("--rounds", type=int, default=3, help="alternated rounds of a case's fixed run")
     ap.add_argument("--missing", action="store_true", help="only the cases without a run.json")
+    ap.add_argument("--logs", default="pario,darshan", choices=("pario,darshan", "pario", "darshan"),
+                    help="which logs to record again (the others and their run.json entries are kept)")
     args = ap.parse_args()
     cases = load_cases(args.cases or None)
     if args.missing:
         cases = [c for c in cases if not (c.dir / "run.json").exists()]
+    wanted = args.logs.split(",")
+    if "darshan" in wanted and not DARSHAN_LIB.is_file() and any("darshan" in c.logs for c in cases):
+        sys.exit(f"no Darshan runtime at {DARSHAN_LIB}: set DARSHAN_LIB (recipe: /work/notes/peers.md), "
+                 "or record the pario logs alone with --logs pario")
     bins = build()
     meta = versions()
     for case in cases:
         t0 = time.time()
-        rec: dict = {"recorded": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **meta, "load": os.getloadavg()[0], "logs": {}}
+        before = case.recorded() or {}
+        rec: dict = {"recorded": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **meta, "load": os.getloadavg()[0],
+                     "logs": {k: v for k, v in before.get("logs", {}).items() if k not in wanted}}
         if case.run["program"] == "foreign":
             rec["logs"]["darshan"] = foreign(case)
         else:
             data = WORK / "data" / case.name
             argv = argv_of(case, bins, data)
-            if "pario" in case.logs:
+            if "pario" in case.logs and "pario" in wanted:
                 rec["logs"]["pario"] = record_pario(case, argv, fresh(data))
-            if "darshan" in case.logs:
-                got = record_darshan(case, argv, fresh(data))
-                if got:
-                    rec["logs"]["darshan"] = got
+            if "darshan" in case.logs and "darshan" in wanted:
+                rec["logs"]["darshan"] = record_darshan(case, argv, fresh(data))
             if case.fixed:
                 rec["fixed"] = fixed_runs(case, bins, args.rounds)
             shutil.rmtree(data, ignore_errors=True)

@@ -142,6 +142,7 @@ class Job:
     mounts: dict[str, str] = field(default_factory=dict)   # mount point -> fs type (Darshan)
     ignored: list[str] = field(default_factory=list)  # MPI implementation helper files left out
     jobid: str = ""
+    libs: list[Any] = field(default_factory=list)   # the I/O libraries' records (advise/libjob.py LibRec)
 
     def of(self, module: str) -> list[Rec]:
         return [r for r in self.records if r.module == module]

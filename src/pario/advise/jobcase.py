@@ -29,6 +29,7 @@ class TakenCase:
         out += [f"-s {f['segments']}"] if f.get("segments") else []
         out += ["-F"] if f.get("fpp") else []
         out += [f"-n {self.ranks}"] + (["-w"] if f.get("write") else []) + (["-r"] if f.get("read") else [])
+        out += [f"--lib {kv}" for kv in f.get("lib") or []]   # an I/O library's settings (advise/libcase.py)
         return " ".join(out)
 
 

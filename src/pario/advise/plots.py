@@ -17,6 +17,10 @@ VIEWS = {
     "reopen": "time", "stat-calls": "time", "sync-every-write": "time",
     "one-rank-io": "spread", "stragglers": "spread",
     "hints-not-in-effect": "hints", "aggregators-vs-stripes": "hints",
+    # the I/O libraries' rules (rules/libraries.py)
+    "lib-small-writes": "sizes", "lib-small-reads": "sizes", "lib-misaligned-data": "sizes",
+    "lib-small-chunks": "sizes", "netcdf4-default-chunks": "sizes", "hdf5-collective-broken": "files",
+    "hdf5-independent-metadata": "time",
 }
 
 

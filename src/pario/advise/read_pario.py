@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper
+from pario.advise.libjob import lib_rec
+from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.logread import counters, load
 from pario.analysis.profile.views import job_view, parse_hints
 from pario.model.errors import ParioError
@@ -139,6 +141,11 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                     continue
                 c = counters(mdoc, raw)
                 rank = -1 if raw.get("rank") == -1 else own_rank
+                if is_library(module):   # HDF5, PnetCDF, NetCDF, ADIOS2: the library rules' records
+                    lib = lib_rec(module, raw, c, rank)
+                    if lib is not None:
+                        job.libs.append(lib)
+                    continue
                 job.records.append(_rec(module, fname, rank, c, raw))
     _fs_to_mpiio(job)
     return job

@@ -145,8 +145,10 @@ def read(plan: PresetPlan, reading: Reading, values: dict[str, dict[str, Any] | 
     return out
 
 
-def table(plan: PresetPlan, rows: list[dict[str, Any]], result: dict[str, Any]) -> dict[str, Any]:
-    """The seed's table with this run's cells, the readings and the notes."""
+def table(plan: PresetPlan, rows: list[dict[str, Any]], result: dict[str, Any],
+          model: dict[tuple[str, str], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The seed's table with this run's cells, the readings and the notes; `model`: {(case, column):
+    the model's prediction of the seed's figure on the seed's system} (pario predict)."""
     preset = plan.preset
     by_name = {r["name"]: r for r in rows}
     results = {c["name"]: c for c in result.get("cases") or []}
@@ -182,6 +184,8 @@ def table(plan: PresetPlan, rows: list[dict[str, Any]], result: dict[str, Any]) 
                 cell.update(state="measured", here=_derived(col, values[col.of or ""], row.case))
             else:
                 cell.update(state="measured", here=_public(values[col.metric].get(row.case)))
+            if model and (row.case, col.name) in model:
+                cell["model"] = model[(row.case, col.name)]
             entry["cells"][col.name] = cell
         if row.case in by_name:
             entry["flags"] += [f for f in by_name[row.case].get("flags", []) if f not in entry["flags"]]

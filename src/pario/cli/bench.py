@@ -7,38 +7,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from pario.analysis.summary import summarize
 from pario.cli import ior_flags, submit
 from pario.cli.args import typed
-from pario.cli.bench_preset import run_preset
 from pario.cli.case_flags import add_case_flags, add_launch_flags, add_metadata_flags
-from pario.cli.dry_run import dry_run, scratch_of
-from pario.cli.store_run import store_run
-from pario.model.case import Case
 from pario.model.errors import ParioError
-from pario.model.requests import BenchRequest
-from pario.model.units import parse_size
-from pario.plan import reuse, validate
-from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_request, check_room, plan
 from pario.plan.inputs import RUN
-from pario.plan.suites import suite_fits
-from pario.platform import host, slurm
-from pario.platform.ceiling import device_ceiling, streams_per_host
-from pario.platform.engine import engine_listing, engine_path
-from pario.platform.mpi import MPI, check_io, detect, find_mpirun
-from pario.platform.scratch import Scratch
-from pario.report import json as json_report
-from pario.report.terminal.backends import print_backends
-from pario.report.terminal.bench import show, verify_lines
-from pario.report.terminal.progress import Progress
-from pario.run import launchers, stop, watchdog
-from pario.run.bench import RunRequest, execute
-from pario.run.scratch_guard import guarded
-from pario.store import Store
+
+if TYPE_CHECKING:
+    from pario.model.case import Case
+    from pario.model.requests import BenchRequest
+    from pario.platform.mpi import MPI
+    from pario.platform.scratch import Scratch
+    from pario.run.bench import RunRequest
+    from pario.store import Store
 
 EPILOG = """\
 IOR flag -> pario (same meaning unless noted):
@@ -113,6 +96,9 @@ def register(subparsers) -> None:
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
+    r.add_argument("--nodes", type=typed(RUN["nodes"]), metavar="N",
+                   help="run the ranks on N nodes, in blocks (-n 6 --nodes 3: 2 per node): srun -N N inside "
+                        "Slurm, else the first N hosts of mpirun's hostfile")
     r.add_argument("-o", dest="test_file", metavar="PATH", type=typed(RUN["test_file"]),
                    help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
                         "share a name); its directory is created if it is the only missing part")
@@ -135,6 +121,9 @@ def register(subparsers) -> None:
                    help="suites and presets: time budget in seconds (60)")
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
     add_launch_flags(r)
+    r.add_argument("--cache", action="store_const", const=True, default=None,
+                   help="default suite: page-cache figures (writes not synced in the timed phase, reads not "
+                        "evicted); without it the suite measures the storage (-e and --drop-caches)")
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
@@ -151,10 +140,21 @@ def register(subparsers) -> None:
 
 
 def request_of(args: argparse.Namespace) -> BenchRequest:
+    from pario.model.requests import BenchRequest
+
     return BenchRequest.from_namespace(args)
 
 
 def run(args: argparse.Namespace) -> int:
+    from pario.cli.bench_preset import run_preset
+    from pario.cli.dry_run import scratch_of
+    from pario.model.units import parse_size
+    from pario.plan.bench import CASE_DESTS, check_request
+    from pario.plan.suites import suite_fits
+    from pario.platform import host
+    from pario.run import stop, watchdog
+    from pario.run.scratch_guard import guarded
+
     if ior_flags.check(args):
         args.json = True
     request = request_of(args)
@@ -194,6 +194,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _warn_oversubscribed(request: BenchRequest, ranks: int) -> None:
     """Said once the input is known good, just before the launch (bad input gets its one line)."""
+    from pario.platform import host
+    from pario.run import launchers
+
     if ranks > host.cpus() and launchers.resolve(request.launcher) == "mpirun":
         print(f"pario: -n {ranks} on {host.cpus()} usable cores: the run is oversubscribed (ranks take turns "
               "on the cores), so the figures include CPU contention: time in MPI calls, imbalance and "
@@ -203,6 +206,9 @@ def _warn_oversubscribed(request: BenchRequest, ranks: int) -> None:
 def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
     """--submit / --script-only: the cases are checked here, so that bad input fails now rather
     than in the queue; the job plans and runs them in its allocation."""
+    from pario.plan import validate
+    from pario.plan.bench import CASE_DESTS, plan
+
     if not (args.submit or args.script_only):
         raise ParioError("--sbatch-args goes with --submit (or --script-only)")
     if request.reuse is None and request.ranks is not None and (request.config or request.given(CASE_DESTS)):
@@ -213,10 +219,19 @@ def _as_job(request: BenchRequest, args: argparse.Namespace) -> int:
 
 def default_ranks() -> int:
     """Inside a Slurm allocation its tasks (SLURM_NTASKS), else the cores this process may use."""
+    from pario.platform import host, slurm
+
     return slurm.default_ranks(slurm.allocation()) or host.cpus()
 
 
 def list_backends(request: BenchRequest) -> int:
+    from rich.console import Console
+
+    from pario.plan import validate
+    from pario.platform.engine import engine_listing, engine_path
+    from pario.report import json as json_report
+    from pario.report.terminal.backends import print_backends
+
     try:
         engine = engine_path()
         listing = engine_listing(engine) or {"backends": []}
@@ -235,6 +250,14 @@ def list_backends(request: BenchRequest) -> int:
 
 def _reuse(request: BenchRequest) -> int:
     """--reuse RUN: the stored run's cases, read from its kept files (plan/reuse.py)."""
+    from pario.cli.dry_run import dry_run
+    from pario.plan import reuse, validate
+    from pario.plan.bench import CASE_DESTS, apply_drop_caches
+    from pario.platform.engine import engine_path
+    from pario.run import launchers
+    from pario.run.bench import RunRequest
+    from pario.store import Store
+
     store = Store(request.db)
     assert request.reuse is not None
     cases, ranks, scratch, note, facts = reuse.plan(request, store.get_run(request.reuse), CASE_DESTS)
@@ -247,30 +270,48 @@ def _reuse(request: BenchRequest) -> int:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe, nodes=request.nodes,
         facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout))
 
 
 def _launcher(request: BenchRequest, ranks: int) -> MPI:
     """The MPI to launch with: an MPI launcher (platform.mpi.detect), with --io and --launcher it takes."""
+    from pario.platform.mpi import check_io, detect, find_mpirun
+    from pario.run import launchers
+    from pario.run.launchers import nodes as placement
+
     mpi = detect(find_mpirun(request.mpirun))
     launcher = launchers.resolve(request.launcher)
     launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
     check_io(mpi, request.io)
     launchers.check_launcher(launcher, mpi)
+    placement.check(mpi, launcher, ranks, request.nodes)
     return mpi
 
 
 def _checked_launch(request: BenchRequest, cases: list[Case], ranks: int, engine: str,
                     listing: dict[str, Any] | None, mpi: MPI | None = None) -> MPI:
     """The MPI to launch with, once the launcher, --io and the cases' backends are known to work."""
+    from pario.plan import validate
+    from pario.platform.engine import engine_listing
+
     mpi = mpi or _launcher(request, ranks)
     validate.check_backends(cases, listing if listing is not None else engine_listing(engine))
     return mpi
 
 
 def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite: bool, mpi: MPI) -> int:
+    from pario.cli.dry_run import dry_run
+    from pario.plan import suites, validate
+    from pario.plan.bench import apply_drop_caches, check_room, plan
+    from pario.platform import host
+    from pario.platform.ceiling import device_ceiling, streams_per_host
+    from pario.platform.engine import engine_listing, engine_path
+    from pario.run import launchers
+    from pario.run.bench import RunRequest
+    from pario.store import Store
+
     listing = ceiling = None
     if suite and request.dry_run:
         listing = engine_listing(engine_path())  # sizes without the probe: it writes a file
@@ -280,7 +321,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         listing = engine_listing(engine)
         scratch.prepare()
         ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
-    rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling and ceiling.get("write_mib") else 150.0
+    rate = suites.storage_rate(ceiling, bool(request.cache) or request.suite == "layers")
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)
@@ -296,13 +337,23 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
-        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
+        nodes=request.nodes, facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout))
 
 
 def _execute(request: BenchRequest, store: Store, run_request: RunRequest) -> int:
     """Run, store, summarize, show; the exit code: 0 complete, 1 partial/failed or verify errors,
     4 not stored, 128+N stopped by signal N."""
+    from rich.console import Console
+
+    from pario.analysis.summary import summarize
+    from pario.cli.store_run import store_run
+    from pario.report import json as json_report
+    from pario.report.terminal.bench import show, verify_lines
+    from pario.report.terminal.progress import Progress
+    from pario.run import stop
+    from pario.run.bench import execute
+
     record = execute(run_request, Progress(plain=request.json))
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
     bad = [r["name"] for r in rows if (r.get("verify") or {}).get("errors")]

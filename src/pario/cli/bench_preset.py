@@ -103,7 +103,7 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     plan = presets.plan(preset, ranks, scale, facts, request.reps)
     plan.notes = notes
     if not plan.cases:
-        doc = analysis.table(plan, [], {})
+        doc = analysis.table(plan, [], {}, _model(preset))
         _show(request, doc, None, None, [])
         print("pario: nothing of this preset runs on this system (each row says why)", file=sys.stderr)
         return 0
@@ -129,7 +129,7 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
         buffered.cleanup()
     run_id, _kept = store_run(store, record)  # not stored: kept in a file, exit 4 (below)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
-    doc = analysis.table(plan, rows, record.result)
+    doc = analysis.table(plan, rows, record.result, _model(preset))
     _show(request, doc, record, run_id, rows)
     if record.message:
         print(f"pario: error: run {record.status}: {record.message}", file=sys.stderr)
@@ -240,3 +240,24 @@ class Buffered:
         if self.stats_dir is not None:
             from pario.buffer import run as brun
             brun.remove_stats_dir(self.stats_dir)
+
+
+def _model(preset) -> dict | None:
+    """pario predict's figure for each cell of the seed that its check predicts (the seed's system at
+    the seed's scale, calibrated as benchmarks/predict/calibration.toml says)."""
+    from pario.predict.seeds import UNITS, for_preset
+    try:
+        cells = for_preset(preset.name)
+    except FileNotFoundError:  # a copy of pario without the seeds' rows: no model column
+        return None
+    unit = 1.0 if preset.unit == "s" else UNITS.get(preset.unit, 1.0)
+    out = {}
+    for key, row in cells.items():
+        value = row.predicted
+        if value is None:
+            continue
+        if row.unit != "s":  # a bandwidth, in the preset's unit
+            value = value * UNITS[row.unit] / unit
+        out[key] = {"value": value, "calibration": bool(row.calibrates), "system": row.system,
+                    "flags": [f for f, _ in row.prediction.flags] if row.prediction else []}
+    return out

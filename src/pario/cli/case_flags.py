@@ -6,11 +6,8 @@ import argparse
 
 from pario.cli.args import checked, typed
 from pario.model.errors import ParioError
-from pario.plan.bench import CASE_DESTS
-from pario.plan.cases import parse_lib
 from pario.plan.inputs import CASE, RUN
 from pario.settings.catalogue import Setting
-from pario.settings.hints import parse_pair
 
 
 def add_case_flags(p):
@@ -97,17 +94,22 @@ def add_launch_flags(g) -> None:
 
 
 def _hint_pair(text: str) -> str:
+    from pario.settings.hints import parse_pair
+
     parse_pair(text)  # KEY=VALUE; the value is checked with the case (plan/validate.py)
     return text
 
 
 def _lib_pair(text: str) -> str:
+    from pario.plan.cases import parse_lib
+
     parse_lib([text], "--lib")
     return text
 
 
-# what names a case, its ranks or its space: a resumed session keeps its own (flags as the user types them)
-_CASE_OF_SESSION = CASE_DESTS + ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
+# what names a case, its ranks or its space, beside plan.bench.CASE_DESTS: a resumed session keeps its own
+# (flags as the user types them)
+_CASE_OF_SESSION = ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
                                  "seed", "buffer_max", "space", "space_file", "objective", "from_log", "config",
                                  "case_name", "ranks", "io")
 
@@ -121,8 +123,10 @@ def refuse_on_resume(args: argparse.Namespace) -> None:
     """--resume goes on with the stored session's case, ranks and space: flags naming others were ignored
     (the session ran as if they were not given), so they are refused, named as the parser spells them
     (args.flag_of: flags_of, set as a default when the parser was built)."""
+    from pario.plan.bench import CASE_DESTS
+
     flag_of = getattr(args, "flag_of", None) or {}
-    given = [d for d in dict.fromkeys(_CASE_OF_SESSION) if getattr(args, d, None) is not None
+    given = [d for d in dict.fromkeys(CASE_DESTS + _CASE_OF_SESSION) if getattr(args, d, None) is not None
              and getattr(args, d) != []]
     if given:
         flags = ", ".join(flag_of.get(d, "--" + d.replace("_", "-")) for d in given)

@@ -20,11 +20,8 @@ from pathlib import Path
 
 from pario.cli.args import Parser, row, typed
 from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
-from pario.cli.wrapped import choose_launcher
 from pario.model.errors import ParioError
 from pario.plan.inputs import INT_MAX, INTEGER_MAX, RUN
-from pario.platform import slurm
-from pario.run import child
 
 HELP = __doc__.split("\n", 2)[2]
 # The profiler's memory bound per process, in MiB: its arena is mapped at start (csrc/profile), so
@@ -87,6 +84,8 @@ def show_parser() -> Parser:
 
 
 def run(args) -> int:
+    from pario.cli.wrapped import choose_launcher
+
     cmd = list(args.command or [])
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
@@ -125,6 +124,9 @@ def print_env(args, prun) -> int:
 
 
 def profile(args, cmd, prun) -> int:
+    from pario.platform import slurm
+    from pario.run import child
+
     lib = prun.preload_path()
     output = Path(args.output) if args.output else prun.default_output(cmd)
     if output.is_dir():

@@ -9,19 +9,16 @@ import os
 import re
 import sys
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from pario.analysis import compare, summary
 from pario.cli.args import Parser, checked, row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import CASE, INTEGER_MAX, RUN
-from pario.platform import documents
-from pario.report import json as json_report
-from pario.report.terminal import layers
-from pario.report.terminal import runs as run_tables
-from pario.store import Store, ior_import, spool
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pario.store import Store
 
 
 def _common() -> argparse.ArgumentParser:
@@ -132,6 +129,8 @@ def since_of(text: str | None) -> str | None:
 
 
 def _export(store: Store, args) -> int:
+    from pario.analysis import compare, summary
+
     rows = []
     for text in args.ids:
         one = store.get_run(_run_id(text, store))
@@ -155,10 +154,19 @@ def _export(store: Store, args) -> int:
 
 
 def _emit(doc: Any) -> None:
+    from pario.report import json as json_report
+
     json_report.emit(doc, indent=2)
 
 
 def run(args) -> int:
+    from rich.console import Console
+
+    from pario.analysis import compare, summary
+    from pario.report.terminal import layers
+    from pario.report.terminal import runs as run_tables
+    from pario.store import Store
+
     action = getattr(args, "action", None)
     # import-ior and import store a run; the other actions read or change an existing store
     store = Store(getattr(args, "db", None), existing=action not in ("import-ior", "import"))
@@ -249,6 +257,8 @@ def run(args) -> int:
 
 def _import_run(path: str, store: Store, as_json: bool, console: Console) -> int:
     """A run kept by `pario bench` when the store could not take it: stored once, then the file goes."""
+    from pario.store import spool
+
     run = spool.load(path)
     engine_run = run["spec"].get("run_id")
     already = store.find_run_id(engine_run) if isinstance(engine_run, str) and engine_run else None
@@ -267,6 +277,10 @@ def _import_run(path: str, store: Store, as_json: bool, console: Console) -> int
 
 
 def _import_ior(path: str, store: Store, as_json: bool, console: Console) -> int:
+    from pario.analysis import summary
+    from pario.platform import documents
+    from pario.store import ior_import
+
     text = documents.read_text(path, "IOR summary", limit=ior_import.LIMIT)
     doc = ior_import.parse_text(text, where=path)
     result = ior_import.convert(doc)

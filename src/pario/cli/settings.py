@@ -5,25 +5,21 @@ from __future__ import annotations
 import os
 import sys
 
-from rich.console import Console
-
 from pario.cli.args import checked, one_line, row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
-from pario.platform import documents
-from pario.platform.mpi import check_io, detect, find_mpirun
-from pario.report import json as json_report
-from pario.settings.check import findings
-from pario.settings.dialects import DIALECTS
-from pario.settings.model import parse_pair
 
 
 def _set_pair(text: str) -> str:
+    from pario.settings.model import parse_pair
+
     parse_pair(text)  # KEY=VALUE; the value is checked against the key's row when the settings are built
     return text
 
 
 def register(subparsers) -> None:
+    from pario.settings.dialects import DIALECTS
+
     p = subparsers.add_parser("settings",
                               description="One model of MPI-IO hints, MCA parameters, Lustre layout and "
                                           "library knobs, spoken in each dialect.")
@@ -74,6 +70,8 @@ SETTINGS_LINES = 10000  # a settings file holds tens of settings and their comme
 
 
 def _read(path: str) -> str:
+    from pario.platform import documents
+
     return documents.read_text(path, "settings file", max_lines=SETTINGS_LINES)
 
 
@@ -87,6 +85,7 @@ def _parsed(path: str, parse):
 
 
 def render(args) -> int:
+    from pario.report import json as json_report
     from pario.settings import DIALECTS, from_pairs, merge, parse, sniff
     from pario.settings import render as render_one
     from pario.settings.dialects import COMMENTS, untranslated
@@ -130,8 +129,11 @@ def render(args) -> int:
 
 def check(args) -> int:
     from pario.platform import fsinfo
+    from pario.platform.mpi import check_io, detect, find_mpirun
     from pario.platform.stack import mpi_facts
+    from pario.report import json as json_report
     from pario.settings import view
+    from pario.settings.check import findings
     if args.ranks is not None and args.hosts is not None and args.hosts > args.ranks:
         raise ParioError(f"--hosts {args.hosts} with --ranks {args.ranks}: every host runs at least one rank; "
                          "give --hosts at most --ranks")
@@ -167,6 +169,9 @@ def check(args) -> int:
 
 
 def keys(args) -> int:
+    from rich.console import Console
+
+    from pario.report import json as json_report
     from pario.report.terminal.settings import print_keys
     from pario.settings.keys import rows
     if args.json:

@@ -7,9 +7,6 @@ import sys
 from pario.cli.args import row, typed
 from pario.model.errors import ParioError
 from pario.plan.inputs import RUN
-from pario.platform.engine import engine_path
-from pario.platform.mpi import check_io, detect, find_mpirun
-from pario.report import json as json_report
 
 
 def register(subparsers) -> None:
@@ -28,6 +25,9 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from pario.platform import stack
+    from pario.platform.engine import engine_path
+    from pario.platform.mpi import check_io, detect, find_mpirun
+    from pario.report import json as json_report
     from pario.run.probe import probes
     if not os.path.exists(args.path):
         raise ParioError(f"{args.path} does not exist; give an existing directory (where your job writes)")

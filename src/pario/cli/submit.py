@@ -14,19 +14,15 @@ import shlex
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from pario.analysis.summary import summarize
 from pario.cli.args import row
 from pario.model.errors import ParioError
 from pario.model.jobs import JobState, ended_sentence
-from pario.report import json as json_report
-from pario.report.terminal import jobs as job_report
-from pario.report.terminal import runs as run_tables
-from pario.run import batch, jobs
-from pario.store import Store
+
+if TYPE_CHECKING:
+    from pario.report.terminal import jobs as job_report
+    from pario.store import Store
 
 OUR_FLAGS = ("--submit", "--script-only", "--sbatch-args")
 
@@ -77,6 +73,8 @@ def exports_of(environ) -> dict[str, str]:
 
 
 def _tasks(ranks: int | None, user: list[list[str]]) -> int | None:
+    from pario.run import batch
+
     if ranks is not None and batch.asks_for_tasks(user):
         raise ParioError("give the rank count once: -n N, or --ntasks in --sbatch-args, not both")
     if ranks is None and not batch.asks_for_tasks(user) and not any(
@@ -91,6 +89,11 @@ def _tasks(ranks: int | None, user: list[list[str]]) -> int | None:
 
 def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     """`pario KIND ... --submit | --script-only`; `ranks`: -n as given (None: not given)."""
+    from pario.report import json as json_report
+    from pario.report.terminal import jobs as job_report
+    from pario.run import batch, jobs
+    from pario.store import Store
+
     if args.submit and args.script_only:
         raise ParioError("--submit or --script-only, not both (--script-only prints the script, --submit submits it)")
     user = batch.directives(args.sbatch_args)
@@ -140,6 +143,8 @@ def follow(store: Store, row: int, job_id: str, cluster: str, err_file: str | No
            as_json: bool = False) -> int:
     """Follow the job to its end, then show what it stored; the exit code: 0 when it completed
     and every run it stored did, 1 otherwise; 128+N when following was stopped by signal N."""
+    from pario.run import jobs
+
     old = {s: signal.signal(s, _raise) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         job = jobs.watch(job_id, view, error_file=err_file)
@@ -162,6 +167,12 @@ def follow(store: Store, row: int, job_id: str, cluster: str, err_file: str | No
 
 def collect(store: Store, row: int, job: JobState, cluster: str, err_file: str | None, as_json: bool) -> int:
     """The job ended: record how, find the runs it stored, show them and say what went wrong."""
+    from rich.console import Console
+
+    from pario.analysis.summary import summarize
+    from pario.report import json as json_report
+    from pario.report.terminal import runs as run_tables
+
     run_ids = store.runs_of_job(job.job_id, cluster)
     store.update_job(row, state=job.state, reason=job.reason, exit_code=job.exit_code,
                      run_id=run_ids[-1] if run_ids else None)
@@ -194,6 +205,8 @@ def collect(store: Store, row: int, job: JobState, cluster: str, err_file: str |
 
 def refresh(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Ask Slurm about the recorded jobs that had not ended, and link the runs of those that have."""
+    from pario.run import jobs
+
     out = []
     for rec in rows:
         if rec["state"] not in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "UNKNOWN") or rec["run_id"] is None:

@@ -8,39 +8,25 @@ import os
 import shlex
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pario.cli import case_flags, submit, tune_submit
 from pario.cli.args import checked, row, typed
 from pario.cli.bench import default_ranks
 from pario.cli.case_flags import add_case_flags, add_launch_flags
-from pario.cli.tune_log_case import case_from_log
-from pario.cli.tune_progress import LiveLog
-from pario.model.case import Case
 from pario.model.errors import ParioError
-from pario.model.requests import BenchRequest
-from pario.model.tuning import TuningSession
 from pario.model.units import parse_duration
-from pario.plan import validate
-from pario.plan.bench import CASE_DESTS, plan
 from pario.plan.inputs import CASE, INT_MAX, RUN
-from pario.plan.jobfile import load_toml
-from pario.platform import stack
-from pario.platform.engine import engine_listing, engine_path
-from pario.platform.host import nearest_existing
-from pario.platform.mpi import detect, find_mpirun
-from pario.platform.scratch import Scratch
-from pario.report import json as json_report
-from pario.report.terminal import tune as show
-from pario.run import engine_mpi, launchers, watchdog
-from pario.run.scratch_guard import guarded
-from pario.store import Store
-from pario.tune import importance, knobs, prior, racing, verdict
-from pario.tune.jobs import BatchedSearch, SubmitPlan, rebuild
-from pario.tune.probe import session_ceiling
-from pario.tune.search import Budget, Search
-from pario.tune.space import Space
-from pario.tune.trials import EngineTrials, Evaluator
+from pario.tune import racing
+
+if TYPE_CHECKING:
+    from pario.model.case import Case
+    from pario.model.requests import BenchRequest
+    from pario.model.tuning import TuningSession
+    from pario.store import Store
+    from pario.tune.search import Budget, Search
+    from pario.tune.space import Space
+    from pario.tune.trials import Evaluator
 
 EPILOG = """\
 One case to tune, given like `pario bench` gives it (IOR flags), or one [[case]] of a job file
@@ -94,6 +80,9 @@ def register(subparsers) -> None:
     t.add_argument("--resume", type=typed(RUN["reuse"]), metavar="SESSION", help="continue an interrupted session")
     t.add_argument("--list", action="store_true", help="list the stored tuning sessions")
     t.add_argument("--dry-run", action="store_true", help="show the space and the first guesses; run nothing")
+    t.add_argument("--system", metavar="FILE", type=row("system", "path", "a system file (pario predict)"),
+                   help="a system file (pario predict): the first guesses ordered by its predicted time, those "
+                        "predicted >3x slower than the default left out (default: $PARIO_SYSTEM)")
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
@@ -119,6 +108,11 @@ def _duration_text(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pario.report import json as json_report
+    from pario.report.terminal import tune as show
+    from pario.run import launchers, watchdog
+    from pario.store import Store
+
     watchdog.check_timeout(args.timeout)  # nan, inf, <= 0: refused (nan turned the watchdog off)
     if args.list:
         listed = Store(args.db, existing=True)   # read only: never created
@@ -157,6 +151,22 @@ def _seconds(args: argparse.Namespace) -> float | None:
 def _new_session(args: argparse.Namespace, store: Store | None) -> int:
     """A new session; store None: the dry run, which creates nothing (no store, no scratch
     directory, no file) and launches nothing."""
+    from pario.cli.tune_log_case import case_from_log
+    from pario.model.requests import BenchRequest
+    from pario.model.tuning import TuningSession
+    from pario.plan import validate
+    from pario.platform import stack
+    from pario.platform.engine import engine_listing, engine_path
+    from pario.platform.host import nearest_existing
+    from pario.platform.mpi import detect, find_mpirun
+    from pario.platform.scratch import Scratch
+    from pario.run import engine_mpi, launchers
+    from pario.run.scratch_guard import guarded
+    from pario.tune import knobs, prior, verdict
+    from pario.tune.probe import session_ceiling
+    from pario.tune.search import Budget
+    from pario.tune.trials import EngineTrials
+
     seconds = _seconds(args)
     if args.from_log:
         case_from_log(args)
@@ -206,6 +216,12 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
                         seconds=seconds, rungs=(1, reps))
         session.budget = budget.to_dict()
         guesses = prior.guesses(space)
+        system_file = args.system or os.environ.get("PARIO_SYSTEM")
+        if system_file:
+            from pario.tune.predicted import order_guesses
+            guesses, note = order_guesses(system_file, space, case, guesses)
+            session.context["predict"] = note
+            print(f"pario: {note}", file=sys.stderr)
         if store is None:
             return _dry_run(args, session, space, guesses)
         if submitting is None:   # probed before the session is stored, so that it is stored with it
@@ -224,6 +240,9 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
 
 
 def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:
+    from pario.plan import validate
+    from pario.plan.bench import CASE_DESTS, plan
+
     ranks = args.ranks if args.ranks is not None else default_ranks()
     if ranks < 1:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
@@ -250,6 +269,8 @@ def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, in
 
 
 def _space_request(args: argparse.Namespace) -> tuple[list[str] | None, dict[str, list[str]]]:
+    from pario.plan.jobfile import load_toml
+
     only = [k.strip() for k in args.space.split(",") if k.strip()] if args.space else None
     if args.space is not None and not only:
         raise ParioError("--space: name at least one knob, e.g. --space mca.io,collective")
@@ -267,6 +288,9 @@ def _space_request(args: argparse.Namespace) -> tuple[list[str] | None, dict[str
 
 
 def _dry_run(args: argparse.Namespace, session: TuningSession, space: Space, guesses: list) -> int:
+    from pario.report import json as json_report
+    from pario.report.terminal import tune as show
+
     grid = len(space.grid())
     if args.json:
         json_report.emit({"schema": "pario.tune/1", "dry_run": True, "grid": grid,
@@ -280,6 +304,18 @@ def _dry_run(args: argparse.Namespace, session: TuningSession, space: Space, gue
 
 
 def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> int:
+    from pario.model.tuning import TuningSession
+    from pario.platform.engine import engine_path
+    from pario.platform.mpi import detect, find_mpirun
+    from pario.platform.scratch import Scratch
+    from pario.run import engine_mpi, launchers
+    from pario.run.scratch_guard import guarded
+    from pario.tune import prior
+    from pario.tune.jobs import SubmitPlan, rebuild
+    from pario.tune.probe import session_ceiling
+    from pario.tune.search import Budget
+    from pario.tune.trials import EngineTrials
+
     row = store.get_session(args.resume)
     session = TuningSession.from_dict(row["doc"])
     session.id = row["id"]
@@ -337,6 +373,13 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
             budget: Budget, guesses: list, case: Case, batch: int | None = None) -> int:
     """The search to its end or an interruption; batch: launches submitted as Slurm job arrays (TPE's proposals
     that many to an array)."""
+    from pario.cli.tune_progress import LiveLog
+    from pario.report import json as json_report
+    from pario.report.terminal import tune as show
+    from pario.tune import importance, verdict
+    from pario.tune.jobs import BatchedSearch
+    from pario.tune.search import Search
+
     out = sys.stderr if args.json else sys.stdout
     live = LiveLog(session, out)
 

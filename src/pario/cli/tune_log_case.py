@@ -13,6 +13,7 @@ def case_from_log(args: argparse.Namespace) -> None:
     """Fill the case flags the user left out from the job model pario advise builds of the log,
     and say on stderr what was taken."""
     from pario.advise.jobcase import dominant_case
+    from pario.advise.libcase import library_case
     from pario.cli.advise import _read_all
 
     if args.config:
@@ -20,7 +21,7 @@ def case_from_log(args: argparse.Namespace) -> None:
     jobs, errors = _read_all([args.from_log])
     if errors:
         raise ParioError(f"--from-log: {errors[0]}")
-    taken = dominant_case(jobs[0])
+    taken = library_case(jobs[0], dominant_case(jobs[0]))   # the I/O library's layer, when the file had one
     kept = []
     for dest, value in taken.flags.items():
         if value is None:

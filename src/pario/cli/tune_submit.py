@@ -6,23 +6,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pario.cli import submit
 from pario.cli.args import row
 from pario.model.errors import ParioError
-from pario.model.tuning import TuningSession
 from pario.plan.inputs import INTEGER_MAX
-from pario.platform.ceiling import device_ceiling, streams_per_host
-from pario.platform.engine import engine_path
-from pario.platform.mpi import detect, find_mpirun
-from pario.platform.scratch import Scratch
-from pario.report.terminal.jobs import JobProgress
-from pario.run import batch, launchers
-from pario.store import Store
-from pario.tune.jobs import SlurmTrials, SubmitPlan, run_task
-from pario.tune.space import Space
-from pario.tune.trials import EngineTrials
+
+if TYPE_CHECKING:
+    from pario.model.tuning import TuningSession
+    from pario.store import Store
+    from pario.tune.jobs import SlurmTrials, SubmitPlan
+    from pario.tune.space import Space
+    from pario.tune.trials import EngineTrials
 
 
 def add_flags(p: argparse.ArgumentParser) -> None:
@@ -42,6 +38,9 @@ def add_flags(p: argparse.ArgumentParser) -> None:
 
 def plan_of(args: argparse.Namespace, store: Store, ranks: int | None) -> SubmitPlan:
     """--submit: checked before anything is measured or stored."""
+    from pario.run import batch
+    from pario.tune.jobs import SubmitPlan
+
     if args.script_only:
         raise ParioError("--submit or --script-only, not both (--script-only prints one script for the whole "
                          "session; --submit submits its trials as jobs)")
@@ -60,6 +59,9 @@ def plan_of(args: argparse.Namespace, store: Store, ranks: int | None) -> Submit
 
 
 def evaluator(session: TuningSession, store: Store, plan: SubmitPlan, as_json: bool) -> SlurmTrials:
+    from pario.report.terminal.jobs import JobProgress
+    from pario.tune.jobs import SlurmTrials
+
     def saved() -> None:
         store.update_session(session.id or 0, doc=session.to_dict(), status=session.status)
     return SlurmTrials(session=session, store=store, plan=plan, observer=JobProgress(plain=as_json), saved=saved)
@@ -88,6 +90,14 @@ def adopt_ceiling(session: TuningSession, store: Store) -> None:
 
 def run_trials(args: argparse.Namespace, store: Store) -> int:
     """The array task: SLURM_ARRAY_TASK_ID picks the launch of the batch file."""
+    from pario.platform.ceiling import device_ceiling, streams_per_host
+    from pario.platform.engine import engine_path
+    from pario.platform.mpi import detect, find_mpirun
+    from pario.platform.scratch import Scratch
+    from pario.run import launchers
+    from pario.tune.jobs import run_task
+    from pario.tune.trials import EngineTrials
+
     index = os.environ.get("SLURM_ARRAY_TASK_ID")
     if index is None or not index.isdigit():
         raise ParioError("--run-trials is what pario tune --submit's job arrays run; it needs SLURM_ARRAY_TASK_ID")

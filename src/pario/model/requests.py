@@ -66,6 +66,7 @@ class BenchRequest:
     md_ops: list[str] | str | None = None
     # the run
     ranks: int | None = None
+    nodes: int | None = None       # --nodes: the ranks in blocks over this many nodes
     dir: str | None = None
     test_file: str | None = None   # -o PATH, IOR's test file
     config: str | None = None
@@ -80,6 +81,7 @@ class BenchRequest:
     launcher: str | None = None    # None: srun inside a Slurm allocation, else mpirun (run.launchers.resolve)
     timeout: float | None = None
     no_probe: bool = False
+    cache: bool | None = None       # --cache: the default suite's page-cache figures (else it measures the storage)
     drop_caches: str | None = None  # --drop-caches: 'files' (the run's own, any user) or 'all' (root)
     db: str | None = None
     json: bool = False

@@ -92,6 +92,8 @@ CASE: dict[str, Setting] = {r.name: r for r in [
 # The run (`pario bench` flags that are not case keys).
 RUN: dict[str, Setting] = {r.name: r for r in [
     _row("ranks", "int", "MPI ranks", lo=1, hi=_lim("int_max", INT_MAX)),
+    _row("nodes", "int", "nodes the ranks run on, in blocks (srun -N; mpirun: its hostfile's first N hosts)",
+         lo=1, hi=_lim("int_max", INT_MAX)),
     _row("dir", "path", "scratch directory", chars="dir_chars"),
     _row("test_file", "path", "-o: IOR's test file", chars="dir_chars"),
     _row("drop_caches", "choice", "cold reads: evict the run's files, or 'all' caches (root)",
@@ -125,10 +127,10 @@ REQUEST: dict[str, Setting] = {
     **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "read_check", "fpp", "fsync", "keep",
                           "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
                           "fsync_per_write", "wearout", "unique_dir", "use_existing",
-                          "no_probe", "json", "list_backends", "dry_run")},
+                          "no_probe", "json", "list_backends", "dry_run", "cache")},
     "reorder": Setting("reorder", "int", doc="-Q: read shift in ranks", lo=0, hi=CASE["reorder"].hi),
     "hint": RUN["hint"], "lib": RUN["lib_pairs"], "md_ops": RUN["md_ops"],
-    **{k: RUN[k] for k in ("ranks", "dir", "test_file", "drop_caches", "config", "reuse", "suite", "preset",
+    **{k: RUN[k] for k in ("ranks", "nodes", "dir", "test_file", "drop_caches", "config", "reuse", "suite", "preset",
                            "scale", "size", "time", "io", "mpirun", "launcher", "timeout", "db")},
 }
 

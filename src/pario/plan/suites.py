@@ -95,9 +95,47 @@ def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_
     mem = host.meminfo()["mem_available"]
     size = parse_size(request.size, "--size") if request.size else None
     block = suite_block(ranks, nphases, request.time, size, mem, free_disk, rate_mib)
+    storage = not request.cache
+    if storage and "write" in ops:
+        run_opts.setdefault("fsync", True)
     cases = default_cases(ranks, block, ops, reps, mpiio, run_opts)
+    if storage and request.drop_caches is None:   # --drop-caches given: the command line applies its level
+        for case in cases:
+            if set(case["ops"]) & {"read", "verify"}:
+                case["evict"], case["residency"] = STORAGE_EVICT, True
     note = (f"default suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, "
             f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
-            f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built"))
+            f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built")
+            + "; " + storage_note(storage, run_opts, ops))
     return cases, note
+
+
+STORAGE_EVICT = 1   # plan.bench.EVICT["files"]: the run's own files, as any user (fsync + POSIX_FADV_DONTNEED)
+
+
+def storage_note(storage: bool, run_opts: dict[str, Any], ops: list[str]) -> str:
+    """What the default suite's figures are of, for its header: the storage (the default) or the page cache."""
+    if not storage:
+        return ("page-cache figures (--cache): writes are not synced inside the timed phase"
+                + ("" if run_opts.get("fsync") else " and may end in memory")
+                + ", reads may come from memory")
+    said = []
+    if "write" in ops:
+        said.append("writes synced inside the timed phase (-e)" if run_opts.get("fsync") else
+                    "writes not synced (-e was turned off by a job file?)")
+    if set(ops) & {"read", "verify"}:
+        said.append("reads of files evicted from the page cache first (--drop-caches)")
+    return "measures the storage: " + ", ".join(said) + "; --cache for page-cache figures"
+
+
+def storage_rate(ceiling: dict[str, Any] | None, cache: bool) -> float:
+    """MiB/s a suite is sized with: the O_DIRECT probe's write rate for page-cache figures; for the
+    storage's, half the slower direction of the probe (synced writes and evicted reads run at the
+    device's pace, and the serial case at one stream: sized at the write ceiling, `--time 20` ran 2m45s)."""
+    write, read = float((ceiling or {}).get("write_mib") or 0), float((ceiling or {}).get("read_mib") or 0)
+    if not write:
+        return 150.0
+    if cache:
+        return max(write, 100.0)
+    return max(min(write, read or write) / 2, 50.0)
 

@@ -169,6 +169,7 @@ def calibrate(args: argparse.Namespace) -> int:
         sys_.params[name] = systems.Param(name, value, "stated", how, when, where, how)
     unit = int(sys_["lock_unit"] if kind == "gpfs" else sys_["stripe_size"])
     cases: list[tuple[Pattern, float]] = []
+    names_: list[str] = []
     with tempfile.TemporaryDirectory(prefix="pario-calibrate-") as tmp:
         db = os.path.join(tmp, "probes.sqlite")
         for i, (what, n, probe) in enumerate(probes(ranks, unit, kind), 1):
@@ -177,6 +178,7 @@ def calibrate(args: argparse.Namespace) -> int:
                 seconds = measured(row)
                 if seconds:
                     cases.append((_pattern(case, n), seconds))
+                    names_.append(str(case["name"]))
     names = [n for n in _fits(kind)]
     start = {n: float(sys_[n]) for n in names}
 
@@ -205,6 +207,10 @@ def calibrate(args: argparse.Namespace) -> int:
     with open(tmp_path, "w", encoding="utf-8") as fh:
         fh.write(dump(sys_))
     os.replace(tmp_path, path)
+    fitted = sys_.with_values(values)
+    print("probe           measured  fitted model")
+    for label, (pat, secs) in zip(names_, cases):
+        print(f"  {label:<12} {secs:>9.4g} s {predict(fitted, pat).seconds:>9.4g} s")
     print(f"pario: wrote {len(values)} calibrated figures into {path}")
     for name in values:
         print(f"  {name} = {sys_[name]:.4g}")

@@ -114,7 +114,8 @@ def _aggregators(p: _Reader, pat: Pattern, count: int) -> int:
 def _ceilings(p: _Reader, pat: Pattern, total: float, nodes: int, servers: int, wide: bool) -> list[Term]:
     rd = pat.op == "read"
     node_bw, server_bw = p("node_read_bw" if rd else "node_bw"), p("server_read_bw" if rd else "server_bw")
-    out = [Term("per-node network", total / (nodes * node_bw), f"{nodes} nodes x {node_bw / 2**30:.3g} GiB/s"),
+    out = [Term("per-node network", total / (nodes * node_bw),
+                f"{nodes} node{'s' if nodes > 1 else ''} x {node_bw / 2**30:.3g} GiB/s"),
            Term("servers", total / (servers * server_bw),
                 f"{servers} active {'server' if servers == 1 else 'servers'} x {server_bw / 2**30:.3g} GiB/s"
                 + (" (wide striping)" if wide else ""))]
@@ -240,7 +241,8 @@ def _collective(p: _Reader, pat: Pattern, geo: Geometry, count: int, size: int, 
                       + (f" ({pat.ranks_per_node} ranks on {p('cores')} cores)" if share < 1 else "")))
     costs.append(Term("two-phase exchange", mech.exchange_time(geo.total, pat.nodes, agg_nodes, p("node_bw"),
                                                                p("copy_bw")),
-                      f"{pat.ranks} ranks to {aggs} aggregators on {agg_nodes} nodes"))
+                      f"{pat.ranks} ranks to {aggs} aggregator{'s' if aggs > 1 else ''} on {agg_nodes} "
+                      f"node{'s' if agg_nodes > 1 else ''}"))
     buffer = size if (p("driver") == "lustre" and impl == "romio" and pat.op == "write") else \
         _hint_int(hints, "cb_buffer_size", p("cb_buffer_size"))
     per_call = geo.total / max(1.0, geo.coll_calls) / aggs

@@ -13,6 +13,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pario.model.errors import ParioError, did_you_mean
@@ -244,10 +245,29 @@ def _derived(params: dict[str, Param]) -> None:
                                  f"ROMIO's driver for {kind}")
 
 
+def data_dirs(installed: str, source: str) -> list[Path]:
+    """A data directory installed beside the package, else the source tree's."""
+    here = Path(__file__).resolve().parents[1]
+    return [here / installed, here.parents[1] / source]
+
+
+def system_file(name: str) -> Path:
+    """A shipped system file by name (examples/systems/NAME.toml)."""
+    for d in data_dirs("systems", "examples/systems"):
+        if (d / f"{name}.toml").is_file():
+            return d / f"{name}.toml"
+    raise FileNotFoundError(f"{name}.toml")
+
+
 def load(path: str) -> System:
     """A system file, read bounded and checked: one clear line on anything wrong with it."""
     from pario.model.formats import parse_toml
     from pario.platform import documents
+    if not os.path.exists(path) and os.sep not in path and not path.endswith(".toml"):
+        try:  # a shipped system by name: --system archer2
+            path = str(system_file(path))
+        except FileNotFoundError:
+            pass
     if os.path.isdir(path):
         raise ParioError(f"--system {path}: is a directory; give a system file (.toml)")
     if not os.path.exists(path):

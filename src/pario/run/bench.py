@@ -16,11 +16,12 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, Stopped
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
-from pario.platform import environment, layout, slurm
+from pario.platform import environment, host, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
 from pario.run import engine_mpi, forward, launchers, scratch_guard, servers, session, stop, watchdog
+from pario.run.launchers import nodes as placement
 from pario.run.launchers import srun
 from pario.run.sentinel import Sentinel
 from pario.run.settings_launch import measured, read_settings
@@ -47,6 +48,7 @@ class RunRequest:
     # trial: fcoll, io_ompio_*), exported to every rank as OMPI_MCA_NAME, which Open MPI reads at start
     env: dict[str, str] = field(default_factory=dict)     # more variables for the ranks only (a preset's
     # buffered case: LD_PRELOAD and PARIO_BUFFER_*, so that mpirun itself runs without the library)
+    nodes: int | None = None            # --nodes: the ranks in blocks over this many nodes
 
 
 def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: list[Case]) -> SpecDoc:
@@ -92,7 +94,10 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
     engine_mpi.check(request.engine, request.mpi, request.launcher)
     scratch = request.scratch
     watcher = Sentinel()
-    tmp = watcher.start()  # private: spec, result and status files of this run
+    # private: spec, result and status files of this run; beside the scratch directory when ranks may run
+    # on other hosts (rank 0 reads the spec and writes the result; another node's /tmp is not this one's)
+    shared = placement.elsewhere(request.mpi, request.launcher, request.nodes)
+    tmp = watcher.start(parent=host.nearest_existing(scratch.dir) if shared else None)
     if scratch.owns_files:  # a command's guards wait for this run's files only while it is under way
         scratch_guard.running(scratch)
     try:
@@ -112,6 +117,8 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
             raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if shared:
+            scratch.remove_dir_if_ours()  # the private directory may have kept it from being empty
         watcher.close()
         scratch_guard.running(None)
 
@@ -139,7 +146,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     forwarded = {**forward.timed_env(), **{f"OMPI_MCA_{k}": v for k, v in sorted(req.mca.items())}, **req.env}
     argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
-                             launcher=req.launcher)
+                             launcher=req.launcher, nodes=req.nodes)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=req.engine)
     env.update(req.facts)

@@ -13,8 +13,6 @@ import statistics
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
-from pario.analysis import noise
-
 K = TypeVar("K", bound=Hashable)
 
 CAP = 15    # counted repetitions a configuration may reach in a race
@@ -23,6 +21,8 @@ STEP = 3    # repetitions added to each contender per round (one launch each, al
 
 def contenders(rates: Mapping[K, Sequence[float]]) -> list[K]:
     """The keys not slower beyond the noise than the one with the highest median, best median first."""
+    from pario.analysis import noise  # numpy: not loaded by `pario tune --help`, which reads CAP
+
     live = {k: list(v) for k, v in rates.items() if v}
     if not live:
         return []

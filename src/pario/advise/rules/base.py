@@ -81,6 +81,11 @@ class Ctx:
         why = parts[0][1] if len(parts) == 1 else "the larger of " + " and ".join(p[1] for p in parts)
         return limit, why
 
+    def library_files(self) -> set[str]:
+        """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) wrote or read for the program: the
+        library rules (rules/libraries.py) give their advice in the library's terms."""
+        return {r.file for r in self.job.libs if r.reads or r.writes}
+
     def ranks_here(self, ranks: int) -> int:
         return max(1, min(ranks, self.max_ranks))
 

@@ -53,8 +53,8 @@ def independent_pieces(op: str):
         for r in ctx.recs("mpiio"):
             indep = (r.indep_writes if op == "write" else r.indep_reads) or 0
             coll = (r.coll_writes if op == "write" else r.coll_reads) or 0
-            if not r.shared or indep <= coll:
-                continue
+            if not r.shared or indep <= coll or r.path in ctx.library_files():
+                continue   # (a library's MPI-IO calls: rules/libraries.py advises its calls)
             size = _typical(r, op)
             if not size:
                 continue

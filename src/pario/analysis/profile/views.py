@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pario.analysis.profile.libviews import application_layer, is_library, library_totals, library_views, props
 from pario.analysis.profile.logread import counter_meta, counters
 from pario.model.filesystems import MAGIC
 
@@ -71,7 +72,7 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
             for rec in mdoc.get("records", []):
                 g = groups.setdefault((mod, rec["path"]), {"meta": meta, "parts": [], "sizes": [], "strides": [],
                                                           "others": [0, 0], "reduced": False,
-                                                          "hints": None})
+                                                          "hints": None, "props": None})
                 g["parts"].append(counters(mdoc, rec))
                 g["sizes"].append(rec.get("sizes", []))
                 g["strides"].append(rec.get("strides", []))
@@ -80,6 +81,8 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
                 g["reduced"] = g["reduced"] or rec.get("rank") == -1
                 if rec.get("hints") and g["hints"] is None:
                     g["hints"] = rec["hints"]
+                if rec.get("props") and g["props"] is None:  # an I/O library's facts (libviews.props)
+                    g["props"] = rec["props"]
     rows = []
     for (mod, path), g in sorted(groups.items()):
         c = _merge(mod, g["meta"], g["parts"])
@@ -102,6 +105,7 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
             "common_strides": strides, "common_strides_other": strides_other,
             "hints": parse_hints(g["hints"]), "hints_status": hints_status(parse_hints(g["hints"])), "counters": c,
             "fs": fs_name(c.get("POSIX_FS_TYPE")) if mod == "posix" else None,
+            "props": props(g["props"]) if g["props"] is not None else None,
         }
         rows.append(row)
     return rows
@@ -200,6 +204,8 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
     ranks = {p.get("rank") for p in pinfo if (p.get("rank") if p.get("rank") is not None else -1) >= 0}
     mods: dict[str, dict[str, Any]] = {}
     for f in files:
+        if is_library(f["module"]):  # the I/O libraries: "libraries" below
+            continue
         m = mods.setdefault(f["module"], {"files": 0, "shared_files": 0, "reads": 0, "writes": 0, "bytes_read": 0,
                                           "bytes_written": 0, "small_reads": 0, "small_writes": 0,
                                           "read_time": 0.0, "write_time": 0.0, "meta_time": 0.0})
@@ -222,6 +228,8 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),
         "trace_dropped": sum(int(lim.get("trace_dropped", 0)) for lim in limits),
         "modules": mods,
+        "libraries": library_totals(library_views(job, files)),
+        "application_layer": application_layer(job, files),
         "job": job.get("job", {}),
         **_time_of_job(procs, mods),
     }

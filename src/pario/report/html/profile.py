@@ -10,6 +10,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.views import hist
 from pario.model.units import tenths
 from pario.report.html import anchors, trace
@@ -197,15 +198,51 @@ def _hints(n: int, files: list[dict[str, Any]]) -> Table | None:
                    "(the MPI library reported none)"] for f in rows])
 
 
+def _libraries(n: int, summary: dict[str, Any]) -> list[Table | Note | Plot]:
+    """The I/O libraries' tables, the same objects `pario profile show` prints (report/libtables.py),
+    and each library's access sizes as a plot."""
+    from pario.analysis.profile.libviews import views_of_summary
+    from pario.report.libtables import histogram_counts, sections
+
+    views = {v.lib.name: v for v in views_of_summary(summary)}
+    out: list[Table | Note | Plot] = []
+    for sec in sections(list(views.values())):
+        out.append(Note(f"{sec.heading}: " + "; ".join(sec.lines) if sec.lines else sec.heading))
+        for t in sec.tables:
+            out.append(Table(anchors.profile(n, t.key), t.title, [c.header.replace("\n", " ") for c in t.columns],
+                             t.rows, t.caption))
+        counts = histogram_counts(views[sec.library])
+        if counts:
+            fig = go.Figure()
+            for op in ("read", "write"):
+                buckets = counts.get(op, {})
+                if buckets:
+                    fig.add_trace(go.Bar(x=[b.replace("_", "-") for b in buckets], y=list(buckets.values()), name=op,
+                                         marker={"color": COLOURS[op]},
+                                         hovertemplate=f"{op}s of %{{x}} bytes: %{{y}}<extra></extra>"))
+            fig.update_layout(layout(height=320, barmode="group"))
+            fig.update_yaxes(title_text="calls")
+            fig.update_xaxes(tickangle=-45)
+            title = views[sec.library].lib.title
+            out.append(Plot(anchors.profile(n, f"{sec.library}-size-plot"), f"{title} access sizes", fig,
+                            f"{title} data calls per size range (the bytes each call asked for), reads and writes."))
+    return out
+
+
 def section(n: int, name: str, job: dict[str, Any], summary: dict[str, Any]) -> Section:
     """The n-th profile log (1, 2, ...): its job document (analysis.profile.load) and the summary of
     it (analysis.profile.summary, what `pario profile show --json` prints)."""
-    view, files = summary["job"], summary["files"]
+    view = summary["job"]
+    files = [f for f in summary["files"] if not is_library(f["module"])]  # the libraries: _libraries
     sec = Section(anchors.profile(n, "section"), f"Profile: {name}",
                   intro="What the program did to files, as `pario profile show` prints it, with plots.")
     sec.items.append(Table(anchors.profile(n, "job"), "Job", ["", ""], _job_rows(view)))
     if view["partial"] or view["dropped_records"] or view["trace_dropped"]:
         sec.items.append(Note("Some limits were hit (see the Job table): the figures below say what was kept.", "warn"))
+    layer = view.get("application_layer")
+    if layer and layer.get("text") != "no file I/O":
+        sec.items.append(Note(f"I/O came from: {layer['text']}"))
+    sec.items += _libraries(n, summary)
     if not files:
         sec.items.append(Note("No file I/O was recorded (paths under the excluded prefixes are not recorded)."))
     else:

@@ -67,6 +67,18 @@ def _has_seed(doc: dict[str, Any], col: dict[str, Any]) -> bool:
     return any((row["cells"].get(col["name"]) or {}).get("seed") is not None for row in doc["rows"])
 
 
+def _has_model(doc: dict[str, Any], col: dict[str, Any]) -> bool:
+    return any((row["cells"].get(col["name"]) or {}).get("model") for row in doc["rows"])
+
+
+def _model(model: dict[str, Any] | None) -> str:
+    if not model:
+        return ""
+    v = model["value"]
+    text = f"{v:.3g}" if v < 100 else f"{v:.0f}"
+    return text + ("*" if model["calibration"] else "") + ("!" if model["flags"] else "")
+
+
 def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
     """The seed-shaped table of a preset run, then what was skipped, the readings and the notes."""
     console.print(f"[bold]{escape(doc['title'])}[/bold]", highlight=False)
@@ -87,6 +99,8 @@ def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
         table.add_column(escape(f"{col['name']}{shown}\nhere"), justify="right", no_wrap=True)
         if _has_seed(doc, col):
             table.add_column("\nseed", justify="right", overflow="fold")
+        if _has_model(doc, col):
+            table.add_column("\nmodel", justify="right", no_wrap=True)
     for row in doc["rows"]:
         cells = [row["label"]]
         for col in doc["columns"]:
@@ -97,11 +111,19 @@ def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
             cells.append(_here(cell, col["unit"]) if cell else "")
             if _has_seed(doc, col):
                 cells.append(_seed(cell.get("seed"), col["unit"]) if cell else "")
+            if _has_model(doc, col):
+                cells.append(_model(cell.get("model")))
         table.add_row(*(Text(c, style="dim" if c in ("skipped", "not run") else "") for c in cells))
     console.print(table)
     console.print(escape("here: median [min-max] over the repetitions"
                          + ("; ~: within the run-to-run noise" if _noisy(doc) else "")
                          + "."), highlight=False)
+    systems = sorted({c["model"]["system"] for r in doc["rows"] for c in r["cells"].values() if c.get("model")})
+    if systems:
+        console.print(escape(f"model: pario predict of the seed's figure on the seed's system "
+                             f"(examples/systems/{', '.join(s + '.toml' for s in systems)}) at the seed's scale; "
+                             "*: a calibration row (fitted to it); !: flagged, a mechanism the model lacks "
+                             "(python benchmarks/predict/seeds.py says which)."), highlight=False)
     reasons: dict[str, list[str]] = {}
     for s in doc["skipped"]:
         if s["label"] not in reasons.setdefault(s["reason"], []):

@@ -9,9 +9,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.views import hist
 from pario.model.units import seconds, tenths
 from pario.report.terminal.fit import Col, print_fit
+from pario.report.terminal.libraries import show as show_libraries
 
 # The record the profiler keeps the MPI runtime's own files in (csrc/profile/profile.h), and the
 # paths those files have when recorded one by one (--runtime-files): shown apart from the
@@ -56,6 +58,9 @@ def job_lines(view: dict[str, Any]) -> list[str]:
             how = "" if spread["exact"] else " (shared files count between their fastest and slowest rank)"
             lines.append(f"I/O time per rank ({view['time_interface']}): {secs(spread['low'])} to "
                          f"{secs(spread['high'])} over {spread['n']} ranks{how}")
+    layer = view.get("application_layer")
+    if layer and layer.get("text") != "no file I/O":
+        lines.append(f"I/O came from: {layer['text']}")
     if view["partial"]:
         lines.append(f"partial: processes {view['partial_processes']} were stopped by a signal; their counters "
                      "end there")
@@ -199,14 +204,26 @@ def hint_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
     return cols, rows
 
 
+def library_sections(summary: dict[str, Any], top: int = 20) -> list:
+    """The I/O libraries' sections of a summary (report/libtables.py): the same objects the HTML
+    page draws."""
+    from pario.analysis.profile.libviews import views_of_summary
+    from pario.report.libtables import sections
+
+    return sections(views_of_summary(summary), top)
+
+
 def show(summary: dict[str, Any], top: int = 20, console: Console | None = None) -> None:
     con = console or Console()  # the terminal's width; 80 columns (or $COLUMNS) when piped
     con.print(Text("Job", style="italic"))
     for line in job_lines(summary["job"]):
         con.print(Text("  " + line))
-    every = summary["files"]
+    every = [f for f in summary["files"] if not is_library(f["module"])]
     files = [f for f in every if not is_runtime(f["path"])]
     runtime = [f for f in every if is_runtime(f["path"])]
+    libs = library_sections(summary, top)
+    if libs:
+        show_libraries(con, libs)
     if not files:
         con.print(Text("No file I/O of the application was recorded (paths under the excluded prefixes and "
                        "the MPI runtime's own files are not counted)."))

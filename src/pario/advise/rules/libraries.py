@@ -1,0 +1,345 @@
+"""Findings at the I/O library's level (issue 29), from the library records of a pario profile log
+(advise/libjob.py): the fix is said in the library's own terms (property lists, hints, chunking,
+non-blocking calls) and, where pario has the knob, as settings of the library layer that `pario
+bench -a hdf5|pnetcdf|netcdf4` replays for --verify.
+
+- many small dataset or variable writes (reads) a rank makes one by one, that one hyperslab, one
+  collective call or one non-blocking batch would join (CSC's iput table);
+- a collective transfer HDF5 did independently, with HDF5's reason;
+- a contiguous dataset or variable whose data starts off the file system's unit (H5Pset_alignment,
+  PnetCDF's nc_var_align_size or netCDF's nc_set_alignment, as the file's library needs);
+- a record variable chunked by the netCDF library's default into chunks far smaller than a write;
+- HDF5 chunks far smaller than the calls that write them;
+- HDF5 metadata written independently by every rank of a parallel file.
+
+Sizes are judged as the other rules judge them (Ctx.small_limit: the file system's unit and this
+system's per-call cost), against the POSIX record of the same file."""
+from __future__ import annotations
+
+from typing import Any
+
+from pario.advise.costs import Cost, NotCosted, Ratio
+from pario.advise.job import Rec
+from pario.advise.libjob import LibRec
+from pario.advise.rules.base import Candidate, Ctx, Plan, s
+from pario.model.findings import Evidence, Fix
+from pario.model.units import human
+from pario.settings import Settings, render
+
+_BACKEND = {"hdf5": "hdf5", "pnetcdf": "pnetcdf", "netcdf": "netcdf4"}
+_LAYER = {"hdf5": "hdf5", "pnetcdf": "pnetcdf", "netcdf": "netcdf4", "adios2": "adios2"}
+
+
+def _libs(ctx: Ctx, library: str | None = None, kind: str | None = None) -> list[LibRec]:
+    return [r for r in getattr(ctx.job, "libs", []) or []
+            if (library is None or r.library == library) and (kind is None or r.kind == kind)]
+
+
+def _under(ctx: Ctx, path: str) -> Rec | None:
+    """The POSIX (else MPI-IO) record of the library's file: the file system's facts and sizes."""
+    found = [r for r in ctx.job.records if r.path == path]
+    return next((r for r in found if r.module == "posix"), None) or next(iter(found), None)
+
+
+def _file_of(ctx: Ctx, r: LibRec) -> LibRec | None:
+    return next((f for f in _libs(ctx, r.library, "file") if f.file == r.file), None)
+
+
+def _netcdf4_file(ctx: Ctx, path: str) -> bool:
+    """A netCDF-4 file: the NetCDF library opened it (its HDF5 records are netCDF's doing)."""
+    return any(f.file == path and f.props.get("format", "").startswith("netcdf4") for f in _libs(ctx, "netcdf", "file"))
+
+
+def _rendered(layer: str, knobs: dict[str, str]) -> dict[str, str]:
+    dialect = {"hdf5": "hdf5", "pnetcdf": "pnetcdf", "adios2": "adios2"}.get(layer)
+    if not dialect:
+        return {}
+    text = render(Settings(lib={layer: dict(knobs)}), dialect).strip()
+    return {dialect: text} if text else {}
+
+
+def _label(r: LibRec) -> str:
+    return f"{r.file}:{r.name}" if r.name else r.file
+
+
+def _per_rank_calls(r: LibRec, n: int) -> int:
+    return max(1, round(n / max(1, r.nprocs))) if r.rank < 0 else n
+
+
+def _plan_pieces(r: LibRec, op: str, size: int, per_rank: int, before: dict[str, Any], after: dict[str, Any],
+                 ranks: int, log_s: float, what: str) -> Plan | None:
+    if size % 8 or not size:
+        return None
+    base = {"backend": _BACKEND[r.library], "strategy": "shared", "transfer": size, "block": size,
+            "segments": per_rank, "ops": [op], "reps": 3}
+    return Plan(ranks=ranks, before={**base, **before}, after={**base, **after}, log_s=log_s, what=what)
+
+
+def small_pieces(op: str):
+    """Many small calls per rank on one dataset or variable, made one by one."""
+    def rule(ctx: Ctx) -> list[Candidate]:
+        out = []
+        for r in _libs(ctx, kind="object"):
+            if r.library not in _BACKEND:
+                continue
+            calls = r.writes if op == "write" else r.reads
+            per_rank = _per_rank_calls(r, calls)
+            size = r.typical()
+            under = _under(ctx, r.file)
+            if per_rank < 2 or not size or under is None:
+                continue
+            if r.library == "pnetcdf" and (r.n("IPUTS") + r.n("BPUTS") + r.n("IGETS")) * 2 >= calls:
+                continue   # already posted as a non-blocking batch
+            if r.library == "hdf5" and r.n("COLL_REQUESTED") * 2 >= calls:
+                continue   # collective already: HDF5 joins the ranks' pieces of each call
+            if r.library == "netcdf" and (r.n("COLL_WRITES") + r.n("COLL_READS")) * 2 >= calls:
+                continue
+            limit, why = ctx.small_limit(under, op)
+            if limit is None or size >= limit:
+                continue
+            log_s = r.per_rank(r.write_time if op == "write" else r.read_time)
+            ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
+            name, things = _label(r), ("dataset" if r.library == "hdf5" else "variable")
+            if r.library == "hdf5":
+                call = "H5Dwrite" if op == "write" else "H5Dread"
+                fix = Fix(kind="code", text=(
+                    f"select each rank's {per_rank:,} pieces of {r.name} as one hyperslab (H5Sselect_hyperslab with "
+                    f"a count and a stride, or the pieces joined with H5S_SELECT_OR) and make one {call} per rank, "
+                    "collective (H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE)): HDF5 and MPI-IO then move the "
+                    "ranks' pieces as a few large requests"))
+                plan = _plan_pieces(r, op, size, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
+                                    f"{per_rank} pieces of {human(size)} per rank through HDF5, independent vs "
+                                    "collective calls")
+            elif r.library == "pnetcdf":
+                fix = Fix(kind="code", text=(
+                    f"post the {op}s of {r.name} with ncmpi_i{'put' if op == 'write' else 'get'}_vara_* (or "
+                    f"ncmpi_bput_vara_*) and complete them with one ncmpi_wait_all: PnetCDF joins the pending "
+                    "requests into one MPI-IO call (or give them all to one ncmpi_put_varn_*_all)"),
+                    settings={"pnetcdf.mode": "iput"}, rendered=_rendered("pnetcdf", {"mode": "iput"}))
+                plan = _plan_pieces(r, op, size, per_rank, {"lib": {"mode": "blocking"}}, {"lib": {"mode": "iput"}},
+                                    ranks, log_s, f"{per_rank} {op}s of {human(size)} per rank through PnetCDF, "
+                                                  "blocking vs iput + one wait_all")
+            else:
+                fix = Fix(kind="code", text=(
+                    f"write each rank's pieces of {r.name} with one nc_put_vara/nc_put_vars call over its whole slab, "
+                    "in collective access (nc_var_par_access(ncid, varid, NC_COLLECTIVE))"))
+                plan = _plan_pieces(r, op, size, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
+                                    f"{per_rank} pieces of {human(size)} per rank through netCDF-4, independent vs "
+                                    "collective calls")
+            text = (f"{name}: {calls:,} {op}s of ~{human(size)} ({per_rank:,} per rank, one by one; smaller than "
+                    f"{human(limit)}: {why}); {s(log_s)} per rank in them.")
+            counters: dict[str, float] = {f"{r.module.upper()}_{'WRITES' if op == 'write' else 'READS'}": calls,
+                        f"{r.module.upper()}_NPROCS": r.nprocs}
+            cost: Cost = Ratio(log_s=log_s, what=plan.what) if plan else NotCosted("no call size the engine can replay")
+            out.append(Candidate(rule=f"lib-small-{op}s", title=f"many small {things} {op}s ({r.library})",
+                                 evidence=Evidence(text=text, counters=counters, files=[r.file]), fix=fix, cost=cost,
+                                 confidence="medium", plan=plan, stance=(r.file, "collective")))
+        return out
+    return rule
+
+
+_CAUSES = {"NOCOLL_TYPE_CONVERSION": ("the memory type differs from the dataset's (HDF5 converts, and converting "
+                                      "is done independently)",
+                                      "write from a buffer of the dataset's own type (e.g. H5T_NATIVE_DOUBLE for a "
+                                      "double dataset), converting in the program first"),
+           "NOCOLL_DATA_TRANSFORM": ("a data transform is set (H5Pset_data_transform)",
+                                     "apply the transform in the program and drop H5Pset_data_transform"),
+           "NOCOLL_MPI_TYPES_OFF": ("MPI derived types are switched off (HDF5_MPI_OPT_TYPES)",
+                                    "unset HDF5_MPI_OPT_TYPES"),
+           "NOCOLL_NOT_SIMPLE": ("a dataspace is neither simple nor scalar", "use simple dataspaces"),
+           "NOCOLL_LAYOUT": ("the dataset is compact", "store it contiguous or chunked (H5Pset_layout)"),
+           "NOCOLL_FILTERS": ("the dataset is filtered and parallel filtered writes are off",
+                              "use HDF5 1.10.2 or newer with collective writes of filtered datasets"),
+           "NOCOLL_ERROR": ("HDF5 failed while checking whether it could", "read HDF5's error stack"),
+           "NOCOLL_OTHER": ("a reason this pario does not name (H5Pget_mpio_no_collective_cause)",
+                            "read H5Pget_mpio_no_collective_cause's answer")}
+
+
+def collective_broken(ctx: Ctx) -> list[Candidate]:
+    """HDF5 was asked for a collective transfer and did it without collective I/O."""
+    out = []
+    for r in _libs(ctx, "hdf5", "object"):
+        broken, asked = r.n("ACTUAL_NONE"), r.n("COLL_REQUESTED")
+        if not broken:
+            continue
+        causes = [k for k in _CAUSES if r.n(k)]
+        why = "; ".join(_CAUSES[k][0] for k in causes) or "HDF5 gave no reason"
+        size = r.typical()
+        per_rank = _per_rank_calls(r, broken)
+        op = "write" if r.writes >= r.reads else "read"
+        log_s = r.per_rank(r.write_time + r.read_time) * broken / max(1, r.writes + r.reads)
+        ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
+        plan = _plan_pieces(r, op, size or 0, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
+                            f"{human(size or 0)} calls through HDF5 done independently (as HDF5 did) vs "
+                            "collectively (as asked)")
+        text = (f"{_label(r)}: {broken:,} of {asked:,} collective calls were done without collective I/O "
+                f"(H5Pget_mpio_actual_io_mode: H5D_MPIO_NO_COLLECTIVE); HDF5's reason "
+                f"(H5Pget_mpio_no_collective_cause): {why}.")
+        fix_words = "; ".join(_CAUSES[k][1] for k in causes) or "read H5Pget_mpio_no_collective_cause's answer"
+        out.append(Candidate(rule="hdf5-collective-broken", title="collective transfer done independently (HDF5)",
+                             evidence=Evidence(text=text, counters={"H5D_COLL_REQUESTED": asked,
+                                                                    "H5D_ACTUAL_NONE": broken,
+                                                                    **{f"H5D_{k}": r.n(k) for k in causes}},
+                                               files=[r.file]),
+                             fix=Fix(kind="code", text=f"{fix_words}: HDF5 then does the transfer collectively, as "
+                                                       "the program asked"),
+                             cost=Ratio(log_s=log_s, what="collective calls") if plan else
+                             NotCosted("no call size the engine can replay"),
+                             confidence="high", plan=plan))
+    return out
+
+
+def misaligned_data(ctx: Ctx) -> list[Candidate]:
+    """A contiguous dataset or variable at least one unit large whose data starts off the unit."""
+    out = []
+    seen: set[str] = set()
+    for r in _libs(ctx, kind="object"):
+        if r.library not in ("hdf5", "pnetcdf") or r.file in seen:
+            continue
+        if r.library == "hdf5" and r.props.get("layout") != "contiguous":
+            continue
+        offset = r.n("FILE_OFFSET")
+        under = _under(ctx, r.file)
+        if not offset or under is None:
+            continue
+        facts = ctx.facts(under)
+        unit = facts.unit
+        size = r.n("DATASET_SIZE") if r.library == "hdf5" else r.n("BYTES_WRITTEN") + r.n("BYTES_READ")
+        if not unit or offset % unit == 0 or size < unit:
+            continue
+        seen.add(r.file)
+        library = "netcdf" if r.library == "hdf5" and _netcdf4_file(ctx, r.file) else r.library
+        layer = _LAYER[library]
+        if library == "hdf5":
+            knobs = {"alignment": str(unit), "align_threshold": str(unit)}
+            words = (f"set H5Pset_alignment(fapl, {unit}, {unit}) on the file access property list before "
+                     "H5Fcreate: datasets of at least that size then start on a unit boundary")
+        elif library == "netcdf":
+            knobs = {"alignment": str(unit), "align_threshold": str(unit)}
+            words = (f"call nc_set_alignment({unit}, {unit}) before nc_create (netCDF 4.9): variables of at "
+                     "least that size then start on a unit boundary (the netCDF-4 file is HDF5 underneath)")
+        else:
+            knobs = {"var_align": str(unit)}
+            words = (f"pass nc_var_align_size={unit} in the MPI_Info of ncmpi_create (or PNETCDF_HINTS): "
+                     "variables then start on a unit boundary")
+        op = "write" if r.writes >= r.reads else "read"
+        typical = r.typical() or 0
+        log_s = r.per_rank(r.write_time + r.read_time)
+        ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
+        plan = None
+        calls = _per_rank_calls(r, r.writes + r.reads)
+        if typical and typical % 8 == 0:
+            base = {"backend": _BACKEND[library], "strategy": "shared", "transfer": typical,
+                    "block": typical * calls, "ops": [op], "reps": 3, "lib": {}}
+            plan = Plan(ranks=ranks, before=base, after={**base, "lib": dict(knobs)}, log_s=log_s,
+                        what=f"{human(typical)} {op}s through {library} with the library's placement vs aligned to "
+                             f"{human(unit)}")
+        text = (f"{_label(r)} ({human(size)}) starts at byte {offset:,} of the file, not a multiple of "
+                f"{human(unit)} ({facts.unit_source}): every {op} of its data straddles one more block or stripe "
+                f"than it needs; {s(log_s)} per rank in them.")
+        out.append(Candidate(rule="lib-misaligned-data", title=f"{library} data not aligned to {human(unit)}",
+                             evidence=Evidence(text=text, counters={f"{r.module.upper()}_FILE_OFFSET": offset},
+                                               files=[r.file]),
+                             fix=Fix(kind="settings", text=words, rendered=_rendered(layer, knobs),
+                                     settings={f"{layer}.{k}": v for k, v in knobs.items()}),
+                             cost=Ratio(log_s=log_s, what=f"data aligned to {human(unit)}") if plan else
+                             NotCosted("no call size the engine can replay"),
+                             confidence="medium", plan=plan))
+    return out
+
+
+def chunks_too_small(ctx: Ctx) -> list[Candidate]:
+    """Chunks far smaller than the calls that write them: each call touches many chunks. For a
+    netCDF-4 record variable this is what the library's default chunking gives."""
+    out = []
+    for r in _libs(ctx, kind="object"):
+        if r.library == "hdf5" and _netcdf4_file(ctx, r.file):
+            continue   # said as the netCDF variable
+        chunk = r.n("CHUNK_SIZE")
+        size = r.typical()
+        under = _under(ctx, r.file)
+        if r.library not in ("hdf5", "netcdf") or not chunk or not size or under is None:
+            continue
+        limit, why = ctx.small_limit(under, "write" if r.writes >= r.reads else "read")
+        if limit is None or chunk >= limit or size < 2 * chunk:
+            continue
+        default = r.library == "netcdf" and r.n("DEFAULT_CHUNKS")
+        layer = _LAYER[r.library]
+        op = "write" if r.writes >= r.reads else "read"
+        calls = _per_rank_calls(r, r.writes + r.reads)
+        log_s = r.per_rank(r.write_time + r.read_time)
+        ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
+        plan = None
+        if size % 8 == 0 and chunk % 8 == 0:
+            base = {"backend": _BACKEND[r.library], "strategy": "shared", "transfer": size, "block": size * calls,
+                    "ops": [op], "reps": 3, "collective": bool(r.n("COLL_REQUESTED") or r.n("COLL_WRITES"))}
+            plan = Plan(ranks=ranks, before={**base, "lib": {"chunk": str(chunk // 8)}},
+                        after={**base, "lib": {"chunk": "block"}}, log_s=log_s,
+                        what=f"{human(size)} {op}s into chunks of {human(chunk)} vs chunks of one call")
+        shape = r.props.get("chunk", "?")
+        text = (f"{_label(r)}: chunks of {human(chunk)} ({shape}"
+                f"{', the netCDF library default: nc_def_var_chunking was never called' if default else ''}) for "
+                f"{op}s of ~{human(size)}: each call touches {size // chunk:,} chunks, each a separate small I/O "
+                f"(smaller than {human(limit)}: {why}); {s(log_s)} per rank in them.")
+        call = "nc_def_var_chunking(ncid, varid, NC_CHUNKED, chunks)" if r.library == "netcdf" else \
+            "H5Pset_chunk(dcpl, rank, dims)"
+        out.append(Candidate(rule="netcdf4-default-chunks" if default else "lib-small-chunks",
+                             title=("netCDF-4 default chunks on a record variable" if default else
+                                    f"{r.library} chunks far smaller than the calls"),
+                             evidence=Evidence(text=text, counters={f"{r.module.upper()}_CHUNK_SIZE": chunk},
+                                               files=[r.file]),
+                             fix=Fix(kind="settings", text=(f"chunk {r.name} by what one call writes ({call} with "
+                                                            f"the dimensions of one rank's {op}, about {human(size)})"),
+                                     settings={f"{layer}.chunk": "block"},
+                                     rendered=_rendered(layer, {"chunk": "block"})),
+                             cost=Ratio(log_s=log_s, what="chunks of one call") if plan else
+                             NotCosted("no call size the engine can replay"),
+                             confidence="medium", plan=plan))
+    return out
+
+
+def independent_metadata(ctx: Ctx) -> list[Candidate]:
+    """An HDF5 file of several ranks through MPI-IO whose metadata every rank writes and reads
+    independently (the HDF5 group's advice at scale: collective metadata)."""
+    out = []
+    for f in _libs(ctx, "hdf5", "file"):
+        if _netcdf4_file(ctx, f.file) or not f.n("MPIO") or f.nprocs < 2 or f.rank >= 0:
+            continue
+        if f.n("COLL_MD_READS") and f.n("COLL_MD_WRITES"):
+            continue
+        objs = [o for o in _libs(ctx, "hdf5", "object") if o.file == f.file]
+        made = sum(o.n("CREATES") + o.n("OPENS") for o in objs)
+        if not made:
+            continue
+        meta_s = f.per_rank(f.meta_time)
+        data_s = f.per_rank(f.write_time + f.read_time)
+        typical = max((o.typical() or 0 for o in objs), default=0)
+        ranks = ctx.ranks_here(f.nprocs)
+        plan = None
+        if typical and typical % 8 == 0:
+            base = {"backend": "hdf5", "strategy": "shared", "transfer": typical, "block": typical, "ops": ["write"],
+                    "reps": 3}
+            plan = Plan(ranks=ranks, before={**base, "lib": {"coll_metadata": "false"}},
+                        after={**base, "lib": {"coll_metadata": "true"}}, log_s=meta_s + data_s,
+                        what="HDF5 with metadata written by every rank vs collective metadata")
+        off = [w for w, k in (("reads", "COLL_MD_READS"), ("writes", "COLL_MD_WRITES")) if not f.n(k)]
+        text = (f"{f.file}: {f.nprocs} ranks opened it with the MPI-IO driver and made {made:,} dataset opens or "
+                f"creates with metadata {' and '.join(off)} independent (each rank reads and writes the file's "
+                f"metadata itself); {s(meta_s)} per rank in HDF5 metadata calls.")
+        knobs = {"coll_metadata": "true"}
+        out.append(Candidate(rule="hdf5-independent-metadata",
+                             title="HDF5 metadata written independently by every rank",
+                             evidence=Evidence(text=text, counters={"H5F_COLL_MD_READS": f.n("COLL_MD_READS"),
+                                                                    "H5F_COLL_MD_WRITES": f.n("COLL_MD_WRITES"),
+                                                                    "H5F_NPROCS": f.nprocs}, files=[f.file]),
+                             fix=Fix(kind="settings", text="set H5Pset_all_coll_metadata_ops(fapl, 1) and "
+                                     "H5Pset_coll_metadata_write(fapl, 1): one rank reads and writes metadata for all",
+                                     settings={"hdf5.coll_metadata": "true"}, rendered=_rendered("hdf5", knobs)),
+                             cost=Ratio(log_s=meta_s + data_s, what="collective metadata") if plan else
+                             NotCosted("no call size the engine can replay"),
+                             confidence="low", plan=plan))
+    return out
+
+
+RULES = [small_pieces("write"), small_pieces("read"), collective_broken, misaligned_data, chunks_too_small,
+         independent_metadata]
