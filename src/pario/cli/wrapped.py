@@ -21,6 +21,8 @@ def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
             raise ParioError("--launcher srun without -n: not inside a Slurm allocation, so give -n RANKS")
     if args.launcher == "mpirun" and args.ranks is None:
         raise ParioError("--launcher mpirun: give the number of ranks, -n RANKS")
+    if getattr(args, "nodes", None) and args.ranks is None:
+        raise ParioError(f"--nodes {args.nodes} places MPI ranks: give their number, -n RANKS")
     alloc = slurm.allocation()
     if args.ranks is not None:
         args.launcher = launchers.resolve(args.launcher)
