@@ -153,13 +153,18 @@ def file_rows(files: list[dict[str, Any]], top: int) -> tuple[list[Col], list[li
         seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
         unal = c.get(f"{p}_FILE_NOT_ALIGNED")
         align = c.get(f"{p}_FILE_ALIGNMENT")
-        rows.append([f["path"], f["module"], str(f["nprocs"]), f"{f['reads']}/{f['writes']}",
+        rows.append([labelled(f), f["module"], str(f["nprocs"]), f"{f['reads']}/{f['writes']}",
                      tenths(f["bytes_read"] + f["bytes_written"]), secs(f["read_time"] + f["write_time"]),
                      secs(f["meta_time"]), ", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3]),
                      pct(seq, ops) if f["module"] == "posix" and ops else "",
                      pct(unal, ops) if unal is not None and ops else "",
                      (size(align) + (f" ({f['fs']})" if f.get("fs") else "")) if align and ops else ""])
     return cols, rows, len(shown)
+
+
+def labelled(f: dict[str, Any]) -> str:
+    """A file's name in the tables: a node-local file (one per node under one path) with its node."""
+    return f"{f['path']} (on {f['node']})" if f.get("node") else f["path"]
 
 
 def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
@@ -172,7 +177,7 @@ def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]
             continue
         c, p = f["counters"], f["module"].upper()
         vt, vb = c.get(f"{p}_F_VARIANCE_RANK_TIME"), c.get(f"{p}_F_VARIANCE_RANK_BYTES")
-        rows.append([f["path"], f["module"], str(f["nprocs"]),
+        rows.append([labelled(f), f["module"], str(f["nprocs"]),
                      f"r{c.get(f'{p}_FASTEST_RANK')} {secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
                      f"r{c.get(f'{p}_SLOWEST_RANK')} {secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
                      f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))} / {tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))}",
@@ -221,6 +226,9 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
     every = [f for f in summary["files"] if not is_library(f["module"])]
     files = [f for f in every if not is_runtime(f["path"])]
     runtime = [f for f in every if is_runtime(f["path"])]
+    if summary.get("nodes"):
+        from pario.report.terminal.profile_nodes import show_nodes
+        show_nodes(con, summary["nodes"])
     libs = library_sections(summary, top)
     if libs:
         show_libraries(con, libs)
