@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "backends/dispatch.h"
 #include "common/log.h"
+#include "engine/fsbytes.h"
 #include "engine/casectx.h"
 #include "engine/fault.h"
 #include "engine/pagecache.h"
@@ -229,6 +231,18 @@ static int wear_out(pario_ctx *c, pario_file *fh, pario_op op, outcome *o, int r
   return rc ? rc : r;
 }
 
+/* The layout the file system gave a file, in its own words, and how it was read (NULL: none to
+ * read). CephFS: the virtual attribute ceph.file.layout ("stripe_unit=... stripe_count=...
+ * object_size=... pool=..."); what the MPI-IO layer reports of its striping hints is another thing. */
+static const char *fs_layout(const char *path, char *out, size_t len) {
+  ssize_t n = getxattr(path, "ceph.file.layout", out, len - 1);
+  if (n <= 0) return NULL;
+  out[n] = 0;
+  for (char *p = out; *p; p++)
+    if (*p == '"' || *p == '\\' || (unsigned char)*p < 32) *p = ' ';
+  return "getxattr ceph.file.layout";
+}
+
 /* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
 static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case_rec *rec) {
   memset(o, 0, sizeof *o);
@@ -248,6 +262,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
   pario_status_calls(c->call);
   pario_status(c->ci, opname(op), rep, "open");
   pario_file *fh = NULL;
+  o->t[8] = pario_fsbytes_arm(op == PARIO_OP_WRITE ? c->wpath : c->rpath);
   o->t[0] = pario_t();
   if (io) o->rc = pario_ctx_open(c, op == PARIO_OP_WRITE ? PARIO_WRITE : PARIO_READ, &fh);
   o->t[1] = pario_t();
@@ -279,12 +294,17 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
      microseconds, once per case, counted as close */
   if (rec && fh && !o->rc) rec->have_effective = !pario_file_info(fh, &rec->effective);
   if (rec && fh && !o->rc) rec->have_lib_effective = !pario_file_lib_info(fh, &rec->lib_effective);
+  if (rec && fh && !o->rc) rec->fs_layout_means = fs_layout(c->wpath, rec->fs_layout, sizeof rec->fs_layout);
   if (io && fh) {
     rc = pario_file_close(fh);
     if (rc && !o->rc) saved_errno = errno;
     if (!o->rc) o->rc = rc;
   }
   o->t[4] = pario_t() - o->check_s;
+  uint64_t fs_w, fs_r;
+  pario_fsbytes_disarm(&fs_w, &fs_r);
+  o->t[6] = (double)fs_w;
+  o->t[7] = (double)fs_r;
   pario_status(c->ci, opname(op), rep, "done");
   if (op == PARIO_OP_WRITE && c->written_n == c->n) written_whole(c, o); /* the same on every rank */
   /* a library's own words for a full disk vary (a short count, "no details from HDF5", "NetCDF:

@@ -20,19 +20,21 @@ int pario_agree(int rc, const pario_world *w) {
   return pario_err(out.rc, "%s", msg);
 }
 
+enum { COLS = (int)(sizeof((pario_outcome *)0)->t / sizeof(double)) };
+
 static double *dup_col(const double *all, int n, int col, double base) {
   double *v = malloc(sizeof *v * (size_t)n);
   if (v)
-    for (int r = 0; r < n; r++) v[r] = all[r * 6 + col] - base;
+    for (int r = 0; r < n; r++) v[r] = all[r * COLS + col] - base;
   return v;
 }
 
 static void reduce(const pario_world *w, pario_op op, int rep, const pario_outcome *o, pario_case_rec *rec) {
   int n = w->nranks, me = w->rank;
-  double *all = me == 0 ? malloc(sizeof *all * 6 * (size_t)n) : NULL;
+  double *all = me == 0 ? malloc(sizeof *all * COLS * (size_t)n) : NULL;
   uint64_t sums[6] = {o->bytes, o->ops, o->checked, o->errors, o->syncs, o->stonewalled}, tot[6];
   uint64_t bad[5] = {o->errors ? (uint64_t)me : UINT64_MAX, o->bad_off, o->bad_exp, o->bad_got, o->bad_file}, first[5];
-  MPI_Gather(o->t, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather(o->t, COLS, MPI_DOUBLE, all, COLS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce(sums, tot, 6, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   double check_s = 0;
   MPI_Reduce(&o->check_s, &check_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -65,10 +67,14 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
   p->t_start = p->xfer_start = 1e300;
   p->t_end = p->xfer_end = -1e300;
   int any_io = 0;
-  for (int r = 0; r < n; r++) any_io |= all[r * 6 + 5] > 0;
+  int counted = 1;
+  for (int r = 0; r < n; r++) {
+    any_io |= all[r * COLS + 5] > 0;
+    counted &= all[r * COLS + 8] > 0;
+  }
   double first_done = 1e300;
   for (int r = 0; r < n; r++) {
-    const double *t = all + r * 6;
+    const double *t = all + r * COLS;
     if (t[0] < p->t_start) p->t_start = t[0];
     if (t[1] < p->xfer_start) p->xfer_start = t[1];
     if (t[2] > p->xfer_end) p->xfer_end = t[2];
@@ -84,8 +90,12 @@ static void reduce(const pario_world *w, pario_op op, int rep, const pario_outco
   p->r_close = malloc(sizeof(double) * (size_t)n);
   p->r_done = dup_col(all, n, 4, p->t_start);
   p->r_bytes = dup_col(all, n, 5, 0);
+  if (counted) {
+    p->r_fs_written = dup_col(all, n, 6, 0);
+    p->r_fs_read = dup_col(all, n, 7, 0);
+  }
   for (int r = 0; r < n && p->r_open && p->r_xfer && p->r_sync && p->r_close; r++) {
-    const double *t = all + r * 6;
+    const double *t = all + r * COLS;
     p->r_open[r] = t[1] - t[0];
     p->r_xfer[r] = t[2] - t[1];
     p->r_sync[r] = t[3] - t[2];
@@ -115,6 +125,8 @@ static void phase_rec_free(pario_phase_rec *p) {
   free(p->r_close);
   free(p->r_done);
   free(p->r_bytes);
+  free(p->r_fs_written);
+  free(p->r_fs_read);
 }
 
 void pario_case_rec_free(pario_case_rec *rec) {

@@ -19,6 +19,7 @@ typedef struct {
   double t_start, t_end, xfer_start, xfer_end;
   double first_done, open_close_max;
   double *r_open, *r_xfer, *r_sync, *r_close, *r_done, *r_bytes;
+  double *r_fs_written, *r_fs_read; /* NULL when not counted on every rank (metadata phases) */
   uint64_t checked_bytes, errors;
   uint64_t syncs, stonewalled; /* -Y/-e sync calls; ranks the -D deadline stopped (all ranks) */
   double check_s; /* timed reads: the longest time a rank spent checking, taken out of its timings */
@@ -38,6 +39,8 @@ typedef struct {
   int have_effective;
   pario_info lib_effective; /* library layers: what the library reports it did (backend lib_info) */
   int have_lib_effective;
+  char fs_layout[256]; /* the layout rank 0's file got, as the file system reports it (CephFS) */
+  const char *fs_layout_means;
   /* metadata workload: totals over all ranks and repetitions */
   uint64_t md_created, md_removed, md_dirs, md_left, md_files_per_rep;
   int nphases, cap;
@@ -49,7 +52,9 @@ void pario_case_rec_free(pario_case_rec *rec);
 
 /* Per-rank outcome of one timed phase (data or metadata), reduced by pario_phase_finish. */
 typedef struct {
-  double t[6]; /* open start, open end, xfer end, sync end, close end, bytes */
+  /* open start, open end, xfer end, sync end, close end, bytes; the bytes written and read at the
+   * file system's calls (fsbytes.h) and whether they were counted (1) */
+  double t[9];
   uint64_t bytes, ops, checked, errors;
   uint64_t syncs, stonewalled; /* sync calls made; 1 when the deadline stopped this rank's loop */
   uint64_t bad_off, bad_exp, bad_got, bad_file;

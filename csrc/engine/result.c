@@ -85,6 +85,10 @@ static void phase(pario_jw *j, const pario_case *cs, const pario_phase_rec *p, i
   column(j, "close", p->r_close, nranks);
   column(j, "done", p->r_done, nranks);
   column(j, "bytes", p->r_bytes, nranks);
+  if (p->r_fs_written && p->r_fs_read) { /* at the file system's calls, below the I/O library */
+    column(j, "fs_written", p->r_fs_written, nranks);
+    column(j, "fs_read", p->r_fs_read, nranks);
+  }
   pario_jw_obj_end(j);
   if (cs->fsync || cs->fsync_per_write) pario_jw_uint(j, "syncs", p->syncs);
   if (cs->deadline_us && p->rep >= 0 && p->op != PARIO_OP_VERIFY) { /* IOR's -D */
@@ -153,6 +157,12 @@ static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, 
   if (c->workload == PARIO_WL_METADATA) metadata(j, c, r);
   else hints(j, c, r);
   lib(j, c, r);
+  if (r->fs_layout_means) { /* the layout the file got, read from the file system after the write */
+    pario_jw_obj(j, "fs_layout");
+    pario_jw_str(j, "value", r->fs_layout);
+    pario_jw_str(j, "means", r->fs_layout_means);
+    pario_jw_obj_end(j);
+  }
   if (c->max_time_ms) { /* IOR's -T: how many repetitions ran, and whether the limit stopped the rest */
     pario_jw_obj(j, "max_time");
     pario_jw_dbl(j, "minutes", (double)c->max_time_ms / 60000.0);

@@ -121,16 +121,23 @@ static int find(struct pario_hmap *m, uint64_t k1, uint64_t k2) {
   return -1;
 }
 
+/* The table's lock, skipped while the process has never had a second thread (as the records'
+ * locks are: only this thread could start another, and it is here). */
+static int lone(void) { return &__libc_single_threaded && __libc_single_threaded; }
+static void hunlock(struct pario_hmap *m, int was_lone) { if (!was_lone) pthread_mutex_unlock(&m->lock); }
+
 int pario_hmap_get(struct pario_hmap *m, uint64_t k1, uint64_t k2, struct pario_handle *out) {
-  pthread_mutex_lock(&m->lock);
+  int one = lone();
+  if (!one) pthread_mutex_lock(&m->lock);
   int s = ready(m) ? find(m, k1, k2) : -1;
   if (s >= 0) *out = m->slots[s];
-  pthread_mutex_unlock(&m->lock);
+  hunlock(m, one);
   return s >= 0;
 }
 
 int pario_hmap_put(struct pario_hmap *m, const struct pario_handle *h) {
-  pthread_mutex_lock(&m->lock);
+  int one = lone();
+  if (!one) pthread_mutex_lock(&m->lock);
   int s = -1;
   if (ready(m) && (s = find(m, h->k1, h->k2)) < 0) {
     for (unsigned n = 0, t = (unsigned)(hkey(h->k1, h->k2) % PARIO_HMAP_CAP); n < PARIO_HMAP_CAP;
@@ -141,7 +148,7 @@ int pario_hmap_put(struct pario_hmap *m, const struct pario_handle *h) {
     m->slots[s] = *h;
     m->slots[s].used = 1;
   }
-  pthread_mutex_unlock(&m->lock);
+  hunlock(m, one);
   return s >= 0 ? 0 : -1;
 }
 
@@ -151,18 +158,20 @@ static void drop(struct pario_hmap *m, int s) {
 }
 
 void pario_hmap_del(struct pario_hmap *m, uint64_t k1, uint64_t k2) {
-  pthread_mutex_lock(&m->lock);
+  int one = lone();
+  if (!one) pthread_mutex_lock(&m->lock);
   int s = ready(m) ? find(m, k1, k2) : -1;
   if (s >= 0) drop(m, s);
-  pthread_mutex_unlock(&m->lock);
+  hunlock(m, one);
 }
 
 void pario_hmap_del_k1(struct pario_hmap *m, uint64_t k1) {
-  pthread_mutex_lock(&m->lock);
+  int one = lone();
+  if (!one) pthread_mutex_lock(&m->lock);
   if (ready(m))
     for (int s = PARIO_HMAP_CAP - 1; s >= 0; s--)
       if (m->slots[s].used == 1 && m->slots[s].k1 == k1) drop(m, s);
-  pthread_mutex_unlock(&m->lock);
+  hunlock(m, one);
 }
 
 /* ---- records ---- */

@@ -72,7 +72,7 @@ static __thread int nc_inside;
 static struct pario_hmap files = PARIO_HMAP_INIT; /* file part of the ncid -> file record, parallel */
 static struct pario_hmap vars = PARIO_HMAP_INIT;  /* (ncid, varid) -> records and what is known */
 enum { F_PARALLEL };
-enum { V_FACTS, V_DEFINED, V_CHUNKS_SET, V_ACCESS, V_NDIMS, V_TYPE_SIZE, V_PAR_CALLS };
+enum { V_FACTS, V_DEFINED, V_CHUNKS_SET, V_ACCESS, V_NDIMS, V_TYPE_SIZE, V_PAR_CALLS, V_PARALLEL };
 #define FILE_KEY(ncid) ((uint64_t)((unsigned)(ncid) >> 16)) /* a netCDF-4 group shares its file's */
 
 static struct pario_rec *file_rec(int ncid, const char *path, int *parallel) {
@@ -252,8 +252,11 @@ int nc_var_par_access(int ncid, int varid, int par_access) {
 /* Facts of a variable, at its first data call (the definitions are complete then). */
 static int var_of(int ncid, int varid, struct pario_handle *h, int *parallel) {
   *h = var_entry(ncid, varid);
+  if (h->aux[V_FACTS]) { /* known: no look-up of its file on the per-call path */
+    *parallel = (int)h->aux[V_PARALLEL];
+    return h->var != NULL;
+  }
   struct pario_rec *f = file_rec(ncid, NULL, parallel);
-  if (h->aux[V_FACTS]) return h->var != NULL;
   h->file = f;
   char name[256] = "?";
   int xtype = 0, nd = 0, dimids[NC_MAX_VAR_DIMS], natts = 0, nunlim = 0, unlim[NC_MAX_VAR_DIMS];
@@ -303,6 +306,7 @@ static int var_of(int ncid, int varid, struct pario_handle *h, int *parallel) {
   h->var->i[PARIO_NETCDF_VAR_PAR_ACCESS] += h->aux[V_PAR_CALLS];
   pario_unlock(&h->var->lock);
   h->aux[V_FACTS] = 1;
+  h->aux[V_PARALLEL] = *parallel;
   h->aux[V_NDIMS] = nd;
   h->aux[V_TYPE_SIZE] = (int64_t)tsize;
   if (pario_hmap_put(&vars, h) != 0) h->var = pario_rec_overflow(PARIO_MOD_NETCDF_VAR);

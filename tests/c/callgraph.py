@@ -33,6 +33,13 @@ ALLOWED = {
 }
 
 
+# Files that define libc's own names for the calls under them, transparently: the engine counts the
+# bytes each rank moves at the file system by defining write, pread, close... (engine/fsbytes.c),
+# which pass every call on to libc. A call of those names elsewhere is a call of libc, not of the
+# file; their pario_* functions are ordinary symbols.
+TRANSPARENT = {os.path.normpath("csrc/engine/fsbytes.c")}
+
+
 def source_of(obj: str, build: str, source: str) -> str:
     """csrc/engine/main.c for BUILD/CMakeFiles/pario-engine.dir/csrc/engine/main.c.o and
     csrc/profile/records.c for BUILD/csrc/intercept/CMakeFiles/pario-preload.dir/__/profile/records.c.o"""
@@ -128,7 +135,10 @@ def main() -> int:
         table: dict[str, tuple[set[str], set[str]]] = {}
         for obj in filter(None, objs.split(":")):
             src = source_of(obj, args.build, args.source)
-            table[src] = symbols(args.nm, obj)
+            defs, undefs = symbols(args.nm, obj)
+            if src in TRANSPARENT:
+                defs = {d for d in defs if d.startswith("pario_")}
+            table[src] = defs, undefs
         if not table:
             print(f"callgraph: unit {name} has no object files", file=sys.stderr)
             return 2

@@ -85,3 +85,28 @@ def start(count, share=(), extra_env=None) -> Cluster:
 def stop(cluster: Cluster) -> None:
     out = script("stop", cluster.dir)
     assert out.returncode == 0, f"local-cluster.sh stop failed:\n{out.stdout}{out.stderr}"
+
+
+def pario(cluster: Cluster, args, tmp_path, *, engine=None, extra=None, timeout=300):
+    """`python -m pario ARGS` from tmp_path (shared by every node) with the cluster's environment:
+    mpirun and mpiexec reach the nodes through its hostfiles, Slurm commands its controller."""
+    env = dict(cluster.env, PYTHONPATH=str(ROOT / "src"), PARIO_DB=str(tmp_path / "runs.db"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), COLUMNS="200")
+    for key in ("PARIO_FAULT", "OMPI_MCA_io", "SLURM_MPI_TYPE", "PARIO_MPIRUN"):
+        env.pop(key, None)
+    if engine:
+        env["PARIO_ENGINE"] = engine
+    env.update(extra or {})
+    return subprocess.run([sys.executable, "-m", "pario", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=timeout, cwd=tmp_path)
+
+
+def bench_json(cluster: Cluster, flavour: dict, args, tmp_path, **kwargs):
+    """`pario bench --json` under a flavour's MPI (mpi_flavours): (process, document or None)."""
+    import json
+    out = pario(cluster, ["bench", "--json", "--no-probe", "--mpirun", flavour["mpirun"],
+                          "--dir", tmp_path / "scratch", *args], tmp_path, engine=flavour["engine"], **kwargs)
+    try:
+        return out, json.loads(out.stdout)
+    except ValueError:
+        return out, None

@@ -242,8 +242,8 @@ RANKS = {"csc-btio": 4, "kaust-smallwrites": 1}
 
 def _lacks(reason: str) -> bool:
     """A reason this machine may legitimately give for skipping a row."""
-    return any(k in reason for k in ("needs Lustre", "needs at least", "pario buffer", "needs Cray", "nodes",
-                                     "is not built", "does not stripe"))
+    return any(k in reason for k in ("needs Lustre", "needs a striped file system", "needs at least", "pario buffer",
+                                     "needs Cray", "nodes", "is not built", "does not stripe", "CephFS only"))
 
 
 @pytest.mark.e2e

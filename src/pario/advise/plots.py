@@ -12,6 +12,7 @@ VIEWS = {
     "independent-writes": "sizes", "independent-reads": "sizes",
     "collective-buffering-writes": "sizes", "collective-buffering-reads": "sizes",
     "many-files": "files", "lustre-small-files-striped": "files", "lustre-one-stripe": "files",
+    "cephfs-one-server": "files",
     "redundant-reads": "files", "read-back": "files",
     "reopen": "time", "stat-calls": "time", "sync-every-write": "time",
     "one-rank-io": "spread", "stragglers": "spread",

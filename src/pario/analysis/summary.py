@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from pario.analysis import ior_notes, layers
+from pario.analysis import ior_notes, layers, nodes
 from pario.model.case import MD_OPS, RATE_OPS
 
 OPS = RATE_OPS  # the operations with a bandwidth: write and read
@@ -308,6 +308,8 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
                               "ranks_per_host": max([h.get("ranks") or 1 for h in hosts] or [mpi.get("ranks") or 1])}
         if metadata:
             row["metadata"] = _metadata(case, spec)
+        else:   # the aggregators in effect, and each node's share when the ranks ran on several
+            row.update(nodes.figures(case, result))
         if case.get("lib"):
             row["lib"] = {k: case["lib"].get(k) for k in ("name", "version", "requested", "effective", "source")}
         rows.append(row)

@@ -96,6 +96,9 @@ def register(subparsers) -> None:
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
+    r.add_argument("--nodes", type=typed(RUN["nodes"]), metavar="N",
+                   help="run the ranks on N nodes, in blocks (-n 6 --nodes 3: 2 per node): srun -N N inside "
+                        "Slurm, else the first N hosts of mpirun's hostfile")
     r.add_argument("-o", dest="test_file", metavar="PATH", type=typed(RUN["test_file"]),
                    help="IOR's test file: the files are PATH.RUN.* beside it (RUN: this run's id, so runs never "
                         "share a name); its directory is created if it is the only missing part")
@@ -267,7 +270,7 @@ def _reuse(request: BenchRequest) -> int:
         return dry_run(request, cases, ranks, engine, mpi, scratch, note)
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
-        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe,
+        launcher=launchers.resolve(request.launcher), no_probe=request.no_probe, nodes=request.nodes,
         facts={"reuse": facts, **({"drop_caches": request.drop_caches} if request.drop_caches else {})},
         timeout=request.timeout))
 
@@ -276,12 +279,14 @@ def _launcher(request: BenchRequest, ranks: int) -> MPI:
     """The MPI to launch with: an MPI launcher (platform.mpi.detect), with --io and --launcher it takes."""
     from pario.platform.mpi import check_io, detect, find_mpirun
     from pario.run import launchers
+    from pario.run.launchers import nodes as placement
 
     mpi = detect(find_mpirun(request.mpirun))
     launcher = launchers.resolve(request.launcher)
     launchers.command(mpi, ranks, [], io=request.io, launcher=launcher)  # rejects --io early
     check_io(mpi, request.io)
     launchers.check_launcher(launcher, mpi)
+    placement.check(mpi, launcher, ranks, request.nodes)
     return mpi
 
 
@@ -332,7 +337,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
     return _execute(request, store, RunRequest(
         cases=cases, note=note, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch, io=request.io,
         launcher=launchers.resolve(request.launcher), ceiling=ceiling, no_probe=request.no_probe,
-        facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
+        nodes=request.nodes, facts={"drop_caches": request.drop_caches} if request.drop_caches else {},
         timeout=request.timeout))
 
 

@@ -38,7 +38,8 @@ def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, m
     no scratch directory or file created and no store opened."""
     spec = engine_spec(scratch.run_id, scratch.dir, scratch.prefix, "STATUS_DIR", cases)
     argv = launchers.command(mpi, ranks, [engine, "SPEC.json", "RESULT.json"], io=request.io,
-                             env=forward.timed_env(), launcher=launchers.resolve(request.launcher))
+                             env=forward.timed_env(), launcher=launchers.resolve(request.launcher),
+                             nodes=request.nodes)
     if request.json:
         json_report.emit({"schema": "pario.bench-dry-run/1", "launcher_argv": argv, "ranks": ranks,
                           "note": note, "spec": spec})

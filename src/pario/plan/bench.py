@@ -21,7 +21,8 @@ CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strateg
               "dims", "btio_class", "grid", "steps", "view", "odirect", "hint", "hints_file", "fpp", "random",
               "reorder_host", "reorder", "name", "lib", "metadata", "files_per_dir", "file_size", "depth",
               "branching", "per_rank_dirs", "md_ops",
-              "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time")
+              "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time",
+              "stripe_count", "stripe_size", "object_size")
 
 
 def check_request(request: BenchRequest) -> None:
@@ -40,7 +41,8 @@ def flag_options(request: BenchRequest) -> dict[str, Any]:
                 "strategy", "aggregate", "pattern", "dims", "btio_class", "grid", "steps", "view", "odirect",
                 "hints_file", "name",
                 "write", "read", "verify", "buffer_max", "read_check",
-                "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time"):
+                "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time",
+                "stripe_count", "stripe_size", "object_size"):
         value = getattr(request, key, None)
         if value is not None:
             opts[key] = value

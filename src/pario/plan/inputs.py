@@ -75,6 +75,12 @@ CASE: dict[str, Setting] = {r.name: r for r in [
     _row("hints_file", "path", "ROMIO hints file"),
     _row("buffer_max", "size", "bytes of distinct data per rank", lo=8, hi=_lim("integer_max", INTEGER_MAX)),
     _row("lib", "table", "table of library settings (hdf5, pnetcdf, netcdf4, adios2)"),
+    _row("stripe_count", "int", "stripes of a new file (Lustre -c, CephFS stripe_count; -1 every server)",
+         lo=-1, hi=65535),
+    _row("stripe_size", "size", "stripe size of a new file (Lustre -S, CephFS stripe_unit; a multiple of 64k)",
+         lo=65536, hi=4 << 30),
+    _row("object_size", "size", "CephFS: bytes per object of a new file (a multiple of the stripe size)",
+         lo=65536, hi=1 << 30),
     _row("workload", "choice", "data | metadata", choices=("data", "metadata")),
     _row("files_per_dir", "int", "metadata: files per leaf directory", lo=1, hi=_lim("md_files_max", INT_MAX)),
     _row("file_size", "size", "metadata: bytes per file", lo=0, hi=_lim("md_file_size_max", INT_MAX)),
@@ -86,6 +92,8 @@ CASE: dict[str, Setting] = {r.name: r for r in [
 # The run (`pario bench` flags that are not case keys).
 RUN: dict[str, Setting] = {r.name: r for r in [
     _row("ranks", "int", "MPI ranks", lo=1, hi=_lim("int_max", INT_MAX)),
+    _row("nodes", "int", "nodes the ranks run on, in blocks (srun -N; mpirun: its hostfile's first N hosts)",
+         lo=1, hi=_lim("int_max", INT_MAX)),
     _row("dir", "path", "scratch directory", chars="dir_chars"),
     _row("test_file", "path", "-o: IOR's test file", chars="dir_chars"),
     _row("drop_caches", "choice", "cold reads: evict the run's files, or 'all' caches (root)",
@@ -114,14 +122,15 @@ _FLAG = Setting("flag", "bool", doc="a switch")
 REQUEST: dict[str, Setting] = {
     **{k: CASE[k] for k in ("backend", "transfer", "block", "segments", "reps", "seed", "strategy", "pattern",
                             "deadline", "max_time", "dims", "btio_class", "grid", "steps", "hints_file", "name",
-                            "buffer_max", "files_per_dir", "file_size", "depth", "branching")},
+                            "buffer_max", "files_per_dir", "file_size", "depth", "branching", "stripe_count",
+                            "stripe_size", "object_size")},
     **{k: _FLAG for k in ("collective", "write", "read", "verify", "check_read", "read_check", "fpp", "fsync", "keep",
                           "reorder_host", "random", "aggregate", "view", "odirect", "metadata", "per_rank_dirs",
                           "fsync_per_write", "wearout", "unique_dir", "use_existing",
                           "no_probe", "json", "list_backends", "dry_run", "cache")},
     "reorder": Setting("reorder", "int", doc="-Q: read shift in ranks", lo=0, hi=CASE["reorder"].hi),
     "hint": RUN["hint"], "lib": RUN["lib_pairs"], "md_ops": RUN["md_ops"],
-    **{k: RUN[k] for k in ("ranks", "dir", "test_file", "drop_caches", "config", "reuse", "suite", "preset",
+    **{k: RUN[k] for k in ("ranks", "nodes", "dir", "test_file", "drop_caches", "config", "reuse", "suite", "preset",
                            "scale", "size", "time", "io", "mpirun", "launcher", "timeout", "db")},
 }
 

@@ -16,11 +16,12 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, Stopped
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
-from pario.platform import environment, layout, slurm
+from pario.platform import environment, host, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
-from pario.run import engine_mpi, forward, launchers, scratch_guard, session, stop, watchdog
+from pario.run import engine_mpi, forward, launchers, scratch_guard, servers, session, stop, watchdog
+from pario.run.launchers import nodes as placement
 from pario.run.launchers import srun
 from pario.run.sentinel import Sentinel
 from pario.run.settings_launch import measured, read_settings
@@ -47,6 +48,7 @@ class RunRequest:
     # trial: fcoll, io_ompio_*), exported to every rank as OMPI_MCA_NAME, which Open MPI reads at start
     env: dict[str, str] = field(default_factory=dict)     # more variables for the ranks only (a preset's
     # buffered case: LD_PRELOAD and PARIO_BUFFER_*, so that mpirun itself runs without the library)
+    nodes: int | None = None            # --nodes: the ranks in blocks over this many nodes
 
 
 def engine_spec(run_id: str, directory: str, prefix: str, status_dir: str, cases: list[Case]) -> SpecDoc:
@@ -92,7 +94,10 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
     engine_mpi.check(request.engine, request.mpi, request.launcher)
     scratch = request.scratch
     watcher = Sentinel()
-    tmp = watcher.start()  # private: spec, result and status files of this run
+    # private: spec, result and status files of this run; beside the scratch directory when ranks may run
+    # on other hosts (rank 0 reads the spec and writes the result; another node's /tmp is not this one's)
+    shared = placement.elsewhere(request.mpi, request.launcher, request.nodes)
+    tmp = watcher.start(parent=host.nearest_existing(scratch.dir) if shared else None)
     if scratch.owns_files:  # a command's guards wait for this run's files only while it is under way
         scratch_guard.running(scratch)
     try:
@@ -112,8 +117,21 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
             raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if shared:
+            scratch.remove_dir_if_ours()  # the private directory may have kept it from being empty
         watcher.close()
         scratch_guard.running(None)
+
+
+def _server_sampler(env: dict[str, Any]) -> servers.ServerSampler | None:
+    """A sampler of the file servers' counters where pario can read them (CephFS), else None."""
+    ceph = (env.get("stack") or {}).get("cephfs") or {}
+    found = ceph.get("server_list") or []
+    if not found:
+        return None
+    client = ceph.get("client") or {}
+    sampler = servers.ServerSampler(found, client.get("conf"), client.get("name") or "client.admin")
+    return None if sampler.failed else sampler
 
 
 def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel) -> RunRecord:
@@ -128,7 +146,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     spec_path, result_path = os.path.join(tmp, "spec.json"), os.path.join(tmp, "result.json")
     forwarded = {**forward.timed_env(), **{f"OMPI_MCA_{k}": v for k, v in sorted(req.mca.items())}, **req.env}
     argv = launchers.command(mpi, ranks, [req.engine, spec_path, result_path], io=req.io, env=forwarded,
-                             launcher=req.launcher)
+                             launcher=req.launcher, nodes=req.nodes)
     env = environment.collect(directory=scratch.dir, mpi=mpi, io=req.io, launcher_argv=argv,
                               ceiling=ceiling, ranks=ranks, engine=req.engine)
     env.update(req.facts)
@@ -140,9 +158,13 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     # ROMIO_HINTS, OMPI_MCA_ and MPICH_MPIIO_HINTS settings: requested too, with their source; the
     # MCA parameters the caller exports (a tuner's trial) are in os.environ's place for the ranks
     env["settings_from_env"] = envsettings.collect({**os.environ, **{f"OMPI_MCA_{k}": v for k, v in req.mca.items()}})
-    layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
+    n_servers = ((env.get("stack") or {}).get("cephfs") or {}).get("servers")
+    layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"), servers=n_servers,
+                             rank_dirs=scratch.rank_dirs)
     for index, rec in layouts.items():
-        if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
+        if rec.get("top_xattr"):  # a metadata tree: the engine sets the layout on its top directory
+            spec["cases"][index]["top_xattr"] = rec["top_xattr"]
+        elif rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
             spec["cases"][index]["precreated"] = True
     with open(spec_path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh, indent=1)
@@ -161,6 +183,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     watcher.tell(launch={"engine": req.engine, "spec": spec_path, "result": result_path})
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
                   cases=cases, collector=collector, forwarded=forwarded, observer=observer, pidfile=pidfile)
+    sampler = _server_sampler(env)  # CephFS: each server's bytes per phase, its own counters
+    sink = servers.Tee(collector, sampler) if sampler else collector
     stopped: Stopped | None = None
     # srun's messages (and the ranks' stderr it forwards) are shown as they come and kept: when the
     # launch fails, they hold the scheduler's reason.
@@ -170,7 +194,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         own = {k: v for k, v in forwarded.items() if req.launcher != "mpirun" or k not in req.env}
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, own),
                                timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=collector, stderr=tee.file if tee else None,
+                               observer=observer, sink=sink, stderr=tee.file if tee else None,
                                pidfile=pidfile, directory=scratch.dir)
     except Stopped as exc:  # the launch is ended (watchdog.run saw to it); keep what it measured
         stopped = exc
@@ -188,6 +212,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     env["watchdog"] = limit.record()
     result = load_result(result_path, scratch.run_id)
     measured(result, collector, layouts, env, mpi, ranks)
+    if sampler:
+        sampler.finish()
+        servers.annotate(result, sampler)
     status, message = judge(outcome, result, status_dir, ranks, cases, stopped)
     if tee is not None and not stopped and status != "complete" and not (result.get("error") or {}).get("message"):
         reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks)

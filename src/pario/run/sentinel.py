@@ -40,6 +40,15 @@ PROBE_WAIT_S = 30.0    # the device probe (a child of pario) removes its own fil
 RUNS_WAIT_S = LAUNCH_WAIT_S + 60.0  # a command's guard: a run's sentinel waits, then runs `--orphaned`
 POLL_S = 0.2
 NO_DIRECTORY = "--no-directory"   # a command's guard: no private directory (Sentinel.start)
+PARENT = "--parent"               # the private directory's parent, when not $TMPDIR (Sentinel.start)
+
+
+def private_dir(parent: str | None) -> str:
+    """The run's private directory: $TMPDIR/pario-XXXX, or a hidden one in `parent` (ranks on other
+    hosts read the spec and write the result there: a node's /tmp is its own)."""
+    if parent:
+        return tempfile.mkdtemp(prefix=".pario-run-", dir=parent)
+    return tempfile.mkdtemp(prefix="pario-")
 
 
 class Sentinel:
@@ -49,16 +58,18 @@ class Sentinel:
         self.proc: subprocess.Popen | None = None
         self.tmp = ""
 
-    def start(self, private: bool = True) -> str:
+    def start(self, private: bool = True, parent: str | None = None) -> str:
         """The run's private directory. Without a sentinel (it could not start), mkdtemp here: the
         run is then unguarded before its launch, as before, and still cleans up on any signal.
         private=False (a command's guard, run/scratch_guard.py, which needs no directory): no
         directory, and no wait for the sentinel's start (what pario tells it waits in the pipe, and
-        pario dying before it reads is still the end of its stdin); returns ""."""
+        pario dying before it reads is still the end of its stdin); returns "". parent: where the
+        private directory goes instead of $TMPDIR (a file system that ranks on other hosts see)."""
         package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p))
-        argv = [sys.executable, "-S", "-m", "pario.run.sentinel"] + ([] if private else [NO_DIRECTORY])
+        argv = ([sys.executable, "-S", "-m", "pario.run.sentinel"] + ([] if private else [NO_DIRECTORY])
+                + ([PARENT, parent] if parent and private else []))
         try:
             self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE if private else subprocess.DEVNULL,
@@ -72,7 +83,7 @@ class Sentinel:
             self.close(release=True)
             if not private:
                 return ""
-            self.tmp = tempfile.mkdtemp(prefix="pario-")
+            self.tmp = private_dir(parent)
         return self.tmp
 
     def tell(self, **message: Any) -> None:
@@ -187,8 +198,8 @@ def clean(tmp: str, state: dict[str, Any]) -> None:
         _remove_scratch(state)
 
 
-def serve(stdin: IO[str], stdout: IO[str], private: bool = True) -> int:
-    tmp = tempfile.mkdtemp(prefix="pario-") if private else ""
+def serve(stdin: IO[str], stdout: IO[str], private: bool = True, parent: str | None = None) -> int:
+    tmp = private_dir(parent) if private else ""
     try:
         if private:
             stdout.write(json.dumps({"tmp": tmp}) + "\n")
@@ -215,7 +226,9 @@ def main() -> int:
     # sentinel only ends with its stdin (SIGKILL still ends it, as it ends everything).
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, signal.SIG_IGN)
-    return serve(sys.stdin, sys.stdout, private=NO_DIRECTORY not in sys.argv[1:])
+    args = sys.argv[1:]
+    parent = args[args.index(PARENT) + 1] if PARENT in args[:-1] else None
+    return serve(sys.stdin, sys.stdout, private=NO_DIRECTORY not in args, parent=parent)
 
 
 if __name__ == "__main__":

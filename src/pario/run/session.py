@@ -11,6 +11,9 @@ import subprocess
 import time
 
 GRACE_S = 3.0  # after SIGTERM, before SIGKILL: an orderly launcher teardown takes about a second
+# after the launcher exits, for the rest of its session to end by itself: mpirun can exit before the
+# ssh clients (or a node's daemon reached through them) that it started have ended
+OUTLIVE_S = 2.0
 
 
 def session_pids(sid: int) -> list[int]:
@@ -33,6 +36,16 @@ def _alive(pid: int) -> bool:
             return fh.read().rpartition(")")[2].split()[0] != "Z"
     except OSError:
         return False
+
+
+def outliving(sid: int, wait: float = OUTLIVE_S) -> list[int]:
+    """Processes of the launcher's session (its pid `sid`) still running `wait` seconds after it exited."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = [p for p in session_pids(sid) if p != sid and _alive(p)]
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)
 
 
 def _signal_all(proc: subprocess.Popen, pids: list[int], sig: int) -> None:

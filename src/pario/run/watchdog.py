@@ -253,7 +253,7 @@ def run(argv: list[str], *, env: dict[str, str], timeout: float | Limit, status_
         session.exit_status(proc)
         if not outcome.watchdog:
             # ranks that outlive their launcher (killed with SIGKILL) would go on writing
-            outcome.stragglers = len([p for p in session.session_pids(proc.pid) if p != proc.pid])
+            outcome.stragglers = len(session.outliving(proc.pid))
             session.terminate(proc)
         outcome.removed = session.remove_leftovers(proc.pid, shm)
         outcome.returncode = proc.wait()

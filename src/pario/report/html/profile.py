@@ -187,6 +187,11 @@ def section(n: int, name: str, job: dict[str, Any], summary: dict[str, Any]) -> 
     sec.items.append(Table(anchors.profile(n, "job"), "Job", [""], [[line] for line in job_lines(view)]))
     if view["partial"] or view["dropped_records"] or view["trace_dropped"]:
         sec.items.append(Note("Some limits were hit (see the Job table): the figures below say what was kept.", "warn"))
+    if summary.get("nodes"):   # a job over several nodes: the terminal's table of them
+        from pario.report.terminal.profile_nodes import CAPTION, TITLE, node_table
+
+        cols, rows = node_table(summary["nodes"])
+        sec.items.append(_table(anchors.profile(n, "nodes"), TITLE, cols, rows, CAPTION))
     sec.items += _libraries(n, summary)
     if not files:
         sec.items.append(Note("No file I/O of the application was recorded (paths under the excluded prefixes and "

@@ -7,6 +7,8 @@ from rich.console import Console
 from pario.model.result import RunRecord, SummaryRow
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.layers import print_bench
+from pario.report.terminal.nodes import print_aggregators, print_nodes
+from pario.report.terminal.servers import print_servers
 
 
 def verify_lines(rows: list[SummaryRow]) -> list[str]:
@@ -41,6 +43,15 @@ def ceiling_line(ceiling: dict) -> str:
             f"{how}): write {ceiling['write_mib']:.0f} MiB/s, read {ceiling.get('read_mib') or 0:.0f} MiB/s.")
 
 
+def where(mpi: dict, env: dict) -> str:
+    """'vm', or '3 nodes (node1, node2, node3)' for a run over several (the engine's processor names)."""
+    hosts = [str(h.get("name")) for h in mpi.get("hosts") or []]
+    if len(hosts) > 1:
+        names = ", ".join(hosts[:4]) + (", ..." if len(hosts) > 4 else "")
+        return f"{len(hosts)} nodes ({names})"
+    return str(hosts[0] if hosts else env.get("hostname"))
+
+
 def measured_line(cases: list[dict]) -> str:
     """What the figures are of, from the cases that ran: the storage (writes synced inside the timed
     phase, reads of evicted files) or, in part, the page cache; "" without data cases."""
@@ -73,7 +84,7 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
     result, env, status = record.result, record.env, record.status
     if rows:
         mpi = result.get("mpi") or {}
-        title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {env.get('hostname')}, "
+        title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {where(mpi, env)}, "
                  f"{record.directory} ({env.get('fs_name') or env.get('fs_type') or 'fs ?'})")
         measured = measured_line(result.get("cases") or [])
         if measured:   # the header: what the figures are of, before any of them
@@ -82,6 +93,9 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
         for line in verify_lines(rows):
             console.print(line, highlight=False)
         print_hints(console, result.get("cases") or [])  # requested vs effective settings, with the means used
+        print_servers(console, result.get("cases") or [])  # each file server's bytes, the placement's prediction
+        print_aggregators(console, rows, env.get("io_component"))
+        print_nodes(console, rows)
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
         if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")

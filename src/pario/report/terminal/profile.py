@@ -189,7 +189,7 @@ def file_cells(f: dict[str, Any]) -> list[tuple[str, Any]]:
     align = c.get(f"{p}_FILE_ALIGNMENT")
     moved, io_time = f["bytes_read"] + f["bytes_written"], f["read_time"] + f["write_time"]
     posix = f["module"] == "posix" and ops
-    return [(f["path"], None), (f["module"], None), (str(f["nprocs"]), f["nprocs"]),
+    return [(labelled(f), None), (f["module"], None), (str(f["nprocs"]), f["nprocs"]),
             (f"{f['reads']}/{f['writes']}", ops), (tenths(moved), moved), (secs(io_time), io_time),
             (secs(f["meta_time"]), f["meta_time"]),
             (", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3]), None),
@@ -203,6 +203,11 @@ def file_rows(files: list[dict[str, Any]], top: int) -> tuple[list[Col], list[li
     return FILE_COLUMNS, [[text for text, _ in file_cells(f)] for f in shown], len(shown)
 
 
+def labelled(f: dict[str, Any]) -> str:
+    """A file's name in the tables: a node-local file (one per node under one path) with its node."""
+    return f"{f['path']} (on {f['node']})" if f.get("node") else f["path"]
+
+
 def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
     cols = [Col("file", "path"), Col("if", "id"), Col("procs", "num", "right"), Col("fastest", "num", "right"),
             Col("slowest", "num", "right"), Col("bytes fastest / slowest", "num", "right", aside=True),
@@ -213,7 +218,7 @@ def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]
             continue
         c, p = f["counters"], f["module"].upper()
         vt, vb = c.get(f"{p}_F_VARIANCE_RANK_TIME"), c.get(f"{p}_F_VARIANCE_RANK_BYTES")
-        rows.append([f["path"], f["module"], str(f["nprocs"]),
+        rows.append([labelled(f), f["module"], str(f["nprocs"]),
                      f"r{c.get(f'{p}_FASTEST_RANK')} {secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
                      f"r{c.get(f'{p}_SLOWEST_RANK')} {secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
                      f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))} / {tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))}",
@@ -260,6 +265,9 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
     for line in job_lines(summary["job"]):
         con.print(Text("  " + line))
     files, runtime = split(summary)
+    if summary.get("nodes"):
+        from pario.report.terminal.profile_nodes import show_nodes
+        show_nodes(con, summary["nodes"])
     libs = library_sections(summary, top)
     if libs:
         show_libraries(con, libs)

@@ -10,6 +10,7 @@ from pario.platform import slurm
 from pario.platform.mpi import IO_COMPONENTS, MPI
 from pario.run.forward import DISPLAY_VARS
 from pario.run.launchers import mpirun, srun
+from pario.run.launchers import nodes as placement
 
 LAUNCHERS = ("mpirun", "srun")
 
@@ -43,9 +44,9 @@ def check_launcher(launcher: str, mpi: MPI | None = None) -> None:
 
 def command(mpi: MPI, ranks: int, engine_argv: list[str], *, io: str | None = None,
             env: dict[str, str] | None = None, launcher: str = "mpirun",
-            is_root: bool | None = None) -> list[str]:
+            is_root: bool | None = None, nodes: int | None = None) -> list[str]:
     """The launcher argv for one engine run. `env` is forwarded to every rank (srun: through the
-    launcher's environment, launch_env)."""
+    launcher's environment, launch_env); `nodes` spreads the ranks over that many nodes in blocks."""
     env = env or {}
     is_root = (os.geteuid() == 0) if is_root is None else is_root
     if io and mpi.flavour != "openmpi":
@@ -53,11 +54,12 @@ def command(mpi: MPI, ranks: int, engine_argv: list[str], *, io: str | None = No
                          f"{mpi.flavour} ({mpi.version}); drop --io (ROMIO is its only MPI-IO)")
     if io and io not in IO_COMPONENTS:
         raise ParioError(f"--io {io}: choose one of {', '.join(IO_COMPONENTS)}")
+    spread = placement.argv(mpi, launcher, ranks, nodes)
     if launcher == "srun":
-        return srun.argv(mpi, ranks, srun.choice(mpi).plugin) + engine_argv
+        return srun.argv(mpi, ranks, srun.choice(mpi).plugin) + spread + engine_argv
     if launcher != "mpirun":
         raise ParioError(f"--launcher {launcher}: choose mpirun or srun")
-    return mpirun.argv(mpi, ranks, io=io, env=env, is_root=is_root) + engine_argv
+    return mpirun.argv(mpi, ranks, io=io, env=env, is_root=is_root) + spread + engine_argv
 
 
 def launch_env(mpi: MPI, io: str | None, launcher: str, extra: dict[str, str]) -> dict[str, str]:

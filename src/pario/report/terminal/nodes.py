@@ -1,0 +1,97 @@
+"""What bench shows of nodes and aggregators (analysis/nodes.py): the aggregators in effect beside
+the hints that asked for them, and, for a run over several nodes, each node's share and timing."""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from pario.model.units import human
+from pario.report.terminal.fit import Col, print_fit
+
+RATIO_NOTE = 1.05   # the aggregators moved noticeably more bytes than the case's data
+
+
+def _relevant(row: dict[str, Any]) -> bool:
+    """Cases whose writers may differ from their ranks: collective calls, a group's leaders, asked
+    aggregators, ADIOS2's own aggregation."""
+    return bool(row.get("collective") or "+agg" in str(row.get("strategy")) or row.get("asked")
+                or row.get("backend") == "adios2")
+
+
+def _asked_note(row: dict[str, Any], op: str, m: dict[str, Any], io: str | None) -> str:
+    asked = row.get("asked") or {}
+    if not asked:
+        return ""
+    said = ", ".join(f"{k} {v}" for k, v in asked.items())
+    note = f" (asked: {said})"
+    if io == "ompio" and "cb_config_list" in asked:
+        note += "; ompio ignores cb_config_list: --io romio321 (OMPI_MCA_io=romio321) reads it"
+    want = str(asked.get("cb_config_list", ""))
+    if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] \
+            and m.get("per_node") not in (f"{want[2:]} per node", None) and op == "write" and io != "ompio":
+        note += f"; not as asked: {want} is {want[2:]} per node"
+    return note
+
+
+def aggregator_lines(rows: list[dict[str, Any]], io: str | None) -> list[str]:
+    """One line per case and operation: which ranks moved the data at the file system."""
+    out = []
+    for row in rows:
+        agg = row.get("aggregators") or {}
+        if not agg or not _relevant(row):
+            continue
+        for op, m in agg.items():
+            line = f"{row['name']} {op}: {m['text']}{_asked_note(row, op, m, io)}"
+            ratio = m.get("ratio")
+            if ratio and ratio > RATIO_NOTE:
+                line += f"; {ratio:.2f}x the data reached the file system"
+                if op == "write" and m.get("other_bytes"):
+                    line += (f" and {human(int(m['other_bytes']))} was read back (read-modify-write of the "
+                             "gaps between the ranks' pieces)")
+            mode = (row.get("cb_mode") or {}).get(op)
+            if row.get("collective") and m["ranks"] and len(m["ranks"]) == m["of"] > 1 and mode == "automatic":
+                line += (f"; ROMIO did not aggregate (romio_cb_{op} automatic: the ranks' pieces did not "
+                         f"interleave); --hint romio_cb_{op}=enable makes it")
+            if m.get("minor"):
+                line += f"; ranks {', '.join(map(str, m['minor']))} moved a few bytes (metadata)"
+            out.append(line + ".")
+    return out
+
+
+def print_aggregators(console: Console, rows: list[dict[str, Any]], io: str | None) -> None:
+    lines = aggregator_lines(rows, io)
+    if not lines:
+        return
+    console.print("Aggregators in effect: the ranks that wrote or read the file system (counted at the POSIX "
+                  "calls under the I/O library, whatever the hints asked):", highlight=False)
+    for line in lines:
+        console.print("  " + line, highlight=False)
+
+
+def node_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
+    out = []
+    for row in rows:
+        for op, b in (row.get("nodes") or {}).items():
+            first = True
+            for n in b["nodes"]:
+                label = f"{row['name']} {op}" if first else ""
+                imbalance = f"{b['imbalance']:.2f}" if first and b.get("imbalance") else ""
+                fs = "-" if n.get("fs_bytes") is None else human(int(n["fs_bytes"]))
+                out.append([label, n["node"], str(len(n["ranks"])), fs, f"{n['done_s']:.3f}", imbalance])
+                first = False
+    return out
+
+
+def print_nodes(console: Console, rows: list[dict[str, Any]]) -> None:
+    """Each node of a run over several: its ranks, the bytes they moved at the file system and when
+    its last rank was done (median over repetitions), and the imbalance between nodes."""
+    cells = node_rows(rows)
+    if not cells:
+        return
+    cols = [Col("case op", "name"), Col("node", "name"), Col("ranks", "num", "right"),
+            Col("at the fs", "num", "right"), Col("last done s", "num", "right"),
+            Col("node\nimbalance", "num", "right")]
+    print_fit(console, cols, cells, "By node (median over repetitions)",
+              caption=["at the fs: bytes its ranks wrote or read at the file system; node imbalance: the last "
+                       "node's done time / the first node's"])
