@@ -179,6 +179,7 @@ static const field fields[] = {
     VAL("depth", F_SMALL, md.depth, MD, 0),
     VAL("branching", F_SMALL, md.branching, MD, 1),
     VAL("shared_dir", F_BOOL, md.shared_dir, MD, 1),
+    STR("top_xattr", md.top_xattr, MD),
     CUSTOM("ops", BOTH, .parse = parse_ops, .write = write_ops),
     VAL("reps", F_INT, reps, BOTH, 1),
     VAL("collective", F_BOOL, collective, DATA, 0),

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "engine/fault.h"
@@ -60,12 +61,43 @@ static int sys_fail(const char *what, const char *path) {
   return pario_err(pario_err_from_errno(e), "%s %s: %s", what, path, strerror(e));
 }
 
+/* The case's extended attribute on the tree's top directory, just made (a layout its files inherit). */
+static int set_top_xattr(const md_ctx *m) {
+  const char *spec = m->cs->md.top_xattr, *eq = strchr(spec, '=');
+  if (!spec[0]) return 0;
+  char name[256];
+  size_t n = eq ? (size_t)(eq - spec) : 0;
+  if (!eq || n == 0 || n >= sizeof name)
+    return pario_err(PARIO_E_SPEC, "case %s: top_xattr must be NAME=VALUE", m->cs->name);
+  memcpy(name, spec, n);
+  name[n] = 0;
+  if (setxattr(m->top, name, eq + 1, strlen(eq + 1), 0)) return sys_fail("setxattr", m->top);
+  return 0;
+}
+
+/* What the top directory holds of that attribute once made, as the file system reports it. */
+static void read_top_xattr(const md_ctx *m, pario_case_rec *rec) {
+  const char *spec = m->cs->md.top_xattr, *eq = strchr(spec, '=');
+  char name[256];
+  size_t n = eq ? (size_t)(eq - spec) : 0;
+  if (!n || n >= sizeof name) return;
+  memcpy(name, spec, n);
+  name[n] = 0;
+  ssize_t got = getxattr(m->top, name, rec->fs_layout, sizeof rec->fs_layout - 1);
+  if (got <= 0) return;
+  rec->fs_layout[got] = 0;
+  for (char *p = rec->fs_layout; *p; p++)
+    if (*p == '"' || *p == '\\' || (unsigned char)*p < 32) *p = ' ';
+  rec->fs_layout_means = "getxattr of the tree's top directory";
+}
+
 /* Directories of one tree at `level` (0 = the root), visited in order; mkdir or rmdir. */
 static int walk_dirs(md_ctx *m, int make, uint64_t *count) {
   char path[4600];
   int rc = 0, B = m->cs->md.branching;
   if (make && mkdir(m->root, 0755)) return sys_fail("mkdir", m->root); /* never reuse what exists */
   if (make) m->made_root = 1, m->owned_top |= m->cs->md.shared_dir, ++*count;
+  if (make && m->cs->md.shared_dir && (rc = set_top_xattr(m))) return rc;
   if (!make && !m->made_root) return 0;
   for (int lv = make ? 1 : m->cs->md.depth; make ? lv <= m->cs->md.depth : lv >= 1; lv += make ? 1 : -1) {
     uint64_t ndirs = 1;
@@ -239,7 +271,7 @@ static int make_tree(md_ctx *m, uint64_t *dirs) {
   int rc = 0;
   if (!m->cs->md.shared_dir) {
     if (m->w->rank == 0 && mkdir(m->top, 0755)) rc = sys_fail("mkdir", m->top);
-    else if (m->w->rank == 0) m->made_top = m->owned_top = 1, ++*dirs;
+    else if (m->w->rank == 0) m->made_top = m->owned_top = 1, ++*dirs, rc = set_top_xattr(m);
     if ((rc = pario_agree(rc, m->w))) return rc;
   }
   if (!m->cs->md.shared_dir || m->w->rank == 0) rc = walk_dirs(m, 1, dirs);
@@ -267,6 +299,7 @@ int pario_md_run(const pario_run *run, int ci, const pario_world *w, pario_case_
     uint64_t d = 0;
     rc = make_tree(&m, &d);
     if (rep == 0) MPI_Reduce(&d, &rec->md_dirs, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rep == 0 && !rc && w->rank == 0) read_top_xattr(&m, rec);
     if (!rc && !has_create) { /* stat/open/read of files that exist: lay them down untimed */
       md_phase(&m, ci, -1, PARIO_OP_CREATE, &o);
       rc = pario_agree(o.rc, w);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "backends/dispatch.h"
@@ -230,6 +231,18 @@ static int wear_out(pario_ctx *c, pario_file *fh, pario_op op, outcome *o, int r
   return rc ? rc : r;
 }
 
+/* The layout the file system gave a file, in its own words, and how it was read (NULL: none to
+ * read). CephFS: the virtual attribute ceph.file.layout ("stripe_unit=... stripe_count=...
+ * object_size=... pool=..."); what the MPI-IO layer reports of its striping hints is another thing. */
+static const char *fs_layout(const char *path, char *out, size_t len) {
+  ssize_t n = getxattr(path, "ceph.file.layout", out, len - 1);
+  if (n <= 0) return NULL;
+  out[n] = 0;
+  for (char *p = out; *p; p++)
+    if (*p == '"' || *p == '\\' || (unsigned char)*p < 32) *p = ' ';
+  return "getxattr ceph.file.layout";
+}
+
 /* rec: where rank 0 records the effective settings of its file (first write only), or NULL. */
 static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case_rec *rec) {
   memset(o, 0, sizeof *o);
@@ -281,6 +294,7 @@ static void run_phase(pario_ctx *c, pario_op op, int rep, outcome *o, pario_case
      microseconds, once per case, counted as close */
   if (rec && fh && !o->rc) rec->have_effective = !pario_file_info(fh, &rec->effective);
   if (rec && fh && !o->rc) rec->have_lib_effective = !pario_file_lib_info(fh, &rec->lib_effective);
+  if (rec && fh && !o->rc) rec->fs_layout_means = fs_layout(c->wpath, rec->fs_layout, sizeof rec->fs_layout);
   if (io && fh) {
     rc = pario_file_close(fh);
     if (rc && !o->rc) saved_errno = errno;

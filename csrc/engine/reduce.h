@@ -39,6 +39,8 @@ typedef struct {
   int have_effective;
   pario_info lib_effective; /* library layers: what the library reports it did (backend lib_info) */
   int have_lib_effective;
+  char fs_layout[256]; /* the layout rank 0's file got, as the file system reports it (CephFS) */
+  const char *fs_layout_means;
   /* metadata workload: totals over all ranks and repetitions */
   uint64_t md_created, md_removed, md_dirs, md_left, md_files_per_rep;
   int nphases, cap;

@@ -157,6 +157,12 @@ static void one_case(pario_jw *j, const pario_case *c, const pario_case_rec *r, 
   if (c->workload == PARIO_WL_METADATA) metadata(j, c, r);
   else hints(j, c, r);
   lib(j, c, r);
+  if (r->fs_layout_means) { /* the layout the file got, read from the file system after the write */
+    pario_jw_obj(j, "fs_layout");
+    pario_jw_str(j, "value", r->fs_layout);
+    pario_jw_str(j, "means", r->fs_layout_means);
+    pario_jw_obj_end(j);
+  }
   if (c->max_time_ms) { /* IOR's -T: how many repetitions ran, and whether the limit stopped the rest */
     pario_jw_obj(j, "max_time");
     pario_jw_dbl(j, "minutes", (double)c->max_time_ms / 60000.0);

@@ -39,6 +39,10 @@ typedef enum { PARIO_WL_DATA, PARIO_WL_METADATA } pario_workload;
 typedef struct {
   uint64_t files_per_dir, file_size;
   int depth, branching, shared_dir;
+  /* "NAME=VALUE": an extended attribute set on the tree's top directory when it is made, before
+   * anything below it (CephFS: ceph.dir.layout=..., inherited by every file and directory made in
+   * it); empty for none */
+  char top_xattr[512];
 } pario_md;
 
 /* The geometry of one member's data in a file shared by `nmembers` ranks.

@@ -11,7 +11,9 @@
  *                                                           near-miss: even
  * hints-romio  asks OMPIO for ROMIO-only hints              near-miss: hints-ompio (cb_buffer_size)
  * coll-cbN     coll-large with cb_nodes=N asked
- * ordered      shared-file-pointer writes (MPI_File_write_ordered): Open MPI makes helper files */
+ * ordered      shared-file-pointer writes (MPI_File_write_ordered): Open MPI makes helper files
+ * shared-sync  each rank pwrites its own contiguous 16 MiB of a shared file in 1 MiB pieces and
+ *              fsyncs it (the servers' time is in the job's: the striping tests on CephFS) */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -87,6 +89,21 @@ int main(int argc, char **argv) {
     int mib = (m[0] == 'u' && rank == 0) ? 16 : 4;
     for (int i = 0; i < mib; i++)
       if (pwrite(fd, buf, MIB, ((off_t)rank * 16 + i) * MIB) != MIB) die("pwrite");
+    close(fd);
+  } else if (!strcmp(m, "shared-sync")) {
+    /* rank 0 creates the file, then all open it: concurrent O_CREATs of one name through ceph-fuse
+       can leave a rank's descriptor on a dentry the kernel dropped, named "(deleted)" in /proc */
+    if (rank == 0) {
+      int fd0 = open(path, O_CREAT | O_WRONLY, 0644);
+      if (fd0 < 0) die("create shared");
+      close(fd0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) die("open shared");
+    for (int i = 0; i < 16; i++)
+      if (pwrite(fd, buf, MIB, ((off_t)rank * 16 + i) * MIB) != MIB) die("pwrite");
+    if (fsync(fd)) die("fsync");
     close(fd);
   } else if (!strcmp(m, "ordered")) {
     if (MPI_File_open(MPI_COMM_WORLD, path, amode, info, &fh)) die("open");

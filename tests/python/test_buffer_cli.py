@@ -85,10 +85,26 @@ def test_standard_output_redirected_to_a_file_is_buffered(lib, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("script, code", [("exit 3", 3), ("kill -TERM $$", 128 + 15), ("kill -KILL $$", 128 + 9)])
-def test_exit_status_is_the_programs(lib, tmp_path, script, code):
-    r = pario("buffer", "--", "sh", "-c", script, lib=lib, cwd=tmp_path)
-    assert r.returncode == code, r.stderr
+@pytest.mark.parametrize("script, code", [("exit 3", 3), ("kill -TERM $$", -15), ("kill -KILL $$", -9)])
+@pytest.mark.parametrize("stats", [False, True], ids=["exec", "stats"])
+def test_exit_status_is_the_programs(lib, tmp_path, script, code, stats):
+    r = pario("buffer", *(["--stats"] if stats else []), "--", "sh", "-c", script, lib=lib, cwd=tmp_path)
+    # without --stats pario becomes the program (exec) and ends as it does, by its signal too; with --stats
+    # it waits to print them, then exits with the status a shell gives a program a signal ended (128 + N)
+    assert r.returncode == (128 - code if stats and code < 0 else code), r.stderr
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("stats", [False, True], ids=["exec", "stats"])
+def test_pario_is_gone_while_the_program_runs_unless_it_has_work_after(lib, tmp_path, stats):
+    """Without --stats nothing is left to do after the program, so pario's process becomes it: the
+    program's pid is the one pario was started with (with --stats, pario waits for its child)."""
+    proc = subprocess.Popen([sys.executable, "-m", "pario", "buffer", *(["--stats"] if stats else []), "--", "sh",
+                             "-c", "echo $$"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env_for(lib), cwd=tmp_path)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert (int(out.split()[0]) == proc.pid) is not stats, (out, proc.pid)
 
 
 @pytest.mark.e2e
@@ -131,7 +147,9 @@ def test_sigterm_to_pario_loses_nothing(lib, tmp_path):
             proc.send_signal(signal.SIGTERM)
             break
     proc.stdout.read()
-    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    # without --stats pario became the program (exec): the SIGTERM reached it directly, and it ended as the
+    # library ends it, by the signal (a shell says 143, as for the program alone)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
     data = (tmp_path / "w" / "data").read_bytes()
     numbers = [int(data[i + 2:i + 12]) for i in range(0, len(data), 64)]
     assert numbers == list(range(len(numbers))) and len(numbers) >= said

@@ -51,7 +51,8 @@ def ran(words: list[str]):
     cases, _ = plan(request, args.ranks or 1, None, 1 << 60)
     apply_drop_caches(cases, request.drop_caches, is_root=True)
     assert len(cases) == 1
-    return {k: v for k, v in cases[0].items() if not k.startswith("_")}, args.ranks, args.io, env
+    return ({k: v for k, v in cases[0].items() if not k.startswith("_") or k == "_layout"}, args.ranks, args.io,
+            env)
 
 
 def values_of(action: argparse.Action) -> list[str]:

@@ -22,6 +22,7 @@ from pario.plan import inputs
 from pario.plan.cases import CASE_KEYS
 from pario.platform import documents
 from pario.settings import hints, knobs, values
+from pario.settings.catalogue import Setting
 from pario.settings.check import findings
 from pario.settings.equivalence import view
 
@@ -84,15 +85,15 @@ def test_every_command_reads_a_hint_value_the_same_way(name, value, says):
 
 
 def test_values_by_kind():
-    size = values.Setting("s", "size", lo=1)
+    size = Setting("s", "size", lo=1)
     assert values.parse(size, "16m") == (16 << 20, None)
     assert values.parse(size, 4096) == (4096, None)
     assert values.parse(size, True)[1] and values.parse(size, 2.5)[1] and values.parse(size, "1e6")[1]
-    number = values.Setting("f", "float", lo=0)
+    number = Setting("f", "float", lo=0)
     assert values.parse(number, "nan")[1] and values.parse(number, float("inf"))[1]
-    flag = values.Setting("b", "bool")
+    flag = Setting("b", "bool")
     assert values.parse(flag, "on") == (True, None) and values.parse(flag, "maybe")[1]
-    assert "control character" in values.parse(values.Setting("n", "str"), "a\x00b")[1]
+    assert "control character" in values.parse(Setting("n", "str"), "a\x00b")[1]
 
 
 def test_the_reader_refuses_what_it_must(tmp_path):

@@ -260,3 +260,39 @@ def test_sighup_is_passed_on_and_pario_exits_with_the_program_s_code(lib, tmp_pa
     doc = load(log)  # the compact log, expanded by the reader
     paths = {rec["path"] for p in doc["processes"] for rec in p["modules"]["posix"]["records"]}
     assert str(tmp_path / "bye.txt") in paths, "the log holds what the program did on its way out"
+
+
+MERGE = """
+import json, sys
+from pathlib import Path
+from pario.model.errors import ParioError
+from pario.profile import run as prun
+try:
+    prun.merge(Path(sys.argv[1]), Path(sys.argv[2]), {"command": ["true"]})
+except ParioError as exc:
+    print("error:", exc)
+print("jsonschema" in sys.modules)
+"""
+
+
+def test_merge_checks_its_own_parts_cheaply_and_names_a_damaged_one(lib, tmp_path):
+    """The parts pario's library just wrote are merged without the schema, whose validator alone
+    takes about 0.1 s to import (benchmarks/startup); one that is not as the library writes it is
+    then checked against the schema, which names the damage in one line."""
+    r = pario("profile", "-o", tmp_path / "t.json", "--keep-parts", "--", "true", lib=lib, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    parts = next(tmp_path.glob(".t.json.parts-*"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    good = subprocess.run([sys.executable, "-c", MERGE, str(parts), str(tmp_path / "again.json")],
+                          capture_output=True, text=True, env=env, check=True)
+    assert good.stdout.split() == ["False"], good.stdout  # merged, and the validator was never imported
+    assert load(tmp_path / "again.json")["processes"]  # a log every reader takes (load checks the schema)
+    part = next(parts.glob("*.json"))
+    doc = json.loads(part.read_text())
+    del doc["process"]
+    part.write_text(json.dumps(doc))
+    bad = subprocess.run([sys.executable, "-c", MERGE, str(parts), str(tmp_path / "bad.json")],
+                         capture_output=True, text=True, env=env, check=True)
+    lines = bad.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("error: profile log ") and "process" in lines[0], bad.stdout
+    assert lines[1] == "True" and not (tmp_path / "bad.json").exists()

@@ -25,7 +25,8 @@ FULL = ["cb_nodes=8", "cb_buffer_size=16m", "romio_cb_write=enable", "cb_config_
 
 # What each dialect carries of a Settings object.
 CARRIES = {"info": ["hints"], "romio": ["hints"], "cray": ["hints"], "ompi": ["mca"], "ompi-env": ["mca"],
-           "lfs": ["layout"], "adios2": ["lib.adios2"], "hdf5": ["lib.hdf5"], "pnetcdf": ["lib.pnetcdf"]}
+           "lfs": ["layout"], "ceph": ["layout"], "adios2": ["lib.adios2"], "hdf5": ["lib.hdf5"],
+           "pnetcdf": ["lib.pnetcdf"]}
 
 
 def _part(settings, what):

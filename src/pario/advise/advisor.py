@@ -70,7 +70,8 @@ def _factor(sides: list[dict[str, Any]], cap: tuple[int, int, int] | None = None
 
 def plan_key(rule: str, plan: Plan) -> str:
     """The pattern a plan measures, whatever size it is measured at."""
-    digest = hashlib.sha1(json.dumps([plan.ranks, plan.before, plan.after, PAIRS], sort_keys=True).encode())
+    placed = [plan.ranks, plan.before, plan.after, PAIRS] + ([plan.nodes] if plan.nodes else [])
+    digest = hashlib.sha1(json.dumps(placed, sort_keys=True).encode())
     return f"{rule}@{digest.hexdigest()[:10]}"
 
 
@@ -96,8 +97,10 @@ def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "c
     for k in range(PAIRS):
         cases[f"before.{k}"] = dict(before, reps=1)
         cases[f"after.{k}"] = dict(after, reps=1)
-    digest = hashlib.sha1(json.dumps([plan.ranks, before, after, PAIRS], sort_keys=True).encode()).hexdigest()[:10]
-    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what, pin=plan_key(rule, plan))
+    placed = [plan.ranks, before, after, PAIRS] + ([plan.nodes] if plan.nodes else [])
+    digest = hashlib.sha1(json.dumps(placed, sort_keys=True).encode()).hexdigest()[:10]
+    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what, nodes=plan.nodes,
+                    pin=plan_key(rule, plan))
 
 
 def side_time(measured: dict[str, Measured], side: str) -> Measured | None:

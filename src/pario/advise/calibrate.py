@@ -49,6 +49,7 @@ class Where:
 def cases_of(query: Query) -> list[dict[str, Any]]:
     out = []
     for name, opts in query.options().items():
+        opts = {k: v for k, v in opts.items() if k != "_io"}   # the launch's, not the case's (io_of)
         case = build_case(normalise(dict(opts, name=name), f"advise {query.key}"), f"advise {query.key}")
         out.append(case)
     return out
@@ -128,20 +129,20 @@ class Measurements(dict):
 
 def run(queries: list[Query], where: Where, store: Store, observer: RunObserver, *, mpi: MPI,
         kind: str = KIND, command: str | None = None, timeout: float | None = None) -> Measurements:
-    """Run the queries (one launch per rank count) in where.directory; store each launch. A query
-    whose cases the engine would refuse, or whose launch fails, is left without figures, with the
-    reason in .why; the other queries are measured."""
+    """Run the queries (one launch per rank count and placement over nodes) in where.directory;
+    store each launch. A query whose cases the engine would refuse, or whose launch fails, is left
+    without figures, with the reason in .why; the other queries are measured."""
     out = Measurements()
-    by_ranks: dict[int, list[Query]] = {}
+    by_ranks: dict[tuple[int, int], list[Query]] = {}
     for q in queries:
         try:
             validate.check_all(cases_of(q), q.ranks)
         except ParioError as exc:
             out.why[q.key] = f"its measurement cannot run here ({exc})"
             continue
-        by_ranks.setdefault(q.ranks, []).append(q)
+        by_ranks.setdefault((q.ranks, q.nodes or 0), []).append(q)
     engine = engine_path() if by_ranks else ""
-    for ranks, group in sorted(by_ranks.items()):
+    for (ranks, nodes), group in sorted(by_ranks.items()):
         cases, names = [], []
         for q in group:
             for name, case in zip(q.options(), cases_of(q)):
@@ -150,10 +151,12 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
                 names.append(f"{q.key}\0{name}")
         # a directory of its own inside the one measured (the job's, often): made and removed here
         scratch = Scratch(os.path.join(where.directory, ".pario-advise"))
+        on = f" on {nodes} nodes" if nodes else ""
         observer.note(f"measuring {', '.join(q.why or q.key for q in group)} ({len(cases)} cases, {ranks} "
-                      f"rank{'s' if ranks > 1 else ''}, in {where.directory})")
+                      f"rank{'s' if ranks > 1 else ''}{on}, in {where.directory})")
         try:
             record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
+                                        nodes=nodes or None, io=io_of(group),
                                         timeout=timeout, no_probe=True,  # None: the watchdog measures its limit
                                         facts={"advise": {"queries": {q.key: list(q.options()) for q in group},
                                                           "load": _load(), **where.to_dict()}}), observer)
@@ -178,6 +181,13 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
             m.load = (record.env.get("advise") or {}).get("load")
             out.setdefault(key, {})[name] = m
     return out
+
+
+def io_of(group: list[Query]) -> str | None:
+    """The Open MPI io component a group of queries asks for (a case option '_io': the job's own,
+    when its fix is a hint only that component reads, e.g. ROMIO's cb_config_list)."""
+    asked = {c.get("_io") for q in group for c in q.options().values()} - {None}
+    return asked.pop() if len(asked) == 1 else None
 
 
 def _load() -> float | None:

@@ -25,11 +25,13 @@ class Query:
     ranks: int
     cases: tuple[tuple[str, str], ...]   # (name, JSON of the `pario bench` case options)
     why: str = ""
+    nodes: int | None = None             # the ranks over this many nodes (pario bench --nodes)
     pin: str = ""
 
     @staticmethod
-    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "", pin: str = "") -> Query:
-        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why,
+    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "", nodes: int | None = None,
+           pin: str = "") -> Query:
+        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why, nodes,
                      pin or key)
 
     def options(self) -> dict[str, dict[str, Any]]:

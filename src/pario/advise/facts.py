@@ -15,7 +15,7 @@ from typing import Any
 from pario.advise.job import Job, Rec
 from pario.model.errors import ParioError
 from pario.model.filesystems import PARALLEL
-from pario.platform import documents, fsinfo
+from pario.platform import cephfs, documents, fsinfo
 from pario.platform import stack as stacklib
 
 
@@ -24,9 +24,11 @@ class FsFacts:
     fs: str | None = None
     unit: int | None = None          # the size requests should be a multiple of
     unit_source: str = ""
-    stripe_size: int | None = None   # Lustre
+    stripe_size: int | None = None   # Lustre; CephFS's stripe_unit
     stripe_count: int | None = None
     ost_count: int | None = None
+    servers: int | None = None       # CephFS: object servers up
+    object_size: int | None = None   # CephFS
     block_size: int | None = None
     source: str = ""                 # where the file system facts came from
 
@@ -86,6 +88,9 @@ def _from_stack_doc(doc: dict[str, Any]) -> FsFacts:
         out.ost_count = lustre.get("ost_count") or None
         if out.stripe_size:
             out.unit, out.unit_source = int(out.stripe_size), "the directory's stripe size (lfs getstripe)"
+    elif out.fs == "cephfs":
+        ceph = doc.get("cephfs") or {}
+        _ceph_layout(out, ceph.get("new_file_layout") or {}, ceph.get("servers"))
     elif out.fs == "gpfs":
         block = (doc.get("gpfs") or {}).get("block_size") or out.block_size
         if block:
@@ -120,7 +125,31 @@ def _from_here(path: str) -> FsFacts | None:
         layout = lustre.get("dir_layout") or {}
         out.stripe_size, out.stripe_count = layout.get("stripe_size"), layout.get("stripe_count")
         out.ost_count = lustre.get("ost_count")
+    elif out.fs == "cephfs":  # the file's own layout while it is there, else what a new file here gets
+        own = cephfs.read_layout(path) if os.path.isfile(path) else None
+        layout, where = (own, f"{path}'s layout") if own else cephfs.new_file_layout(directory, desc.get("mount_point"))
+        _ceph_layout(out, layout, _ceph_servers(desc))
+        out.source = f"{where}, looked at here"
     return out
+
+
+def _ceph_layout(out: FsFacts, layout: dict[str, Any], servers: int | None) -> None:
+    out.stripe_size, out.stripe_count = layout.get("stripe_unit"), layout.get("stripe_count")
+    out.object_size, out.servers = layout.get("object_size"), servers
+    if out.stripe_size:
+        out.unit, out.unit_source = int(out.stripe_size), "the stripe unit of the CephFS layout"
+
+
+_SERVERS: dict[str, int | None] = {}
+
+
+def _ceph_servers(desc: dict[str, Any]) -> int | None:
+    """The object servers up behind a CephFS mount (asked once per mount: a second or so)."""
+    point = desc.get("mount_point") or ""
+    if point not in _SERVERS:
+        client = cephfs.client(desc)
+        _SERVERS[point] = cephfs.cluster(client["conf"], client["name"]).get("servers")
+    return _SERVERS[point]
 
 
 def _impl_from_hints(job: Job) -> tuple[str | None, str, str | None]:
@@ -166,8 +195,8 @@ def gather(job: Job, stack_arg: str | None = None, here: bool = True) -> StackFa
         facts = out.given or logged
         if doc is None and local is not None:
             # the log knows the job's file system; here only adds what it lacks (the OST count)
-            if logged.fs is None:
-                facts = local
+            if logged.fs is None or (local.fs == "cephfs" and logged.fs in ("fuse", "cephfs")):
+                facts = local  # ceph-fuse's files carry FUSE's magic in the log: the mount here names CephFS
             elif local.fs == logged.fs:
                 facts.ost_count = facts.ost_count or local.ost_count
         if doc is None and facts.unit is None and local is not None and local.block_size:

@@ -3,8 +3,6 @@ its per-process stats files go. Launching reuses pario.profile.run (the library,
 exports for a job script) and pario.run.child (signals and the exit status)."""
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 from pario.model.errors import ParioError
@@ -65,6 +63,8 @@ def buffer_env(lib: str, size: int, files: list[tuple[str, int]], stats_dir: str
 def make_stats_dir(near: Path | None = None) -> Path:
     """A fresh directory for the per-process stats files: in the current directory (which the
     ranks of a multi-node job share), else the temporary directory."""
+    import tempfile
+
     for where in ([near] if near else []) + [Path.cwd(), None]:
         try:
             return Path(tempfile.mkdtemp(prefix=".pario-buffer-stats-", dir=where))
@@ -74,4 +74,6 @@ def make_stats_dir(near: Path | None = None) -> Path:
 
 
 def remove_stats_dir(path: Path) -> None:
+    import shutil
+
     shutil.rmtree(path, ignore_errors=True)

@@ -54,8 +54,9 @@ class _Registering:
 
 
 def build_parser(chosen: str | None = _EVERY) -> argparse.ArgumentParser:
-    """pario's parser: with every command's flags (the default), or with only those of the command
-    `chosen` (None: none), the others listed by name and help."""
+    """pario's parser: with every command's flags (the default); with only the command `chosen`
+    (the others are not needed: its own parser reports what is wrong in its words); or, chosen
+    None, every command listed by name and help (`pario --help`, a name that is no command)."""
     from pario.cli.args import Parser
 
     parser = Parser(
@@ -65,16 +66,21 @@ def build_parser(chosen: str | None = _EVERY) -> argparse.ArgumentParser:
     for name, line in COMMANDS.items():
         if chosen in (_EVERY, name):
             importlib.import_module(f"{__name__}.{name}").register(_Registering(sub))
-        else:
+        elif chosen is None:
             sub.add_parser(name, help=line)
     return parser
 
 
 def _chosen(words: list[str]) -> str | None:
-    """The command a command line asks for: its first word that is not one of pario's own options
-    (--version, -h, --help: none takes a value), if it names a command."""
-    first = next((w for w in words if not w.startswith("-")), None)
-    return first if first in COMMANDS else None
+    """The command a command line asks for: its first word, or the first after --version (pario's
+    one option that takes no value and prints no list of commands), if it names a command. None
+    otherwise (`pario --help bench`, `pario -- bench`, a misspelt command: every command is listed)."""
+    for word in words:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+        if not (len(word) > 2 and "--version".startswith(word)):
+            return None
+    return None
 
 
 # Options whose value is itself a command line ("-t 30 -p debug"): argparse would take such a value

@@ -180,6 +180,14 @@ class Session:
                 self._mpi_error = str(exc)
         return self._mpi
 
+    def nodes_here(self) -> int:
+        """Nodes a measurement here can spread its ranks over: a Slurm allocation's, else the hosts
+        of mpirun's hostfile (the local cluster's), else this one."""
+        from pario.run.launchers import nodes as placement
+
+        mpi = self.mpi()
+        return placement.reachable(mpi) if mpi is not None else 1
+
     def where(self, directory: str) -> Any:
         from pario.advise import calibrate
         from pario.platform.scratch import Scratch
@@ -283,7 +291,7 @@ class Session:
         measurer = self.measurer(job, directory)
         model, cal_note = measurer.model()
         max_ranks = self.args.ranks or max(1, 2 * host.cpus())
-        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks)
+        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks, nodes_here=self.nodes_here())
         if job.nprocs > 1 and not job.copies:
             ctx.rank_noise, ctx.rank_noise_why = measurer.rank_noise(ctx.ranks_here(job.nprocs))
         cands = rules.detect(ctx)

@@ -40,11 +40,20 @@ class Parser(argparse.ArgumentParser):
 
 class Typed:
     """An argparse `type` made from a typed row: the value converted and checked, or argparse's one
-    line naming the flag ("argument -i/--reps: 0 is out of range; give a value from 1 to ...")."""
+    line naming the flag ("argument -i/--reps: 0 is out of range; give a value from 1 to ...").
+    A row may be given as `make`, a function that returns it when a value is first checked: the
+    commands that wrap a program start it sooner when their parser loads no catalogue (run_row)."""
 
-    def __init__(self, row: Setting | None = None, check: Callable[[str], Any] | None = None):
-        self.row, self.check = row, check
-        self.__name__ = row.name if row is not None else getattr(check, "__name__", "value")
+    def __init__(self, row: Setting | None = None, check: Callable[[str], Any] | None = None,
+                 make: Callable[[], Setting] | None = None, name: str = ""):
+        self._row, self.check, self.make = row, check, make
+        self.__name__ = row.name if row is not None else name or getattr(check, "__name__", "value")
+
+    @property
+    def row(self) -> Setting | None:
+        if self._row is None and self.make is not None:
+            self._row = self.make()
+        return self._row
 
     def __call__(self, text: str) -> Any:
         if self.check is not None:
@@ -54,8 +63,9 @@ class Typed:
                 raise argparse.ArgumentTypeError(str(exc)) from None
         from pario.plan import inputs
 
-        assert self.row is not None
-        value, why = inputs.check(self.row, text)
+        row = self.row
+        assert row is not None
+        value, why = inputs.check(row, text)
         if why:
             raise argparse.ArgumentTypeError(f"{inputs.shown(text)} {why}")
         return value
@@ -72,7 +82,22 @@ def checked(fn: Callable[[str], Any]) -> Typed:
 
 def row(name: str, kind: str, doc: str = "", lo: float | None = None, hi: float | None = None,
         choices: tuple[str, ...] = ()) -> Typed:
-    """A flag of a command other than bench, declared where the command is."""
-    from pario.settings.catalogue import Setting
+    """A flag of a command other than bench, declared where the command is (made when a value is
+    first checked)."""
+    def make() -> Setting:
+        from pario.settings.catalogue import Setting
 
-    return Typed(Setting(name, kind, None, tuple(choices), doc, lo, hi))
+        return Setting(name, kind, None, tuple(choices), doc, lo, hi)
+
+    return Typed(make=make, name=name)
+
+
+def run_row(name: str) -> Typed:
+    """typed(plan.inputs.RUN[name]), the row looked up when a value is first checked: for the
+    commands that wrap a program (buffer, profile), whose start is the program's."""
+    def make() -> Setting:
+        from pario.plan.inputs import RUN
+
+        return RUN[name]
+
+    return Typed(make=make, name=name)

@@ -25,6 +25,7 @@ from pario.report import json as json_report
 from pario.report.terminal.bench import verify_lines
 from pario.report.terminal.presets import print_list, print_table
 from pario.report.terminal.progress import Progress
+from pario.report.terminal.servers import print_servers
 from pario.run import launchers, stop
 from pario.run.bench import RunRequest, execute
 from pario.store import Store
@@ -169,6 +170,8 @@ def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
     print_table(console, doc, where)
     for line in verify_lines(rows):
         console.print(line, highlight=False)
+    if record is not None:  # a striped file system's servers: their bytes per row, the placement's time
+        print_servers(console, record.result.get("cases") or [])
     if run_id is not None:
         console.print(f"Stored as run {run_id} ({record.status}): pario results show {run_id}")
 

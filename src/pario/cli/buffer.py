@@ -18,9 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from pario.cli.args import checked, row, typed
+from pario.cli.args import checked, row, run_row
 from pario.model.errors import ParioError
-from pario.plan.inputs import RUN
 from pario.settings.values import control_char
 
 HELP = __doc__.split("\n", 2)[2]
@@ -72,9 +71,9 @@ def register(subparsers) -> None:
     p.add_argument("--stats", action="store_true", help="print per-file statistics at exit (on stderr)")
     p.add_argument("-o", "--stats-dir", metavar="DIR", type=row("stats_dir", "path"),
                    help="with --env --stats: the directory the processes write their stats to")
-    p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
+    p.add_argument("-n", "--ranks", type=run_row("ranks"),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--launcher", type=typed(RUN["launcher"]),
+    p.add_argument("--launcher", type=run_row("launcher"),
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")
@@ -109,15 +108,14 @@ def run(args) -> int:
     from pario.cli.wrapped import choose_launcher
 
     choose_launcher(args, cmd)
-    stats_dir = brun.make_stats_dir() if args.stats else None
+    if not args.stats:  # nothing to do after the program: pario becomes it (or its launcher)
+        return launch(lib, cmd, args.ranks, brun.buffer_env(lib, size, files, None), args.launcher, replace=True)
+    stats_dir = brun.make_stats_dir()
     try:
-        code = launch(lib, cmd, args.ranks, brun.buffer_env(lib, size, files, str(stats_dir) if stats_dir else None),
-                      args.launcher)
-        if stats_dir:
-            report(stats_dir)
+        code = launch(lib, cmd, args.ranks, brun.buffer_env(lib, size, files, str(stats_dir)), args.launcher)
+        report(stats_dir)
     finally:
-        if stats_dir:
-            brun.remove_stats_dir(stats_dir)
+        brun.remove_stats_dir(stats_dir)
     return code
 
 
@@ -139,9 +137,11 @@ def print_env(args, lib: str, size: int, files: list[tuple[str, int]]) -> int:
     return 0
 
 
-def launch(lib: str, cmd: list[str], ranks: int | None, env_vars: dict[str, str], launcher: str | None = None) -> int:
+def launch(lib: str, cmd: list[str], ranks: int | None, env_vars: dict[str, str], launcher: str | None = None,
+           replace: bool = False) -> int:
     """Run cmd under the library (with -n: through mpirun, or srun inside an allocation), as pario
-    profile does; signals are forwarded and the exit status is the program's."""
+    profile does; signals are forwarded and the exit status is the program's. replace: exec it (or
+    its launcher) instead, when nothing is left to do after it (run/child.py)."""
     from pario.profile import run as prun
     from pario.run import child
 
@@ -152,6 +152,8 @@ def launch(lib: str, cmd: list[str], ranks: int | None, env_vars: dict[str, str]
     else:
         argv, env = cmd, {**os.environ, **env_vars}
     try:
+        if replace:
+            child.replace(argv, env)
         return child.run(argv, env).shell_code
     except OSError as exc:
         raise child.cannot_run(argv[0], exc) from None

@@ -50,6 +50,13 @@ def add_case_flags(p):
     g.add_argument("--hint", action="append", metavar="KEY=VALUE", type=checked(_hint_pair),
                    help="MPI-IO hint (repeatable)")
     g.add_argument("--hints-file", type=typed(CASE["hints_file"]), help="ROMIO-format hints file (key value per line)")
+    g.add_argument("--stripe-count", type=typed(CASE["stripe_count"]),
+                   help="create the files with this many stripes (Lustre: lfs setstripe -c; CephFS: "
+                        "ceph.file.layout stripe_count; -1 every server); the run reads back what they got")
+    g.add_argument("--stripe-size", type=typed(CASE["stripe_size"]),
+                   help="stripe size of the files created (Lustre -S, CephFS stripe_unit; a multiple of 64k)")
+    g.add_argument("--object-size", type=typed(CASE["object_size"]),
+                   help="CephFS: bytes per object of the files created (a multiple of the stripe size)")
     g.add_argument("--lib", action="append", metavar="KEY=VALUE", type=checked(_lib_pair),
                    help="library setting of -a hdf5|pnetcdf|netcdf4|adios2 (repeatable; --list names them)")
     g.add_argument("--name", type=typed(CASE["name"]), help="case name")

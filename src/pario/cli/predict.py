@@ -44,10 +44,7 @@ def register(subparsers) -> None:
                    help="nodes of the job (1)")
     g.add_argument("--ranks-per-node", type=row("ranks_per_node", "int", "ranks per node", lo=1, hi=100_000),
                    help="MPI ranks per node (1; with --from-log: the log's ranks over --nodes)")
-    g.add_argument("--stripe-count", type=row("stripe_count", "int", "Lustre stripe count", lo=-1, hi=100_000),
-                   help="Lustre stripe count of new files (-1: all servers; default: the system's)")
-    g.add_argument("--stripe-size", type=row("stripe_size", "bytes", "Lustre stripe size", lo=65536),
-                   help="Lustre stripe size of new files (default: the system's)")
+    # --stripe-count and --stripe-size are case flags (add_case_flags): the layout of the case's files
     g.add_argument("--iobuf", metavar="SIZE", type=row("iobuf", "bytes", "IOBUF buffer", lo=4096),
                    help="an IOBUF-style buffer of SIZE coalesces the calls (pario buffer --size)")
     g.add_argument("--op", type=row("op", "choice", "the phase", choices=("write", "read")),

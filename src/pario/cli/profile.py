@@ -18,10 +18,11 @@ import sys
 import time
 from pathlib import Path
 
-from pario.cli.args import Parser, row, typed
+from pario.cli.args import Parser, row, run_row
 from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
 from pario.model.errors import ParioError
-from pario.plan.inputs import INT_MAX, INTEGER_MAX, RUN
+from pario.settings.values import INT64_MAX as INTEGER_MAX
+from pario.settings.values import INT_MAX
 
 HELP = __doc__.split("\n", 2)[2]
 # The profiler's memory bound per process, in MiB: its arena is mapped at start (csrc/profile), so
@@ -33,9 +34,12 @@ SECONDS = row("seconds", "float", "seconds after the job's start", lo=0, hi=1e12
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
+    p.add_argument("-n", "--ranks", type=run_row("ranks"),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--launcher", type=typed(RUN["launcher"]),
+    p.add_argument("--nodes", type=run_row("nodes"), metavar="N",
+                   help="with -n: the ranks on N nodes, in blocks (srun -N N inside Slurm, else the first N hosts "
+                        "of mpirun's hostfile)")
+    p.add_argument("--launcher", type=run_row("launcher"),
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("-o", "--output", type=row("output", "path"),
@@ -124,7 +128,7 @@ def print_env(args, prun) -> int:
 
 
 def profile(args, cmd, prun) -> int:
-    from pario.platform import slurm
+    from pario.platform.slurm_env import job_id
     from pario.run import child
 
     lib = prun.preload_path()
@@ -144,7 +148,7 @@ def profile(args, cmd, prun) -> int:
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
-        argv = prun.launch_argv(args.ranks, env_vars, cmd, args.launcher)
+        argv = prun.launch_argv(args.ranks, env_vars, cmd, args.launcher, args.nodes)
         child_env = dict(os.environ)  # the launcher itself runs without the profiler
     else:
         argv = cmd
@@ -160,13 +164,16 @@ def profile(args, cmd, prun) -> int:
         raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
     job = {"command": cmd, "cwd": os.getcwd(), "launcher": args.launcher if args.ranks else "direct",
-           "ranks": args.ranks or 0,
+           "ranks": args.ranks or 0, **({"nodes": args.nodes} if args.nodes and args.ranks else {}),
            "exit_code": code, "start": started, "end": time.time()}
     if args.ranks:
         job["launcher_argv"] = argv
-    alloc = slurm.allocation()
-    if alloc is not None:
-        job["slurm"] = alloc.to_dict()
+    if job_id() is not None:  # platform.slurm (dataclasses) only where there is an allocation to record
+        from pario.platform import slurm
+
+        alloc = slurm.allocation()
+        if alloc is not None:
+            job["slurm"] = alloc.to_dict()
     if ended.forwarded:
         names = ", ".join(dict.fromkeys(signal.Signals(s).name for s in ended.forwarded))
         print(f"pario: passed {names} on to the program", file=sys.stderr)

@@ -26,14 +26,14 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     r = sub.add_parser("render", help="print settings in a dialect (all dialects without --dialect)")
     r.add_argument("--dialect", type=row("dialect", "choice", choices=tuple(DIALECTS)),
-                   help="info, romio, ompi, ompi-env, cray, lfs, adios2, hdf5, pnetcdf")
+                   help="info, romio, ompi, ompi-env, cray, lfs, ceph, adios2, hdf5, pnetcdf")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", type=checked(_set_pair),
-                   help="a setting: hint name, mca.NAME, lustre.KEY (lustre.N.KEY for PFL), hdf5.KEY, "
+                   help="a setting: hint name, mca.NAME, lustre.KEY (lustre.N.KEY for PFL), ceph.KEY, hdf5.KEY, "
                         "pnetcdf.KEY, netcdf4.KEY, adios2.KEY (repeatable; wins over --from)")
     r.add_argument("--from", dest="source", metavar="FILE", type=row("from", "path"),
                    help="read settings from a file in any dialect")
     r.add_argument("--path", default="DIR", type=row("path", "path"),
-                   help="the path an lfs command names (default DIR)")
+                   help="the path an lfs or setfattr command names (default DIR)")
     r.add_argument("--pattern", default="*", type=row("pattern", "str"),
                    help="file pattern of MPICH_MPIIO_HINTS (default *)")
     r.add_argument("--json", action="store_true", help="one JSON document: the settings and each rendering")

@@ -6,8 +6,7 @@ import argparse
 import sys
 
 from pario.model.errors import ParioError
-from pario.platform import slurm
-from pario.run import launchers
+from pario.platform.slurm_env import job_id
 
 
 def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
@@ -15,15 +14,21 @@ def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
     mpirun; without -n the program runs once, directly."""
     if args.ranks is not None and args.ranks < 1:
         raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
+    if getattr(args, "nodes", None) and args.ranks is None:
+        raise ParioError(f"--nodes {args.nodes} places MPI ranks: give their number, -n RANKS")
+    if args.ranks is None and args.launcher is None:  # one process, directly: no launcher to choose
+        job = job_id()
+        if job is not None:
+            print(f"pario: inside Slurm job {job}: running {cmd[0]} once, directly; -n N or "
+                  "--launcher srun starts it as the allocation's tasks", file=sys.stderr)
+        return
+    from pario.platform import slurm
+    from pario.run import launchers
+
     if args.launcher == "srun" and args.ranks is None:
         args.ranks = slurm.default_ranks(slurm.allocation())
         if args.ranks is None:
             raise ParioError("--launcher srun without -n: not inside a Slurm allocation, so give -n RANKS")
     if args.launcher == "mpirun" and args.ranks is None:
         raise ParioError("--launcher mpirun: give the number of ranks, -n RANKS")
-    alloc = slurm.allocation()
-    if args.ranks is not None:
-        args.launcher = launchers.resolve(args.launcher)
-    elif alloc is not None:
-        print(f"pario: inside Slurm job {alloc.job}: running {cmd[0]} once, directly; -n N or "
-              "--launcher srun starts it as the allocation's tasks", file=sys.stderr)
+    args.launcher = launchers.resolve(args.launcher)

@@ -1,7 +1,6 @@
 """The one error type a user sees: a clear line and an exit code, never a traceback."""
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -15,6 +14,8 @@ class ParioError(Exception):
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """' (did you mean X?)' when one of choices is close to name, else ''."""
+    import difflib
+
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 

@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pario.model.errors import ParioError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older Pythons only
-    import tomli as tomllib
+if TYPE_CHECKING:  # the TOML and XML parsers are imported by the functions that read those formats
+    import xml.etree.ElementTree as ET
 
 MAX_DEPTH = 64  # deeper than any document pario writes or reads (profile logs nest 8 levels)
 
@@ -66,7 +63,25 @@ def parse_json(text: str, what: str, max_depth: int = MAX_DEPTH) -> Any:
     return doc
 
 
+def _tomllib() -> Any:
+    """This Python's TOML parser (tomllib, or its backport before 3.11), loaded when a TOML
+    document is read."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on older Pythons only
+        import tomli as tomllib
+    return tomllib
+
+
+def __getattr__(name: str) -> Any:
+    """`from pario.model.formats import tomllib` gives the parser without loading it with this module."""
+    if name == "tomllib":
+        return _tomllib()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def parse_toml(text: str, what: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    tomllib = _tomllib()
     try:
         doc = tomllib.loads(text)
     except RecursionError:
@@ -79,6 +94,8 @@ def parse_toml(text: str, what: str, max_depth: int = MAX_DEPTH) -> dict[str, An
 
 def parse_xml(text: str, what: str, max_depth: int = MAX_DEPTH) -> ET.Element:
     """An XML document without DTD (no entities to expand), at most `max_depth` elements deep."""
+    import xml.etree.ElementTree as ET
+
     if re.search(r"<!(DOCTYPE|ENTITY)", text, re.IGNORECASE):
         raise ParioError(f"{what}: XML with a DOCTYPE or ENTITY declaration is not read; remove it")
     parser = ET.XMLPullParser(events=("start", "end"))

@@ -52,6 +52,10 @@ class BenchRequest:
     lib: list[str] | None = None
     name: str | None = None
     buffer_max: int | str | None = None     # bytes, or a size such as 16m
+    # the layout the case's files are created with (Lustre, CephFS)
+    stripe_count: int | None = None
+    stripe_size: int | str | None = None
+    object_size: int | str | None = None
     # metadata workload
     metadata: bool | None = None
     files_per_dir: int | None = None

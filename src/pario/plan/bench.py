@@ -21,7 +21,8 @@ CASE_DESTS = ("backend", "collective", "transfer", "block", "segments", "strateg
               "dims", "btio_class", "grid", "steps", "view", "odirect", "hint", "hints_file", "fpp", "random",
               "reorder_host", "reorder", "name", "lib", "metadata", "files_per_dir", "file_size", "depth",
               "branching", "per_rank_dirs", "md_ops",
-              "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time")
+              "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time",
+              "stripe_count", "stripe_size", "object_size")
 
 
 def check_request(request: BenchRequest) -> None:
@@ -40,7 +41,8 @@ def flag_options(request: BenchRequest) -> dict[str, Any]:
                 "strategy", "aggregate", "pattern", "dims", "btio_class", "grid", "steps", "view", "odirect",
                 "hints_file", "name",
                 "write", "read", "verify", "buffer_max", "read_check",
-                "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time"):
+                "fsync_per_write", "deadline", "wearout", "unique_dir", "use_existing", "max_time",
+                "stripe_count", "stripe_size", "object_size"):
         value = getattr(request, key, None)
         if value is not None:
             opts[key] = value
@@ -93,10 +95,9 @@ def plan(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int
     """The cases to run and a sentence about their sizes."""
     opts = flag_options(request)
     case_flags = request.given(CASE_DESTS)
-    if request.cache and (request.config or case_flags or request.suite == "layers"):
-        raise ParioError("--cache asks the default suite for page-cache figures; a case of your own (or a job "
-                         "file, or --suite layers) runs as its flags say: drop --cache, and -e/--drop-caches "
-                         "are yours to give")
+    if request.cache and (request.config or case_flags):
+        raise ParioError("--cache asks a suite for page-cache figures; a case of your own (or a job file) runs as "
+                         "its flags say: drop --cache, and -e/--drop-caches are yours to give")
     if request.config:
         defaults, rows = load_config(request.config)
         cases = [build_case(_merge(_merge(defaults, row), opts), f"{request.config} case {i + 1}")

@@ -211,6 +211,9 @@ def _build_case(opts: dict[str, Any], where: str) -> Case:
     lib = parse_lib(opts.get("lib"), where)
     if lib:
         case["lib"] = lib
+    layout = layout_request(opts, where)
+    if layout:
+        case["_layout"] = layout
     case["name"] = str(opts["name"]) if opts.get("name") else case_label(case)
     case["_where"] = where
     return case
@@ -304,6 +307,9 @@ def build_metadata_case(opts: dict[str, Any], where: str) -> Case:
     case["shared_dir"] = not _bool(opts.get("per_rank_dirs", False), "per_rank_dirs", where)
     if "seed" in opts:
         case["seed"] = _int(opts["seed"], "seed", where)
+    layout = layout_request(opts, where)
+    if layout:  # set on the tree's top directory: every file made below it inherits it
+        case["_layout"] = layout
     case["name"] = str(opts["name"]) if opts.get("name") else metadata_label(case)
     case["_where"] = where
     return case
@@ -315,7 +321,29 @@ def metadata_label(case: Case) -> str:
         parts.append(f"d{case['depth']}b{case['branching']}")
     if case["file_size"]:
         parts.append(exact(case["file_size"]))
+    parts += [f"sc{c['stripe_count']}" for c in case.get("_layout") or [] if "stripe_count" in c]
     return "-".join(parts)
+
+
+LAYOUT_KEYS = {"stripe_count": "lustre.stripe_count", "stripe_size": "lustre.stripe_size",
+               "object_size": "ceph.object_size"}
+
+
+def layout_request(opts: dict[str, Any], where: str) -> list[dict[str, str]]:
+    """The layout the case's files are to be created with (--stripe-count, --stripe-size,
+    --object-size; the same keys in a job file), checked by the settings model as `--set` is."""
+    pairs = [(key, str(parse_size(opts[k], k) if k != "stripe_count" else opts[k]))
+             for k, key in LAYOUT_KEYS.items() if opts.get(k) is not None]
+    if not pairs:
+        return []
+    from pario.settings.model import build
+    settings, issues = build(pairs, syntax="pario")
+    if issues:
+        flag = {v: k for k, v in LAYOUT_KEYS.items()}
+        first = issues[0]
+        named = "--" + flag.get(first.key, first.key).replace("_", "-")
+        raise ParioError(f"{where}: {first.message.replace(first.key, named)}")
+    return settings.layout
 
 
 def case_label(case: Case) -> str:
@@ -331,6 +359,9 @@ def case_label(case: Case) -> str:
         parts.append(case["pattern"])
     elif case.get("segments", 1) > 1:
         parts.append(f"s{case['segments']}")
+    for comp in case.get("_layout") or []:  # stripes: Lustre's and CephFS's stripe count
+        if "stripe_count" in comp:
+            parts.append(f"sc{comp['stripe_count']}")
     return "-".join(parts)
 
 

@@ -85,6 +85,7 @@ def case_words(case: Case) -> list[str]:
         words += ["--buffer", exact(case["buffer_max"])]
     words += [w for k, v in sorted((case.get("hints") or {}).items()) for w in ("--hint", f"{k}={v}")]
     words += [w for k, v in sorted((case.get("lib") or {}).items()) for w in ("--lib", f"{k}={v}")]
+    words += layout_words(case)
     if case.get("name") and case["name"] != case_label(case):
         words += ["--name", case["name"]]
     if case.get("evict"):
@@ -108,8 +109,18 @@ def _metadata_words(case: Case) -> list[str]:
         words += ["-i", str(case["reps"])]
     if "seed" in case:
         words += ["-G", str(case["seed"])]
+    words += layout_words(case)
     if case.get("name") and case["name"] != metadata_label(case):
         words += ["--name", case["name"]]
+    return words
+
+
+def layout_words(case: Case) -> list[str]:
+    """The layout the case's files are created with (plan.cases.layout_request, the other way)."""
+    comp = (case.get("_layout") or [{}])[0]
+    words = ["--stripe-count", comp["stripe_count"]] if "stripe_count" in comp else []
+    words += ["--stripe-size", exact(int(comp["stripe_size"]))] if "stripe_size" in comp else []
+    words += ["--object-size", exact(int(comp["object_size"]))] if "object_size" in comp else []
     return words
 
 

@@ -24,7 +24,8 @@ CASE_PRESET_KEYS = ("row", "column", "seed", "requires", "min_ranks", "buffer")
 PRESET_KEYS = ("title", "seed", "shows", "setup", "unit", "row_header", "columns", "io", "ranks", "caveat")
 READING_KEYS = ("text", "a", "b", "metric", "seed_ratio", "seed_text")
 UNITS = ("MiB/s", "GiB/s", "MB/s")
-REQUIREMENTS = ("lustre", "cray-mpich", "romio", "pario-buffer", "tree-layout", "nodes>=N", "ranks>=N")
+REQUIREMENTS = ("lustre", "striping", "cray-mpich", "romio", "pario-buffer", "tree-layout", "nodes>=N", "ranks>=N")
+STRIPED = ("lustre", "cephfs")  # the file systems pario creates files on with a layout (platform.layout)
 _METRIC = re.compile(r"^(write|read|writes|speedup|ratio|note|(" + "|".join(OPS + MD_OPS) + r")_(time|rate))$")
 
 
@@ -213,14 +214,17 @@ def unmet(token: str, facts_: dict[str, Any], ranks: int) -> str | None:
     fs = facts_["fs_type"]
     if token == "lustre" and fs != "lustre":
         return f"needs Lustre (the scratch directory is on {fs}): lfs setstripe sets what this row varies"
+    if token == "striping" and fs not in STRIPED:
+        return (f"needs a striped file system, Lustre or CephFS (the scratch directory is on {fs}): the row "
+                "varies the layout its file is created with")
     if token == "cray-mpich" and not facts_["cray"]:
         return "needs Cray MPICH (its cray_cb_* MPI-IO hints)"
     if token == "romio" and facts_["flavour"] == "openmpi" and not str(facts_.get("io") or "").startswith("romio"):
         return "needs ROMIO to read its hints: add --io romio321 (Open MPI)"
     if token == "pario-buffer" and facts_.get("buffer"):
         return f"needs pario buffer's preload library: {facts_['buffer']}"
-    if token == "tree-layout":
-        return ("pario does not stripe its metadata tree yet; on Lustre: lfs setstripe -c -1 DIR, then "
+    if token == "tree-layout" and fs != "cephfs":
+        return ("pario stripes a metadata tree on CephFS only so far; on Lustre: lfs setstripe -c -1 DIR, then "
                 "pario bench --config examples/metadata-archer.toml --dir DIR")
     m = re.match(r"^(nodes|ranks)>=(\d+)$", token)
     if m and m.group(1) == "nodes" and facts_["hosts"] < int(m.group(2)):

@@ -80,6 +80,8 @@ def describe(path: str) -> dict[str, Any]:
     out.update(mount)
     if out.get("type") == "ext4" and mount.get("fstype") in ("ext2", "ext3"):
         out["type"] = mount["fstype"]  # one magic for the three
+    if out.get("type") == "fuse" and mount.get("fstype") == "fuse.ceph-fuse":
+        out["type"] = "cephfs"  # CephFS through its FUSE client: FUSE's magic, the mount names it
     out["parallel"] = out.get("type") in PARALLEL
     return out
 

@@ -41,6 +41,8 @@ def fs_type(directory: str) -> str | None:
     while not os.path.exists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)
     mounted = fsinfo.mount_of(probe).get("fstype")
+    if mounted in ("fuse.ceph-fuse", "ceph"):  # CephFS through its FUSE or its kernel client
+        return "cephfs"
     if mounted:
         return mounted
     # no mount table: the statfs magic, named as `pario stack` names it (ext4 for ext2/3/4)
@@ -63,6 +65,8 @@ def disk_room(directory: str) -> tuple[int, int | None] | None:
     try:
         st = os.statvfs(directory)
     except OSError:
+        return None
+    if st.f_blocks == 0:  # no size reported at all (CephFS without a manager daemon, some FUSE file systems)
         return None
     blocks = st.f_bfree if os.geteuid() == 0 else st.f_bavail
     return blocks * st.f_frsize, (st.f_favail if st.f_files else None)

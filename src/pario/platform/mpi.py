@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass
 
 from pario.model.errors import ParioError
@@ -27,6 +25,8 @@ class MPI:
 def find_mpirun(explicit: str | None = None) -> str:
     """The launcher: --mpirun, else $PARIO_MPIRUN, else mpirun or mpiexec on PATH. A launcher the user
     named that is not there is bad input (exit 2); no MPI at all is a missing tool (exit 3)."""
+    import shutil
+
     chosen = explicit or os.environ.get("PARIO_MPIRUN")
     if chosen:
         found = shutil.which(chosen)
@@ -61,6 +61,8 @@ _LAUNCHER_WORDS = re.compile(r"mpi|hydra|open rte|openrte|prte|pals|slurm|mpt", 
 def detect(mpirun: str) -> MPI:
     """The MPI behind a launcher, from `LAUNCHER --version`. A program that is not an MPI launcher
     (/bin/false, /bin/echo, a script) is refused here, before any run depends on it."""
+    import subprocess
+
     try:
         out = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=20,
                              stdin=subprocess.DEVNULL)
@@ -101,6 +103,9 @@ def in_slurm() -> str | None:
 def io_components(mpi: MPI) -> list[str] | None:
     """Open MPI's MPI-IO components (ompi_info), or None when they cannot be listed (another MPI,
     no ompi_info beside the launcher or on PATH)."""
+    import shutil
+    import subprocess
+
     if mpi.flavour != "openmpi":
         return None
     beside = os.path.join(os.path.dirname(mpi.path), "ompi_info")

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.platform.slurm_env import job_id
 
 
 @dataclass
@@ -55,7 +54,7 @@ def expand_counts(text: str | None) -> list[int]:
 def allocation(environ=None) -> Allocation | None:
     """The allocation of this process's environment, or None outside Slurm."""
     env = os.environ if environ is None else environ
-    job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
+    job = job_id(env)
     if not job:
         return None
     array = (f"{env['SLURM_ARRAY_JOB_ID']}_{env.get('SLURM_ARRAY_TASK_ID', '?')}"
@@ -97,6 +96,9 @@ def parse_mpi_list(text: str) -> list[str]:
 @lru_cache(maxsize=4)
 def mpi_plugins(srun: str = "srun") -> tuple[str, ...]:
     """The --mpi values this srun accepts (one `srun --mpi=list`, about 0.05 s, cached)."""
+    import shutil
+    import subprocess
+
     path = shutil.which(srun)
     if not path:
         raise ParioError("srun not found on PATH: load Slurm's module or use --launcher mpirun", exit_code=3)

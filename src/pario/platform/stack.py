@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from pario.model.errors import ParioError
-from pario.platform import fsinfo, host, slurm
+from pario.platform import cephfs, fsinfo, host, slurm
 from pario.platform.mpi import detect, find_mpirun
 from pario.settings import effective
 
@@ -142,6 +142,8 @@ def collect(path: str, *, probe: Probe | None = None, engine: str | None = None,
         doc["lustre"] = lustre_facts(fs["path"])
     elif fs.get("type") == "gpfs":
         doc["gpfs"] = gpfs_facts(fs.get("source", ""))
+    elif cephfs.is_cephfs(fs):
+        doc["cephfs"] = cephfs.facts(fs, doc["path"] if os.path.isdir(doc["path"]) else fs["path"])
     key = _cache_key(path, engine, mpirun, io, probe_mpi, fs)
     slow = None if refresh else _cache_get(key)
     if slow is None:

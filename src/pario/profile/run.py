@@ -1,17 +1,13 @@
 """Running a program under the profiler: where the preload library is, the environment it
-reads, the command line (direct or through mpirun), and merging the per-process logs."""
+reads, the command line (direct or through mpirun), and merging the per-process logs. `pario
+buffer` uses it too, so it imports the log reader and the launchers only where they are used."""
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
-from pario.analysis.profile.logread import FORMAT, VERSION, _load_json, compact, job_from_parts, parts_in
 from pario.model.errors import ParioError
-from pario.platform.mpi import detect, find_mpirun
-from pario.platform.outfile import write_output
-from pario.run.launchers import check_launcher, command
 
 LIB = "libpario-preload.so"
 NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
@@ -65,6 +61,8 @@ def merged_preload(lib: str, environ=None) -> str:
 
 def make_parts_dir(output: Path) -> Path:
     """A fresh directory next to the output (shared file systems see it from every node)."""
+    import tempfile
+
     parent = output.parent if str(output.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
@@ -75,22 +73,31 @@ def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     return launch_argv(ranks, env, app, "mpirun")
 
 
-def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str) -> list[str]:
+def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str, nodes: int | None = None) -> list[str]:
     """The MPI launch of `app` with the profiler's variables set in the ranks only: mpirun exports
     them (-x/-genv); under srun, which would pass its own environment on (and be profiled itself),
     `env VAR=VALUE... app` sets them in each task just before the program starts."""
     # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags, srun's plugin)
+    from pario.platform.mpi import detect, find_mpirun
+    from pario.run.launchers import check_launcher, command
+    from pario.run.launchers import nodes as placement
+
     mpi = detect(find_mpirun())
+    placement.check(mpi, launcher, ranks, nodes)
     if launcher == "srun":
         check_launcher("srun", mpi)
-        return command(mpi, ranks, ["env", *(f"{k}={v}" for k, v in env.items()), *app], launcher="srun")
-    return command(mpi, ranks, app, env=env)
+        return command(mpi, ranks, ["env", *(f"{k}={v}" for k, v in env.items()), *app], launcher="srun",
+                       nodes=nodes)
+    return command(mpi, ranks, app, env=env, nodes=nodes)
 
 
 def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:
     """Write one job log from the parts (and `extra` top-level keys, such as the file system's
     view of a buffered run), atomically and compact (logread.compact); return it. ended_by: the
     signal that ended the program, if one did."""
+    from pario.analysis.profile.logread import _load_json, compact, job_from_parts, parts_in
+    from pario.platform.outfile import write_output
+
     files = parts_in(parts_dir)
     if not files:
         import signal
@@ -98,9 +105,15 @@ def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None,
                else "it may not use dynamic linking (static binaries cannot be preloaded)")
         raise ParioError(f"the program left no profile logs in {parts_dir}: {why}", exit_code=128 + ended_by
                          if ended_by else 2)
-    doc = job_from_parts([_load_json(f) for f in files], job)
-    doc.update(extra or {})
-    write_output(output, (json.dumps(compact(doc), separators=(",", ":")) + "\n").encode("utf-8"))
+    try:  # the parts our library just wrote: the schema is checked only if they are not as it writes them
+        doc = job_from_parts([_load_json(f, schema=False) for f in files], job)
+        doc.update(extra or {})
+        data = json.dumps(compact(doc), separators=(",", ":")) + "\n"
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        for f in files:
+            _load_json(f)  # the schema names the damaged part in one line
+        raise
+    write_output(output, data.encode("utf-8"))
     return doc
 
 
@@ -122,5 +135,5 @@ def default_output(app: list[str]) -> Path:
     return Path(f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.pario-profile.json")
 
 
-__all__ = ["FORMAT", "VERSION", "preload_path", "profile_env", "env_exports", "merged_preload", "make_parts_dir",
+__all__ = ["preload_path", "profile_env", "env_exports", "merged_preload", "make_parts_dir",
            "mpirun_argv", "launch_argv", "merge", "remove_parts", "default_output"]

@@ -20,7 +20,7 @@ from pario.platform import environment, host, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
 from pario.platform.scratch import Scratch
-from pario.run import engine_mpi, forward, launchers, scratch_guard, session, stop, watchdog
+from pario.run import engine_mpi, forward, launchers, scratch_guard, servers, session, stop, watchdog
 from pario.run.launchers import nodes as placement
 from pario.run.launchers import srun
 from pario.run.sentinel import Sentinel
@@ -123,6 +123,17 @@ def execute(request: RunRequest, observer: RunObserver) -> RunRecord:
         scratch_guard.running(None)
 
 
+def _server_sampler(env: dict[str, Any]) -> servers.ServerSampler | None:
+    """A sampler of the file servers' counters where pario can read them (CephFS), else None."""
+    ceph = (env.get("stack") or {}).get("cephfs") or {}
+    found = ceph.get("server_list") or []
+    if not found:
+        return None
+    client = ceph.get("client") or {}
+    sampler = servers.ServerSampler(found, client.get("conf"), client.get("name") or "client.admin")
+    return None if sampler.failed else sampler
+
+
 def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel) -> RunRecord:
     scratch, mpi, cases, ranks = req.scratch, req.mpi, req.cases, req.ranks
     ceiling = req.ceiling if req.ceiling is not None else device_ceiling(
@@ -147,9 +158,13 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     # ROMIO_HINTS, OMPI_MCA_ and MPICH_MPIIO_HINTS settings: requested too, with their source; the
     # MCA parameters the caller exports (a tuner's trial) are in os.environ's place for the ranks
     env["settings_from_env"] = envsettings.collect({**os.environ, **{f"OMPI_MCA_{k}": v for k, v in req.mca.items()}})
-    layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"))
+    n_servers = ((env.get("stack") or {}).get("cephfs") or {}).get("servers")
+    layouts = layout.prepare(cases, scratch.dir, scratch.prefix, ranks, env.get("fs_name"), servers=n_servers,
+                             rank_dirs=scratch.rank_dirs)
     for index, rec in layouts.items():
-        if rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
+        if rec.get("top_xattr"):  # a metadata tree: the engine sets the layout on its top directory
+            spec["cases"][index]["top_xattr"] = rec["top_xattr"]
+        elif rec.get("applied"):  # the engine then truncates these files between repetitions, keeping the layout
             spec["cases"][index]["precreated"] = True
     with open(spec_path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh, indent=1)
@@ -168,6 +183,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     watcher.tell(launch={"engine": req.engine, "spec": spec_path, "result": result_path})
     read_settings(mpi=mpi, io=req.io, launcher=req.launcher, ranks=ranks, engine=req.engine, spec_path=spec_path,
                   cases=cases, collector=collector, forwarded=forwarded, observer=observer, pidfile=pidfile)
+    sampler = _server_sampler(env)  # CephFS: each server's bytes per phase, its own counters
+    sink = servers.Tee(collector, sampler) if sampler else collector
     stopped: Stopped | None = None
     # srun's messages (and the ranks' stderr it forwards) are shown as they come and kept: when the
     # launch fails, they hold the scheduler's reason.
@@ -177,7 +194,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         own = {k: v for k, v in forwarded.items() if req.launcher != "mpirun" or k not in req.env}
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, own),
                                timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=collector, stderr=tee.file if tee else None,
+                               observer=observer, sink=sink, stderr=tee.file if tee else None,
                                pidfile=pidfile, directory=scratch.dir)
     except Stopped as exc:  # the launch is ended (watchdog.run saw to it); keep what it measured
         stopped = exc
@@ -195,6 +212,9 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     env["watchdog"] = limit.record()
     result = load_result(result_path, scratch.run_id)
     measured(result, collector, layouts, env, mpi, ranks)
+    if sampler:
+        sampler.finish()
+        servers.annotate(result, sampler)
     status, message = judge(outcome, result, status_dir, ranks, cases, stopped)
     if tee is not None and not stopped and status != "complete" and not (result.get("error") or {}).get("message"):
         reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks)

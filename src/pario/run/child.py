@@ -2,7 +2,8 @@
 (`pario profile`, `pario buffer`): the signals that ask a job to stop or to act (SIGTERM, SIGINT,
 SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2) are passed on to the program instead of ending pario, pario
 waits for the program, and the caller learns how it ended (exit code, or the signal that ended
-it) to do its own work afterwards (write a log) and exit as the program did (shell_code).
+it) to do its own work afterwards (write a log) and exit as the program did (shell_code). A
+wrapper with nothing to do afterwards becomes the program instead (replace: exec).
 
 SIGINT and SIGQUIT typed at a terminal reach the whole foreground process group, the program
 included: they are passed on only when pario is not that group (a batch job, `kill -INT`), so
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-from dataclasses import dataclass, field
+import sys
 from types import FrameType
+from typing import NoReturn
 
 from pario.model.errors import ParioError
 
@@ -21,10 +22,16 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signa
 FROM_TERMINAL = (signal.SIGINT, signal.SIGQUIT)
 
 
-@dataclass
 class ChildExit:
-    returncode: int                 # as Popen says it: -N when signal N ended the program
-    forwarded: list[int] = field(default_factory=list)  # the signals pario passed on
+    """How the program ended (a plain class: `pario buffer` imports this module to exec the program,
+    and dataclasses would cost it more than the rest of its start)."""
+
+    def __init__(self, returncode: int, forwarded: list[int] | None = None) -> None:
+        self.returncode = returncode  # as Popen says it: -N when signal N ended the program
+        self.forwarded: list[int] = forwarded if forwarded is not None else []  # the signals pario passed on
+
+    def __repr__(self) -> str:
+        return f"ChildExit(returncode={self.returncode}, forwarded={self.forwarded})"
 
     @property
     def signal(self) -> int | None:
@@ -59,9 +66,30 @@ def cannot_run(program: str, exc: OSError) -> ParioError:
     return ParioError(f"cannot run {program}: {exc.strerror or exc}", exit_code=126)
 
 
+def replace(argv: list[str], env: dict[str, str]) -> NoReturn:
+    """Become argv (exec), for a wrapper with nothing left to do after the program: pario's
+    interpreter is gone while it runs, signals reach it directly and its exit status (or the
+    signal that ended it) is the caller's as it would be of the program alone. The signals Python
+    ignores for itself (SIGPIPE, SIGXFSZ) get their default action back first, as subprocess does
+    for a child. OSError (no such program, not executable) is the caller's to name; pario is then
+    still running, as it was."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    ignored = [s for s in (getattr(signal, "SIGPIPE", None), getattr(signal, "SIGXFSZ", None)) if s is not None]
+    old = {s: signal.signal(s, signal.SIG_DFL) for s in ignored}
+    try:
+        os.execvpe(argv[0], argv, env)
+    except OSError:
+        for s, disposition in old.items():
+            signal.signal(s, disposition)
+        raise
+
+
 def run(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> ChildExit:
     """Start argv and wait for it, passing FORWARDED signals on. OSError (no such program, not
     executable) is the caller's to name. Call it from the main thread (signal handlers)."""
+    import subprocess  # here: replace() needs none
+
     out = ChildExit(returncode=0)
     proc: subprocess.Popen | None = None
     pending: list[int] = []

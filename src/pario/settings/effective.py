@@ -253,6 +253,41 @@ def annotate(result: dict[str, Any], reports: dict[int, dict[str, dict[str, str]
         hints["check"] = compare(hints.get("requested") or {}, effective, means,
                                  {**stack, **_file_group(spec, stack), "ops": spec.get("ops")},
                                  env_settings if layered else (), mca_values)
+        file_layout(hints["check"], case.get("fs_layout"), stack.get("fs"), hints.get("get_info") or {})
+
+
+# The striping hints and the field of the file's own layout (CephFS's words) that says what they got.
+FILE_FIELDS = {"striping_factor": "stripe_count", "striping_unit": "stripe_unit"}
+
+
+def file_layout(rows: list[dict[str, Any]], fs_layout: dict[str, Any] | None, fs: str | None = None,
+                get_info: dict[str, str] | None = None) -> None:
+    """Set the layout the file really got beside each striping hint's row: what was asked, what the
+    MPI-IO layer reported and what the file system says can be three different things (ROMIO's ufs
+    driver on CephFS echoes striping_factor=4 while the file has stripe_count 1). `get_info`: what
+    MPI_File_get_info returned, said when the chosen means did not report the key."""
+    if not fs_layout or not fs_layout.get("value"):
+        return
+    from pario.platform.cephfs import parse_layout
+    from pario.settings.equivalence import STRIPING_FS
+    got = parse_layout(str(fs_layout["value"]))
+    for row in rows:
+        field = FILE_FIELDS.get(row["key"])
+        if field is None or field not in got:
+            continue
+        row["file"] = str(got[field])
+        reported = row.get("effective")
+        echoed = (get_info or {}).get(row["key"])
+        if reported is None and echoed is not None:
+            reported = f"{echoed} (MPI_File_get_info)"
+        if _same(row["file"], row["requested"]):
+            by_default = fs and fs not in STRIPING_FS
+            row.update(status="in effect", reason=f"the file has {field} {row['file']}" + (
+                ", as every new file here: the MPI-IO driver sets no layout on this file system" if by_default else ""))
+        else:
+            row.update(status="not applied",
+                       reason=f"asked {row['requested']}, MPI-IO reports {'-' if reported is None else reported}, "
+                              f"the file has {field} {row['file']} ({fs_layout.get('means')}): ignored here")
 
 
 def _file_group(spec: dict[str, Any], stack: dict[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ class Applied:
 
 STRIPING = ("striping_factor", "striping_unit", "start_iodevice", "stripe_size", "stripe_width")
 STRIPING_FS = ("lustre", "pvfs2")   # drivers that set a layout at creation (ad_lustre, ad_pvfs2; OMPIO fs/lustre)
+LAYOUT_FS = ("lustre", "cephfs")    # where pario sets a layout itself (lfs setstripe; setfattr ceph.file.layout)
 OMPIO_KEYS = {"cb_buffer_size", "cb_nodes", "collective_buffering", "striping_unit", "striping_factor",
               "stripe_size", "stripe_width", "OMPIO_SHAREDFP_RELAXED_ORDERING"}
 OMPIO_ALIAS = {"stripe_size": "striping_unit", "stripe_width": "striping_factor"}
@@ -117,8 +118,10 @@ def explain(settings: Settings, stack: dict[str, Any]) -> tuple[Settings, list[A
         for key in STRIPING:
             if key in h:
                 drop(key, "striping-not-here", f"{key} ignored on {fs} (not Lustre): striping applies at "
-                     "creation on Lustre only", "ad_fstype.c, ad_ufs (no layout)")
-        if out.layout:
+                     "creation on Lustre only" + ("; on CephFS the layout is an attribute of the file or its "
+                                                  "directory: pario settings render --dialect ceph"
+                                                  if fs == "cephfs" else ""), "ad_fstype.c, ad_ufs (no layout)")
+        if out.layout and fs not in LAYOUT_FS:
             applied.append(Applied("layout-not-here", "lustre", "set", None,
                                    f"not Lustre ({fs}): layout not applied", "statfs f_type"))
             out.layout = []

@@ -69,7 +69,16 @@ LAYOUT: dict[str, Setting] = {k.name: k for k in [
     _k("pool", "str", None, doc="-p: OST pool"),
     _k("extent_end", "str", None, doc="-E: end of this component (bytes, or eof) for PFL"),
     _k("mdt", "bool", "false", doc="-L mdt: data on MDT (first component only)"),
+    _k("object_size", "size", None, doc="CephFS only: bytes per object, a multiple of the stripe size "
+       "(Ceph's default 4m)", lo=65536, hi=1 << 30),
 ]}
+
+# The CephFS spelling of the layout (`setfattr -n ceph.file.layout`, --set ceph.KEY): Ceph's field
+# names -> the layout's. object_size is CephFS's alone; ost_list, stripe_index, overstripe_count,
+# extent_end and mdt are Lustre's alone.
+CEPH_LAYOUT = {"stripe_unit": "stripe_size", "stripe_count": "stripe_count", "object_size": "object_size",
+               "pool": "pool"}
+CEPH_ONLY = ("object_size",)
 
 # (e) library knobs, keyed as the engine's `lib` object takes them. Their one description is each
 # backend's option table in the engine (csrc/backends/*.c), which the build writes into the package

@@ -6,6 +6,7 @@ Keys, as `--set KEY=VALUE` takes them:
   mca.NAME              an Open MPI MCA parameter (io_ompio_*, fcoll, fs_lustre_*, fbtl_posix_*)
   lustre.KEY            the Lustre layout (stripe_count, stripe_size, stripe_index, pool, ...);
   lustre.N.KEY          component N (0, 1, ...) of a composite (PFL) layout, with extent_end
+  ceph.KEY              the same layout in CephFS's words (stripe_unit, stripe_count, object_size, pool)
   hdf5.KEY, pnetcdf.KEY, netcdf4.KEY, adios2.KEY   library knobs (the engine's `lib` keys)
 """
 from __future__ import annotations
@@ -86,7 +87,8 @@ class Settings:
         out = sorted(self.hints.items()) + [(f"mca.{k}", v) for k, v in sorted(self.mca.items())]
         for i, comp in enumerate(self.layout):
             pre = "lustre." if len(self.layout) == 1 else f"lustre.{i}."
-            out += [(pre + k, v) for k, v in sorted(comp.items())]
+            out += [("ceph." + k if k == "object_size" and len(self.layout) == 1 else pre + k, v)
+                    for k, v in sorted(comp.items())]
         for lib, values in sorted(self.lib.items()):
             out += [(f"{lib}.{k}", v) for k, v in sorted(values.items())]
         return out
@@ -100,6 +102,8 @@ def classify(key: str) -> tuple[str, str | None, str, int | None]:
     head, _, rest = key.partition(".")
     if rest and head == "mca":
         return "mca", None, rest, None
+    if rest and head == "ceph":
+        return "layout", None, knobs.CEPH_LAYOUT.get(rest, rest), 0
     if rest and head in ("lustre", "layout"):
         index, _, name = rest.partition(".")
         if name and index.isdigit():
@@ -143,8 +147,9 @@ def check_one(key: str, value: str, syntax: str = "mpi") -> tuple[tuple | None, 
             extra = extra.replace("(did you mean ", f"(did you mean {prefix}") if extra else ""
             return None, Issue("error", key, f"unknown setting '{key}'{extra}; `pario settings keys` lists them")
         norm, why = normalize(knob, value, "pario", "lib_value_chars")
-        if norm is not None and section == "layout" and name == "stripe_size" and int(norm) % 65536:
-            why = "must be a multiple of 64 KiB (lfs setstripe -S)"
+        if norm is not None and section == "layout" and name in ("stripe_size", "object_size") and int(norm) % 65536:
+            why = ("must be a multiple of 64 KiB (lfs setstripe -S; CephFS's stripe_unit too)" if name == "stripe_size"
+                   else "must be a multiple of 64 KiB (CephFS)")
         if why is None and norm is not None and section == "layout" and name == "extent_end":
             end = "-1" if norm.lower() in ("eof", "-1") else parse_bytes(norm)
             norm, why = (str(end), None) if end is not None else (None, "must be a size (e.g. 64m) or eof")
@@ -196,6 +201,10 @@ def layout_issues(layout: list[dict[str, str]]) -> list[Issue]:
         if len(layout) > 1 and i < len(layout) - 1 and "extent_end" not in comp:
             out.append(Issue("error", f"lustre.{i}.extent_end",
                              f"component {i} of a composite layout needs extent_end (e.g. 64m)"))
+        unit, obj = comp.get("stripe_size"), comp.get("object_size")
+        if unit and obj and unit.isdigit() and obj.isdigit() and int(unit) and int(obj) % int(unit):
+            out.append(Issue("error", "ceph.object_size", f"object_size {obj} is not a multiple of the stripe "
+                                                          f"size {unit} (CephFS refuses it)"))
         if comp.get("mdt") == "true" and i:
             out.append(Issue("error", f"lustre.{i}.mdt", "data on MDT is the first component only"))
     return out

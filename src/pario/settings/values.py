@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pario.model.errors import did_you_mean
-from pario.settings.catalogue import Setting
+
+if TYPE_CHECKING:  # the rows are only read here: a wrapper's parser checks names with this module alone
+    from pario.settings.catalogue import Setting
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1  # C int: what atoi, strtol into an int and std::stoi hold
 INT64_MAX = (1 << 63) - 1

@@ -28,6 +28,7 @@ class Plan:
     log_s: float                 # the job's time in what the fix changes
     what: str                    # e.g. "512 B writes vs 512 KiB writes"
     extra: dict[str, dict[str, Any]] = field(default_factory=dict)   # more variants measured beside
+    nodes: int | None = None     # the ranks over this many nodes (a fix per node: rules/nodes.py)
 
 
 @dataclass
@@ -57,6 +58,7 @@ class Ctx:
     # it is not known when it is not
     rank_noise: float | None = None
     rank_noise_why: str = ""
+    nodes_here: int = 1           # nodes a measurement here may use (a Slurm allocation's, a hostfile's)
 
     def facts(self, rec: Rec) -> FsFacts:
         return self.stack.of(rec)

@@ -30,9 +30,13 @@ _NON_NEGATIVE = ("count", "bytes", "size")
 _INT64 = 1 << 63
 
 
-def _load_json(path: Path) -> dict[str, Any]:
+def _load_json(path: Path, schema: bool = True) -> dict[str, Any]:
     """One log file, bounded and validated (schemas/profile-log.schema.json, then what a schema
-    cannot say: counter arrays as long as their names, no negative counts or times)."""
+    cannot say: counter arrays as long as their names, no negative counts or times). schema=False:
+    the parts `pario profile` merges right after its run (profile/run.py's merge), which its own
+    library wrote into a directory pario made for the run: the schema's validator alone takes about
+    0.1 s to import (benchmarks/startup), so they are checked against it only if merging them fails,
+    to name the damage in one line; every later reader of the job log checks the schema."""
     where = f"profile log {path}"
     doc = documents.parse_json(documents.decode(documents.read_bytes(path, "profile log", LIMIT), where), where)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -47,7 +51,8 @@ def _load_json(path: Path) -> dict[str, Any]:
                          f"{VERSION} and {COMPACT_VERSION}; use the pario that wrote it")
     if doc.get("kind") not in ("job", "process"):
         raise ParioError(f"{where}: kind is {doc.get('kind')!r}; a profile log is a \"job\" or a \"process\"")
-    documents.validate(_once(doc), "profile-log", where, part=doc["kind"])
+    if schema:
+        documents.validate(_once(doc), "profile-log", where, part=doc["kind"])
     processes = doc["processes"] if doc.get("kind") == "job" else [doc]
     for i, proc in enumerate(processes):
         _check_process(proc, f"processes[{i}]." if doc.get("kind") == "job" else "", where)

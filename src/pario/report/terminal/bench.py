@@ -8,6 +8,7 @@ from pario.model.result import RunRecord, SummaryRow
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.layers import print_bench
 from pario.report.terminal.nodes import print_aggregators, print_nodes
+from pario.report.terminal.servers import print_servers
 
 
 def verify_lines(rows: list[SummaryRow]) -> list[str]:
@@ -92,6 +93,7 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
         for line in verify_lines(rows):
             console.print(line, highlight=False)
         print_hints(console, result.get("cases") or [])  # requested vs effective settings, with the means used
+        print_servers(console, result.get("cases") or [])  # each file server's bytes, the placement's prediction
         print_aggregators(console, rows, env.get("io_component"))
         print_nodes(console, rows)
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]

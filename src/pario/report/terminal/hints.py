@@ -18,6 +18,14 @@ def hint_rows(hints: dict) -> list[tuple]:
     return _dict_rows(hints)
 
 
+def file_column(hints: dict) -> list[str] | None:
+    """What the file itself has for each row (the striping hints on CephFS), or None when no row says."""
+    rows = hints.get("check") or []
+    if not any("file" in r for r in rows):
+        return None
+    return [str(r.get("file", "")) for r in rows]
+
+
 def _sources(hints: dict) -> dict[str, str]:
     """Where each checked setting came from, when some came from the environment."""
     got = {r["key"]: r.get("from") or "pario" for r in hints.get("check") or []}
@@ -65,11 +73,14 @@ def print_hints(console: Console, cases: list[dict]) -> None:
         source = hints.get("source") or "the MPI library after open"
         table = new_table(escape(f"hints of {scope} (effective: as reported by {source})"))
         origin = _sources(hints)
-        for name in ("hint", "requested", "effective", "", *(["set by"] if origin else [])):
+        files = file_column(hints)
+        for name in ("hint", "requested", "effective", *(["file has"] if files else []), "",
+                     *(["set by"] if origin else [])):
             table.add_column(name, overflow="fold")
-        for key, want, got, status in rows_h:
-            style = None if status == "in effect" else ("yellow" if status.startswith("unverified") else "red")
-            cells = [Text(key), Text(want), Text(got), Text(status, style=style or "")]
+        for i, (key, want, got, status) in enumerate(rows_h):
+            style = None if status.startswith("in effect") else ("yellow" if status.startswith("unverified") else "red")
+            cells = [Text(key), Text(want), Text(got), *([Text(files[i])] if files else []),
+                     Text(status, style=style or "")]
             table.add_row(*cells, *([Text(origin.get(key, "pario"))] if origin else []))
         console.print(table)
         if hints.get("get_info") and hints.get("source") != "MPI_File_get_info":
@@ -78,10 +89,23 @@ def print_hints(console: Console, cases: list[dict]) -> None:
                           f"{len(hints['get_info'])} key(s); --json keeps them as get_info)")
     for case in cases:
         lay = case.get("layout")
+        if lay and lay.get("from") == "hints" and case.get("fs_layout"):
+            continue  # the striping hints' rows above say what the file got
         if lay:
             state = "applied" if lay.get("applied") else "not applied"
-            detail = lay.get("reason") or ", ".join(f"{k} {v}" for k, v in (lay.get("effective") or {}).items()
-                                                   if k.startswith("stripe"))
+            detail = lay.get("reason") or ", ".join(f"{k} {short_layout(k, v)}"
+                                                   for k, v in (lay.get("effective") or {}).items()
+                                                   if k.startswith("stripe") or k == "object_size")
             miss = f"; differs: {', '.join(lay['mismatch'])}" if lay.get("mismatch") else ""
-            console.print(escape(f"layout of {case['name']} ({lay.get('command')}): {state}: {detail}{miss}"),
+            after = (case.get("fs_layout") or {}).get("value")
+            when = "its top directory, read back" if lay.get("target") == "tree" else "after the write"
+            kept = f"; {when}: {after}" if after and lay.get("applied") else ""
+            console.print(escape(f"layout of {case['name']} ({lay.get('command')}): {state}: {detail}{miss}{kept}"),
                           style=None if lay.get("applied") and not miss else "red")
+
+
+def short_layout(key: str, value) -> str:
+    """A layout field as the table shows it: sizes in binary units."""
+    from pario.model.units import short
+    sizes = ("stripe_unit", "stripe_size", "object_size")
+    return short(value) if key in sizes and isinstance(value, int) else str(value)

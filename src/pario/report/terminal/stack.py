@@ -30,6 +30,7 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
                                   f"{lustre.get('ost_count', '?')} OSTs"))
         else:
             out.append(("Lustre", lustre.get("reason", "?")))
+    out += cephfs_rows(doc.get("cephfs"))
     gpfs = doc.get("gpfs")
     if gpfs:
         out.append(("GPFS", f"block size {short(gpfs.get('block_size'))}, minimum fragment "
@@ -62,6 +63,32 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
         out.append(("engine backends", ", ".join(built) + (f" (not built: {', '.join(missing)})" if missing else "")))
     else:
         out.append(("engine backends", "unknown (pario-engine not found or --no-probe)"))
+    return out
+
+
+def cephfs_rows(ceph: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The client, the servers and pools, and the layout of a new file (CephFS)."""
+    if not ceph:
+        return []
+    cl, lay = ceph.get("client") or {}, ceph.get("new_file_layout") or {}
+    out = [("CephFS client", f"{cl.get('client')} (config {cl.get('conf')}, {cl.get('name')})")]
+    if not ceph.get("available"):
+        return out + [("CephFS", str(ceph.get("reason", "?")))]
+    systems = ceph.get("filesystems") or []
+    mds = sum(len(f.get("mds_active") or []) for f in systems)
+    caps = sorted({s.get("cap_write_bps") for s in ceph.get("server_list") or [] if s.get("cap_write_bps")})
+    cap = f"; capped at {'/'.join(short(c) for c in caps)}/s each (blkio)" if caps else ""
+    names = ", ".join(str(f.get("name")) for f in systems)
+    out.append(("CephFS servers", f"{ceph.get('servers')} object servers (OSDs) up of {len(ceph.get('osds') or [])}"
+                                  f"{cap}; {mds} active metadata server{'s' if mds != 1 else ''}; file system"
+                                  f"{'s' if len(systems) != 1 else ''} {names}"))
+    pools = [f"{p['name']} ({p.get('pg_num')} PGs, {p.get('size')} cop{'y' if p.get('size') == 1 else 'ies'})"
+             for p in ceph.get("pools") or []]
+    out.append(("CephFS pools", ", ".join(pools)))
+    out.append(("CephFS layout", f"new files here: stripe_count {lay.get('stripe_count', '?')}, stripe_unit "
+                                 f"{short(lay.get('stripe_unit'))}, object_size {short(lay.get('object_size'))}, pool "
+                                 f"{lay.get('pool', 'the first data pool')} ({ceph.get('layout_source')}). Unlike "
+                                 "Lustre, a file larger than one object spreads over the servers at any stripe count"))
     return out
 
 

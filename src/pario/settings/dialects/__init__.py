@@ -1,6 +1,7 @@
 """Each dialect a setting is spoken in, rendered from one Settings object and parsed back into one:
 MPI_Info (the engine's JSON `hints`), a ROMIO_HINTS file, Open MPI `--mca` flags and OMPI_MCA_
-environment, Cray's MPICH_MPIIO_HINTS (mpi.py), an `lfs setstripe` command (lustre.py), ADIOS2
+environment, Cray's MPICH_MPIIO_HINTS (mpi.py), an `lfs setstripe` command (lustre.py), a CephFS
+`setfattr -n ceph.dir.layout` command (ceph.py), ADIOS2
 XML, HDF5 calls and PnetCDF's PNETCDF_HINTS (libraries.py). parse(render(s)) gives back what the
 dialect can carry of s. The spellings shared by several dialects are in spellings.py."""
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 from pario.model.errors import ParioError, did_you_mean
+from pario.settings.dialects.ceph import parse_ceph, render_ceph
 from pario.settings.dialects.libraries import (
     parse_adios2,
     parse_hdf5,
@@ -35,7 +37,7 @@ from pario.settings.dialects.spellings import hints_of, layout_of, mca_of
 from pario.settings.model import Issue, Settings
 
 __all__ = ["COMMENTS", "DIALECTS", "cray_patterns", "hints_of", "layout_of", "mca_of", "parse", "render",
-           "render_lfs", "romio_pairs", "sniff", "untranslated"]
+           "render_ceph", "render_lfs", "romio_pairs", "sniff", "untranslated"]
 
 DIALECTS: dict[str, tuple[Callable, Callable, str]] = {
     "info": (render_info, parse_info, "MPI_Info as the engine's JSON `hints` object"),
@@ -44,6 +46,7 @@ DIALECTS: dict[str, tuple[Callable, Callable, str]] = {
     "ompi-env": (render_ompi_env, parse_ompi_env, "Open MPI OMPI_MCA_ environment"),
     "cray": (render_cray, parse_cray, "HPE Cray MPICH_MPIIO_HINTS"),
     "lfs": (render_lfs, parse_lfs, "an lfs setstripe command (layout at creation)"),
+    "ceph": (render_ceph, parse_ceph, "a CephFS setfattr ceph.dir.layout command (layout at creation)"),
     "adios2": (render_adios2, parse_adios2, "ADIOS2 XML with the BP5 parameters"),
     "hdf5": (render_hdf5, parse_hdf5, "HDF5 property-list calls"),
     "pnetcdf": (render_pnetcdf, parse_pnetcdf, "PNETCDF_HINTS environment"),
@@ -60,7 +63,8 @@ def render(settings: Settings, dialect: str, **opts) -> str:
 # How a note is written inside each dialect's text; the dialects without comments (a JSON object,
 # a line of --mca flags pasted into a command) get their note beside the text instead.
 COMMENTS: dict[str, tuple[str, str]] = {"romio": ("# ", ""), "ompi-env": ("# ", ""), "cray": ("# ", ""),
-                                        "lfs": ("# ", ""), "pnetcdf": ("# ", ""), "adios2": ("<!-- ", " -->"),
+                                        "lfs": ("# ", ""), "ceph": ("# ", ""), "pnetcdf": ("# ", ""),
+                                        "adios2": ("<!-- ", " -->"),
                                         "hdf5": ("/* ", " */")}
 
 
@@ -100,6 +104,8 @@ def sniff(text: str) -> str:
         return "ompi-env"
     if body.startswith("lfs "):
         return "lfs"
+    if body.startswith(("setfattr ", "ceph.file.layout", "ceph.dir.layout", "# file:")):
+        return "ceph"
     if "--mca" in body.split() or "-mca" in body.split():
         return "ompi"
     if "H5Pset_" in body:

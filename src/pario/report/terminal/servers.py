@@ -1,0 +1,79 @@
+"""The bytes each file server moved in each case's phases (their own counters, pario.run.servers),
+and the time their placement predicts beside the time measured: the busiest server's bytes over
+its bandwidth cap."""
+from __future__ import annotations
+
+from statistics import median
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from pario.model.units import short
+from pario.report.terminal.cells import new_table
+
+
+def summary(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per operation of the case: servers' median bytes per phase, predicted and measured seconds
+    (medians over the repetitions), the busiest server and its cap, the bytes the phases carried."""
+    by_op: dict[str, list[dict[str, Any]]] = {}
+    for ph in case.get("phases") or []:
+        if ph.get("servers") and ph.get("rep", 0) >= 0:
+            by_op.setdefault(str(ph["op"]), []).append(ph)
+    caps = (case.get("servers") or {}).get("caps") or {}
+    out = []
+    for op, phases in by_op.items():
+        names = sorted({s for ph in phases for s in ph["servers"]["bytes"]}, key=_server_order)
+        moved = {s: int(median(ph["servers"]["bytes"].get(s, 0) for ph in phases)) for s in names}
+        preds = [ph["servers"]["predicted_s"] for ph in phases if "predicted_s" in ph["servers"]]
+        times = [ph["open_to_close_s"] for ph in phases if ph.get("open_to_close_s")]
+        busiest = phases[len(phases) // 2]["servers"].get("busiest")
+        direction = phases[0]["servers"]["direction"]
+        out.append({"op": op, "bytes": moved, "predicted_s": median(preds) if preds else None,
+                    "measured_s": median(times) if times else None, "busiest": busiest,
+                    "cap": (caps.get(busiest) or {}).get(direction) if busiest else None,
+                    "phase_bytes": int(median(ph.get("bytes") or 0 for ph in phases)), "reps": len(phases)})
+    return out
+
+
+def _server_order(name: str) -> tuple[int, str]:
+    tail = name.rpartition(".")[2]
+    return (int(tail), name) if tail.isdigit() else (1 << 30, name)
+
+
+def print_servers(console: Console, cases: list[dict[str, Any]]) -> None:
+    """One table: a row per case and operation, a column per server, the predicted and measured
+    times; then what the prediction is, and where the servers saw less than the phase moved."""
+    rows = [(case, r) for case in cases for r in summary(case)]
+    if not rows:
+        return
+    names = list(dict.fromkeys(n for _, r in rows for n in r["bytes"]))
+    means = next((c.get("servers") or {}).get("means") for c, _ in rows)
+    title = f"file servers: bytes each moved per phase (median over the repetitions), their own counters ({means})"
+    table = new_table(escape(title))
+    for col in ("case", "op", *names, "predicted", "measured"):
+        table.add_column(col, justify="left" if col in ("case", "op") else "right")
+    for case, r in rows:
+        pred = f"{r['predicted_s']:.2f} s" if r["predicted_s"] is not None else "-"
+        meas = f"{r['measured_s']:.2f} s" if r["measured_s"] is not None else "-"
+        if r["predicted_s"] and r["measured_s"]:
+            meas += f" ({r['measured_s'] / r['predicted_s']:.2f}x)"
+        table.add_row(Text(case["name"]), Text(r["op"]), *[Text(short(r["bytes"].get(n, 0))) for n in names],
+                      Text(pred), Text(meas))
+    console.print(table)
+    capped = [(c, r) for c, r in rows if r["busiest"] and r["cap"]]
+    if capped:
+        caps = sorted({r["cap"] for _, r in capped})
+        console.print(escape(f"  predicted: the busiest server's bytes over its cap ({'/'.join(short(c) for c in caps)}"
+                             "/s): the servers' time; measured above it is time spent elsewhere (the client, "
+                             "MPI-IO's aggregation)"), highlight=False)
+    elif all(r["predicted_s"] is None for _, r in rows):
+        console.print("  no prediction: the servers have no bandwidth cap pario can read "
+                      "(scripts/local-pfs.sh start --cap RATE sets one)", highlight=False)
+    for case, r in rows:
+        got = sum(r["bytes"].values())
+        if r["op"] == "write" and r["phase_bytes"] and got < 0.9 * r["phase_bytes"]:
+            console.print(escape(f"  {case['name']} {r['op']}: the servers got {short(got)} of the phase's "
+                                 f"{short(r['phase_bytes'])} before it ended: the rest was still in the client's "
+                                 "cache (-e makes the phase include the flush)"), style="yellow", highlight=False)
