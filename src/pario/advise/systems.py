@@ -158,15 +158,21 @@ def log_hosts(job: Job) -> set[str]:
     return {h for h in job.hosts if h}
 
 
-def made_here(job: Job) -> tuple[bool, str]:
-    """Whether the log was made on this machine, and how that is known: a pario log names its
-    hosts; a Darshan log names none, but its mount table does: every data file's mount point
-    must be a mount point here with the same file system type."""
+def made_here(job: Job, reach: set[str] | None = None) -> tuple[bool, str]:
+    """Whether the log was made on this system, and how that is known: a pario log names its
+    hosts (this machine, or hosts the launcher here reaches: `reach`, a hostfile's; or the Slurm
+    cluster this runs in); a Darshan log names none, but its mount table does: every data file's
+    mount point must be a mount point here with the same file system type."""
     host = socket.gethostname()
     hosts = log_hosts(job)
+    cluster = os.environ.get("SLURM_CLUSTER_NAME")
+    if cluster and job.cluster == cluster:
+        return True, f"the log's Slurm cluster is this one ({cluster})"
     if hosts:
         if hosts == {host}:
             return True, f"the log's host is this one ({host})"
+        if reach and hosts <= reach | {host}:
+            return True, "the log's hosts are ones the launcher here reaches (its hostfile)"
         return False, f"the log's host{'s' if len(hosts) > 1 else ''} ({', '.join(sorted(hosts)[:4])}) " \
                       f"{'are' if len(hosts) > 1 else 'is'} not this one ({host})"
     if job.format != "darshan" or not job.mounts:

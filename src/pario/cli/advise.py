@@ -153,16 +153,21 @@ class Session:
 
     def __init__(self, args: argparse.Namespace, store: Any):
         self.args, self.store = args, store
+        for name, default in (("calibrate", False), ("no_calibrate", False), ("system", None), ("stack", None),
+                              ("verify", False), ("ranks", None), ("dir", None)):
+            if not hasattr(args, name):   # a caller's own Namespace (pario report, tests): advise's defaults
+                setattr(args, name, default)
         self._mpi: Any = None
         self._mpi_error: str | None = None
         self._local: dict[str, Any] | None = None
         self.guards = contextlib.ExitStack()   # the directories made for measurements (where)
         from pario.advise.measure import AUTO_BYTES, AUTO_SECONDS, Budget
         # unasked measuring, for the whole call: --calibrate and --verify measure what they need
-        self.budget = Budget(None, None) if args.calibrate else Budget(AUTO_SECONDS, AUTO_BYTES)
+        self.budget = Budget(None, None) if args.calibrate or args.verify else Budget(AUTO_SECONDS, AUTO_BYTES)
         self._given: Any = None          # --system's calibration
         from pario.advise import systems
-        systems.keep_beside(store.path)
+        if store is not None:
+            systems.keep_beside(store.path)
         self._loaded: dict[str, Any] = {}
         from pario.report.terminal.progress import Progress
         self.observer = Progress(plain=True)
@@ -179,6 +184,20 @@ class Session:
             except ParioError as exc:
                 self._mpi_error = str(exc)
         return self._mpi
+
+    def reachable_hosts(self) -> set[str]:
+        """The hosts this MPI's launches reach from here (its hostfile's): a log made on them was made
+        on this system."""
+        from pario.run.launchers import nodes as placement
+
+        mpi = self.mpi()
+        found = placement.hostfile(mpi) if mpi is not None else None
+        if found is None:
+            return set()
+        try:
+            return set(placement.hosts_in(found[1]))
+        except ParioError:
+            return set()
 
     def nodes_here(self) -> int:
         """Nodes a measurement here can spread its ranks over: a Slurm allocation's, else the hosts
@@ -247,7 +266,7 @@ class Session:
                                  "machine's measurements are not of it (give --system FILE, the calibration "
                                  "written there)")
         here, how = (True, f"--stack {self.args.stack} is a directory here") if self.args.stack else \
-            systems.made_here(job)
+            systems.made_here(job, self.reachable_hosts())
         if here:
             path = systems.default_path(systems.here_identity()["name"])
             cal = self._loaded.get(str(path))
