@@ -16,7 +16,14 @@ def _bytes(n: float) -> str:
     return human(int(n)) if n else "0"
 
 
-def show_nodes(con: Console, view: dict[str, Any]) -> None:
+TITLE = "By node (POSIX and stdio I/O)"
+CAPTION = ("own files: a node-local file (tmpfs, /dev/shm: one per node under one path, reduced over that node's "
+           "ranks) or a file only that node's processes used; files used from several nodes are counted once, "
+           "across nodes (the log keeps their fastest and slowest rank, not each node's share)")
+
+
+def node_table(view: dict[str, Any]) -> tuple[list[Col], list[list[str]]]:
+    """The table of the nodes (the HTML page shows it too)."""
     cols = [Col("node", "name"), Col("ranks", "id"), Col("own files", "num", "right"),
             Col("node-local", "num", "right"), Col("written", "num", "right"), Col("read", "num", "right"),
             Col("I/O time", "num", "right")]
@@ -26,8 +33,9 @@ def show_nodes(con: Console, view: dict[str, Any]) -> None:
     a = view["across"]
     rows.append(["(across nodes)", "all", str(a["files"]), "-", _bytes(a["bytes_written"]), _bytes(a["bytes_read"]),
                  secs(a["write_time"] + a["read_time"] + a["meta_time"])])
-    print_fit(con, cols, rows, "By node (POSIX and stdio I/O)",
-              caption=["own files: a node-local file (tmpfs, /dev/shm: one per node under one path, reduced over "
-                       "that node's ranks) or a file only that node's processes used; files used from several nodes "
-                       "are counted once, across nodes (the log keeps their fastest and slowest rank, not each "
-                       "node's share)"])
+    return cols, rows
+
+
+def show_nodes(con: Console, view: dict[str, Any]) -> None:
+    cols, rows = node_table(view)
+    print_fit(con, cols, rows, TITLE, caption=[CAPTION])
