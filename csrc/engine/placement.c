@@ -118,6 +118,10 @@ void pario_placement_write(pario_jw *j, const pario_placement *p, const pario_wo
 int pario_launch_check(int nranks) {
   int tasks = env_int("SLURM_STEP_NUM_TASKS");
   if (!getenv("SLURM_STEP_ID") || tasks <= nranks) return 0;
+  /* ranks of mpirun or mpiexec inside an allocation: the step's tasks are the launcher's daemons
+   * (Open MPI's orted, hydra's proxies), one per node of the allocation, so an `mpirun -n 1` in an
+   * allocation of 3 nodes runs in a step of 3 tasks, rightly */
+  if (getenv("OMPI_MCA_orte_hnp_uri") || getenv("MPI_LOCALRANKID")) return 0;
   const char *plugin = getenv("SLURM_MPI_TYPE");
   return pario_err(PARIO_E_MPI,
                    "srun started %d tasks but MPI sees %d rank%s: each task started alone, so srun's --mpi=%s "
