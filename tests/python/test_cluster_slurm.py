@@ -47,7 +47,7 @@ def test_tune_submit_job_arrays_span_the_nodes(nodes, tmp_path):
     for script in scripts:
         text = script.read_text()
         assert "#SBATCH --nodes=2" in text and "#SBATCH --ntasks-per-node=2" in text and "#SBATCH --array" in text
-    runs = json.loads(pario(nodes, ["results", "--json"], tmp_path).stdout)["runs"]
+    runs = json.loads(pario(nodes, ["results", "--kind", "tune", "--json"], tmp_path).stdout)["runs"]
     assert len(runs) >= 2
     for r in runs:
         assert "--nodes 2" in r["command"]

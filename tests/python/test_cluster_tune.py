@@ -37,7 +37,7 @@ def test_a_session_runs_its_trials_on_the_nodes(nodes, tmp_path):
                         "-s", "8", "--io", "romio321", "--space", "romio_cb_write,cb_config_list", "--trials", "4",
                         "--no-probe", "--json"], tmp_path, engine=OPENMPI["engine"], timeout=600)
     assert out.returncode == 0, out.stderr
-    runs = json.loads(pario(nodes, ["results", "--json"], tmp_path).stdout)["runs"]
+    runs = json.loads(pario(nodes, ["results", "--kind", "tune", "--json"], tmp_path).stdout)["runs"]
     assert runs and all(r["kind"] == "tune" and "--nodes 3" in r["command"] for r in runs)
     for r in runs:
         shown = json.loads(pario(nodes, ["results", "show", r["id"], "--json"], tmp_path).stdout)
