@@ -107,7 +107,7 @@ def test_the_busiest_server_over_its_cap_predicts_the_phase():
     out = io.StringIO()
     print_servers(Console(file=out, width=120), result["cases"])
     text = out.getvalue()
-    assert "1.28 s" in text and "1.30 s (1.02x)" in text and "its cap (50 MiB/s)" in text
+    assert "1.28 s" in text and "1.30 s 1.02x" in text and "its cap (50 MiB/s)" in text and " 64 " in text
 
 
 @pytest.mark.parametrize("fstype,expected", [("fuse.ceph-fuse", "ceph-fuse"), ("ceph", "kernel")])

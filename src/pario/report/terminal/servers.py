@@ -37,6 +37,12 @@ def summary(case: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _mib(n: int) -> str:
+    """Bytes as MiB in a narrow cell: '128', '0.5', '0' (a server's few bytes of metadata: '0.0')."""
+    mib = n / (1 << 20)
+    return "0" if n == 0 else f"{mib:.0f}" if mib >= 9.95 else f"{mib:.1f}"
+
+
 def _server_order(name: str) -> tuple[int, str]:
     tail = name.rpartition(".")[2]
     return (int(tail), name) if tail.isdigit() else (1 << 30, name)
@@ -50,17 +56,20 @@ def print_servers(console: Console, cases: list[dict[str, Any]]) -> None:
         return
     names = list(dict.fromkeys(n for _, r in rows for n in r["bytes"]))
     means = next((c.get("servers") or {}).get("means") for c, _ in rows)
-    title = f"file servers: bytes each moved per phase (median over the repetitions), their own counters ({means})"
+    title = (f"file servers: MiB each moved per phase (median over the repetitions), their own counters ({means}); "
+             "time predicted by the busiest server and its cap, and measured")
     table = new_table(escape(title))
-    for col in ("case", "op", *names, "predicted", "measured"):
-        table.add_column(col, justify="left" if col in ("case", "op") else "right")
+    ops = len({r["op"] for _, r in rows}) > 1
+    for col in ("case", *(["op"] if ops else []), *names, "predicted", "measured"):
+        table.add_column(col, justify="left" if col in ("case", "op") else "right",
+                         overflow="fold" if col == "case" else "ellipsis", no_wrap=col != "case")
     for case, r in rows:
         pred = f"{r['predicted_s']:.2f} s" if r["predicted_s"] is not None else "-"
         meas = f"{r['measured_s']:.2f} s" if r["measured_s"] is not None else "-"
         if r["predicted_s"] and r["measured_s"]:
-            meas += f" ({r['measured_s'] / r['predicted_s']:.2f}x)"
-        table.add_row(Text(case["name"]), Text(r["op"]), *[Text(short(r["bytes"].get(n, 0))) for n in names],
-                      Text(pred), Text(meas))
+            meas += f" {r['measured_s'] / r['predicted_s']:.2f}x"
+        table.add_row(Text(case["name"]), *([Text(r["op"])] if ops else []),
+                      *[Text(_mib(r["bytes"].get(n, 0))) for n in names], Text(pred), Text(meas))
     console.print(table)
     capped = [(c, r) for c, r in rows if r["busiest"] and r["cap"]]
     if capped:
