@@ -109,6 +109,7 @@ static void put_record(struct out *o, const struct pario_rec *r) {
   put_top(o, "strides", r->strides, r->strides_other);
   if (r->hints) { puts_(o, ",\"hints\":"); put_str(o, r->hints); }
   if (r->props) { puts_(o, ",\"props\":"); put_str(o, r->props); }
+  if (r->node[0]) { puts_(o, ",\"node\":"); put_str(o, r->node); }
   puts_(o, "}");
 }
 

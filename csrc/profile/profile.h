@@ -93,6 +93,10 @@ struct pario_rec {
   char *path;
   char *hints;                 /* MPI-IO: effective hints, "k=v;k=v" */
   char *props;                 /* I/O libraries: what is not a number, "k=v;k=v" (libs.h) */
+  /* A file of a node-local file system (tmpfs, /dev/shm), reduced across one node's ranks only:
+   * the same path on another node is another file. Set by the MPI reduction (reduce_mpi.c). */
+  uint64_t node_key;           /* 0: a file all nodes share (or not known to be node-local) */
+  char node[64];               /* the node's name, on records reduced per node */
   struct pario_rec *next;      /* hash chain */
 };
 

@@ -1,5 +1,7 @@
 /* Shared-file reduction at MPI_Finalize: records of one file from several ranks become one
  * record (rank -1) with the per-rank spread, so the log does not grow with the rank count.
+ * A file of a node-local file system (tmpfs, ramfs, /dev/shm) is one file per node under one
+ * path: its records are reduced among the ranks of each node, and the record names the node.
  *
  * Any subset of ranks is handled (Darshan only reduces files opened by every rank): each record
  * key goes to an owner rank (hash of the key), which counts how many ranks hold it; keys held by
@@ -7,9 +9,14 @@
  * step is one MPI_Alltoall(v), so no rank holds more than its share of the records. */
 #include <math.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "intercept/intercept.h"
 #include "intercept/mpi_weak.h"
 #include "profile/profile.h"
 #include "profile/reduce_mpi.h"
@@ -17,7 +24,35 @@
 
 WEAK(PMPI_Comm_rank) WEAK(PMPI_Comm_size) WEAK(PMPI_Alltoall) WEAK(PMPI_Alltoallv)
 
-struct key { uint64_t id, module; };
+struct key { uint64_t id, module, node; };
+
+#define TMPFS_MAGIC 0x01021994
+#define RAMFS_MAGIC 0x858458f6
+
+/* FNV-1a of this process's host name: never 0 (0 means shared) */
+static uint64_t host_key(void) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const char *c = pario_proc.host; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+  return h ? h : 1;
+}
+
+/* Whether `path` is on a file system of this node alone: /dev/shm, or tmpfs/ramfs (asked of the
+ * file, else of its directory: the file may be gone by MPI_Finalize). */
+static int node_local(const char *path) {
+  if (!strncmp(path, "/dev/shm/", 9)) return 1;
+  struct statfs sf;
+  char dir[4096];
+  if (syscall(SYS_statfs, path, &sf) != 0) {
+    size_t n = strlen(path);
+    if (n >= sizeof dir) return 0;
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return 0;
+    slash[slash == dir] = 0;
+    if (syscall(SYS_statfs, dir, &sf) != 0) return 0;
+  }
+  return (unsigned long)sf.f_type == TMPFS_MAGIC || (unsigned long)sf.f_type == RAMFS_MAGIC;
+}
 struct local { struct pario_rec **v; int n, cap; };
 
 static void collect(struct pario_rec *r, void *arg) {
@@ -30,7 +65,9 @@ static void collect(struct pario_rec *r, void *arg) {
   l->v[l->n++] = r;
 }
 
-static int owner(const struct key *k, int size) { return (int)((k->id ^ (k->module * 0x9E3779B97F4A7C15ULL)) % (uint64_t)size); }
+static int owner(const struct key *k, int size) {
+  return (int)((k->id ^ (k->module * 0x9E3779B97F4A7C15ULL) ^ k->node) % (uint64_t)size);
+}
 
 /* Exchange variable-size byte blocks; counts/displacements in bytes. Returns the receive buffer. */
 static char *exchange(char *send, int *scount, int size, int **rcount_out, int **rdisp_out, int *rtotal) {
@@ -51,12 +88,13 @@ static char *exchange(char *send, int *scount, int size, int **rcount_out, int *
 static int cmp_key(const void *a, const void *b) {
   const struct key *x = a, *y = b;
   if (x->id != y->id) return x->id < y->id ? -1 : 1;
-  return x->module < y->module ? -1 : x->module > y->module;
+  if (x->module != y->module) return x->module < y->module ? -1 : 1;
+  return x->node < y->node ? -1 : x->node > y->node;
 }
 
 static int cmp_rec(const void *a, const void *b) {
   const struct pario_rec *x = *(struct pario_rec *const *)a, *y = *(struct pario_rec *const *)b;
-  struct key kx = {x->id, (uint64_t)x->module}, ky = {y->id, (uint64_t)y->module};
+  struct key kx = {x->id, (uint64_t)x->module, x->node_key}, ky = {y->id, (uint64_t)y->module, y->node_key};
   int c = cmp_key(&kx, &ky);
   return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
 }
@@ -135,18 +173,25 @@ void pario_mpi_reduce(void) {
   struct local l = {0};
   pario_records_each(collect, &l);
 
-  /* 1. keys to owners */
+  /* 1. keys to owners (a node-local file's key names its node) */
+  uint64_t here = host_key();
+  for (int k = 0; k < l.n; k++) {
+    struct pario_rec *r = l.v[k];
+    int local = r->path && r->path[0] == '/' && node_local(r->path);
+    r->node_key = local ? here : 0;
+    if (local) snprintf(r->node, sizeof r->node, "%s", pario_proc.host);
+  }
   int *cnt = calloc((size_t)size, sizeof(int));
   struct key *keys = malloc(sizeof *keys * (size_t)(l.n + 1));
   int *order = malloc(sizeof(int) * (size_t)(l.n + 1));
   for (int k = 0; k < l.n; k++) {
-    struct key kk = {l.v[k]->id, (uint64_t)l.v[k]->module};
+    struct key kk = {l.v[k]->id, (uint64_t)l.v[k]->module, l.v[k]->node_key};
     cnt[owner(&kk, size)]++;
   }
   int *pos = calloc((size_t)size, sizeof(int));
   for (int p = 1; p < size; p++) pos[p] = pos[p - 1] + cnt[p - 1];
   for (int k = 0; k < l.n; k++) {
-    struct key kk = {l.v[k]->id, (uint64_t)l.v[k]->module};
+    struct key kk = {l.v[k]->id, (uint64_t)l.v[k]->module, l.v[k]->node_key};
     int slot = pos[owner(&kk, size)]++;
     keys[slot] = kk;
     order[slot] = k;
@@ -215,7 +260,9 @@ void pario_mpi_reduce(void) {
   qsort(grp, (size_t)nin, sizeof *grp, cmp_rec);
   for (int a = 0; a < nin;) {
     int b = a + 1;
-    while (b < nin && grp[b]->id == grp[a]->id && grp[b]->module == grp[a]->module) b++;
+    while (b < nin && grp[b]->id == grp[a]->id && grp[b]->module == grp[a]->module &&
+           grp[b]->node_key == grp[a]->node_key)
+      b++;
     struct pario_rec *red = malloc(sizeof *red);
     reduce_group(grp + a, b - a, red);
     red->path = strdup(grp[a]->path);

@@ -96,10 +96,10 @@ static const char *mca_settings(void) {
     if (!hit || bind != MPI_T_BIND_NO_OBJECT) continue;
     MPI_T_cvar_handle h;
     if (PMPI_T_cvar_handle_alloc(k, NULL, &h, &count) != MPI_SUCCESS) continue;
-    char val[512] = {0};
+    char val[4096] = {0}; /* Open MPI's string variables are 2048 bytes long (count), "io" among them */
     int n = -1;
     if (dt == MPI_CHAR) {
-      if (count < (int)sizeof val && PMPI_T_cvar_read(h, val) == MPI_SUCCESS)
+      if (count <= (int)sizeof val && PMPI_T_cvar_read(h, val) == MPI_SUCCESS)
         n = snprintf(done + len, 2048 - len, ";mca:%s=%s", name, val);
     } else if (count == 1 && PMPI_T_cvar_read(h, val) == MPI_SUCCESS) {
       int tsz = 0;

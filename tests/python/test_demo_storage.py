@@ -32,7 +32,7 @@ def test_the_note_says_what_the_suite_measures_and_cache_is_for_the_suite():
     note = suites.storage_note(True, {"fsync": True}, ["write", "read"])
     assert "measures the storage" in note and "--cache for page-cache figures" in note
     assert "page-cache figures (--cache)" in suites.storage_note(False, {}, ["write", "read"])
-    with pytest.raises(ParioError, match="--cache asks the default suite"):
+    with pytest.raises(ParioError, match="--cache asks a suite"):
         cases_of(["--cache", "-a", "mpiio"], ranks=2, listing=LISTING)
     # sized for the storage's pace: half the slower direction of the O_DIRECT probe, not its write rate
     assert suites.storage_rate({"write_mib": 2074.0, "read_mib": 892.0}, cache=False) == 446.0
@@ -53,3 +53,14 @@ def test_the_demo_has_no_cache_flag_with_the_probe(tmp_path):
     assert "measures the storage" in doc["sizes"]
     shown = pario(["show", "last"], tmp_path, command="results")
     assert "cache?" not in shown.stdout
+
+
+def test_the_layers_suite_measures_the_storage_too():
+    """Every row of a layers run was `cache?`: its writes are synced (adios2's BP5 has no fsync: the
+    note says so) and its reads evicted; --cache asks for the page cache's."""
+    listing = {"backends": [{"name": n, "built": True} for n in ("mpiio", "hdf5", "adios2")]}
+    cases = cases_of(["--suite", "layers"], ranks=2, listing=listing)
+    assert all(c["evict"] == 1 for c in cases)
+    assert all(c["fsync"] for c in cases if c["backend"] != "adios2")
+    cached = cases_of(["--suite", "layers", "--cache"], ranks=2, listing=listing)
+    assert not any(c["fsync"] or c.get("evict") for c in cached)

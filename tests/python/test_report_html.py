@@ -62,6 +62,33 @@ def test_one_run(browser, tmp_path):
         assert sum(t["visible"] for t in timeline["traces"]) == 5   # one phase at a time
     settings = browser.driver.find_element("id", f"run{run_id}-settings").text
     assert "striping_unit" in settings and "not applied" in settings and "in effect" in settings
+    assert _covered(browser, f"run{run_id}-bandwidth") == 0
+
+
+def _covered(browser, anchor: str) -> int:
+    """How many of a plot's linear/log buttons lie over one of its axis labels or titles."""
+    buttons, labels, covered = browser.driver.execute_script(f"""
+        const plot = document.querySelector('#{anchor}');
+        const boxes = sel => Array.from(plot.querySelectorAll(sel)).map(e => e.getBoundingClientRect());
+        const buttons = boxes('.updatemenu-button'), labels = boxes('.xtick text, .ytick text, .g-xtitle, .g-ytitle');
+        const cross = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        return [buttons.length, labels.length, buttons.filter(a => labels.some(b => cross(a, b))).length];""")
+    assert buttons == 2 and labels > 2, (buttons, labels)
+    return covered
+
+
+def test_a_layers_run_has_its_ratio_table_and_buttons_off_the_labels(browser, tmp_path):
+    """The layers run's page lacked the terminal's ratio table, and its linear/log buttons covered
+    the last axis label (ten long case names, drawn slanted)."""
+    from table_support import stored_run
+
+    run = stored_run("layers-2ranks")
+    loaded = _open(browser, build(runs=[run]), tmp_path, "layers")
+    table = browser.driver.find_element("id", f"run{run['id']}-layers").text
+    assert "pnetcdf-iput" in table and "[95%]" in table and "within noise" in table and "slower" in table
+    for what in ("bandwidth", "iops"):
+        assert loaded.plot(f"run{run['id']}-{what}")
+        assert _covered(browser, f"run{run['id']}-{what}") == 0, what
 
 
 def test_runs_compared(browser, tmp_path):
@@ -110,9 +137,9 @@ def test_profile_with_trace(browser, lib, tmp_path):
     files = browser.driver.find_element("id", "profile1-files")
     assert "seq.dat" in files.text and "edges.dat" in files.text
     # the table sorts by a column on a click
-    header = files.find_elements("css selector", "th")[3]     # reads
+    header = files.find_elements("css selector", "th")[3]     # reads/writes (the terminal's columns)
     header.click()
-    first = files.find_element("css selector", "tbody tr td:nth-child(2)").text
+    first = files.find_element("css selector", "tbody tr td:nth-child(1)").text
     assert first.endswith("seq.dat")
 
 

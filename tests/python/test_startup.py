@@ -6,6 +6,7 @@ saves is measured in benchmarks/startup/run.py, not here."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -68,3 +69,34 @@ def test_help_of_a_command_loads_only_its_parser(command):
     modules = loaded([command, "--help"]) - ALLOWED.get(command, set())
     assert heavy(modules) == []
     assert sorted(m for m in modules if m in {f"pario.cli.{c}" for c in COMMANDS if c != command}) == []
+
+
+WRAPPED = """
+import json, os, sys
+import pario.run.child as child
+
+def exec_here(argv, env):  # instead of becoming the program: what pario loaded to start it
+    print(json.dumps(sorted(sys.modules)))
+    sys.stdout.flush()
+    os._exit(0)
+
+child.replace = exec_here
+from pario.cli import main
+main(json.loads(sys.argv[1]))
+"""
+
+
+def test_buffer_starts_its_program_without_the_catalogue_or_anything_heavy(tmp_path_factory):
+    """`pario buffer -- PROG` becomes PROG having loaded no heavy package, no typed-row catalogue
+    (plan.inputs and its dataclasses) and no Slurm module outside an allocation: the wrapper's start
+    is the program's (benchmarks/startup)."""
+    from profile_support import preload_lib
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    env["PARIO_PRELOAD"] = preload_lib(tmp_path_factory)
+    out = subprocess.run([sys.executable, "-c", WRAPPED, json.dumps(["buffer", "--", "true"])], capture_output=True,
+                         text=True, env=env, check=True)
+    modules = set(json.loads(out.stdout.splitlines()[-1]))
+    assert sorted(m for m in heavy(modules) if not m.startswith(("pario.buffer", "pario.profile", "pario.run"))) == []
+    assert sorted(m for m in modules if m in ("pario.plan.inputs", "pario.platform.slurm", "dataclasses",
+                                               "subprocess", "jsonschema")) == []

@@ -50,8 +50,14 @@ def test_layers_table_keeps_the_layer_column(width):
     # every layer named on its own line: three rows of pnetcdf no longer look alike
     for n in ("pnetcdf-coll", "pnetcdf-iput", "pnetcdf-bput"):
         assert n in out
-    # headers are whole too (a figure's header does not wrap, so it must not be cut either)
-    assert out.count("median [min-max]") == 2 and out.count("ratio") >= 2
+    # headers are whole too (a figure's header does not wrap, so it must not be cut either); each ratio has
+    # its interval and verdict, as `pario results compare` gives them
+    assert out.count("median [min-max]") == 1 and "/ mpiio-coll [95%]" in out and "verdict" in out
+    for e in entries:
+        for op in ("write", "read"):
+            v = e[f"{op}_vs"]
+            if v and v["low"] is not None:
+                assert f"{v['ratio']:.2f}x [{v['low']:.2f}-{v['high']:.2f}]" in out, (e["name"], op)
 
 
 def test_labels_keep_the_configuration():
@@ -116,7 +122,7 @@ def test_profile_show_fits_and_keeps_paths_and_figures(width):
     # what users look for first is in the tables, and the MPI runtime's files are apart
     for label in ("opens", "stats", "fsyncs/syncs", "collective r+w", "independent r+w", "10K-100K: 64"):
         assert label in out, label
-    assert "MPI runtime files, not counted above" in out
+    assert "Not counted above: the MPI runtime's own files" in out
 
 
 def test_plain_progress_says_elapsed_and_left(capsys, monkeypatch):

@@ -87,8 +87,9 @@ def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "c
     for k in range(PAIRS):
         cases[f"before.{k}"] = dict(before, reps=1)
         cases[f"after.{k}"] = dict(after, reps=1)
-    digest = hashlib.sha1(json.dumps([plan.ranks, before, after, PAIRS], sort_keys=True).encode()).hexdigest()[:10]
-    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what)
+    placed = [plan.ranks, before, after, PAIRS] + ([plan.nodes] if plan.nodes else [])
+    digest = hashlib.sha1(json.dumps(placed, sort_keys=True).encode()).hexdigest()[:10]
+    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what, nodes=plan.nodes)
 
 
 def side_time(measured: dict[str, Measured], side: str) -> Measured | None:

@@ -49,6 +49,7 @@ class Where:
 def cases_of(query: Query) -> list[dict[str, Any]]:
     out = []
     for name, opts in query.options().items():
+        opts = {k: v for k, v in opts.items() if k != "_io"}   # the launch's, not the case's (io_of)
         case = build_case(normalise(dict(opts, name=name), f"advise {query.key}"), f"advise {query.key}")
         out.append(case)
     return out
@@ -122,10 +123,10 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
     """Run the queries (one launch per rank count) in where.directory; store each launch."""
     out: dict[str, dict[str, Measured]] = {}
     engine = engine_path()
-    by_ranks: dict[int, list[Query]] = {}
-    for q in queries:
-        by_ranks.setdefault(q.ranks, []).append(q)
-    for ranks, group in sorted(by_ranks.items()):
+    by_ranks: dict[tuple[int, int], list[Query]] = {}
+    for q in queries:   # one launch per rank count and placement over nodes
+        by_ranks.setdefault((q.ranks, q.nodes or 0), []).append(q)
+    for (ranks, nodes), group in sorted(by_ranks.items()):
         cases, names = [], []
         for q in group:
             for name, case in zip(q.options(), cases_of(q)):
@@ -135,9 +136,11 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
         validate.check_all(cases, ranks)
         # a directory of its own inside the one measured (the job's, often): made and removed here
         scratch = Scratch(os.path.join(where.directory, ".pario-advise"))
+        on = f" on {nodes} nodes" if nodes else ""
         observer.note(f"measuring {', '.join(q.why or q.key for q in group)} ({len(cases)} cases, {ranks} "
-                      f"rank{'s' if ranks > 1 else ''}, in {where.directory})")
+                      f"rank{'s' if ranks > 1 else ''}{on}, in {where.directory})")
         record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
+                                    nodes=nodes or None, io=io_of(group),
                                     timeout=None, no_probe=True,  # the watchdog measures its limit
                                     facts={"advise": {"queries": {q.key: list(q.options()) for q in group},
                                                       "load": _load(), **where.to_dict()}}), observer)
@@ -157,6 +160,13 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
             m.load = (record.env.get("advise") or {}).get("load")
             out.setdefault(key, {})[name] = m
     return out
+
+
+def io_of(group: list[Query]) -> str | None:
+    """The Open MPI io component a group of queries asks for (a case option '_io': the job's own,
+    when its fix is a hint only that component reads, e.g. ROMIO's cb_config_list)."""
+    asked = {c.get("_io") for q in group for c in q.options().values()} - {None}
+    return asked.pop() if len(asked) == 1 else None
 
 
 def _load() -> float | None:

@@ -24,10 +24,11 @@ class Query:
     ranks: int
     cases: tuple[tuple[str, str], ...]   # (name, JSON of the `pario bench` case options)
     why: str = ""
+    nodes: int | None = None             # the ranks over this many nodes (pario bench --nodes)
 
     @staticmethod
-    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "") -> Query:
-        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why)
+    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "", nodes: int | None = None) -> Query:
+        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why, nodes)
 
     def options(self) -> dict[str, dict[str, Any]]:
         return {n: json.loads(o) for n, o in self.cases}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pario.analysis import noise
 from pario.model.case import RATE_OPS
 
 
@@ -16,6 +17,20 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
 
 
+def _samples(row: dict[str, Any] | None, op: str) -> list[float]:
+    return list(((row or {}).get(op) or {}).get("bw_mib", {}).get("samples") or [])
+
+
+def against(base: dict[str, Any] | None, row: dict[str, Any], op: str) -> dict[str, Any] | None:
+    """The layer's rates of op against the baseline's: ratio of medians, its 95% interval and the
+    verdict of the noise test `pario results compare` uses (faster | slower | within noise | too few
+    samples); None without a baseline or a rate."""
+    if base is None or base is row or not _samples(row, op) or not _samples(base, op):
+        return None
+    v = noise.compare(_samples(base, op), _samples(row, op))
+    return {"ratio": v.ratio, "low": v.low, "high": v.high, "verdict": v.verdict}
+
+
 def _baseline(rows: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any] | None:
     """The mpiio collective row that moved the same bytes, if the run has one."""
     for cand in rows:
@@ -26,8 +41,9 @@ def _baseline(rows: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]
 
 
 def compare(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per data row: write/read spreads, ratio of medians to mpiio collective on the same bytes,
-    and for pnetcdf non-blocking rows the ratio to pnetcdf blocking collective."""
+    """Per data row: write/read spreads, ratio of medians to mpiio collective on the same bytes with its
+    interval and noise verdict (`{op}_vs`), and for pnetcdf non-blocking rows the ratio to pnetcdf
+    blocking collective."""
     out = []
     for row in rows:
         if row.get("workload") == "metadata":
@@ -39,6 +55,7 @@ def compare(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for op in RATE_OPS:
             entry[op] = (row.get(op) or {}).get("bw_mib")
             entry[f"{op}_ratio"] = _ratio(_median(row, op), _median(base, op)) if base and base is not row else None
+            entry[f"{op}_vs"] = against(base, row, op)
         if row["backend"] == "pnetcdf" and entry["mode"] in ("iput", "bput"):
             blocking = next((r for r in rows if r["backend"] == "pnetcdf" and r["collective"] == row["collective"]
                              and (r.get("lib") or {}).get("requested", {}).get("mode", "blocking") == "blocking"

@@ -167,6 +167,14 @@ class Session:
                 self._mpi_error = str(exc)
         return self._mpi
 
+    def nodes_here(self) -> int:
+        """Nodes a measurement here can spread its ranks over: a Slurm allocation's, else the hosts
+        of mpirun's hostfile (the local cluster's), else this one."""
+        from pario.run.launchers import nodes as placement
+
+        mpi = self.mpi()
+        return placement.reachable(mpi) if mpi is not None else 1
+
     def local_facts(self) -> dict[str, Any]:
         if self._local is None:
             from pario.platform.stack import mpi_facts
@@ -249,7 +257,7 @@ class Session:
         directory = stack.measure_dir or self.args.dir or _scratch_dir()
         model, cal_note = self.model(directory)
         max_ranks = self.args.ranks or max(1, 2 * host.cpus())
-        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks)
+        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks, nodes_here=self.nodes_here())
         cands = rules.detect(ctx)
         measure = None if self.args.no_calibrate or self.mpi() is None else self.measure(directory)
         ranked = advisor.rank(cands, model, measure, job.run_time, io_seconds(job))

@@ -122,8 +122,8 @@ def register(subparsers) -> None:
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
     add_launch_flags(r)
     r.add_argument("--cache", action="store_const", const=True, default=None,
-                   help="default suite: page-cache figures (writes not synced in the timed phase, reads not "
-                        "evicted); without it the suite measures the storage (-e and --drop-caches)")
+                   help="suites: page-cache figures (writes not synced in the timed phase, reads not evicted); "
+                        "without it a suite measures the storage (-e and --drop-caches)")
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "
@@ -321,7 +321,7 @@ def _plan_and_execute(request: BenchRequest, ranks: int, scratch: Scratch, suite
         listing = engine_listing(engine)
         scratch.prepare()
         ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe, streams=streams_per_host(ranks))
-    rate = suites.storage_rate(ceiling, bool(request.cache) or request.suite == "layers")
+    rate = suites.storage_rate(ceiling, bool(request.cache))
     cases, note = plan(request, ranks, listing, host.disk_free(host.nearest_existing(scratch.dir)), rate)
     apply_drop_caches(cases, request.drop_caches, os.geteuid() == 0)
     validate.check_all(cases, ranks)

@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("profile", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-n", "--ranks", type=run_row("ranks"),
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
+    p.add_argument("--nodes", type=run_row("nodes"), metavar="N",
+                   help="with -n: the ranks on N nodes, in blocks (srun -N N inside Slurm, else the first N hosts "
+                        "of mpirun's hostfile)")
     p.add_argument("--launcher", type=run_row("launcher"),
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
@@ -145,7 +148,7 @@ def profile(args, cmd, prun) -> int:
     started = time.time()
     if args.ranks:
         env_vars["LD_PRELOAD"] = prun.merged_preload(lib)
-        argv = prun.launch_argv(args.ranks, env_vars, cmd, args.launcher)
+        argv = prun.launch_argv(args.ranks, env_vars, cmd, args.launcher, args.nodes)
         child_env = dict(os.environ)  # the launcher itself runs without the profiler
     else:
         argv = cmd
@@ -161,7 +164,7 @@ def profile(args, cmd, prun) -> int:
         raise child.cannot_run(argv[0], exc) from None
     code = ended.returncode
     job = {"command": cmd, "cwd": os.getcwd(), "launcher": args.launcher if args.ranks else "direct",
-           "ranks": args.ranks or 0,
+           "ranks": args.ranks or 0, **({"nodes": args.nodes} if args.nodes and args.ranks else {}),
            "exit_code": code, "start": started, "end": time.time()}
     if args.ranks:
         job["launcher_argv"] = argv

@@ -67,14 +67,17 @@ def _require(flag: str, package: str, issue: int) -> None:
 
 # The page renders findings (model.findings.Finding) and tuning sessions (model.tuning.TuningSession)
 # given to it; these connect the flags to their producers.
-def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db: str | None) -> list:
-    """pario advise's findings on each log, as `pario advise LOG` gives them (stored costs, else a
-    short calibration; no --verify): the costed ones and the ones that could not be costed. A
-    finding on a profile log drawn on the page links to the plot that shows its evidence."""
+def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db: str | None) -> dict[str, Any]:
+    """pario advise's document of the logs, as `pario advise LOG` gives it (stored costs, else a short
+    calibration; no --verify): each job with its findings (the costed ones and the ones that could not
+    be costed) and the counters' descriptions, rendered on the page by what renders them in the
+    terminal. A finding on a profile log drawn on the page links to the plot that shows its evidence."""
     import os
 
+    from pario.advise.document import document
     from pario.advise.plots import plot_for
     from pario.cli import advise
+    from pario.platform.engine import counter_docs
     from pario.store import Store
 
     jobs, errors = advise._read_all(logs)
@@ -83,15 +86,15 @@ def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db
     args = argparse.Namespace(stack=None, verify=False, scale=None, budget=60.0, calibrate=False,
                               no_calibrate=False, ranks=None, dir=None, mpirun=None, db=db, json=False)
     session = advise.Session(args, Store(db))
-    out = []
+    docs = []
     for job in jobs:
-        ranked, _ = session.assess(job)
+        _, doc = session.assess(job)
         n = next((i for i, (name, _) in enumerate(profiles, 1) if job.format == "pario"
                   and os.path.exists(name) and os.path.samefile(name, job.source)), None)
-        for f in ranked.findings + ranked.not_costed:
-            f.plot = plot_for(f.rule, n) if n else None
-            out.append(f)
-    return out
+        for f in doc["findings"] + doc["not_costed"]:
+            f["plot"] = plot_for(f["rule"], n) if n else None
+        docs.append(doc)
+    return document(docs, [], counter_docs())
 
 
 def sessions_for(ids: list[int], db: str | None) -> list:
@@ -160,7 +163,8 @@ def run(args) -> int:
         _require("--advise", "advise", 10)
     runs = load_runs(args.runs, args.db, default_last=not (args.profile or args.tune or args.advise))
     profiles = load_profiles(args.profile + _drawn(args.advise, args.profile))
-    findings = findings_for(args.advise, profiles, args.db) if args.advise else None
+    advice = findings_for(args.advise, profiles, args.db) if args.advise else None
     sessions = sessions_for(args.tune, args.db) if args.tune else []
-    print(save(args.output, runs, profiles, findings, sessions))
+    print(save(args.output, runs, profiles, advice["jobs"] if advice else None, sessions,
+               counter_docs=advice["counter_docs"] if advice else None))
     return 0

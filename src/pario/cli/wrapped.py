@@ -14,6 +14,8 @@ def choose_launcher(args: argparse.Namespace, cmd: list[str]) -> None:
     mpirun; without -n the program runs once, directly."""
     if args.ranks is not None and args.ranks < 1:
         raise ParioError(f"-n {args.ranks}: the number of ranks must be at least 1")
+    if getattr(args, "nodes", None) and args.ranks is None:
+        raise ParioError(f"--nodes {args.nodes} places MPI ranks: give their number, -n RANKS")
     if args.ranks is None and args.launcher is None:  # one process, directly: no launcher to choose
         job = job_id()
         if job is not None:

@@ -95,10 +95,9 @@ def plan(request: BenchRequest, ranks: int, listing: dict | None, free_disk: int
     """The cases to run and a sentence about their sizes."""
     opts = flag_options(request)
     case_flags = request.given(CASE_DESTS)
-    if request.cache and (request.config or case_flags or request.suite == "layers"):
-        raise ParioError("--cache asks the default suite for page-cache figures; a case of your own (or a job "
-                         "file, or --suite layers) runs as its flags say: drop --cache, and -e/--drop-caches "
-                         "are yours to give")
+    if request.cache and (request.config or case_flags):
+        raise ParioError("--cache asks a suite for page-cache figures; a case of your own (or a job file) runs as "
+                         "its flags say: drop --cache, and -e/--drop-caches are yours to give")
     if request.config:
         defaults, rows = load_config(request.config)
         cases = [build_case(_merge(_merge(defaults, row), opts), f"{request.config} case {i + 1}")

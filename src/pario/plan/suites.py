@@ -77,10 +77,15 @@ def layers_suite(request: BenchRequest, ranks: int, listing: dict | None, free_d
     size = parse_size(request.size, "--size") if request.size else None
     block = suite_block(ranks, nphases, request.time, size, host.meminfo()["mem_available"],
                                 free_disk, rate_mib)
+    storage = not request.cache
+    if storage and "write" in ops:
+        run_opts.setdefault("fsync", True)
     cases = layers.suite_cases(block, ops, reps, listing, run_opts)
+    if storage:
+        _evict(cases, request)
     parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
              f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
-             f"{human(min(MIB, block))} transfers"]
+             f"{human(min(MIB, block))} transfers", storage_note(storage, run_opts, ops)]
     parts += layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
     return cases, "; ".join(parts)
 
@@ -99,10 +104,8 @@ def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_
     if storage and "write" in ops:
         run_opts.setdefault("fsync", True)
     cases = default_cases(ranks, block, ops, reps, mpiio, run_opts)
-    if storage and request.drop_caches is None:   # --drop-caches given: the command line applies its level
-        for case in cases:
-            if set(case["ops"]) & {"read", "verify"}:
-                case["evict"], case["residency"] = STORAGE_EVICT, True
+    if storage:
+        _evict(cases, request)
     note = (f"default suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, "
             f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
             f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built")
@@ -113,8 +116,18 @@ def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_
 STORAGE_EVICT = 1   # plan.bench.EVICT["files"]: the run's own files, as any user (fsync + POSIX_FADV_DONTNEED)
 
 
+def _evict(cases: list[Case], request: BenchRequest) -> None:
+    """A suite's reads are of files evicted from the page cache first (--drop-caches given: the
+    command line applies its own level)."""
+    if request.drop_caches is not None:
+        return
+    for case in cases:
+        if set(case["ops"]) & {"read", "verify"}:
+            case["evict"], case["residency"] = STORAGE_EVICT, True
+
+
 def storage_note(storage: bool, run_opts: dict[str, Any], ops: list[str]) -> str:
-    """What the default suite's figures are of, for its header: the storage (the default) or the page cache."""
+    """What a suite's figures are of, for its header: the storage (the default) or the page cache."""
     if not storage:
         return ("page-cache figures (--cache): writes are not synced inside the timed phase"
                 + ("" if run_opts.get("fsync") else " and may end in memory")

@@ -73,19 +73,22 @@ def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     return launch_argv(ranks, env, app, "mpirun")
 
 
-def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str) -> list[str]:
+def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str, nodes: int | None = None) -> list[str]:
     """The MPI launch of `app` with the profiler's variables set in the ranks only: mpirun exports
     them (-x/-genv); under srun, which would pass its own environment on (and be profiled itself),
     `env VAR=VALUE... app` sets them in each task just before the program starts."""
     # the launcher logic of the engine runs (flavour detection, root and oversubscribe flags, srun's plugin)
     from pario.platform.mpi import detect, find_mpirun
     from pario.run.launchers import check_launcher, command
+    from pario.run.launchers import nodes as placement
 
     mpi = detect(find_mpirun())
+    placement.check(mpi, launcher, ranks, nodes)
     if launcher == "srun":
         check_launcher("srun", mpi)
-        return command(mpi, ranks, ["env", *(f"{k}={v}" for k, v in env.items()), *app], launcher="srun")
-    return command(mpi, ranks, app, env=env)
+        return command(mpi, ranks, ["env", *(f"{k}={v}" for k, v in env.items()), *app], launcher="srun",
+                       nodes=nodes)
+    return command(mpi, ranks, app, env=env, nodes=nodes)
 
 
 def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:

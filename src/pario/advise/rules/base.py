@@ -28,6 +28,7 @@ class Plan:
     log_s: float                 # the job's time in what the fix changes
     what: str                    # e.g. "512 B writes vs 512 KiB writes"
     extra: dict[str, dict[str, Any]] = field(default_factory=dict)   # more variants measured beside
+    nodes: int | None = None     # the ranks over this many nodes (a fix per node: rules/nodes.py)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Ctx:
     stack: StackFacts
     model: Model | None
     max_ranks: int                # ranks a measurement here may use
+    nodes_here: int = 1           # nodes a measurement here may use (a Slurm allocation's, a hostfile's)
 
     def facts(self, rec: Rec) -> FsFacts:
         return self.stack.of(rec)

@@ -65,14 +65,20 @@ def hist(mod: str, c: dict[str, Any], rw: str) -> dict[str, int]:
 
 def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per (module, file) of the job, merged over processes."""
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
     for proc in job.get("processes", []):
+        host = (proc.get("process") or {}).get("host")
         for mod, mdoc in proc.get("modules", {}).items():
             meta = counter_meta(mdoc)
             for rec in mdoc.get("records", []):
-                g = groups.setdefault((mod, rec["path"]), {"meta": meta, "parts": [], "sizes": [], "strides": [],
-                                                          "others": [0, 0], "reduced": False,
-                                                          "hints": None, "props": None})
+                # a node-local file (tmpfs, /dev/shm) is one file per node under one path: the profiler
+                # reduced it per node and named the node (csrc/profile/reduce_mpi.c)
+                g = groups.setdefault((mod, rec["path"], str(rec.get("node") or "")),
+                                      {"meta": meta, "parts": [], "sizes": [], "strides": [],
+                                       "others": [0, 0], "reduced": False, "hints": None, "props": None,
+                                       "hosts": set()})
+                if rec.get("rank") != -1 and host:
+                    g["hosts"].add(str(host))   # a process's own record: its host did this I/O
                 g["parts"].append(counters(mdoc, rec))
                 g["sizes"].append(rec.get("sizes", []))
                 g["strides"].append(rec.get("strides", []))
@@ -84,7 +90,7 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
                 if rec.get("props") and g["props"] is None:  # an I/O library's facts (libviews.props)
                     g["props"] = rec["props"]
     rows = []
-    for (mod, path), g in sorted(groups.items()):
+    for (mod, path, node), g in sorted(groups.items()):
         c = _merge(mod, g["meta"], g["parts"])
         p = _prefix(mod)
         sizes, sizes_other = _merge_top(g["sizes"], [g["others"][0]])
@@ -106,6 +112,10 @@ def file_view(job: dict[str, Any]) -> list[dict[str, Any]]:
             "hints": parse_hints(g["hints"]), "hints_status": hints_status(parse_hints(g["hints"])), "counters": c,
             "fs": fs_name(c.get("POSIX_FS_TYPE")) if mod == "posix" else None,
             "props": props(g["props"]) if g["props"] is not None else None,
+            # node: the node of a node-local file; hosts: where its unreduced records' processes ran (a file
+            # reduced across nodes has none: its per-node share is not in the log)
+            "node": node or None,
+            "hosts": sorted(g["hosts"]) if not g["reduced"] else ([node] if node else []),
         }
         rows.append(row)
     return rows
@@ -244,6 +254,45 @@ def _time_of_job(procs: list[dict[str, Any]], mods: dict[str, dict[str, Any]]) -
     m = mods[top]
     return {"time_interface": top, "io_time_sum": m["read_time"] + m["write_time"] + m["meta_time"],
             "per_rank": _rank_times(procs, top)}
+def rank_nodes(job: dict[str, Any]) -> dict[int, str]:
+    """The rank-to-node map of an MPI job: each rank's host, from its process log."""
+    out = {}
+    for proc in job.get("processes", []):
+        p = proc.get("process") or {}
+        if isinstance(p.get("rank"), int) and p["rank"] >= 0 and p.get("host"):
+            out[p["rank"]] = str(p["host"])
+    return out
+
+
+def node_view(job: dict[str, Any], files: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Each node of a job over several: its ranks, and the POSIX and stdio I/O of the files that are
+    its own (a node-local file, or a file only its processes used); the files reduced across nodes
+    apart, whole (the log keeps their fastest and slowest rank, not each node's share). None for a
+    job on one node."""
+    ranks = rank_nodes(job)
+    hosts = sorted({str((p.get("process") or {}).get("host")) for p in job.get("processes", [])
+                    if (p.get("process") or {}).get("host")})
+    if len(hosts) < 2:
+        return None
+    keys = ("bytes_written", "bytes_read", "write_time", "read_time", "meta_time")
+    rows: dict[str, dict[str, Any]] = {h: {"node": h, "ranks": sorted(r for r, n in ranks.items() if n == h),
+                                           "files": 0, "node_local_files": 0, **{k: 0 for k in keys}}
+                                       for h in hosts}
+    across: dict[str, Any] = {"files": 0, **{k: 0 for k in keys}}
+    for f in files:
+        if f["module"] not in ("posix", "stdio") or f["path"].startswith("<") or not (f["reads"] or f["writes"]):
+            continue   # what reached the file system (MPI-IO and the libraries' calls are under posix)
+        own = f["node"] or (f["hosts"][0] if len(f["hosts"]) == 1 else None)
+        target = rows.get(own) if own else None
+        bucket = target if target is not None else across
+        bucket["files"] += 1
+        if target is not None and f["node"]:
+            target["node_local_files"] += 1
+        for k in keys:
+            bucket[k] += f[k] or 0
+    return {"nodes": list(rows.values()), "across": across}
+
+
 def filesystem_view(job: dict[str, Any]) -> dict[str, Any] | None:
     """A buffered run (pario profile --buffer): per file, the writes the file system saw, from
     the buffer's stats kept in the log; None for an unbuffered run."""
@@ -262,6 +311,9 @@ def summary(job: dict[str, Any]) -> dict[str, Any]:
     run, what the file system saw."""
     files = file_view(job)
     out = {"job": job_view(job, files), "files": files}
+    nodes = node_view(job, files)
+    if nodes is not None:
+        out["nodes"] = nodes
     fs = filesystem_view(job)
     if fs is not None:
         out["filesystem"] = fs

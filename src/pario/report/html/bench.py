@@ -8,44 +8,47 @@ import plotly.graph_objects as go
 
 from pario.analysis.summary import FLAG_HELP, OPS
 from pario.model.case import MD_OPS
-from pario.model.units import human
 from pario.report.html import anchors, settings, timeline
 from pario.report.html.page import Note, Plot, Section, Table
-from pario.report.html.style import COLOURS, PALETTE, layout, log_toggle, spread_traces
-from pario.report.terminal.tables import case_labels, op_notes
+from pario.report.html.style import COLOURS, PALETTE, layout, spread_traces, toggled
+from pario.report.terminal.bench import measured_line
+from pario.report.terminal.layers import HEAD as LAYERS_HEAD
+from pario.report.terminal.layers import layers_table
+from pario.report.terminal.tables import case_labels, footer_lines, op_notes, summary_table
+
+
+def _plain(line: str) -> str:
+    """A terminal line (rich markup) as the page's text."""
+    from rich.text import Text
+
+    return Text.from_markup(line).plain
+
+
+def _tables(run_id: int, data: list[dict], result: dict) -> list[Table | Note]:
+    """The terminal's tables of the run (`pario results show`), with their lines: the same figures."""
+    from pario.analysis.layers import is_layers_run
+
+    out: list[Table | Note] = []
+    measured = measured_line(result.get("cases") or [])
+    if measured:
+        out.append(Note(measured))
+    cols, cells = summary_table(data)
+    out.append(Table(anchors.run(run_id, "summary"), "Cases", [c.header.replace("\n", " ") for c in cols], cells,
+                     "median [min-max] over the repetitions, as `pario results show` prints them."))
+    out += [Note(_plain(line)) for line in footer_lines(data)]
+    if is_layers_run(data):
+        cols, cells, lines = layers_table(data, result)
+        out.append(Table(anchors.run(run_id, "layers"), "Layers", [c.header.replace("\n", " ") for c in cols],
+                         cells, LAYERS_HEAD + "."))
+        out += [Note(line) for line in lines]
+    return out
 
 
 def facts(run: dict) -> list[list[str]]:
-    """Where and how the run ran, as (what, value) rows."""
-    env, result = run.get("env") or {}, run.get("result") or {}
-    mpi = result.get("mpi") or {}
-    rows = [["run", f"{run['id']} ({run.get('kind', '?')}, {run.get('status', '?')}), "
-                    f"stored {run.get('created', '?')}"],
-            ["command", run.get("command") or "?"]]
-    library = mpi.get("library") or " ".join(str(env[k]) for k in ("mpi_flavour", "mpi_version") if env.get(k))
-    if library:
-        rows.append(["MPI", str(library).splitlines()[0][:120]])
-    if env.get("io_component"):
-        rows.append(["MPI-IO component", str(env["io_component"])])
-    ranks = env.get("ranks") or mpi.get("ranks")
-    hosts = mpi.get("hosts") or env.get("hosts") or []
-    names = [h.get("name", "?") if isinstance(h, dict) else str(h) for h in hosts]
-    if ranks:
-        rows.append(["ranks", f"{ranks}" + (f" on {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}"
-                                            if names else "")])
-    if env.get("dir"):
-        fs = str(env.get("fs_name") or env.get("fs_type") or "")
-        rows.append(["directory", f"{env['dir']}" + (f" ({fs})" if fs else "")])
-    ceiling = env.get("ceiling") or {}
-    if ceiling.get("write_mib") or ceiling.get("read_mib"):
-        rows.append(["device ceiling", f"write {ceiling.get('write_mib') or 0:.0f} MiB/s, read "
-                                       f"{ceiling.get('read_mib') or 0:.0f} MiB/s (O_DIRECT probe)"])
-    if env.get("mem_total"):
-        rows.append(["memory", f"{human(env['mem_total'])} per node"])
-    if result.get("error"):
-        err = result["error"]
-        rows.append(["error", str(err.get("message", err)) if isinstance(err, dict) else str(err)])
-    return rows
+    """Where and how the run ran: the lines `pario results show` prints above its table, one a row."""
+    from pario.report.terminal.runs import env_lines
+
+    return [[_plain(line)] for line in env_lines(run)]
 
 
 def _rate_plot(run_id, labels: list[str], rows: list[dict], env: dict, what: str) -> Plot:
@@ -69,8 +72,8 @@ def _rate_plot(run_id, labels: list[str], rows: list[dict], env: dict, what: str
                               annotation_text=f"{op} device ceiling (O_DIRECT) {limit:.0f} MiB/s",
                               annotation_position="top left", annotation_font={"size": 10, "color": COLOURS[op]})
     unit = "MiB/s, open to close" if what == "bandwidth" else "operations/s (transfer time)"
-    fig.update_layout(layout(height=420, scattermode="group", updatemenus=log_toggle(),
-                             yaxis={"title": unit, "rangemode": "tozero"}, xaxis={"title": None}))
+    fig.update_layout(toggled(height=420, scattermode="group", yaxis={"title": unit, "rangemode": "tozero"},
+                              xaxis={"title": None}))
     flags = sorted({f for r in rows for f in r["flags"]} | {f for r in rows for op in OPS for f in
                                                             (r.get(op) or {}).get("flags", [])})
     legend = " ".join(f"{f}: {FLAG_HELP[f]}." for f in flags if f in FLAG_HELP)
@@ -105,8 +108,8 @@ def _metadata(run_id, rows: list[dict]) -> list[Plot | Table]:
                                colour=PALETTE[i % len(PALETTE)], group=row["name"], unit="files/s",
                                notes=[", ".join(row["flags"])] + [""] * (len(ops) - 1)):
             fig.add_trace(t)
-    fig.update_layout(layout(height=380, scattermode="group", updatemenus=log_toggle(),
-                             yaxis={"title": "files per second", "rangemode": "tozero"}))
+    fig.update_layout(toggled(height=380, scattermode="group",
+                              yaxis={"title": "files per second", "rangemode": "tozero"}))
     table_rows = []
     for row in rows:
         md = row["metadata"]
@@ -129,12 +132,13 @@ def section(run: dict, rows: list[dict]) -> Section:
     sec = Section(anchors.run(run_id, "section"), f"Run {run_id}: {run.get('kind', 'bench')}",
                   intro="MiB/s are open-to-close (sync included), like IOR; the terminal's "
                         f"`pario results show {run_id}` prints the same figures.")
-    sec.items.append(Table(anchors.run(run_id, "facts"), "Where it ran", ["", ""], facts(run)))
+    sec.items.append(Table(anchors.run(run_id, "facts"), "Where it ran", [""], facts(run)))
     data = [r for r in rows if r.get("workload") != "metadata"]
     metadata = [r for r in rows if r.get("workload") == "metadata"]
     if not rows:
         sec.items.append(Note("This run has no cases (it ended before the first one).", "warn"))
     if data:
+        sec.items += _tables(run_id, data, result)
         labels = case_labels(data)
         sec.items.append(_rate_plot(run_id, labels, data, env, "bandwidth"))
         details = [d for r in data for d in r.get("cache_details", [])]

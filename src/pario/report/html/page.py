@@ -12,8 +12,8 @@ from typing import Any, Union
 
 from pario import __version__
 from pario.model.errors import ParioError
-from pario.model.findings import Finding
 from pario.platform.outfile import write_output
+from pario.report import advice_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -65,8 +65,15 @@ class Page:
     title: str
     shows: list[str]                       # the header's list of what the page shows
     sections: list[Section] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    # pario advise's job documents (advise.document; report/advice_text.py renders them, as the terminal):
+    # their findings, each with the job it belongs to
+    advice: list[dict[str, Any]] = field(default_factory=list)
+    counter_docs: dict[str, str] = field(default_factory=dict)
     findings_asked: bool = False           # --advise was given (an empty list then says "none")
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        return [f for job in self.advice for f in job["findings"] + job["not_costed"]]
 
     def anchors(self) -> set[str]:
         out = {s.anchor for s in self.sections}
@@ -86,6 +93,17 @@ def _cells(row: Sequence[Cell | str]) -> list[Cell]:
     return [c if isinstance(c, Cell) else Cell(str(c)) for c in row]
 
 
+def _blocks(parts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A finding's parts (report/advice_text.parts) for the page: a dialect's lines in one block."""
+    out: list[tuple[str, str]] = []
+    for label, said in parts:
+        if label == "settings" and out and out[-1][0] == "settings":
+            out[-1] = ("settings", out[-1][1] + "\n" + said)
+        else:
+            out.append((label, said))
+    return out
+
+
 def render(page: Page) -> str:
     import jinja2
     import plotly.offline
@@ -97,13 +115,14 @@ def render(page: Page) -> str:
     env.tests["table"] = lambda i: isinstance(i, Table)
     env.filters["figure_json"] = figure_json
     env.filters["cells"] = _cells
+    env.filters["blocks"] = _blocks
     anchors = page.anchors()
     return env.get_template("report.html.j2").render(
         page=page, anchors=anchors, version=__version__,
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         plotly_js=plotly.offline.get_plotlyjs(), css=(TEMPLATES / "report.css").read_text(encoding="utf-8"),
         script=(TEMPLATES / "report.js").read_text(encoding="utf-8"),
-        seconds=lambda x: "not costed" if x is None else f"{x:.3g} s", json=json)
+        text=advice_text, json=json)
 
 
 def write(page: Page, path: str | os.PathLike) -> int:

@@ -4,88 +4,38 @@ shared files, and the operation timeline of a --trace log (trace.py). Draws the 
 pario.analysis.profile, the same that `pario profile show` prints."""
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.views import hist
 from pario.model.units import tenths
 from pario.report.html import anchors, trace
 from pario.report.html.page import Cell, Note, Plot, Section, Table
 from pario.report.html.style import COLOURS, layout, plain
-from pario.report.terminal.profile import pct, secs, size
+from pario.report.terminal import profile as shown
+from pario.report.terminal.profile import FILE_COLUMNS, file_cells, job_lines, ranked_files, runtime_line, split
 
 MAX_FILES = 2000      # rows of the per-file table; the rest is counted in a note
 
 
-def _job_rows(view: dict[str, Any]) -> list[list[str]]:
-    start = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(view["start"])) if view.get("start") else "-"
-    cmds = [" ".join(c) for c in view["commands"] if c]
-    others = f" (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
-    rows = [["processes", f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else
-             str(view["processes"])],
-            ["hosts", ", ".join(view["hosts"])], ["command", (cmds[0] if cmds else "-") + others],
-            ["started", start], ["wall time", secs(view.get("wall_time"))]]
-    if view["partial"]:
-        rows.append(["partial", f"processes {view['partial_processes']} were stopped by a signal; "
-                                "their counters end there"])
-    if view["dropped_records"]:
-        rows.append(["memory bound", f"{view['dropped_records']} files folded into \"<other files>\" "
-                                     "(totals exact; raise --mem)"])
-    if view["trace_kept"] or view["trace_dropped"]:
-        rows.append(["trace", f"{view['trace_kept']} events kept" + (
-            f", {view['trace_dropped']} dropped at the memory bound (counters exact; raise --mem)"
-            if view["trace_dropped"] else "")])
-    return rows
-
-
-def _interfaces(n: int, view: dict[str, Any]) -> Table:
-    rows: list[list[str]] = []
-    for mod, m in view["modules"].items():
-        ops = m["reads"] + m["writes"]
-        rows.append([mod, str(m["files"]), str(m["shared_files"]), str(m["reads"]), str(m["writes"]),
-                     tenths(m["bytes_read"]), tenths(m["bytes_written"]),
-                     pct(m["small_reads"] + m["small_writes"], ops),
-                     secs(m["read_time"]), secs(m["write_time"]), secs(m["meta_time"])])
-    return Table(anchors.profile(n, "interfaces"), "I/O by interface",
-                 ["interface", "files", "shared", "reads", "writes", "read", "written", "< 1 MiB ops", "read time",
-                  "write time", "meta time"], rows)
+def _table(anchor: str, title: str, cols: list[Any], rows: list[list[str]], caption: str = "") -> Table:
+    """A table of report/terminal/profile.py's (the same columns and cells as `pario profile show`)."""
+    return Table(anchor, title, [c.header.replace("\n", " ") for c in cols], rows, caption)
 
 
 def _files(n: int, files: list[dict[str, Any]]) -> list[Table | Note]:
-    shown = [f for f in files if f["reads"] or f["writes"] or f["meta_time"]]
-    shown.sort(key=lambda f: -(f["read_time"] + f["write_time"] + f["meta_time"]))
-    rows: list[list[Cell | str]] = []
-    for f in shown[:MAX_FILES]:
-        c, p = f["counters"], f["module"].upper()
-        ops = f["reads"] + f["writes"]
-        seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
-        unal = c.get(f"{p}_FILE_NOT_ALIGNED")
-        align = c.get(f"{p}_FILE_ALIGNMENT")
-        io_time = f["read_time"] + f["write_time"]
-        small = f["small_reads"] + f["small_writes"]
-        rows.append([
-            f["module"], Cell(f["path"], mark="path"), Cell(str(f["nprocs"]), f["nprocs"]),
-            Cell(str(f["reads"]), f["reads"]),
-            Cell(str(f["writes"]), f["writes"]),
-            Cell(tenths(f["bytes_read"]), f["bytes_read"]), Cell(tenths(f["bytes_written"]), f["bytes_written"]),
-            ", ".join(f"{size(v)}x{k}" for v, k in f["common_sizes"][:3]),
-            Cell(pct(small, ops), small / ops if ops else -1),
-            Cell(pct(seq, ops) if f["module"] == "posix" else "-", seq / ops if ops and f["module"] == "posix" else -1),
-            Cell(pct(unal, ops) if unal is not None else "-", unal / ops if unal is not None and ops else -1),
-            (size(align) if align else "-") + (f" {f['fs']}" if f.get("fs") else ""),
-            Cell(secs(io_time), io_time), Cell(secs(f["meta_time"]), f["meta_time"])])
+    shown = ranked_files(files)
+    rows: list[list[Cell | str]] = [[Cell(text, sort, mark="path" if i == 0 else "")
+                                     for i, (text, sort) in enumerate(file_cells(f))] for f in shown[:MAX_FILES]]
     out: list[Table | Note] = [Table(
-        anchors.profile(n, "files"), "Files", ["if", "file", "procs", "reads", "writes", "read", "written",
-                                              "common sizes", "< 1 MiB", "seq", "unaligned", "align", "I/O time",
-                                              "meta time"], rows,
-        "Every file with I/O, longest time first; click a header to sort. seq: POSIX accesses after the "
-        "previous one; unaligned: starts off the file system's block or stripe size (align).", sortable=True)]
+        anchors.profile(n, "files"), f"Files (top {len(rows)} of {len(files)} by bytes and time)",
+        [c.header.replace("\n", " ") for c in FILE_COLUMNS], rows,
+        "Every file with I/O, most bytes and time first; click a header to sort. sequential: POSIX accesses after "
+        "the previous one; unaligned: starts off the file system's block or stripe size (alignment).", sortable=True)]
     if len(shown) > MAX_FILES:
-        out.append(Note(f"The table lists the {MAX_FILES} files with the longest times of {len(shown)} "
+        out.append(Note(f"The table lists the {MAX_FILES} files with the most bytes and time of {len(shown)} "
                         "(`pario profile show LOG --json` has all)."))
     return out
 
@@ -116,8 +66,14 @@ def _sizes(n: int, files: list[dict[str, Any]]) -> Plot | None:
                 "100K-1M holds sizes below 1 MiB, exactly 1 MiB is in 1M-4M).")
 
 
-def _time_split(n: int, view: dict[str, Any], files: list[dict[str, Any]]) -> Plot | None:
-    mods = {m: v for m, v in view["modules"].items() if v["read_time"] + v["write_time"] + v["meta_time"] > 0}
+def _time_split(n: int, files: list[dict[str, Any]]) -> Plot | None:
+    keys = ("read_time", "write_time", "meta_time")
+    per: dict[str, dict[str, float]] = {}
+    for f in files:   # the application's files, as the interface table counts them
+        m = per.setdefault(f["module"], dict.fromkeys(keys, 0.0))
+        for k in keys:
+            m[k] += f[k]
+    mods = {m: v for m, v in per.items() if sum(v.values()) > 0}
     if not mods:
         return None
     top = sorted(files, key=lambda f: -(f["read_time"] + f["write_time"] + f["meta_time"]))[:15]
@@ -189,15 +145,6 @@ def _spread(n: int, files: list[dict[str, Any]]) -> Plot | None:
                 "(hover for the ranks, their bytes and the standard deviation over ranks).")
 
 
-def _hints(n: int, files: list[dict[str, Any]]) -> Table | None:
-    rows = [f for f in files if f["module"] == "mpiio"]
-    if not rows:
-        return None
-    return Table(anchors.profile(n, "hints"), "MPI-IO files: hints in effect (MPI_File_get_info)", ["file", "hints"],
-                 [[f["path"], "; ".join(f"{k}={v}" for k, v in f["hints"].items()) if f["hints"] else
-                   "(the MPI library reported none)"] for f in rows])
-
-
 def _libraries(n: int, summary: dict[str, Any]) -> list[Table | Note | Plot]:
     """The I/O libraries' tables, the same objects `pario profile show` prints (report/libtables.py),
     and each library's access sizes as a plot."""
@@ -231,25 +178,49 @@ def _libraries(n: int, summary: dict[str, Any]) -> list[Table | Note | Plot]:
 
 def section(n: int, name: str, job: dict[str, Any], summary: dict[str, Any]) -> Section:
     """The n-th profile log (1, 2, ...): its job document (analysis.profile.load) and the summary of
-    it (analysis.profile.summary, what `pario profile show --json` prints)."""
+    it (analysis.profile.summary, what `pario profile show --json` prints). Every table is one of
+    `pario profile show`'s (report/terminal/profile.py), with the same figures; the plots draw them."""
     view = summary["job"]
-    files = [f for f in summary["files"] if not is_library(f["module"])]  # the libraries: _libraries
+    files, runtime = split(summary)   # the application's files; the MPI runtime's apart, as in the terminal
     sec = Section(anchors.profile(n, "section"), f"Profile: {name}",
                   intro="What the program did to files, as `pario profile show` prints it, with plots.")
-    sec.items.append(Table(anchors.profile(n, "job"), "Job", ["", ""], _job_rows(view)))
+    sec.items.append(Table(anchors.profile(n, "job"), "Job", [""], [[line] for line in job_lines(view)]))
     if view["partial"] or view["dropped_records"] or view["trace_dropped"]:
         sec.items.append(Note("Some limits were hit (see the Job table): the figures below say what was kept.", "warn"))
-    layer = view.get("application_layer")
-    if layer and layer.get("text") != "no file I/O":
-        sec.items.append(Note(f"I/O came from: {layer['text']}"))
+    if summary.get("nodes"):   # a job over several nodes: the terminal's table of them
+        from pario.report.terminal.profile_nodes import CAPTION, TITLE, node_table
+
+        cols, rows = node_table(summary["nodes"])
+        sec.items.append(_table(anchors.profile(n, "nodes"), TITLE, cols, rows, CAPTION))
     sec.items += _libraries(n, summary)
     if not files:
-        sec.items.append(Note("No file I/O was recorded (paths under the excluded prefixes are not recorded)."))
+        sec.items.append(Note("No file I/O of the application was recorded (paths under the excluded prefixes and "
+                              "the MPI runtime's own files are not counted)."))
     else:
-        sec.items.append(_interfaces(n, view))
+        cols, rows = shown.module_rows(files)
+        sec.items.append(_table(anchors.profile(n, "interfaces"), "I/O by interface", cols, rows,
+                                "The application's files; the MPI runtime's files apart, below."))
         sec.items += _files(n, files)
-        for item in (_sizes(n, files), _time_split(n, view, files), _spread(n, files), _hints(n, files)):
-            if item is not None:
-                sec.items.append(item)
+        sizes = _sizes(n, files)
+        if sizes is not None:
+            sec.items.append(sizes)
+            cols, rows = shown.histogram_rows(files)
+            sec.items.append(_table(anchors.profile(n, "sizes-table"), "Access sizes", cols, rows,
+                                    "Operations per size bucket, as drawn above."))
+        split_plot = _time_split(n, files)
+        if split_plot is not None:
+            sec.items.append(split_plot)
+        spread = _spread(n, files)
+        if spread is not None:
+            sec.items.append(spread)
+            cols, rows = shown.spread_rows(files)
+            sec.items.append(_table(anchors.profile(n, "spread-table"), "Per-rank spread", cols, rows,
+                                    "The figures drawn above."))
+        cols, rows = shown.hint_rows(files)
+        if rows:
+            sec.items.append(_table(anchors.profile(n, "hints"), "MPI-IO files: hints (MPI_File_get_info) and MCA "
+                                    "settings (MPI_T)", cols, rows))
+    if runtime:
+        sec.items.append(Note(runtime_line(runtime)))
     sec.items += trace.items(n, job)
     return sec

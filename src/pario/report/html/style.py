@@ -26,13 +26,25 @@ def layout(height: int = 380, **extra: Any) -> dict[str, Any]:
     return base
 
 
+TOGGLE_MARGIN = 80   # px right of the plot for the linear/log buttons (layout(margin=...) of a plot with them)
+
+
 def log_toggle(axis: str = "yaxis") -> list[dict[str, Any]]:
     """Buttons to switch an axis between linear and log (rates from page cache and from a device
-    differ by orders of magnitude)."""
-    return [{"type": "buttons", "direction": "right", "x": 1.0, "xanchor": "right", "y": -0.08, "yanchor": "top",
+    differ by orders of magnitude), stacked right of the plot area, in its margin (TOGGLE_MARGIN):
+    under it they covered the last category's axis label."""
+    return [{"type": "buttons", "direction": "down", "x": 1.01, "xanchor": "left", "y": 1.0, "yanchor": "top",
              "showactive": True, "pad": {"r": 0, "t": 0}, "font": {"size": 11},
              "buttons": [{"label": "linear", "method": "relayout", "args": [{f"{axis}.type": "linear"}]},
                          {"label": "log", "method": "relayout", "args": [{f"{axis}.type": "log"}]}]}]
+
+
+def toggled(**extra: Any) -> dict[str, Any]:
+    """layout() with the linear/log buttons on the y axis and the right margin they sit in."""
+    out = layout(**extra)
+    out["updatemenus"] = log_toggle()
+    out["margin"] = {**out["margin"], "r": TOGGLE_MARGIN}
+    return out
 
 
 def spread_traces(x: list[str], spreads: list[dict | None], *, name: str, colour: str, group: str,

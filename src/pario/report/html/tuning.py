@@ -10,6 +10,7 @@ from pario.model.tuning import TuningSession
 from pario.report.html import anchors
 from pario.report.html.page import Cell, Note, Plot, Section, Table
 from pario.report.html.style import PALETTE, layout, plain
+from pario.report.terminal.tune import spent_lines, winner_lines
 
 STATE_COLOURS = {"complete": "#0072B2", "control": "#000000", "pruned": "#E69F00", "failed": "#D55E00",
                  "screened": "#56B4E9", "confirm": "#CC79A7"}
@@ -113,8 +114,10 @@ def _winner(s: TuningSession) -> list[Plot | Table | Note]:
     if not w.proven:
         out.append(Note(f"Not faster than the default beyond the noise ({w.verdict}): keep the default's "
                         "settings; the candidate's are below for reference.", "warn"))
-    if (w.cache or {}).get("line"):   # page cache or file system, right by the gain it qualifies
-        out.append(Note(w.cache["line"], "warn" if w.cache.get("above") else "info"))
+    # the terminal's words and figures (report/terminal/tune.py), the cache line right by the gain it qualifies
+    cache = (w.cache or {}).get("line")
+    for _, line in winner_lines(s):
+        out.append(Note(line, ("warn" if w.cache.get("above") else "info") if line == cache else "info"))
     rows: list[list[Cell | str]] = [[k, v] for k, v in sorted(w.settings.items())]
     # a winner that changes the case (collective=false, a file strategy) has no setting to paste: say what it
     # is, as the terminal does, rather than an empty table
@@ -145,6 +148,7 @@ def section(s: TuningSession) -> Section:
         why = {"running": "the session is still running.", "interrupted": "the session was interrupted first."}
         sec.items.append(Note("No winner: " + why.get(s.status, "the tuner found no setting better than the "
                                                               "default beyond the noise.")))
+    sec.items += [Note(line) for line in spent_lines(s)]
     if s.dropped:
         sec.items.append(Table(anchors.tune(s.id, "dropped"), "Knobs left out of the search",
                                ["knob", "why"], [[d.key, d.reason] for d in s.dropped]))

@@ -61,16 +61,27 @@ def _effective_note(row: dict) -> str:
     return ", ".join(parts)
 
 
-def print_layers(console: Console, rows: list[dict], result: dict, title: str | None = None) -> None:
+HEAD = "each I/O layer against raw MPI-IO collective on the same bytes (ratio of medians)"
+VERDICT = {"faster": "faster", "slower": "slower", "within noise": "within noise", "too few samples": "too few reps"}
+
+
+def _against(v: dict | None) -> str:
+    """'1.97x [0.91-3.10]' over its verdict, as `pario results compare` gives a ratio; '-' for none."""
+    if not v or v.get("ratio") is None:
+        return "-"
+    if v.get("low") is None:
+        return f"{_ratio(v['ratio'])}\n{VERDICT.get(v['verdict'], v['verdict'])}"
+    return f"{_ratio(v['ratio'])} [{v['low']:.2f}-{v['high']:.2f}]\n{VERDICT.get(v['verdict'], v['verdict'])}"
+
+
+def layers_table(rows: list[dict], result: dict) -> tuple[list[Col], list[list[str]], list[str]]:
+    """The layers table (columns, cells) and the lines under it: the terminal prints them, the HTML
+    page shows the same (report/html/bench.py)."""
     entries = analysis.compare(rows)
     by_name = {r["name"]: r for r in rows}
-    has_read = any(e.get("read") for e in entries)
-    head = "each I/O layer against raw MPI-IO collective on the same bytes (ratio of medians)"
-    cols = [Col("layer", "id"), Col("library", "id"), Col("write MiB/s\nmedian [min-max]", "num", "right"),
-            Col("write\nratio", "num", "right")]
-    if has_read:
-        cols += [Col("read MiB/s\nmedian [min-max]", "num", "right"), Col("read\nratio", "num", "right")]
-    cols.append(Col("notes", "text", aside=True))
+    # one line per layer and operation, as `pario results compare`: 80 columns hold the interval
+    cols = [Col("layer", "id"), Col("op", "id"), Col("MiB/s\nmedian [min-max]", "num", "right"),
+            Col("/ mpiio-coll [95%]\nverdict", "text", "right"), Col("notes", "text", aside=True)]
     cells_of = []
     for e in entries:
         row = by_name[e["name"]]
@@ -79,7 +90,7 @@ def print_layers(console: Console, rows: list[dict], result: dict, title: str | 
         label = e["name"]
         if row["backend"] != "adios2" and "coll" not in label and "indep" not in label:
             label += " (coll)" if e["collective"] else " (indep)"
-        notes = []
+        notes = [version]
         if e["name"] == e.get("baseline"):
             notes.append("baseline")
         if e.get("vs_blocking"):
@@ -93,22 +104,30 @@ def print_layers(console: Console, rows: list[dict], result: dict, title: str | 
         if eff:
             notes.append(eff)
         notes += [f for f in row["flags"] if f != "verify-errors"]
-        cells = [label, version, spread(e["write"]), _ratio(e["write_ratio"])]
-        if has_read:
-            cells += [spread(e["read"]), _ratio(e["read_ratio"])]
-        cells.append("; ".join(notes))
-        cells_of.append(cells)
-    print_fit(console, cols, cells_of, f"{title}\n{head}" if title else head)
+        ops = [op for op in ("write", "read") if e.get(op)]
+        for i, op in enumerate(ops):
+            cells_of.append([label if i == 0 else "", op, spread(e[op]), _against(e.get(f"{op}_vs")),
+                             "; ".join(notes) if i == 0 else ""])
+    lines = []
     base = next((r for r in rows if r["name"] == next((e["baseline"] for e in entries if e["baseline"]), None)), None)
     if base:
-        console.print(f"Same global array through every layer: {human(base.get('bytes') or 0)} per "
-                      f"phase over {base.get('ranks')} ranks; ratio = layer median / mpiio collective median "
-                      "(above 1: faster than raw MPI-IO).")
+        lines.append(f"Same global array through every layer: {human(base.get('bytes') or 0)} per phase over "
+                     f"{base.get('ranks')} ranks; ratio = layer median / mpiio collective median; faster or slower: "
+                     "the 95% bootstrap interval of the ratio excludes 1 (the test of `pario results compare`); "
+                     "within noise: it includes 1; too few reps: under 3 a side.")
     libs = result.get("libraries") or {}
     if libs or result.get("cases"):
         for backend in dict.fromkeys(r[1] for r in layers.ROWS):
             if backend != "mpiio" and backend not in libs:
-                console.print(f"{backend}: not built, no row: {layers.INSTALL[backend]}.")
+                lines.append(f"{backend}: not built, no row: {layers.INSTALL[backend]}.")
+    return cols, cells_of, lines
+
+
+def print_layers(console: Console, rows: list[dict], result: dict, title: str | None = None) -> None:
+    cols, cells, lines = layers_table(rows, result)
+    print_fit(console, cols, cells, f"{title}\n{HEAD}" if title else HEAD)
+    for line in lines:
+        console.print(line, highlight=False)
 
 
 def print_libraries(console: Console, rows: list[dict], result: dict, detail: bool = True) -> None:

@@ -34,9 +34,38 @@ def pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
+DIRECTORIES = ("/", "/tmp")   # looked up (stat, open of the directory) by the runtime or libc: no data
+
+
 def is_runtime(path: str) -> bool:
-    return path == RUNTIME_RECORD or path in ("/", "/tmp") or path.startswith(RUNTIME_PREFIXES) \
+    """A file of the MPI runtime's own, or a directory looked up: apart from the application's files."""
+    return path == RUNTIME_RECORD or path in DIRECTORIES or path.startswith(RUNTIME_PREFIXES) \
         or "pmix_dstor_" in path or ".locktest." in path
+
+
+def split(summary: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the application's files, the rest: the MPI runtime's files and directories looked up) of a
+    profile summary, the I/O libraries' records left out (their own tables): both views count these."""
+    every = [f for f in summary["files"] if not is_library(f["module"])]
+    return [f for f in every if not is_runtime(f["path"])], [f for f in every if is_runtime(f["path"])]
+
+
+def runtime_line(runtime: list[dict[str, Any]]) -> str:
+    """What was left out of the application's files, in one sentence ("" for nothing)."""
+    files = [f for f in runtime if f["path"] not in DIRECTORIES]
+    dirs = sorted({f["path"] for f in runtime if f["path"] in DIRECTORIES})
+    parts = []
+    if files:
+        ops = sum(f["reads"] + f["writes"] for f in files)
+        names = sorted({f["path"] for f in files})
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        calls = "read or write" if ops == 1 else "reads and writes"
+        parts.append(f"the MPI runtime's own files ({shown}: {ops} {calls}, "
+                     f"{tenths(sum(f['bytes_read'] + f['bytes_written'] for f in files))}; pario profile "
+                     "--runtime-files records them one by one)")
+    if dirs:
+        parts.append(f"director{'ies' if len(dirs) > 1 else 'y'} looked up, metadata only: {', '.join(dirs)}")
+    return ("Not counted above: " + "; ".join(parts) + ".") if parts else ""
 
 
 def job_lines(view: dict[str, Any]) -> list[str]:
@@ -137,29 +166,46 @@ def histogram_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[st
     return cols, rows
 
 
-def file_rows(files: list[dict[str, Any]], top: int) -> tuple[list[Col], list[list[str]], int]:
+FILE_COLUMNS = [Col("file", "path"), Col("if", "id"), Col("procs", "num", "right"),
+                Col("reads/\nwrites", "num", "right"), Col("bytes", "num", "right"), Col("I/O\ntime", "num", "right"),
+                Col("meta\ntime", "num", "right"), Col("common sizes", "text", aside=True),
+                Col("sequential", "num", "right", aside=True), Col("unaligned", "num", "right", aside=True),
+                Col("alignment", "text", aside=True)]
+
+
+def ranked_files(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The files with I/O, most bytes and time first (the order of both views' tables)."""
     rank = sorted(files, key=lambda f: -(f["bytes_read"] + f["bytes_written"]
                                          + 1e9 * (f["read_time"] + f["write_time"] + f["meta_time"])))
-    shown = [f for f in rank if f["reads"] or f["writes"] or f["meta_time"]][:top]
-    cols = [Col("file", "path"), Col("if", "id"), Col("procs", "num", "right"),
-            Col("reads/\nwrites", "num", "right"), Col("bytes", "num", "right"), Col("I/O\ntime", "num", "right"),
-            Col("meta\ntime", "num", "right"), Col("common sizes", "text", aside=True),
-            Col("sequential", "num", "right", aside=True), Col("unaligned", "num", "right", aside=True),
-            Col("alignment", "text", aside=True)]
-    rows = []
-    for f in shown:
-        c, p = f["counters"], f["module"].upper()
-        ops = f["reads"] + f["writes"]
-        seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
-        unal = c.get(f"{p}_FILE_NOT_ALIGNED")
-        align = c.get(f"{p}_FILE_ALIGNMENT")
-        rows.append([f["path"], f["module"], str(f["nprocs"]), f"{f['reads']}/{f['writes']}",
-                     tenths(f["bytes_read"] + f["bytes_written"]), secs(f["read_time"] + f["write_time"]),
-                     secs(f["meta_time"]), ", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3]),
-                     pct(seq, ops) if f["module"] == "posix" and ops else "",
-                     pct(unal, ops) if unal is not None and ops else "",
-                     (size(align) + (f" ({f['fs']})" if f.get("fs") else "")) if align and ops else ""])
-    return cols, rows, len(shown)
+    return [f for f in rank if f["reads"] or f["writes"] or f["meta_time"]]
+
+
+def file_cells(f: dict[str, Any]) -> list[tuple[str, Any]]:
+    """One file's row of FILE_COLUMNS: (text, the value it sorts by on the page)."""
+    c, p = f["counters"], f["module"].upper()
+    ops = f["reads"] + f["writes"]
+    seq = c.get(f"{p}_SEQ_READS", 0) + c.get(f"{p}_SEQ_WRITES", 0)
+    unal = c.get(f"{p}_FILE_NOT_ALIGNED")
+    align = c.get(f"{p}_FILE_ALIGNMENT")
+    moved, io_time = f["bytes_read"] + f["bytes_written"], f["read_time"] + f["write_time"]
+    posix = f["module"] == "posix" and ops
+    return [(labelled(f), None), (f["module"], None), (str(f["nprocs"]), f["nprocs"]),
+            (f"{f['reads']}/{f['writes']}", ops), (tenths(moved), moved), (secs(io_time), io_time),
+            (secs(f["meta_time"]), f["meta_time"]),
+            (", ".join(f"{size(v)}x{n}" for v, n in f["common_sizes"][:3]), None),
+            (pct(seq, ops) if posix else "", seq / ops if posix else -1),
+            (pct(unal, ops) if unal is not None and ops else "", unal / ops if unal is not None and ops else -1),
+            ((size(align) + (f" ({f['fs']})" if f.get("fs") else "")) if align and ops else "", align or -1)]
+
+
+def file_rows(files: list[dict[str, Any]], top: int) -> tuple[list[Col], list[list[str]], int]:
+    shown = ranked_files(files)[:top]
+    return FILE_COLUMNS, [[text for text, _ in file_cells(f)] for f in shown], len(shown)
+
+
+def labelled(f: dict[str, Any]) -> str:
+    """A file's name in the tables: a node-local file (one per node under one path) with its node."""
+    return f"{f['path']} (on {f['node']})" if f.get("node") else f["path"]
 
 
 def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]]:
@@ -172,7 +218,7 @@ def spread_rows(files: list[dict[str, Any]]) -> tuple[list[Col], list[list[str]]
             continue
         c, p = f["counters"], f["module"].upper()
         vt, vb = c.get(f"{p}_F_VARIANCE_RANK_TIME"), c.get(f"{p}_F_VARIANCE_RANK_BYTES")
-        rows.append([f["path"], f["module"], str(f["nprocs"]),
+        rows.append([labelled(f), f["module"], str(f["nprocs"]),
                      f"r{c.get(f'{p}_FASTEST_RANK')} {secs(c.get(f'{p}_F_FASTEST_RANK_TIME'))}",
                      f"r{c.get(f'{p}_SLOWEST_RANK')} {secs(c.get(f'{p}_F_SLOWEST_RANK_TIME'))}",
                      f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))} / {tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))}",
@@ -218,9 +264,10 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
     con.print(Text("Job", style="italic"))
     for line in job_lines(summary["job"]):
         con.print(Text("  " + line))
-    every = [f for f in summary["files"] if not is_library(f["module"])]
-    files = [f for f in every if not is_runtime(f["path"])]
-    runtime = [f for f in every if is_runtime(f["path"])]
+    files, runtime = split(summary)
+    if summary.get("nodes"):
+        from pario.report.terminal.profile_nodes import show_nodes
+        show_nodes(con, summary["nodes"])
     libs = library_sections(summary, top)
     if libs:
         show_libraries(con, libs)
@@ -242,12 +289,7 @@ def show(summary: dict[str, Any], top: int = 20, console: Console | None = None)
         if rows:
             print_fit(con, cols, rows, "MPI-IO files: hints (MPI_File_get_info) and MCA settings (MPI_T)")
     if runtime:
-        ops = sum(f["reads"] + f["writes"] for f in runtime)
-        names = sorted({f["path"] for f in runtime})
-        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        con.print(Text(f"MPI runtime files, not counted above: {shown} ({ops} reads+writes, "
-                       f"{tenths(sum(f['bytes_read'] + f['bytes_written'] for f in runtime))}; "
-                       "pario profile --runtime-files records them one by one)"))
+        con.print(Text(runtime_line(runtime)))
     if summary.get("filesystem"):
         from pario.model.buffer import BufferFileStats, BufferStats
         from pario.report.terminal.buffer import flush_lines, notes, table

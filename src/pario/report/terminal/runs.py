@@ -105,15 +105,30 @@ def print_compare(console: Console, cmp: dict, title: str | None = None) -> None
                   "noise: it includes 1; at least 3 repetitions a side are needed for either.")
 
 
+def mpi_name(run: dict) -> str:
+    """The MPI library as the run's tables name it: 'Open MPI v4.1.4' (its version string's first part)."""
+    env, mpi = run.get("env") or {}, (run.get("result") or {}).get("mpi") or {}
+    flavour = " ".join(str(env[k]) for k in ("mpi_flavour", "mpi_version") if env.get(k))
+    library = mpi.get("library") or env.get("mpi") or flavour
+    return str(library).splitlines()[0].split(",")[0] if library else ""
+
+
+def memory(run: dict) -> str:
+    """'23.54 GiB per node', or '' when the run did not record it."""
+    from pario.model.units import human
+
+    mem = (run.get("env") or {}).get("mem_total")
+    return f"{human(mem)} per node" if isinstance(mem, (int, float)) and mem > 0 else ""
+
+
 def env_lines(run: dict) -> list[str]:
     env, result = run.get("env") or {}, run.get("result") or {}
     mpi = result.get("mpi") or {}
     lines = [f"[bold]run {run['id']}[/bold]  {run['created']}  {run['kind']}  {run['status']}",
              f"command: {escape(run['command'])}"]
-    flavour = " ".join(str(env[k]) for k in ("mpi_flavour", "mpi_version") if env.get(k))
-    library = mpi.get("library") or env.get("mpi") or flavour
+    library = mpi_name(run)
     if library:
-        lines.append(f"MPI: {escape(str(library).splitlines()[0].split(',')[0])}")
+        lines.append(f"MPI: {escape(library)}")
     facts = []
     if env.get("io_component"):
         facts.append(f"io component: {env['io_component']}")
@@ -126,6 +141,9 @@ def env_lines(run: dict) -> list[str]:
         facts.append(f"hosts: {', '.join(names[:4])}{' ...' if len(names) > 4 else ''}")
     if env.get("dir"):
         facts.append(f"dir: {escape(str(env['dir']))}")
+    mem = memory(run)
+    if mem:
+        facts.append(f"memory: {mem}")
     if facts:
         lines.append("  ".join(facts))
     where = slurm_line(env.get("slurm") or {}, mpi.get("placement") or {})

@@ -108,6 +108,11 @@ def print_summary(console: Console, rows: list[dict], title: str | None = None) 
         console.print(line)
 
 
+def summary_table(rows: list[dict]) -> tuple[list[Col], list[list[str]]]:
+    """The table of `pario bench` and `pario results show`, one line per case (the HTML page shows it too)."""
+    return _wide(rows)
+
+
 def _wide(rows: list[dict]) -> tuple[list[Col], list[list[str]]]:
     """One line per case: write and read side by side."""
     has_read = any(r.get("read") for r in rows)

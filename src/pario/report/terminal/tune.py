@@ -130,8 +130,9 @@ def incumbent_line(session: TuningSession, trial: Trial | None) -> str:
     return _hang("      best: ", f"#{trial.number} is the new incumbent ({rate})" + (f": {why}" if why else ""))
 
 
-def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
-    """What the session spent: trials (the budget's unit) and the counted repetitions behind them."""
+def spent_lines(session: TuningSession) -> list[str]:
+    """What the session spent: trials (the budget's unit) and the counted repetitions behind them, and
+    the trials --resume did not take up (the terminal and the HTML page say the same)."""
     trials = session.counted()   # as the budget counts them: an interrupted trial once
     reps = sum(len(t.rates) for t in session.trials)   # every repetition run, an unused one's too
     launches = sum(len(t.runs) for t in session.trials)
@@ -141,11 +142,17 @@ def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
     of = (f" of the {budget} or {seconds:.0f} s budgeted (whichever came first; " if budget and seconds else
           f" of the {budget} budgeted (" if budget else " (")
     runs = f", over {launches} launches (stored runs)" if launches else ""
-    print(_wrap(f"Spent {trials} trials{of}configurations measured, the default's controls and the "
-                f"confirmation included) and {reps} counted repetitions in all{runs}.", "", ""), file=out)
-    for t in session.trials:   # what --resume did not take up: the trial numbers skip it, the count leaves it out
-        if t.state == "interrupted":
-            print(_wrap(f"trial {t.number}: {t.note}", "  "), file=out)
+    out = [f"Spent {trials} trials{of}configurations measured, the default's controls and the confirmation "
+           f"included) and {reps} counted repetitions in all{runs}."]
+    # what --resume did not take up: the trial numbers skip it, the count leaves it out
+    return out + [f"trial {t.number}: {t.note}" for t in session.trials if t.state == "interrupted"]
+
+
+def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:
+    lines = spent_lines(session)
+    print(_wrap(lines[0], "", ""), file=out)
+    for line in lines[1:]:
+        print(_wrap(line, "  "), file=out)
 
 
 def _hang(head: str, text: str) -> str:
@@ -155,52 +162,64 @@ def _hang(head: str, text: str) -> str:
                          break_on_hyphens=False, break_long_words=False) or head.rstrip()
 
 
-def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
+def _mib(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+def winner_lines(session: TuningSession) -> list[tuple[str, str]]:
+    """The session's end in words, as (indent, text): the notes, the winner or the default kept with its
+    gain, interval and verdict, the runs behind them, the trials as good, the knobs that mattered. The
+    terminal wraps them; the HTML page shows them as they are (report/html/tuning.py)."""
     w = session.winner
-    print(file=out)
-    for note in session.notes:
-        print(_wrap(f"note: {note}", "", ""), file=out)
+    out = [("", f"note: {note}") for note in session.notes]
     if w is None:
-        print("no winner: the session did not finish", file=out)
-        return
+        return out + [("", "no winner: the session did not finish")]
     op = session.objective
     if w.trial is None and not w.runs:   # the default never ran: nothing to keep, nothing to compare with
-        line = ("No winner: the default configuration failed, so nothing can be compared with it (the trials "
-                "above say why)" if any(t.rates for t in session.trials) else
-                "No winner: nothing was measured (every launch failed; the trials above say why)")
-        print(_wrap(line, "", ""), file=out)
-        return
+        return out + [("", "No winner: the default configuration failed, so nothing can be compared with it (the "
+                           "trials above say why)" if any(t.rates for t in session.trials) else
+                           "No winner: nothing was measured (every launch failed; the trials above say why)")]
     if w.trial is None:
-        print(_wrap(f"Winner: the default configuration (nothing was faster beyond the noise); {op} "
-                    f"{w.default_median or 0:.1f} MiB/s over {len(w.runs)} control run(s): {_ids(w.runs)}", "", ""),
-              file=out)
-        _cache(w.cache, out)
-        return
+        out.append(("", f"Winner: the default configuration (nothing was faster beyond the noise); {op} "
+                        f"{_mib(w.default_median)} MiB/s over {len(w.runs)} control run(s): {_ids(w.runs)}"))
+        if (w.cache or {}).get("line"):
+            out.append(("  ", w.cache["line"]))
+        return out
     changes = " ".join(f"{k}={v}" for k, v in w.case_changes.items())
     what = " ".join(x for x in (changed(w.settings) if w.settings else "", changes) if x)
     title = "Winner" if w.proven else "No winner beyond the noise; the best candidate"
-    print(_wrap(f"{title}: trial {w.trial}: {what}", "", ""), file=out)
+    out.append(("", f"{title}: trial {w.trial}: {what}"))
     verdict = {"faster": "faster than the default beyond the noise",
                "within noise": "NOT faster beyond the noise (the interval includes 1): keep the default",
                "slower": "SLOWER than the default beyond the noise: keep the default",
                "too few samples": "too few samples for an interval"}.get(w.verdict, w.verdict)
-    print(_wrap(f"{op} {w.median or 0:.1f} MiB/s against the default's {w.default_median or 0:.1f} MiB/s: "
-                f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})", "  "),
-          file=out)
-    _cache(w.cache, out)   # right by the verdict: "faster" is true of what was measured, maybe memory
+    out.append(("  ", f"{op} {_mib(w.median)} MiB/s against the default's {_mib(w.default_median)} MiB/s: "
+                      f"{w.gain:.2f}x [{w.interval[0]:.2f}-{w.interval[1]:.2f}], {verdict} (95% {w.method})"))
+    if (w.cache or {}).get("line"):   # right by the verdict: "faster" is true of what was measured, maybe memory
+        out.append(("  ", w.cache["line"]))
     controls = {r for t in session.trials if t.state == "control" for r in t.runs}
     mine, theirs = [r for r in w.runs if r not in controls], [r for r in w.runs if r in controls]
-    print(_wrap(f"runs behind it: {_ids(mine)}; the default's: {_ids(theirs)} (`pario results show ID`)", "  "),
-          file=out)
+    out.append(("  ", f"runs behind it: {_ids(mine)}; the default's: {_ids(theirs)} (`pario results show ID`)"))
     for a in w.alike:   # what the repetitions could not rank: the user may prefer the simpler one
-        print(_wrap(f"as good within the noise: trial {a['trial']}: {changed(a['settings'])} "
-                    f"({a['median'] or 0:.1f} MiB/s, {a['reps']} repetitions)", "  "), file=out)
+        out.append(("  ", f"as good within the noise: trial {a['trial']}: {changed(a['settings'])} "
+                          f"({_mib(a['median'])} MiB/s, {a['reps']} repetitions)"))
     if session.importance:
         ranked = sorted(session.importance.items(), key=lambda kv: -kv[1])
-        print(_wrap("knobs that mattered: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked)
-                    + f" ({session.importance_method})", "  "), file=out)
+        out.append(("  ", "knobs that mattered: " + ", ".join(f"{k} {v:.2f}" for k, v in ranked)
+                          + f" ({session.importance_method})"))
     elif session.importance_method:
-        print(_wrap(f"knobs that mattered: {session.importance_method}", "  "), file=out)
+        out.append(("  ", f"knobs that mattered: {session.importance_method}"))
+    return out
+
+
+def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
+    print(file=out)
+    for indent, line in winner_lines(session):
+        print(_wrap(line, indent) if indent else _wrap(line, "", ""), file=out)
+    w = session.winner
+    if w is None or w.trial is None:
+        return
+    changes = " ".join(f"{k}={v}" for k, v in w.case_changes.items())
     if w.bench_flags and w.proven:   # a command for a winner only: the candidate's would be a step back
         print("  as one bench command:", file=out)
         print(_wrap(w.bench_flags, "    "), file=out)
@@ -221,13 +240,6 @@ def winner(session: TuningSession, out: TextIO = sys.stdout) -> None:
                 print(_wrap(f"(no equivalent in this dialect: {', '.join(missing)})", "    "), file=out)
             elif not text.strip():
                 print("    (nothing of these settings in this dialect)", file=out)
-
-
-def _cache(cache: dict[str, Any], out: TextIO) -> None:
-    """Page cache or file system (analysis.tune_cache.judge): its line when something is above the
-    ceiling or when it could not be judged; nothing for a session stored before it was judged."""
-    if cache.get("line"):
-        print(_wrap(cache["line"], "  "), file=out)
 
 
 def _ids(runs: list[int]) -> str:

@@ -90,6 +90,21 @@ def check(mpi: MPI, launcher: str, ranks: int, nodes: int | None, environ=None) 
                          f"{'s' if len(hosts) != 1 else ''}; give --nodes {len(hosts) or 1} or a longer hostfile")
 
 
+def reachable(mpi: MPI, environ=None) -> int:
+    """How many nodes this MPI's launches can reach from here: the Slurm allocation's nodes, else
+    the hosts of the launcher's hostfile, else 1."""
+    alloc = slurm.allocation(environ)
+    if alloc is not None:
+        return alloc.nodes or 1
+    found = hostfile(mpi, environ)
+    if found is None:
+        return 1
+    try:
+        return max(1, len(hosts_in(found[1])))
+    except ParioError:
+        return 1
+
+
 def elsewhere(mpi: MPI, launcher: str, nodes: int | None, environ=None) -> bool:
     """Whether ranks may run on other hosts than this process (rank 0 included: it reads the spec
     and writes the result), so that the run's own directory must be on a shared file system."""
