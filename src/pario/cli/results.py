@@ -54,8 +54,8 @@ def register(subparsers) -> None:
     show.add_argument("-o", "--output", type=row("output", "path"),
                       help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
-    cmp_.add_argument("a", type=checked(parse_run_word), help="run id A (the baseline)")
-    cmp_.add_argument("b", type=checked(parse_run_word), help="run id B")
+    cmp_.add_argument("a", metavar="A", type=checked(parse_run_word), help="run id A (the baseline)")
+    cmp_.add_argument("b", metavar="B", type=checked(parse_run_word), help="run id B")
     cmp_.add_argument("--fail-slower", type=row("fail_slower", "float", lo=0, hi=100), metavar="PCT",
                       help="exit 1 when a case of B is slower than A by more than PCT percent and outside the "
                            "noise (the ranges do not overlap), for CI pipelines")
