@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from pario.analysis import noise
-from pario.analysis.summary import OPS, strategy_label, summarize
+from pario.analysis.labels import case_label
+from pario.analysis.summary import OPS, summarize
 from pario.model.case import MD_OPS
 from pario.model.units import exact
 
@@ -239,7 +240,7 @@ def compare(rows_a: list[dict], rows_b: list[dict], cases_a: dict[str, dict] | N
     out = []
     for a, b, how in _pair(rows_a, rows_b):
         entry: dict[str, Any] = {"name_a": a and a["name"], "name_b": b and b["name"], "matched_by": how,
-                                 "label": strategy_label(a or b), "workload": (a or b)["workload"]}
+                                 "label": case_label(a or b), "workload": (a or b)["workload"]}
         for op in OPS:
             entry[op] = _op(a and a.get(op), b and b.get(op))
             if entry[op]:
