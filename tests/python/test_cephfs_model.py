@@ -137,3 +137,15 @@ def test_predict_reads_the_case_layout_and_calibrates_cephfs_servers_flushed():
     rate_probes = [c for _, _, cases in probes(4, 1 << 20, "cephfs")[:2] for c in cases]
     assert all(c["fsync"] and c["stripe_count"] == -1 and c["object_size"] == "4m" for c in rate_probes)
     assert not any("fsync" in c for _, _, cases in probes(4, 1 << 20, "local") for c in cases)
+
+
+def test_results_compare_says_what_the_placement_predicts():
+    from pario.analysis.compare import placement
+
+    def case(busy, secs):
+        return {"phases": [{"op": "write", "rep": 0, "servers": {"predicted_s": secs, "busiest": "osd.1",
+                                                                  "bytes": {"osd.1": busy << 20}}}]}
+    assert placement("write", case(128, 2.56), case(64, 1.28)) == (
+        "the servers' placement predicts B/A 2.00 (busiest server per phase: A 128 MiB, 2.56 s; B 64 MiB, 1.28 s "
+        "at their caps)")
+    assert placement("read", case(128, 2.56), case(64, 1.28)) is None and placement("write", {}, case(1, 1)) is None
