@@ -3,12 +3,10 @@ store a run `pario bench` kept in a file (import) and IOR's JSON summary (import
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import os
 import re
 import sys
-from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from pario.cli.args import Parser, checked, row, typed
@@ -140,6 +138,8 @@ def _since_text(text: str) -> str:
 
 def since_of(text: str | None) -> str | None:
     """--since as the store's UTC time text: an ISO date or time, or an age such as 7d or 12h."""
+    from datetime import datetime, timedelta, timezone
+
     if not text:
         return None
     age = re.fullmatch(r"(\d+)([dhm])", text)
@@ -159,6 +159,8 @@ def since_of(text: str | None) -> str | None:
 
 
 def _export(store: Store, args) -> int:
+    import csv
+
     from pario.analysis import compare, summary
 
     rows = []

@@ -69,6 +69,8 @@ def apply(space: Space, base: Case, config: Config, reps: int, both_ops: bool = 
     lib = {**(base.get("lib") or {}), **settings.lib.get(case["backend"], {})}
     if lib:
         case["lib"] = lib
+    if settings.layout:  # the layout the case's files are created with (CephFS), over the case's own
+        case["_layout"] = [{**((base.get("_layout") or [{}])[0]), **settings.layout[0]}]
     case["reps"] = reps
     if base.get("name") == case_label(base):   # a name made from the case names the case that runs
         case["name"] = case_label(case)
