@@ -232,7 +232,7 @@ class Buffered:
         if not self.cases or self.stats_dir is None:
             return []
         from pario.analysis.buffer_stats import docs_in, summarize
-        from pario.model.units import human
+        from pario.model.units import count, human
 
         try:
             stats = summarize(docs_in(self.stats_dir))
@@ -247,8 +247,9 @@ class Buffered:
                 continue
             calls, writes = sum(f.calls for f in mine), sum(f.sys_writes for f in mine)
             nbytes = sum(f.bytes for f in mine)
-            out.append(f"{label}: the buffer ({human(int(case['_buffer']))} per file) turned {calls:,} write calls "
-                       f"({human(nbytes)}) into {writes:,} writes to the file system (its stats, all repetitions)")
+            out.append(f"{label}: the buffer ({human(int(case['_buffer']))} per file) turned "
+                       f"{count(calls, 'write call')} ({human(nbytes)}) into {count(writes, 'write')} to the file "
+                       "system (its stats, all repetitions)")
         return out
 
     def cleanup(self) -> None:

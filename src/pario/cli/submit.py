@@ -127,6 +127,7 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
         return 0
     batch.check_client()
     jobdir = os.path.join(workdir, "pario-jobs")
+    made_dir = not os.path.isdir(jobdir)
     os.makedirs(jobdir, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
     path = os.path.join(jobdir, f"{kind}-{stamp}.sh")
@@ -134,7 +135,7 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
                               error=out + ".err", workdir=workdir, note=note, exports=exports, nodes=nodes))
-    job_id, cluster = batch.submit(path, workdir)
+    job_id, cluster = batch.submit_written(path, workdir, [path] + ([jobdir] if made_dir else []))
     err_file = jobs.error_file_of(out + ".err", job_id)
     row = store.add_job(kind=kind, job_id=job_id, cluster=cluster, command=shlex.join(command), script=path,
                         output=err_file)

@@ -102,6 +102,38 @@ def submit(script_path: str, cwd: str) -> tuple[str, str]:
         errors = [ln.split("error:", 1)[1].strip() for ln in out.stderr.splitlines() if "error:" in ln]
         reason = errors[0] if errors else (out.stderr.strip().splitlines() or ["no message"])[-1]
         more = f" ({errors[-1]})" if len(errors) > 1 and errors[-1] != reason else ""
-        raise ParioError(f"sbatch refused the job: {reason}{more}; check --sbatch-args (script: {script_path})",
-                         exit_code=2)
+        if unreachable(out.stderr):   # no controller answered: not the job's options
+            raise ParioError(f"sbatch could not reach a Slurm controller ({reason}{more}); is Slurm up here "
+                             "(sinfo)? Submit from a login node of the cluster, or print the script with "
+                             "--script-only and submit it yourself", exit_code=3)
+        raise ParioError(f"sbatch refused the job: {reason}{more}; check the #SBATCH options (--sbatch-args; "
+                         "--script-only prints the script)", exit_code=2)
     return job.strip(), cluster.strip()
+
+
+# What sbatch says when no controller answers (slurm's own messages), as against a refused job
+UNREACHABLE = ("unable to contact slurm controller", "failed to fetch config", "_establish_config_source",
+               "resolve_ctls_from_dns_srv", "socket timed out", "connection refused", "could not establish a "
+               "configuration source", "unable to establish", "slurm_persist_conn_open", "no route to host")
+
+
+def unreachable(stderr: str) -> bool:
+    low = stderr.lower()
+    return any(s in low for s in UNREACHABLE)
+
+
+def submit_written(script_path: str, cwd: str, made: list[str]) -> tuple[str, str]:
+    """submit() of a script pario wrote, with the files in `made` (and their directory, when pario made
+    it and it is empty) removed when sbatch takes nothing: nothing is left of a job that never was."""
+    try:
+        return submit(script_path, cwd)
+    except ParioError:
+        for path in made:
+            try:
+                if os.path.isdir(path):
+                    os.rmdir(path)   # only when empty
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
+        raise

@@ -109,7 +109,7 @@ class SlurmTrials:
                               note=f"pario tune session {sid}, {stage}: {len(items)} launch(es), one per array task")
         with open(stem + ".sh", "w", encoding="utf-8") as fh:
             fh.write(script)
-        array_id, cluster = batch.submit(stem + ".sh", self.plan.workdir)
+        array_id, cluster = batch.submit_written(stem + ".sh", self.plan.workdir, [stem + ".sh", path])
         for i, (trial, _config, _reps, role) in enumerate(items):
             trial.job = f"{array_id}_{i}"
             self.store.add_job(kind="tune", job_id=trial.job, cluster=cluster, command=shlex.join(command),

@@ -6,6 +6,7 @@ from rich.console import Console
 
 from pario.analysis.nodes import ONE_MACHINE, one_machine
 from pario.model.result import RunRecord, SummaryRow
+from pario.model.units import count
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.layers import print_bench
 from pario.report.terminal.nodes import print_aggregators, print_nodes
@@ -85,7 +86,7 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
     result, env, status = record.result, record.env, record.status
     if rows:
         mpi = result.get("mpi") or {}
-        title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {where(mpi, env)}, "
+        title = (f"pario bench: {count(mpi.get('ranks', '?'), 'rank')} on {where(mpi, env)}, "
                  f"{record.directory} ({env.get('fs_name') or env.get('fs_type') or 'fs ?'})")
         measured = measured_line(result.get("cases") or [])
         if measured:   # the header: what the figures are of, before any of them
