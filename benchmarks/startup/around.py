@@ -85,6 +85,18 @@ def steps(work: str, reps: int) -> list[dict]:
     rows.append({"what": f"{os.path.basename(launcher)} --version (the MPI behind the launcher)",
                  "who": "every command that launches MPI: bench, tune, stack, buffer -n, profile -n",
                  **stats(each(lambda: detect(launcher), reps))})
+    from pario.platform import environment
+
+    mpi = detect(launcher)
+    t = time.perf_counter()
+    environment.collect(directory=probe_dir, mpi=mpi, engine=engine, ranks=1)
+    cold = time.perf_counter() - t
+    rows.append({"what": "the run's environment record, stack facts gathered (ompi_info, library versions; "
+                         "cached an hour)", "who": "the first run of the hour on a stack", **stats([cold])})
+    rows.append({"what": "the run's environment record, stack facts from the cache",
+                 "who": "each run of pario bench, each tune trial",
+                 **stats(each(lambda: environment.collect(directory=probe_dir, mpi=mpi, engine=engine, ranks=1),
+                              reps))})
     db = os.environ["PARIO_DB"]
     bench = [sys.executable, "-m", "pario", "bench", "-a", "null", "-n", "1", "-t", "4k", "-b", "64k", "-w",
              "-i", "1", "--no-probe", "--dir", os.path.join(work, "scratch")]

@@ -336,3 +336,17 @@ def test_kaust_smallwrites_runs_its_buffered_half(tmp_path, tmp_path_factory):
     assert calls == 3 * 32768 and 0 < writes < calls / 100   # 16 MiB in 512 B pwrites, 3 repetitions
     reading = next(r for r in table["readings"] if r["a"] == "buffered")
     assert "the seed saw 240x" in reading["line"]
+
+
+def test_a_flag_in_the_footer_marks_its_rows():
+    """'cache? (12 of 13 rows)' did not say which: each flagged row carries its flags, and the footer
+    says it marks them."""
+    doc = {"title": "t", "seed": "s", "setup": "x", "ranks": 2, "scale": 1.0, "row_header": "case",
+           "columns": [{"name": "MB/s", "unit": "MB/s"}], "skipped": [], "readings": [], "notes": [],
+           "rows": [{"label": f"row {i}", "cells": {}, "flags": ["cache?"] if i else [], "notes": []}
+                    for i in range(3)]}
+    console = Console(width=80, record=True)
+    print_table(console, doc)
+    text = console.export_text()
+    assert "row 1 [cache?]" in text and "row 2 [cache?]" in text and "row 0 [" not in text, text
+    assert "cache? (2 of 3 rows, marked [cache?] above)" in text

@@ -239,3 +239,43 @@ def test_list_and_compare_fit_the_terminal(db, capsys, monkeypatch, width):
         assert all(len(line) <= width for line in out.splitlines()) and "…" not in out and "..." not in out
         for piece in whole:  # the command is never cut short: broken only after '/', '.', '-', '_'
             assert piece in out, (piece, out)
+
+
+def test_kind_filter_and_trials_folded_under_their_session(db, capsys):
+    """147 tune runs drowned 12 bench runs after one short session: a session's trials are one entry
+    (its runs, its command and headline) unless --kind tune lists them; --kind picks a family."""
+    from pario.model.tuning import TuningSession
+
+    store = Store(db)
+    bench = _add(db, case("a", 0, write=[100.0, 110.0, 105.0]))
+    preset = _add(db, case("p", 0, write=[100.0]), env={"preset": "kaust-strategies"},
+                  command="pario bench --preset kaust-strategies")
+    sid = store.add_session(command="pario tune -a mpiio -w -n 2", doc=TuningSession(
+        id=None, case={"name": "t"}, objective="write", ranks=2, space={}).to_dict(), status="done",
+        headline="t write, 4 trials: default kept")
+    trials = [_add(db, case("t", 0, write=[50.0]), kind="tune", env={"tune": {"session": sid, "role": r}},
+                   command="pario bench -a mpiio -w -n 2") for r in ("control", "trial", "control", "confirm")]
+    calib = _add(db, case("c", 0, write=[9.0]), kind="calibration")
+    listed = _json(capsys, ["results", "--db", db, "--json"])["runs"]
+    assert [r["id"] for r in listed] == [calib, trials[-1], preset, bench]
+    folded = listed[1]
+    assert folded["session"] == sid and sorted(folded["runs"]) == trials and folded["command"].startswith("pario tune")
+    assert [r["family"] for r in listed] == ["advise", "tune", "preset", "bench"]
+    one_by_one = _json(capsys, ["results", "--db", db, "--json", "--kind", "tune"])["runs"]
+    assert [r["id"] for r in one_by_one] == trials[::-1] and {r["session"] for r in one_by_one} == {sid}
+    for kind, ids in (("bench", [bench]), ("preset", [preset]), ("advise", [calib])):
+        assert [r["id"] for r in _json(capsys, ["results", "--db", db, "--json", "--kind", kind])["runs"]] == ids
+    assert main(["results", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert f"{trials[0]}-{trials[-1]}" in out and f"tuning session {sid}: 4 trial runs" in out
+    assert main(["results", "--db", db, "--kind", "tune", "--limit", "2"]) == 0
+    assert str(trials[1]) not in capsys.readouterr().out.split("summary")[0].split()[:40]
+    assert main(["results", "--db", db, "--kind", "nothing"]) == 2
+
+
+def test_a_listed_case_is_named_in_full():
+    """'shared/mpiio' stood for the collective and the independent case alike in the run list."""
+    doc = result(case("coll", 0, backend="mpiio", strategy="shared", write=[100.0], collective=True))
+    assert "shared/mpiio coll write 100 MiB/s" in headline(doc)
+    doc = result(case("indep", 0, backend="mpiio", strategy="shared", write=[100.0], collective=False))
+    assert "shared/mpiio indep write 100 MiB/s" in headline(doc)

@@ -108,3 +108,23 @@ def _record(rows):
     from pario.model.result import RunRecord
     return RunRecord(spec={}, env={}, result=result(*_cases(rows)), status="complete", message=None,
                      directory="/x", prefix="p", note="")
+
+
+def test_no_clear_fastest_quotes_an_interval_that_includes_1():
+    """The layers run said 'shared/hdf5 coll is within the noise of it (2.84x shared/netcdf4 indep
+    [1.40-6.94] includes 1)': the runner-up by median is slower beyond the noise; the case within
+    the noise has a lower median and a wider spread. The sentence quotes the tie's own interval."""
+    import re
+
+    from pario.analysis.summary import summarize
+    from pario.report.terminal.tables import footer_lines
+    from table_support import stored_run
+
+    run = stored_run("layers-2ranks")
+    lines = [ln for ln in footer_lines(summarize(run["result"], run["env"])) if ln.startswith("No clear fastest")]
+    assert lines
+    for line in lines:
+        tie = line.split("but ", 1)[1].split(" is within" if " is within" in line else " are within")[0].split(",")[0]
+        low, high = map(float, re.search(r"\[(\d+\.\d+)-(\d+\.\d+)\] includes 1", line).groups())
+        assert low <= 1 <= high, line
+        assert f"x {tie.strip()} [" in line, line

@@ -336,7 +336,8 @@ def strategy_label(row: dict) -> str:
 
 
 def headline(result: dict) -> str:
-    """A one-line description of a result for run listings."""
+    """A one-line description of a result for run listings (cases named in full: analysis.labels)."""
+    from pario.analysis.labels import case_label  # labels is pure; imported here as verdicts is
     cases = result.get("cases") or []
     ranks = (result.get("mpi") or {}).get("ranks")
     head = f"{len(cases)} case{'s' if len(cases) != 1 else ''}" + (f", {ranks} ranks" if ranks else "")
@@ -351,7 +352,7 @@ def headline(result: dict) -> str:
         return f"{head}: {rows[0]['name']} {', '.join(figures[:3])} files/s" if figures else head
     if len(rows) == 1:
         figures = [f"{op} {rows[0][op]['bw_mib']['median']:.0f}" for op in OPS if rows[0].get(op)]
-        return f"{head}: {strategy_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head
+        return f"{head}: {case_label(rows[0])} {', '.join(figures)} MiB/s" if figures else head
     from pario.analysis.verdicts import winner  # same layer; verdicts imports noise, not summary
     figures = []
     for op in OPS:
@@ -359,6 +360,6 @@ def headline(result: dict) -> str:
         if top is None:
             continue
         # the unit with each figure: "(top shared/pnetcdf 544) MiB/s" put it after the parenthesis
-        label = f"{strategy_label(top)} {top[op]['bw_mib']['median']:.0f} MiB/s"
+        label = f"{case_label(top)} {top[op]['bw_mib']['median']:.0f} MiB/s"
         figures.append(f"best {op} {label}" if w is None or w["clear"] else f"no clear {op} winner (top {label})")
     return f"{head}; {', '.join(figures)}" if figures else head

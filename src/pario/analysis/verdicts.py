@@ -33,6 +33,8 @@ def winner(rows: list[dict], op: str) -> dict[str, Any] | None:
 
     {"op", "best", "median", "n", "clear", "runner_up", "vs_runner_up" (noise.Verdict as a dict,
     a = runner-up, b = best: verdicts.test), "ties" (names within the noise of the best, or not decidable),
+    "vs_tie" (the test of the first of them, the one a sentence quotes: the runner-up by median may be
+    slower beyond the noise while a case with a lower median and a wider spread is not),
     "undecided" (True when some pair had too few repetitions), "all_cache", "cache_flags"}."""
     candidates = [r for r in rows if r.get(op)]
     if len(candidates) < 2:
@@ -45,7 +47,8 @@ def winner(rows: list[dict], op: str) -> dict[str, Any] | None:
     return {
         "op": op, "best": best["name"], "median": best[op]["bw_mib"]["median"], "n": best[op]["bw_mib"]["n"],
         "clear": not ties, "runner_up": others[0]["name"], "vs_runner_up": tests[0][1],
-        "ties": ties, "undecided": any(v["verdict"] == "too few samples" for _, v in tests),
+        "ties": ties, "vs_tie": next((v for other, v in tests if other["name"] in ties), None),
+        "undecided": any(v["verdict"] == "too few samples" for _, v in tests),
         "min_samples": noise.MIN_N,
         "all_cache": all(any(f in CACHE_FLAGS for f in r[op].get("flags", [])) for r in candidates),
         "cache_flags": flags,

@@ -3,16 +3,15 @@ store a run `pario bench` kept in a file (import) and IOR's JSON summary (import
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import os
 import re
 import sys
-from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from pario.cli.args import Parser, checked, row, typed
 from pario.model.errors import ParioError
+from pario.model.result import FAMILIES
 from pario.plan.inputs import CASE, INTEGER_MAX, RUN
 
 if TYPE_CHECKING:
@@ -42,6 +41,10 @@ def register(subparsers) -> None:
                         help="only runs from this UTC date or time on (2026-11-24, 2026-11-24T10:00) "
                              "or this long ago (7d, 12h)")
     parser.add_argument("--tag", type=row("tag", "str"), help="only runs with this tag (pario results tag)")
+    parser.add_argument("--kind", type=row("kind", "choice", choices=FAMILIES),
+                        help="only runs of this kind: bench, preset (bench --preset), tune (each trial: without "
+                             "--kind a session's trials are one line), advise (its calibration and --verify "
+                             "runs), ior (imported)")
     sub = parser.add_subparsers(dest="action", metavar="[ACTION]")
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
     show.add_argument("id", type=checked(parse_run_word), help="run id (from `pario results`), or 'last'")
@@ -49,8 +52,8 @@ def register(subparsers) -> None:
     show.add_argument("-o", "--output", type=row("output", "path"),
                       help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
-    cmp_.add_argument("a", type=checked(parse_run_word), help="run id A (the baseline)")
-    cmp_.add_argument("b", type=checked(parse_run_word), help="run id B")
+    cmp_.add_argument("a", metavar="A", type=checked(parse_run_word), help="run id A (the baseline)")
+    cmp_.add_argument("b", metavar="B", type=checked(parse_run_word), help="run id B")
     cmp_.add_argument("--fail-slower", type=row("fail_slower", "float", lo=0, hi=100), metavar="PCT",
                       help="exit 1 when a case of B is slower than A by more than PCT percent and outside the "
                            "noise (the ranges do not overlap), for CI pipelines")
@@ -74,6 +77,31 @@ def register(subparsers) -> None:
     jobs.add_argument("--limit", type=row("limit", "int", lo=1, hi=INTEGER_MAX), default=50,
                       help="how many jobs to list (default 50)")
     parser.set_defaults(run=run)
+
+
+def fold_sessions(runs: list[dict[str, Any]], store: Store) -> list[dict[str, Any]]:
+    """The runs with each tuning session's trials as one entry where its newest trial is (its id): the
+    session, its runs, its command and headline (`pario results --kind tune` lists the trials one by one)."""
+    out: list[dict[str, Any]] = []
+    groups: dict[int, dict[str, Any]] = {}
+    sessions = {s["id"]: s for s in store.list_sessions(limit=INTEGER_MAX)} if any("session" in r for r in runs) else {}
+    for run in runs:
+        sid = run.get("session")
+        if sid is None:
+            out.append(run)
+            continue
+        if sid not in groups:
+            # its session, or what its trial says when the session was removed: its trials still are runs
+            session = sessions.get(sid) or {"command": run["command"], "headline": run.get("headline", ""),
+                                            "status": run["status"]}
+            command, headline, status = session["command"], session["headline"], session["status"]
+            groups[sid] = {"id": run["id"], "session": sid, "runs": [], "created": run["created"], "kind": "tune",
+                           "family": "tune", "status": status, "command": command, "headline": headline,
+                           "tags": []}
+            out.append(groups[sid])
+        groups[sid]["runs"].append(run["id"])
+        groups[sid]["tags"] = sorted(set(groups[sid]["tags"]) | set(run.get("tags") or []))
+    return out
 
 
 def parse_run_word(text: str) -> str | int:
@@ -110,6 +138,8 @@ def _since_text(text: str) -> str:
 
 def since_of(text: str | None) -> str | None:
     """--since as the store's UTC time text: an ISO date or time, or an age such as 7d or 12h."""
+    from datetime import datetime, timedelta, timezone
+
     if not text:
         return None
     age = re.fullmatch(r"(\d+)([dhm])", text)
@@ -129,6 +159,8 @@ def since_of(text: str | None) -> str | None:
 
 
 def _export(store: Store, args) -> int:
+    import csv
+
     from pario.analysis import compare, summary
 
     rows = []
@@ -173,11 +205,15 @@ def run(args) -> int:
     as_json = getattr(args, "json", False)
     console = Console()
     if action is None:
-        runs = store.list_runs(args.limit, since=since_of(args.since), tag=args.tag, case=args.case)
+        kinds = (args.kind,) if args.kind else None
+        runs = store.list_runs(None if args.kind != "tune" and not args.kind else args.limit,
+                               since=since_of(args.since), tag=args.tag, case=args.case, families=kinds)
+        if args.kind != "tune":   # a session's trials are one line (147 trials drowned 12 bench runs)
+            runs = fold_sessions(runs, store)[:args.limit]
         if as_json:
             _emit({"schema": "pario.results-list/1", "db": store.path, "runs": runs})
         else:
-            run_tables.print_runs(console, runs, filtered=bool(args.since or args.tag or args.case))
+            run_tables.print_runs(console, runs, filtered=bool(args.since or args.tag or args.case or args.kind))
         return 0
     if action == "show":
         one = store.get_run(_run_id(args.id, store))

@@ -32,3 +32,7 @@ class RunRecord:
     @property
     def complete(self) -> bool:
         return self.status == "complete"
+
+
+# What made a stored run, as `pario results --kind` names it (store.sqlite.family_of reads it from a run).
+FAMILIES = ("bench", "preset", "tune", "advise", "ior")

@@ -50,6 +50,15 @@ def wait_seconds() -> float:
     return value
 
 
+def family_of(kind: str, preset: object = None) -> str:
+    """What made a run, as `pario results --kind` names it (model.result.FAMILIES): bench (a case, a
+    job file or a suite), preset (bench --preset), tune (a trial of a session), advise (its calibration
+    and --verify runs), ior (an imported IOR summary); another kind is its own name."""
+    if kind == "bench":
+        return "preset" if preset else "bench"
+    return {"calibration": "advise", "advise-verify": "advise"}.get(kind, kind)
+
+
 def _case_names(spec_text: str) -> set[str]:
     try:
         spec = json.loads(spec_text)
@@ -224,10 +233,12 @@ class Store(JobRows):
             run[key] = str(run[key])
         return run
 
-    def list_runs(self, limit: int = 50, *, since: str | None = None, tag: str | None = None,
-                  case: str | None = None) -> list[dict]:
+    def list_runs(self, limit: int | None = 50, *, since: str | None = None, tag: str | None = None,
+                  case: str | None = None, families: tuple[str, ...] | None = None) -> list[dict]:
         """The newest runs first, without their documents; `since`: created at or after this UTC
-        time (ISO text), `tag`: carrying it, `case`: with a case of this name."""
+        time (ISO text), `tag`: carrying it, `case`: with a case of this name, `families`: of these
+        (family_of: bench, preset, tune, advise, ior). Each run says its family, and a tune trial
+        its session."""
         where, params = [], []
         if since:
             where.append("created >= ?")
@@ -236,7 +247,9 @@ class Store(JobRows):
             where.append("id IN (SELECT run_id FROM run_tags WHERE tag = ?)")
             params.append(tag)
         sql = ("SELECT id, created, kind, command, status, headline, "
-               "(SELECT GROUP_CONCAT(tag, ' ') FROM run_tags WHERE run_id = runs.id), spec FROM runs"
+               "(SELECT GROUP_CONCAT(tag, ' ') FROM run_tags WHERE run_id = runs.id), spec, "
+               "CASE WHEN json_valid(env) THEN json_extract(env, '$.preset') END, "
+               "CASE WHEN json_valid(env) THEN json_extract(env, '$.tune.session') END FROM runs"
                + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC")
         keys = ("id", "created", "kind", "command", "status", "headline", "tags")
         out = []
@@ -245,8 +258,14 @@ class Store(JobRows):
                 continue
             run = dict(zip(keys, row[:7]))
             run["tags"] = sorted((run["tags"] or "").split())
+            run["family"] = family_of(run["kind"], row[8])
+            session = row[9]
+            if run["kind"] == "tune" and isinstance(session, int) and not isinstance(session, bool):
+                run["session"] = session
+            if families is not None and run["family"] not in families:
+                continue
             out.append(run)
-            if len(out) >= limit:
+            if limit is not None and len(out) >= limit:
                 break
         return out
 

@@ -28,9 +28,13 @@ def _asked_note(row: dict[str, Any], op: str, m: dict[str, Any], io: str | None)
     if io == "ompio" and "cb_config_list" in asked:
         note += "; ompio ignores cb_config_list: --io romio321 (OMPI_MCA_io=romio321) reads it"
     want = str(asked.get("cb_config_list", ""))
-    if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] \
-            and m.get("per_node") not in (f"{want[2:]} per node", None) and op == "write" and io != "ompio":
-        note += f"; not as asked: {want} is {want[2:]} per node"
+    if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] and op == "write" \
+            and io != "ompio" and m.get("on_node"):
+        k = int(want[2:])
+        short = [h for h, n in m["on_node"].items() if n < min(k, m["ranks_on_node"].get(h, k))]
+        if short:
+            note += (f"; fewer than asked on {', '.join(short)} ({want}: up to {k} per node, as many as it has "
+                     "ranks): an aggregator whose share of the file holds no data writes nothing")
     return note
 
 

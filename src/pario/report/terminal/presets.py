@@ -102,7 +102,8 @@ def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
         if _has_model(doc, col):
             table.add_column("\nmodel", justify="right", no_wrap=True)
     for row in doc["rows"]:
-        cells = [row["label"]]
+        marks = [f for f in row["flags"] if f in FLAG_HELP]   # the rows the footer's flags are of
+        cells = [row["label"] + (f" [{', '.join(marks)}]" if marks else "")]
         for col in doc["columns"]:
             cell = row["cells"].get(col["name"]) or {}
             if col["unit"] == "note":
@@ -142,5 +143,5 @@ def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
     for flag in sorted({f for row in doc["rows"] for f in row["flags"]}):
         if flag in FLAG_HELP:
             n = sum(flag in r["flags"] for r in doc["rows"])
-            console.print(f"[bold]{flag}[/bold] ({n} of {len(doc['rows'])} rows): {escape(FLAG_HELP[flag])}.",
-                          highlight=False)
+            console.print(f"[bold]{flag}[/bold] ({n} of {len(doc['rows'])} rows, marked \\[{flag}] above): "
+                          f"{escape(FLAG_HELP[flag])}.", highlight=False)

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.views import hist
-from pario.model.units import seconds, tenths
+from pario.model.units import count, seconds, tenths
 from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.libraries import show as show_libraries
 
@@ -88,7 +88,7 @@ def job_lines(view: dict[str, Any]) -> list[str]:
         if spread:
             how = "" if spread["exact"] else " (shared files count between their fastest and slowest rank)"
             lines.append(f"I/O time per rank ({view['time_interface']}): {secs(spread['low'])} to "
-                         f"{secs(spread['high'])} over {spread['n']} ranks{how}")
+                         f"{secs(spread['high'])} over {count(spread['n'], 'rank')}{how}")
     layer = view.get("application_layer")
     if layer and layer.get("text") != "no file I/O":
         lines.append(f"I/O came from: {layer['text']}")

@@ -24,8 +24,17 @@ def print_runs(console: Console, runs: list[dict], filtered: bool = False) -> No
         cols.insert(4, Col("tags", "id"))
     rows = []
     for run in runs:
-        row = [str(run["id"]), run["created"].replace("T", " ")[:16], run["kind"], run["status"], run["command"],
-               run.get("headline", "")]
+        if "session" in run and "runs" in run:   # a tuning session's trials, folded (cli.results.fold_sessions)
+            ids = sorted(run["runs"])
+            n = len(ids)
+            span = f"{ids[0]}-{ids[-1]}" if ids[-1] - ids[0] + 1 == n and n > 1 else str(ids[0]) if n == 1 else \
+                f"{n} runs"
+            said = (f"tuning session {run['session']}: {n} trial run{'s' if n != 1 else ''} "
+                    f"(`pario results --kind tune` lists them); {run.get('headline') or ''}").rstrip("; ")
+            row = [span, run["created"].replace("T", " ")[:16], "tune", run["status"], run["command"], said]
+        else:
+            row = [str(run["id"]), run["created"].replace("T", " ")[:16], run.get("family") or run["kind"],
+                   run["status"], run["command"], run.get("headline", "")]
         if has_tags:
             row.insert(4, " ".join(run.get("tags") or []))
         rows.append(row)
@@ -191,3 +200,6 @@ def print_run(console: Console, run: dict, rows: list[dict] | None = None) -> No
         console.print(line)
     print_summary(console, rows)
     print_hints(console, (run.get("result") or {}).get("cases") or [])
+    from pario.report.terminal.nodes import print_aggregators, print_nodes
+    print_aggregators(console, rows, (run.get("env") or {}).get("io_component"))
+    print_nodes(console, rows)

@@ -7,13 +7,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from pario.analysis import noise
+from pario.analysis.labels import COLLECTIVE_BACKENDS, case_labels, config_words  # noqa: F401 (tables' names)
 from pario.analysis.summary import FLAG_HELP, OPS
 from pario.analysis.verdicts import winner
 from pario.report.terminal.cells import iops, num, pct, rate, size, times
 from pario.report.terminal.fit import Col, fits, print_fit
-
-# Backends whose cases may be collective or independent: the table says which.
-COLLECTIVE_BACKENDS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")
 
 
 def _pair(row: dict, key: str, fmt) -> str:
@@ -22,52 +20,6 @@ def _pair(row: dict, key: str, fmt) -> str:
     if values[1] == "-":
         return values[0]
     return "/".join(values)
-
-
-def config_words(row: dict) -> list[str]:
-    """What the case does beyond strategy/backend, in a few words: collective or independent calls,
-    segments, the file view, fsync at the end (fsync) or after each write (fsync/w), O_DIRECT and
-    a read shift. Always said, so that a label is the same whatever the other cases are."""
-    c = row.get("config") or {}
-    words = []
-    if row["backend"] in COLLECTIVE_BACKENDS:
-        words.append("coll" if row.get("collective") else "indep")
-    if (c.get("segments") or 1) > 1:
-        words.append(f"s={c['segments']}")
-    if c.get("view"):
-        words.append("view")
-    if c.get("fsync_per_write"):
-        words.append("fsync/w")
-    elif c.get("fsync"):
-        words.append("fsync")
-    if c.get("odirect"):
-        words.append("O_DIRECT")
-    if c.get("reorder"):
-        words.append(f"shift={c['reorder']}")
-    return words
-
-
-def case_labels(rows: list[dict]) -> list[str]:
-    """strategy/backend and its configuration (config_words), plus whatever else tells the cases
-    apart (pattern, transfer size, library settings), plus the case name if that is not enough."""
-    labels = [" ".join([f"{r['strategy']}/{r['backend']}"] + config_words(r)) for r in rows]
-
-    def lib(r: dict) -> str:
-        return " ".join(f"{k}={v}" for k, v in sorted(((r.get("lib") or {}).get("requested") or {}).items()))
-
-    def pattern(r: dict) -> str:
-        return r["pattern"] if r["pattern"] not in ("?", "tree") else ""
-
-    def xfer(r: dict) -> str:
-        return f"t={size(r['xfer'])}"
-
-    for fmt in (pattern, xfer, lib):  # each said when it differs between cases
-        words = [fmt(r) for r in rows]
-        if len(set(words)) > 1 or (fmt is pattern and any(w not in ("", "segmented") for w in words)):
-            labels = [f"{lab} {w}".rstrip() for lab, w in zip(labels, words)]
-    if len(set(labels)) < len(labels):
-        labels = [f"{lab} ({r['name']})" for lab, r in zip(labels, rows)]
-    return labels
 
 
 def op_notes(row: dict, op: str | None = None) -> str:
@@ -175,9 +127,12 @@ def verdict_lines(rows: list[dict], labels: dict[str, str]) -> list[str]:
                          f"-i {w['min_samples']}); highest median: {best} at {num(w['median'])} MiB/s.")
         else:
             tie = _names(labels, w["ties"])
+            t = w.get("vs_tie") or v   # the interval that includes 1 is a tie's, not the runner-up's
+            quoted = f"{t['ratio']:.2f}x {escape(labels[w['ties'][0]])}" + (
+                f" [{t['low']:.2f}-{t['high']:.2f}]" if t.get("low") is not None else "")
             lines.append(f"No clear fastest {op}: {best} has the highest median ({num(w['median'])} MiB/s), "
                          f"but {tie} {'is' if len(w['ties']) == 1 else 'are'} within the noise of it "
-                         f"({against} includes 1).")
+                         f"({quoted} includes 1).")
         if w["all_cache"]:
             if "cache?" in w["cache_flags"] and all("cache?" in r[op]["flags"] for r in rows if r.get(op)):
                 what = f"Every {op} figure here is above the device ceiling (cache?): page cache, not the device"
