@@ -62,7 +62,7 @@ def command_rows() -> list[dict]:
         (["--since", ""], 2, "--since needs a value"),
         (["--since", "99999999999d"], 2, "an age of at most"),
         (["--since", "2026-13-45"], 2, "give a date"),
-        (["tag", "1"], 2, "the following arguments are required: tags"),
+        (["tag", "1"], 2, "missing tags (labels"),
         (["tag", "abc", "x"], 2, "run id must be a number"),
         (["tag", "1", ""], 2, "needs a value"),
         (["remove", "0"], 2, "run id must be a number"),
@@ -77,7 +77,7 @@ def command_rows() -> list[dict]:
         (["import", "fifo"], 2, "not a regular file"),
     ])
     rows += _rows(["completion"], [
-        ([], 2, "the following arguments are required: shell"),
+        ([], 2, "missing shell"),
         (["fish"], 2, "argument shell: 'fish' must be one of bash, zsh"),
         (["bash", "zsh"], 2, "unrecognized arguments"),
     ])

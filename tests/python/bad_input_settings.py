@@ -160,7 +160,7 @@ def store_rows() -> list[dict]:
         (["results", "show", "3"], "result is a list"), (["results", "show", "4"], "its spec is not valid JSON"),
         (["results", "show", "5"], "bw_mib is a string"), (["results", "compare", "1", "4"], "not valid JSON"),
         (["results", "compare", "1", "abc"], "run id must be"),
-        (["results", "compare", "1"], "the following arguments"),
+        (["results", "compare", "1"], "missing B (run id B)"),
         (["results", "--limit", "0"], "argument --limit"), (["results", "--limit", "-1"], "argument --limit"),
         (["results", "--limit", "x"], "argument --limit"), (["results", "--db", ""], "argument --db"),
         (["results", "--db", "garbage.db"], "not a database"), (["results", "--db", "dir"], "no results store at"),

@@ -190,7 +190,7 @@ def bench_rows() -> list[dict]:
                                          (["-o", "d", "--", "true"], 2, "is a directory"),
                                          (["--", "/no/such/program"], 127, "no such program"),
                                          (["--", "./empty.txt"], 126, "permission denied"),
-                                         (["show"], 2, "the following arguments"), (["show", ""], 2, "needs a value")]]
+                                         (["show"], 2, "missing log"), (["show", ""], 2, "needs a value")]]
     rows += [{"id": f"stack {' '.join(a)}", "argv": ["stack", "--no-probe"] + a, "exit": 2, "says": s}
              for a, s in [(["/no/such/dir"], "does not exist"), (["--mpirun", "/bin/false"], "not an MPI launcher"),
                           (["a", "b"], "unrecognized arguments")]]

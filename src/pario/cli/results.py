@@ -3,12 +3,10 @@ store a run `pario bench` kept in a file (import) and IOR's JSON summary (import
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import os
 import re
 import sys
-from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from pario.cli.args import Parser, checked, row, typed
@@ -54,8 +52,8 @@ def register(subparsers) -> None:
     show.add_argument("-o", "--output", type=row("output", "path"),
                       help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
-    cmp_.add_argument("a", type=checked(parse_run_word), help="run id A (the baseline)")
-    cmp_.add_argument("b", type=checked(parse_run_word), help="run id B")
+    cmp_.add_argument("a", metavar="A", type=checked(parse_run_word), help="run id A (the baseline)")
+    cmp_.add_argument("b", metavar="B", type=checked(parse_run_word), help="run id B")
     cmp_.add_argument("--fail-slower", type=row("fail_slower", "float", lo=0, hi=100), metavar="PCT",
                       help="exit 1 when a case of B is slower than A by more than PCT percent and outside the "
                            "noise (the ranges do not overlap), for CI pipelines")
@@ -140,6 +138,8 @@ def _since_text(text: str) -> str:
 
 def since_of(text: str | None) -> str | None:
     """--since as the store's UTC time text: an ISO date or time, or an age such as 7d or 12h."""
+    from datetime import datetime, timedelta, timezone
+
     if not text:
         return None
     age = re.fullmatch(r"(\d+)([dhm])", text)
@@ -159,6 +159,8 @@ def since_of(text: str | None) -> str | None:
 
 
 def _export(store: Store, args) -> int:
+    import csv
+
     from pario.analysis import compare, summary
 
     rows = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
 from pario.settings.catalogue import Setting, knob
@@ -84,7 +83,8 @@ CEPH_ONLY = ("object_size",)
 # backend's option table in the engine (csrc/backends/*.c), which the build writes into the package
 # as data/engine-options.json (`pario-engine --list`). A library the engine was built without has no
 # table here: its settings are unknown to this installation, and say so where they are used.
-ENGINE_OPTIONS = Path(__file__).resolve().parents[1] / "data" / "engine-options.json"
+ENGINE_OPTIONS = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "data",
+                              "engine-options.json")  # os.path: every parser reads this module, pathlib costs it more
 _TYPES = {"string": "str"}  # the engine's option types, in catalogue terms
 
 
@@ -94,14 +94,15 @@ def listing_settings(rows: list[dict[str, Any]]) -> dict[str, Setting]:
                                 for r in rows)}
 
 
-def _listing_paths() -> list[Path]:
+def _listing_paths() -> list[str]:
     """Where the file is: in this package when it was installed by a build; else beside the engine
     that $PARIO_ENGINE names (a source tree run against a build directory or an installed engine)."""
     paths = [ENGINE_OPTIONS]
     engine = os.environ.get("PARIO_ENGINE")
     if engine:
-        here = Path(engine).resolve().parent
-        paths += [here / "engine-options.json", here.parent / "data" / "engine-options.json"]
+        here = os.path.dirname(os.path.realpath(engine))
+        paths += [os.path.join(here, "engine-options.json"),
+                  os.path.join(os.path.dirname(here), "data", "engine-options.json")]
     return paths
 
 

@@ -9,7 +9,6 @@ Which of several measured configurations is the best, when their intervals overl
   successive halving among the survivors, Jamieson & Talwalkar 2016.)"""
 from __future__ import annotations
 
-import statistics
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
@@ -21,6 +20,8 @@ STEP = 3    # repetitions added to each contender per round (one launch each, al
 
 def contenders(rates: Mapping[K, Sequence[float]]) -> list[K]:
     """The keys not slower beyond the noise than the one with the highest median, best median first."""
+    import statistics
+
     from pario.analysis import noise  # numpy: not loaded by `pario tune --help`, which reads CAP
 
     live = {k: list(v) for k, v in rates.items() if v}

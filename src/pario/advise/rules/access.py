@@ -167,10 +167,13 @@ def read_back(ctx: Ctx) -> list[Candidate]:
 def sync_every_write(ctx: Ctx) -> list[Candidate]:
     # after (nearly) every write: at least one sync for every two writes a rank makes (a reduced
     # record's syncs may all be one rank's: slow-rank's rank 3 syncs each of its writes); a few
-    # syncs of many writes (a library's flushes, checkpoints) are not this
-    # syncs a library makes when it flushes and closes a file (HDF5: two per open) are not this either
+    # syncs of many writes (a library's flushes, checkpoints) are not this, nor syncs a library
+    # makes when it flushes and closes a file (HDF5: two per open); an I/O library's file: only the
+    # syncs the program asked of the library count
+    libs = ctx.library_files()
     hits = [r for r in ctx.recs("posix") if (r.fsyncs or 0) > 2 * max(1, r.opens) and r.writes
-            and 2 * (r.fsyncs or 0) >= per_rank(r, r.writes)]
+            and 2 * (r.fsyncs or 0) >= per_rank(r, r.writes)
+            and (r.path not in libs or ctx.library_syncs(r.path) > 1)]
     if not hits:
         return []
     rank, _, crit = slowest_rank(hits, lambda r: float(r.fsyncs or 0))

@@ -238,9 +238,10 @@ LIBRARY_KEYS = ("nc_", "pnetcdf_")
 def hints_not_in_effect(ctx: Ctx) -> list[Candidate]:
     out = []
     for r in ctx.recs("mpiio"):
-        # PnetCDF hands MPI_File_open the info object its own keys travel in (nc_*, pnetcdf_*): they
-        # are read by PnetCDF, not by the MPI-IO layer
-        req = {k: v for k, v in (r.hints_requested or {}).items() if not k.startswith(LIBRARY_KEYS)}
+        # PnetCDF hands MPI_File_open the info object its own keys travel in (nc_*, pnetcdf_*, and
+        # what its library record reports): they are read by PnetCDF, not by the MPI-IO layer
+        ours = ctx.library_hints(r.path)
+        req = {k: v for k, v in (r.hints_requested or {}).items() if not k.startswith(LIBRARY_KEYS) and k not in ours}
         if not req:
             continue
         eff = r.hints or {}

@@ -70,14 +70,15 @@ def reopen(ctx: Ctx) -> list[Candidate]:
     """Files opened more often than the process needs: every open is a metadata round trip."""
     # a program that alternates writing and reading a file opens it once per run of reads or of
     # writes (IOR -i 3 -w -r: 6 runs; its MPI-IO backend opens twice more to look at the size):
-    # reopening is opening it more than twice per run on average
+    # reopening is opening it more than twice per run on average; under an I/O library, the opens
+    # the program asked of the library decide (ctx.library_reopens)
     def allowed(r: Rec) -> int:
         return (r.nprocs if r.rank < 0 else 1) * 2 * phases(r)
     # files reached through MPI-IO: the program's opens are its MPI_File_open calls (the POSIX
     # opens under them are the MPI-IO layer's)
     through = {r.path for r in ctx.recs("mpiio")}
     hits = [r for r in ctx.recs("posix") + ctx.recs("mpiio") if r.opens > allowed(r)
-            and (r.module == "mpiio" or r.path not in through)]
+            and (r.module == "mpiio" or r.path not in through) and ctx.library_reopens(r.path)]
     if not hits:
         return []
     extra = {id(r): r.opens - allowed(r) for r in hits}
@@ -103,7 +104,8 @@ def reopen(ctx: Ctx) -> list[Candidate]:
 def stats(ctx: Ctx) -> list[Candidate]:
     # once or twice per run of reads or writes (a size check before each pass) is not "again and again"
     through = {r.path for r in ctx.recs("mpiio")}   # the MPI-IO layer's own stat calls
-    hits = [r for r in ctx.recs("posix") if per_rank(r, r.stats or 0) > 2 * phases(r) and r.path not in through]
+    hits = [r for r in ctx.recs("posix") if per_rank(r, r.stats or 0) > 2 * phases(r) and r.path not in through
+            and ctx.library_reopens(r.path)]
     if not hits:
         return []
     worst = max(hits, key=lambda r: per_rank(r, r.stats or 0) - phases(r))

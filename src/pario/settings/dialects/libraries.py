@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import xml.etree.ElementTree as ET
 
 from pario.model.errors import ParioError
 from pario.model.formats import parse_xml
@@ -16,6 +15,8 @@ from pario.settings.model import Issue, Settings, build
 
 
 def render_adios2(s: Settings, **_) -> str:
+    import xml.etree.ElementTree as ET
+
     root = ET.Element("adios-config")
     io = ET.SubElement(root, "io", name="pario")
     engine = ET.SubElement(io, "engine", type="BP5")
