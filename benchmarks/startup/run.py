@@ -227,7 +227,7 @@ def main() -> int:
                  "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
                  "pario": " ".join(pario()), "command": "python benchmarks/startup/run.py " + " ".join(sys.argv[1:]),
                  "load_before": load_before}
-    with tempfile.TemporaryDirectory(prefix="pario-startup-", dir=args.dir) as work:
+    with tempfile.TemporaryDirectory(prefix="pario-startup-", dir=os.path.abspath(args.dir)) as work:
         print("start-up ...", file=sys.stderr)
         doc["startup"] = startup(args.pairs)
         doc["import_loads"] = loaded_by_import()
