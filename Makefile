@@ -3,7 +3,7 @@ VENV := .venv
 # The venv's bin first: it holds pip's cmake on systems whose CMake is older than 3.18.
 WITH_VENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
-.PHONY: demo test lint setup setup-tests clean
+.PHONY: demo demo-pfs test lint setup setup-tests clean
 
 # The engine the venv's pario runs; the end-to-end tests use it (and fail if it was not built).
 define ENGINE_OF_VENV
@@ -27,6 +27,17 @@ setup-tests:
 demo: setup
 	$(VENV)/bin/pario bench
 
+# Striping for real: a CephFS of 4 object servers on this machine, each capped at 50 MiB/s
+# (scripts/local-pfs.sh; root and /dev/fuse), the KAUST stripe-count preset on one 128 MiB shared
+# file, each row's bytes per server from the servers' own counters beside the time their placement
+# predicts; the file system is stopped afterwards whatever happened. PFS_DIR: where it lives.
+PFS_DIR ?= /tmp/pario-demo-pfs
+demo-pfs:
+	@bash scripts/setup.sh --pfs
+	bash scripts/local-pfs.sh start --cap 50m --dir $(PFS_DIR)
+	$(VENV)/bin/pario bench --preset kaust-striping -n 4 --scale 0.5 --dir $(PFS_DIR)/mnt/demo; \
+		rc=$$?; bash scripts/local-pfs.sh stop --dir $(PFS_DIR); exit $$rc
+
 # Lint and types first (ruff, mypy: a finding fails the target), then C tests (ctest), then Python tests; where Debian's MPICH is installed beside Open MPI
 # (mpicc.mpich), the engine is also built against it and the flavour tests run under both. No tests found fails in both (ctest --no-tests=error,
 # pytest exit code 5).
@@ -38,8 +49,9 @@ test: setup-tests
 	cd build/ctest && $(WITH_VENV) ctest --output-on-failure --no-tests=error
 	if [ -z "$$PARIO_ENGINE_MPICH" ] && command -v mpicc.mpich >/dev/null 2>&1; then \
 		$(WITH_VENV) sh scripts/build-mpich-engine.sh build/mpich >/dev/null && \
-		PARIO_ENGINE_MPICH="$(CURDIR)/build/mpich/pario-engine"; fi; \
-	export PARIO_ENGINE_MPICH; \
+		PARIO_ENGINE_MPICH="$(CURDIR)/build/mpich/pario-engine" && \
+		PARIO_PRELOAD_MPICH="$(CURDIR)/build/mpich/csrc/intercept/libpario-preload.so"; fi; \
+	export PARIO_ENGINE_MPICH PARIO_PRELOAD_MPICH; \
 	PARIO_ENGINE="$$($(VENV)/bin/python -c "$$ENGINE_OF_VENV")" && export PARIO_ENGINE && \
 		$(VENV)/bin/python -m pytest -q
 

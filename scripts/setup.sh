@@ -10,10 +10,12 @@
 set -euo pipefail
 
 FOR_TESTS=0
+FOR_PFS=0   # --pfs: only the CephFS packages of the test set (make demo-pfs)
 for arg in "$@"; do
     case "$arg" in
         --tests) FOR_TESTS=1 ;;
-        *) printf 'setup: unknown option %s (use --tests)\n' "$arg" >&2; exit 2 ;;
+        --pfs) FOR_PFS=1 ;;
+        *) printf 'setup: unknown option %s (use --tests or --pfs)\n' "$arg" >&2; exit 2 ;;
     esac
 done
 
@@ -117,7 +119,9 @@ fi
 # PARIO_SETUP_BROWSER=0 leaves the browser out, PARIO_SETUP_PFS=0 CephFS.
 TEST_PKGS=(mpich libmpich-dev libhdf5-mpich-dev slurmctld slurmd slurm-client munge)
 [ "${PARIO_SETUP_BROWSER:-1}" != 0 ] && TEST_PKGS+=(chromium chromium-driver)
-[ "${PARIO_SETUP_PFS:-1}" != 0 ] && TEST_PKGS+=(ceph-mon ceph-osd ceph-mds ceph-fuse ceph-common attr fuse3)
+PFS_PKGS=(ceph-mon ceph-osd ceph-mds ceph-fuse ceph-common attr fuse3)
+[ "${PARIO_SETUP_PFS:-1}" != 0 ] && TEST_PKGS+=("${PFS_PKGS[@]}")
+[ "$FOR_PFS" = 1 ] && [ "$FOR_TESTS" = 0 ] && TEST_PKGS=("${PFS_PKGS[@]}") && FOR_TESTS=1
 if [ "$FOR_TESTS" = 1 ] && [ -r /etc/debian_version ] && have dpkg-query; then
     test_missing=()
     for p in "${TEST_PKGS[@]}"; do

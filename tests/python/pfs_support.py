@@ -20,9 +20,9 @@ NOT_INSTALLED, CANNOT = 3, 4
 CGROOT = Path("/sys/fs/cgroup/blkio")
 TAG = "PARIO_LOCAL_PFS"
 # The per-server cap of the session's file system: low enough that the servers, not the one FUSE
-# client on 2 shared cores, bound a striped write (4 x 25 MiB/s).
-CAP = "25m"
-CAP_BYTES = 25 << 20
+# client on 2 shared cores, bound a one-server write (100 MiB/s; 4 servers: 400).
+CAP = "100m"
+CAP_BYTES = 100 << 20
 
 
 @dataclass

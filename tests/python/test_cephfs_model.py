@@ -107,9 +107,45 @@ def test_the_busiest_server_over_its_cap_predicts_the_phase():
     out = io.StringIO()
     print_servers(Console(file=out, width=120), result["cases"])
     text = out.getvalue()
-    assert "1.28 s" in text and "1.30 s (1.02x)" in text and "its cap (50 MiB/s)" in text
+    assert "1.28 s" in text and "1.30 s 1.02x" in text and "its cap (50 MiB/s)" in text and " 64 " in text
 
 
 @pytest.mark.parametrize("fstype,expected", [("fuse.ceph-fuse", "ceph-fuse"), ("ceph", "kernel")])
 def test_the_client_is_named_from_the_mount(fstype, expected):
     assert cephfs.client({"mount_point": "/nowhere", "fstype": fstype})["client"] == expected
+
+
+def test_crush_spreads_objects_less_evenly_than_round_robin():
+    """predict's CephFS placement: each object on a server drawn at random, the busiest server's
+    expected share (4 objects on 4 servers: all apart 3 times in 32, E[max] = 2.125)."""
+    from pario.predict.mechanisms import crush_load_share
+    assert crush_load_share(4, 4) * 4 == pytest.approx(2.125)
+    assert crush_load_share(4, 2) * 2 == pytest.approx(1.25)
+    assert crush_load_share(1, 7) == 1.0 and crush_load_share(4, 1) == 1.0
+    assert crush_load_share(4, 16) * 16 == pytest.approx(6.139, abs=1e-3)
+    # beyond the exact range the approximation joins it, and the share falls toward 1/servers
+    assert abs(crush_load_share(4, 17) * 17 - 6.59) < 0.2 and 0.25 < crush_load_share(4, 1024) < 0.27
+
+
+def test_predict_reads_the_case_layout_and_calibrates_cephfs_servers_flushed():
+    from pario.plan.cases import build_case
+    from pario.predict.calibrate import probes
+    from pario.predict.pattern import from_case
+    case = build_case({"backend": "posix", "strategy": "shared", "stripe_count": 4, "stripe_size": "1m"})
+    pat = from_case(case, {"nodes": 1, "ranks_per_node": 4})
+    assert (pat.stripe_count, pat.stripe_size) == (4, 1 << 20)
+    rate_probes = [c for _, _, cases in probes(4, 1 << 20, "cephfs")[:2] for c in cases]
+    assert all(c["fsync"] and c["stripe_count"] == -1 and c["object_size"] == "4m" for c in rate_probes)
+    assert not any("fsync" in c for _, _, cases in probes(4, 1 << 20, "local") for c in cases)
+
+
+def test_results_compare_says_what_the_placement_predicts():
+    from pario.analysis.compare import placement
+
+    def case(busy, secs):
+        return {"phases": [{"op": "write", "rep": 0, "servers": {"predicted_s": secs, "busiest": "osd.1",
+                                                                  "bytes": {"osd.1": busy << 20}}}]}
+    assert placement("write", case(128, 2.56), case(64, 1.28)) == (
+        "the servers' placement predicts B/A 2.00 (busiest server per phase: A 128 MiB, 2.56 s; B 64 MiB, 1.28 s "
+        "at their caps)")
+    assert placement("read", case(128, 2.56), case(64, 1.28)) is None and placement("write", {}, case(1, 1)) is None

@@ -117,3 +117,12 @@ def test_the_kaust_preset_runs_every_stripe_count_here(pfs, tmp_path):
     assert got == {"stripe-1": 1, "stripe-2": 2, "stripe-4": 4, "stripe-5": 5, "stripe-10": 10,
                    "stripe-all": pfs.servers}
     assert all(sum(c["phases"][0]["servers"]["bytes"].values()) >= 2 * MIB for c in cases)  # 2 x 1 MiB, flushed
+
+
+def test_tune_searches_the_layout_on_cephfs(pfs, tmp_path):
+    out = pario(["-a", "mpiio", "--strategy", "shared", "-t", "1m", "-b", "16m", "-n", "4", "-w", "--dir",
+                 str(pfs.mount / tmp_path.name), "--dry-run"], tmp_path, command="tune")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert f"ceph.stripe_count: default, 1, {pfs.servers}" in text and "ceph.object_size: default, 4MiB" in text
+    assert "striping_factor" not in text.split("not searched")[0]  # MPI-IO's hint: not a knob here

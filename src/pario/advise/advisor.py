@@ -33,6 +33,10 @@ def scaled(opts: dict[str, Any], other: dict[str, Any], factor: float) -> dict[s
     if out.get("workload") == "metadata":
         out["files_per_dir"] = max(1, round(out["files_per_dir"] * factor))
         return out
+    if out.get("pattern") == "subarray":   # fewer rows of the rank's block (its calls keep their size)
+        dims = [int(d) for d in out["dims"]]
+        out["dims"] = [max(1, round(dims[0] * factor)), *dims[1:]]
+        return out
     if (out.get("segments") or 1) > 1:
         out["segments"] = max(1, round(out["segments"] * factor))
         return out
@@ -47,6 +51,9 @@ def side_size(o: dict[str, Any]) -> tuple[int, int]:
     """(bytes, calls) per rank of one side of a plan."""
     if o.get("workload") == "metadata":
         return o["files_per_dir"] * (o.get("file_size") or 0), o["files_per_dir"]
+    if o.get("pattern") == "subarray":   # the rank's block of 8-byte elements, in calls of `transfer`
+        b = 8 * math.prod(int(d) for d in o["dims"])
+        return b, max(1, b // int(o.get("transfer") or (1 << 20 if b % (1 << 20) == 0 else b)))
     b = int(o["block"]) * int(o.get("segments") or 1)
     return b, b // int(o.get("transfer") or 1)
 
@@ -80,7 +87,10 @@ def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "c
     if fb == fa and plan.before.get("workload") != "metadata" and plan.after.get("workload") != "metadata":
         # both sides move the same bytes: scale them with one block
         if "block" in after and (after.get("segments") or 1) == 1 and (before.get("segments") or 1) == 1:
-            after["block"] = before["block"]
+            # a whole number of both sides' transfers (unscaled sides of different transfer sizes, e.g.
+            # 27.6 KiB requests vs 28 KiB ones, made a block the engine refused)
+            step = math.lcm(int(before.get("transfer") or 8), int(after.get("transfer") or 8))
+            before["block"] = after["block"] = max(step, round(int(before["block"]) / step) * step)
     elif fb == fa and plan.before.get("workload") == "metadata":
         after["block"] = int(after["transfer"]) * int(before["files_per_dir"])
     cases: dict[str, dict[str, Any]] = {}

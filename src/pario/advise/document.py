@@ -27,8 +27,11 @@ def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None) -
         f = stack.of(rec)
         key = f.fs or "?"
         row = kinds.setdefault(key, {"fs": f.fs, "unit": f.unit, "unit_source": f.unit_source, "files": 0,
-                                     "stripe_count": f.stripe_count, "ost_count": f.ost_count, "source": f.source})
+                                     "stripe_count": f.stripe_count, "ost_count": f.ost_count, "source": f.source,
+                                     "paths": []})
         row["files"] += 1
+        if len(row["paths"]) < 3:   # what the files are, for a reader of a file system without a name
+            row["paths"].append(rec.path)
     return {"impl": stack.impl, "impl_source": stack.impl_source, "file_systems": list(kinds.values()),
             "measured_in": measured_in or stack.measure_dir, "measured_why": stack.measure_why}
 

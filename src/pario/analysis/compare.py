@@ -122,6 +122,9 @@ _CASE_FACTS: list[tuple[str, Any, Any]] = [
     ("read shift (-C/-Q)", lambda r, c: c.get("reorder_shift", (c.get("spec") or {}).get("reorder", 0)) or 0, str),
     ("hints requested", lambda r, c: _hints(c), _kv),
     ("hints in effect", lambda r, c: _in_effect(c), _kv),
+    # which ranks moved the data at the file system (analysis/nodes.py): the aggregators in effect
+    ("writers at the file system", lambda r, c: ((r.get("aggregators") or {}).get("write") or {}).get("text"), str),
+    ("readers at the file system", lambda r, c: ((r.get("aggregators") or {}).get("read") or {}).get("text"), str),
     ("cache eviction before reads", lambda r, c: next((p["cache"]["evicted"] for p in c.get("phases") or []
                                                        if p.get("cache")), "none"), str),
 ]
@@ -233,6 +236,23 @@ def explain_gap(entry: dict, tools: tuple[str, str], op: str = "", backend: str 
     return out
 
 
+def placement(op: str, case_a: dict, case_b: dict) -> str | None:
+    """What the file servers' placement predicts of B/A (each phase's busiest server over its cap,
+    pario.run.servers), beside the measured ratio: None unless both runs recorded it."""
+    def busiest(case: dict) -> tuple[float, float] | None:
+        got = [(p["servers"]["predicted_s"], p["servers"]["bytes"].get(p["servers"]["busiest"], 0))
+               for p in case.get("phases") or [] if p.get("op") == op and (p.get("servers") or {}).get("predicted_s")]
+        if not got:
+            return None
+        got.sort()
+        return got[len(got) // 2]
+    a, b = busiest(case_a), busiest(case_b)
+    if not a or not b:
+        return None
+    return (f"the servers' placement predicts B/A {a[0] / b[0]:.2f} (busiest server per phase: A {a[1] / 2**20:.0f} "
+            f"MiB, {a[0]:.2f} s; B {b[1] / 2**20:.0f} MiB, {b[0]:.2f} s at their caps)")
+
+
 def compare(rows_a: list[dict], rows_b: list[dict], cases_a: dict[str, dict] | None = None,
             cases_b: dict[str, dict] | None = None, tools: tuple[str, str] = ("pario", "pario")) -> list[dict]:
     """Cases of run A against run B: per operation ratio B/A of medians and the noise verdict,
@@ -245,6 +265,10 @@ def compare(rows_a: list[dict], rows_b: list[dict], cases_a: dict[str, dict] | N
             entry[op] = _op(a and a.get(op), b and b.get(op))
             if entry[op]:
                 entry[op]["explain"] = explain_gap(entry[op], tools, op, (a or b)["backend"])
+                placed = placement(op, (cases_a or {}).get(a["name"], {}) if a else {},
+                                   (cases_b or {}).get(b["name"], {}) if b else {})
+                if placed:
+                    entry[op]["explain"].append(placed)
         entry["metadata"] = _metadata(a, b) if (a or b)["workload"] == "metadata" else {}
         entry["differences"] = (case_differences(a, (cases_a or {}).get(a["name"], {}),
                                                  b, (cases_b or {}).get(b["name"], {})) if a and b else [])

@@ -131,7 +131,7 @@ def profile(args, cmd, prun) -> int:
     from pario.platform.slurm_env import job_id
     from pario.run import child
 
-    lib = prun.preload_path()
+    lib = prun.preload_path(prun.mpi_of_launch(cmd, args.ranks, args.launcher), cmd[0])
     output = Path(args.output) if args.output else prun.default_output(cmd)
     if output.is_dir():
         raise ParioError(f"-o {output} is a directory; give a file name for the job log")

@@ -64,6 +64,10 @@ def device_ceiling(engine: str | None, directory: str, skip: bool = False, strea
     Cached per (device, real path, streams) for a day (MAX_AGE): it costs seconds and changes slowly."""
     if skip:
         return {"source": "skipped (--no-probe)"}
+    from pario.platform import fsinfo
+    if fsinfo.describe(directory).get("type") == "cephfs":
+        return {"source": "none: on CephFS a file's rate is its objects' servers', which its layout and their "
+                          "placement decide (each phase records the servers' own bytes instead)"}
     streams = max(1, min(int(streams), MAX_STREAMS))
     cache = _cache_path()
     try:

@@ -51,7 +51,20 @@ def probes(ranks: int, lock_unit: int, kind: str) -> list[tuple[str, int, list[d
                                       "ops": ["create"]}]),
            ("the cost of one call", 1, [{"name": "small", "backend": "posix", "strategy": "fpp", "transfer": 512,
                                          "block": "4m", "ops": ["write"]}])]
+    if kind in SERVED:  # the servers' rates are what is fitted: the data must reach them inside the phase
+        for _, _, cases in out[:3]:
+            for case in cases:
+                case["fsync"] = True
+    if kind == "cephfs":  # a file of one object is one server's: spread the rate probes' files over all
+        for _, _, cases in out[:2]:
+            for case in cases:
+                case.update(stripe_count=-1, object_size="4m")
     return out
+
+
+# File systems whose clients cache writes that the servers get later (ceph-fuse, Lustre's and NFS's
+# clients): their probes flush inside the timed phase (-e), else the client's cache is measured.
+SERVED = ("lustre", "gpfs", "beegfs", "cephfs", "nfs")
 
 
 def _fits(kind: str) -> list[str]:
@@ -106,6 +119,15 @@ def site_facts(directory: str, kind: str) -> dict[str, tuple[Any, str]]:
                 value = entries[0].get(key)
                 if isinstance(value, int) and value > 0:
                     out[key] = (value, f"lfs getstripe -d {directory}")
+    if kind == "cephfs":  # the object servers up, and the layout a new file gets there (pario stack's facts)
+        from pario.platform import cephfs
+        facts = cephfs.facts(fsinfo.describe(directory), directory)
+        if facts.get("servers"):
+            out["servers"] = (facts["servers"], "ceph osd dump (object servers up and in)")
+        layout = facts.get("new_file_layout") or {}
+        for key, field in (("stripe_count", "stripe_count"), ("stripe_size", "stripe_unit")):
+            if isinstance(layout.get(field), int) and layout[field] > 0:
+                out[key] = (layout[field], f"getfattr -n ceph.dir.layout ({facts.get('layout_source')})")
     if kind == "gpfs":
         device = fsinfo.mount_of(directory).get("source", "")
         text = fsinfo.run_tool(["mmlsfs", os.path.basename(device), "-B"]) if device else None

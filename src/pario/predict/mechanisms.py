@@ -56,6 +56,38 @@ def server_load_share(servers: int, objects: int) -> float:
     return math.ceil(objects / servers) / objects
 
 
+def crush_load_share(servers: int, objects: int) -> float:
+    """The busiest server's expected share of `objects` equal objects that CRUSH places each on a
+    server drawn independently and uniformly (CephFS: an object's server comes from a hash of its
+    name): E[max load] / objects. Exact up to 16 objects (the distribution of the largest of n
+    multinomial counts); beyond, the mean plus the spread times the expected largest of n normal
+    draws. 4 objects on 4 servers: E[max] = 2.125 (all four apart 3 times in 32), not 1."""
+    n, k = max(1, servers), max(1, objects)
+    if n == 1:
+        return 1.0
+    if k > 16:
+        z = _NORMAL_MAX.get(n) or (math.sqrt(2 * math.log(n)) - (math.log(math.log(n)) + math.log(4 * math.pi))
+                                   / (2 * math.sqrt(2 * math.log(n))))
+        return min(1.0, (k / n + z * math.sqrt(k * (1 / n) * (1 - 1 / n)) + 0.5) / k)
+    term = [math.exp(-math.lgamma(j + 1) - j * math.log(n)) for j in range(k + 1)]
+    expected = 0.0
+    for m in range(k):  # E[max] = sum over m of P(max > m); P(max <= m) = k! [x^k] (sum_{j<=m} x^j/(j! n^j))^n
+        poly = [1.0] + [0.0] * k
+        for _ in range(n):
+            nxt = [0.0] * (k + 1)
+            for i, a in enumerate(poly):
+                if a:
+                    for jj in range(min(m, k - i) + 1):
+                        nxt[i + jj] += a * term[jj]
+            poly = nxt
+        expected += 1.0 - poly[k] * math.exp(math.lgamma(k + 1))
+    return expected / k
+
+
+# The expected largest of n standard normal draws (n = 2..8); larger n use the asymptotic formula.
+_NORMAL_MAX = {2: 0.5642, 3: 0.8463, 4: 1.0294, 5: 1.1630, 6: 1.2672, 7: 1.3522, 8: 1.4236}
+
+
 def writers_per_lock_unit(piece: int, lock_unit: int, ranks: int, interleaved: bool) -> int:
     """How many writers share one lock unit (a Lustre stripe, a GPFS block): when the ranks' pieces
     interleave and a piece is smaller than the unit, the unit holds lock_unit / piece of them (LRZ:

@@ -224,7 +224,9 @@ def _independent(p: _Reader, pat: Pattern, geo: Geometry, count: int, lock_unit:
         _flag_lock_cost(p, flags)
     objects = geo.files * count
     servers = mech.active_servers(p("servers"), count, geo.files, kind == "gpfs")
-    if objects > servers and kind != "gpfs":  # the busiest server carries a bigger share
+    if kind == "cephfs":  # CRUSH places each object on a server of its own drawing: the busiest one's share
+        servers = round(1 / mech.crush_load_share(p("servers"), objects), 2)  # type: ignore[assignment]
+    elif objects > servers and kind != "gpfs":  # the busiest server carries a bigger share
         servers = max(1, round(1 / mech.server_load_share(servers, objects)))
     return [Term(name, chain, "; ".join(detail))] + _ceilings(p, pat, geo.total, geo.writer_nodes, servers,
                                                               kind == "gpfs")

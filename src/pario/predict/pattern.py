@@ -131,9 +131,13 @@ def from_case(case: Case, run: dict[str, Any], op: str | None = None) -> Pattern
     """A Pattern from an engine case and the keys bench cannot say (nodes, ranks_per_node,
     stripe_count, stripe_size, buffer, volume, fixed, assumed)."""
     ops = [o for o in case.get("ops", []) if o in ("write", "read")]
+    own = (case.get("_layout") or [{}])[0]  # the layout the case creates its files with (--stripe-count ...)
+    count, size = run.get("stripe_count"), run.get("stripe_size")
+    count = int(own["stripe_count"]) if count is None and own.get("stripe_count") else count
+    size = int(own["stripe_size"]) if size is None and own.get("stripe_size") else size
     return Pattern(case=case, nodes=int(run.get("nodes", 1)), ranks_per_node=int(run.get("ranks_per_node", 1)),
-                   op=op or (ops[0] if ops else "write"), stripe_count=run.get("stripe_count"),
-                   stripe_size=run.get("stripe_size"), buffer=run.get("buffer"),
+                   op=op or (ops[0] if ops else "write"), stripe_count=count,
+                   stripe_size=size, buffer=run.get("buffer"),
                    volume=run.get("volume") if isinstance(run.get("volume"), (int, float)) else None,
                    fixed=run.get("fixed") if isinstance(run.get("fixed"), (int, float)) else None,
                    assumed=tuple(run.get("assumed", ())))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pario.model.units import seconds
+from pario.model.units import count, seconds
 
 
 def ratio(x: float | None) -> str:
@@ -94,6 +94,20 @@ def jobs_of(findings: list[Any]) -> list[dict[str, Any]]:
              "minor": [], "no_gain": [], "notes": []}]
 
 
+STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")   # Darshan's names of the standard streams
+
+
+def _where(fs: dict[str, Any]) -> str:
+    """Where a group of files lies: its file system, or what its files are when the log names none (the
+    program's stdout is no file system: it was said to be on 'an unknown file system')."""
+    if fs.get("fs"):
+        return f"on {fs['fs']}"
+    paths = fs.get("paths") or []
+    if paths and all(p in STREAMS or p.startswith(("/dev/", "/proc/")) for p in paths):
+        return f"not on a file system: the program's standard streams or devices ({', '.join(paths)})"
+    return "on a file system the log does not name" + (f" ({', '.join(paths)})" if paths else "")
+
+
 def header(job: dict[str, Any]) -> list[str]:
     """The job's lines above its findings: what ran, for how long, where, what calibrated the costs."""
     out = [f"pario advise: {job['source']} ({job['format']} log)"]
@@ -106,8 +120,7 @@ def header(job: dict[str, Any]) -> list[str]:
     st = job.get("stack") or {}
     for fs in st.get("file_systems") or []:
         unit = f": requests judged against {size(fs['unit'])} ({fs['unit_source']})" if fs.get("unit") else ""
-        files = fs["files"]
-        out.append(f"{files} file{'s' if files != 1 else ''} on {fs.get('fs') or 'an unknown file system'}{unit}")
+        out.append(f"{count(fs['files'], 'file')} {_where(fs)}{unit}")
     if st.get("impl"):
         out.append(f"MPI-IO: {st['impl']} ({st['impl_source']})")
     cal = job.get("calibration")

@@ -19,13 +19,15 @@ MIB = 1 << 20
 
 
 def context(case: Case, ranks: int, stack: dict[str, Any], caps: list[str], objective: str,
-            io: str | None) -> Context:
-    """The facts of a space from the case as given and a `pario stack` document."""
+            io: str | None, nodes: int | None = None) -> Context:
+    """The facts of a space from the case as given and a `pario stack` document; `nodes`: the trials'
+    --nodes, which decides the hosts over the allocation's."""
     mpi = stack.get("mpi") or {}
     comps = mpi.get("io_components") or []
     romio = next((c for c in ("romio321", "romio341") if c in comps), None)
     slurm = stack.get("slurm") or {}
     hosts = int(slurm.get("nodes") or 1) if str(slurm.get("nodes") or "1").isdigit() else 1
+    hosts = nodes or hosts
     lustre = stack.get("lustre") or {}
     return Context(
         backend=case["backend"], strategy=strategy_label(case), collective=bool(case.get("collective")),
@@ -33,7 +35,8 @@ def context(case: Case, ranks: int, stack: dict[str, Any], caps: list[str], obje
         pattern=case.get("pattern", "segmented"), view=bool(case.get("view")), segments=int(case.get("segments", 1)),
         odirect=bool(case.get("odirect")), block=int(case.get("block") or 0), hosts=hosts,
         flavour=mpi.get("flavour") or "unknown", impl=mpi.get("mpiio") or "romio", romio_component=romio,
-        io_fixed=io, fs=((stack.get("fs") or {}).get("type") or "unknown"), osts=int(lustre.get("ost_count") or 0),
+        io_fixed=io, fs=((stack.get("fs") or {}).get("type") or "unknown"),
+        osts=int(lustre.get("ost_count") or (stack.get("cephfs") or {}).get("servers") or 0),
         caps=frozenset(caps), lib={str(k): str(v) for k, v in (case.get("lib") or {}).items()})
 
 
@@ -144,6 +147,9 @@ def _mpiio(sp: Space) -> None:
 
 def _lustre(sp: Space) -> None:
     ctx = sp.ctx
+    if ctx.fs == "cephfs":
+        _cephfs(sp)
+        return
     if ctx.backend not in HINT_LAYERS:
         return
     if ctx.fs != "lustre":
@@ -158,6 +164,28 @@ def _lustre(sp: Space) -> None:
                          doc="stripe size of the new file (set at creation)"))
 
 
+def _cephfs(sp: Space) -> None:
+    """CephFS: the layout the files are created with (pario sets it; MPI-IO's striping hints do
+    nothing there). Stripe count and stripe unit as on Lustre, and the object size, which decides
+    how many objects a large file has and so how evenly CRUSH spreads it over the servers."""
+    ctx = sp.ctx
+    if ctx.backend not in ("posix", "mpiio") or ctx.strategy.startswith("per-node"):
+        sp.dropped.append(Dropped("ceph.stripe_count", "the engine names these files at run time: pario cannot "
+                                                       "create them with a layout (set it on the directory)"))
+        return
+    if ctx.backend in HINT_LAYERS:
+        why = "ignored on CephFS: MPI-IO's drivers there set no layout (the ceph.* knobs set it)"
+        sp.dropped += [Dropped("striping_factor", why), Dropped("striping_unit", why)]
+    servers = ctx.osts or 1
+    counts = sorted({1, min(servers, ctx.ranks), servers} - {0})
+    sp.knobs.append(Knob("ceph.stripe_count", (DEFAULT,) + tuple(str(n) for n in counts), "layout",
+                         doc="stripes of the new files (ceph.file.layout stripe_count)"))
+    sp.knobs.append(Knob("ceph.stripe_unit", (DEFAULT, str(MIB), str(4 * MIB)), "layout",
+                         doc="stripe unit of the new files"))
+    sp.knobs.append(Knob("ceph.object_size", (DEFAULT, str(4 * MIB), str(64 * MIB)), "layout",
+                         doc="object size of the new files (more objects spread wider)"))
+
+
 def _library(sp: Space) -> None:
     ctx = sp.ctx
     if ctx.backend == "hdf5":
@@ -167,6 +195,9 @@ def _library(sp: Space) -> None:
         _lib_knob(sp, "netcdf4.chunk", ("block",), "none", "chunked variable, a chunk per block")
     elif ctx.backend == "pnetcdf":
         _lib_knob(sp, "pnetcdf.mode", ("iput", "bput"), "blocking", "blocking or non-blocking")
+    elif ctx.backend == "adios2" and ctx.hosts > 1:   # per node, as ARCHER2 advises it (8 per node)
+        _lib_knob(sp, "adios2.NumAggregators", tuple(str(n * ctx.hosts) for n in POWERS if n * ctx.hosts <= ctx.ranks),
+                  None, f"BP5 writers to storage: k per node x {ctx.hosts} nodes")
     elif ctx.backend == "adios2":
         _lib_knob(sp, "adios2.NumAggregators", tuple(str(n) for n in POWERS if n <= ctx.ranks), None,
                   "BP5 writers to storage")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pario.model.tuning import Dropped
-from pario.settings import Settings, view
+from pario.settings import Settings, knobs, view
 from pario.settings.equivalence import canonical as settings_canonical
 from pario.settings.equivalence import explain
 
@@ -32,7 +32,7 @@ SIZES = {"256k": 256 << 10, "1m": 1 << 20, "4m": 4 << 20, "16m": 16 << 20, "64m"
 class Knob:
     key: str
     values: tuple[str, ...]          # values[0]: the default configuration's value
-    kind: str                        # case | io | mca | hint | lib
+    kind: str                        # case | io | mca | hint | lib | layout
     when: Callable[[Config], bool] = lambda c: True   # applies under these values of earlier knobs
     doc: str = ""
 
@@ -207,6 +207,10 @@ class Space:
             head, _, rest = key.partition(".")
             if head == "mca":
                 s.mca[rest] = value
+            elif head == "ceph" and rest:  # the layout the files are created with (CephFS's words)
+                if not s.layout:
+                    s.layout.append({})
+                s.layout[0][knobs.CEPH_LAYOUT.get(rest, rest)] = value
             elif rest and head in ("hdf5", "pnetcdf", "netcdf4", "adios2"):
                 s.lib.setdefault(head, {})[rest] = value
             else:

@@ -119,7 +119,9 @@ def read_back(ctx: Ctx) -> list[Candidate]:
 
 
 def sync_every_write(ctx: Ctx) -> list[Candidate]:
-    hits = [r for r in ctx.recs("posix") if (r.fsyncs or 0) > 1 and r.writes]
+    libs = ctx.library_files()   # an I/O library's file: only the syncs the program asked of the library count
+    hits = [r for r in ctx.recs("posix") if (r.fsyncs or 0) > 1 and r.writes and
+            (r.path not in libs or ctx.library_syncs(r.path) > 1)]
     if not hits:
         return []
     rank, _, crit = slowest_rank(hits, lambda r: float(r.fsyncs or 0))

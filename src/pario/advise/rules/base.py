@@ -84,9 +84,35 @@ class Ctx:
         return limit, why
 
     def library_files(self) -> set[str]:
-        """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) wrote or read for the program: the
-        library rules (rules/libraries.py) give their advice in the library's terms."""
-        return {r.file for r in self.job.libs if r.reads or r.writes}
+        """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) opened for the program: their MPI-IO
+        and POSIX calls are the library's (its data calls and its own metadata), and the library
+        rules (rules/libraries.py) give their advice in the library's terms."""
+        return {r.file for r in self.job.libs}
+
+    def library_reopens(self, path: str) -> bool:
+        """Did the program open `path` through its I/O library more than once per process? (The
+        opens and stats under one library open are the library's and the MPI-IO layer's: PnetCDF's
+        create opens the file twice on its root, OMPIO stats it.) True for a file no library opened."""
+        files = [r for r in self.job.libs if r.kind == "file" and r.file == path]
+        if not files:
+            return True
+        top = [r for r in files if r.library != "hdf5"] or files   # netCDF-4 over HDF5: netCDF's opens
+        return any(r.n("OPENS") + r.n("CREATES") > (r.nprocs if r.rank < 0 else 1) for r in top)
+
+    def library_syncs(self, path: str) -> int:
+        """The flushes the program asked of the I/O library on `path` (H5Fflush, nc_sync, ncmpi_sync,
+        adios2_flush): the library's other syncs (at nc_enddef, at close) are its own doing."""
+        files = [r for r in self.job.libs if r.kind == "file" and r.file == path]
+        if any(r.library == "netcdf" for r in files):   # netCDF-4 over HDF5: its H5Fflush calls are netCDF's
+            files = [r for r in files if r.library == "netcdf"]
+        return sum(r.n(k) for r in files for k in ("FLUSHES", "SYNCS"))
+
+    def library_hints(self, path: str) -> set[str]:
+        """Info keys an I/O library on `path` read itself and reports in effect (PnetCDF's nc_*
+        hints): it passes its whole MPI_Info on to MPI_File_open, so the MPI-IO layer sees them
+        requested, but they are the library's settings, not MPI-IO hints."""
+        return {k for r in self.job.libs if r.kind == "file" and r.file == path for k in r.hints
+                if not k.startswith("req:")}
 
     def ranks_here(self, ranks: int) -> int:
         return max(1, min(ranks, self.max_ranks))

@@ -145,7 +145,8 @@ def collective_buffering(op: str):
 def hints_not_in_effect(ctx: Ctx) -> list[Candidate]:
     out = []
     for r in ctx.recs("mpiio"):
-        req = r.hints_requested or {}
+        ours = ctx.library_hints(r.path)
+        req = {k: v for k, v in (r.hints_requested or {}).items() if k not in ours}
         if not req:
             continue
         eff = r.hints or {}

@@ -66,6 +66,18 @@ def _per_rank_calls(r: LibRec, n: int) -> int:
     return max(1, round(n / max(1, r.nprocs))) if r.rank < 0 else n
 
 
+def _file_lib(ctx: Ctx, r: LibRec) -> dict[str, str]:
+    """The library settings of r's file that a replay keeps on both sides, as `pario bench --lib`
+    has them: HDF5's collective metadata (pario bench's default is on, HDF5's off) and alignment."""
+    f = _file_of(ctx, r)
+    if r.library != "hdf5" or f is None:
+        return {}
+    out = {"coll_metadata": "true" if f.n("COLL_MD_READS") and f.n("COLL_MD_WRITES") else "false"}
+    if f.n("ALIGNMENT") > 1:
+        out.update(alignment=str(f.n("ALIGNMENT")), align_threshold=str(max(1, f.n("ALIGN_THRESHOLD"))))
+    return out
+
+
 def _plan_pieces(r: LibRec, op: str, size: int, per_rank: int, before: dict[str, Any], after: dict[str, Any],
                  ranks: int, log_s: float, what: str) -> Plan | None:
     if size % 8 or not size:
@@ -73,6 +85,21 @@ def _plan_pieces(r: LibRec, op: str, size: int, per_rank: int, before: dict[str,
     base = {"backend": _BACKEND[r.library], "strategy": "shared", "transfer": size, "block": size,
             "segments": per_rank, "ops": [op], "reps": 3}
     return Plan(ranks=ranks, before={**base, **before}, after={**base, **after}, log_s=log_s, what=what)
+
+
+def _plan_joined(r: LibRec, op: str, size: int, per_rank: int, lib: dict[str, str], ranks: int, log_s: float,
+                 what: str) -> Plan | None:
+    """The fix of many small pieces per rank (HDF5, netCDF-4): as the job did them, one independent
+    call per piece, vs all of a rank's pieces selected at once and moved in one collective call.
+    pario bench's subarray pattern replays both: a rank's block of `per_rank` rows of one piece, the
+    ranks' rows side by side in the file, so that a rank's pieces are apart as interleaved pieces
+    are; without a view one call is one row, through a view the block goes in one call."""
+    if size % 8 or not size:
+        return None
+    base = {"backend": _BACKEND[r.library], "strategy": "shared", "pattern": "subarray",
+            "dims": [per_rank, size // 8], "ops": [op], "reps": 3, "lib": dict(lib)}
+    return Plan(ranks=ranks, before={**base, "transfer": size, "collective": False, "view": False},
+                after={**base, "collective": True, "view": True}, log_s=log_s, what=what)
 
 
 def small_pieces(op: str):
@@ -107,9 +134,9 @@ def small_pieces(op: str):
                     f"a count and a stride, or the pieces joined with H5S_SELECT_OR) and make one {call} per rank, "
                     "collective (H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE)): HDF5 and MPI-IO then move the "
                     "ranks' pieces as a few large requests"))
-                plan = _plan_pieces(r, op, size, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
-                                    f"{per_rank} pieces of {human(size)} per rank through HDF5, independent vs "
-                                    "collective calls")
+                plan = _plan_joined(r, op, size, per_rank, _file_lib(ctx, r), ranks, log_s,
+                                    f"{per_rank} pieces of {human(size)} per rank through HDF5, one independent "
+                                    f"{call} each vs one collective {call} of them all")
             elif r.library == "pnetcdf":
                 fix = Fix(kind="code", text=(
                     f"post the {op}s of {r.name} with ncmpi_i{'put' if op == 'write' else 'get'}_vara_* (or "
@@ -123,9 +150,9 @@ def small_pieces(op: str):
                 fix = Fix(kind="code", text=(
                     f"write each rank's pieces of {r.name} with one nc_put_vara/nc_put_vars call over its whole slab, "
                     "in collective access (nc_var_par_access(ncid, varid, NC_COLLECTIVE))"))
-                plan = _plan_pieces(r, op, size, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
-                                    f"{per_rank} pieces of {human(size)} per rank through netCDF-4, independent vs "
-                                    "collective calls")
+                plan = _plan_joined(r, op, size, per_rank, {}, ranks, log_s,
+                                    f"{per_rank} pieces of {human(size)} per rank through netCDF-4, one independent "
+                                    "call each vs one collective call of them all")
             text = (f"{name}: {calls:,} {op}s of ~{human(size)} ({per_rank:,} per rank, one by one; smaller than "
                     f"{human(limit)}: {why}); {s(log_s)} per rank in them.")
             counters: dict[str, float] = {f"{r.module.upper()}_{'WRITES' if op == 'write' else 'READS'}": calls,
@@ -169,9 +196,17 @@ def collective_broken(ctx: Ctx) -> list[Candidate]:
         op = "write" if r.writes >= r.reads else "read"
         log_s = r.per_rank(r.write_time + r.read_time) * broken / max(1, r.writes + r.reads)
         ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
-        plan = _plan_pieces(r, op, size or 0, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
-                            f"{human(size or 0)} calls through HDF5 done independently (as HDF5 did) vs "
-                            "collectively (as asked)")
+        # what HDF5 did instead: the MPI-IO calls under the file, independent, of their own size (a
+        # selection of many pieces becomes one independent call per piece)
+        under = next((u for u in ctx.job.records if u.path == r.file and u.module == "mpiio"), None)
+        sizes = (under.write_sizes if op == "write" else under.read_sizes) if under else None
+        dom = sizes.dominant() if sizes else None
+        indep = ((under.indep_writes if op == "write" else under.indep_reads) or 0) if under else 0
+        piece = dom[0] if dom else size or 0
+        pieces = max(per_rank, round(indep / max(1, under.nprocs if under and under.rank < 0 else 1)))
+        plan = _plan_joined(r, op, piece, pieces, _file_lib(ctx, r), ranks, log_s,
+                            f"{pieces:,} pieces of {human(piece)} per rank through HDF5, one independent call each "
+                            "(as HDF5 did them) vs one collective call (as the program asked)")
         text = (f"{_label(r)}: {broken:,} of {asked:,} collective calls were done without collective I/O "
                 f"(H5Pget_mpio_actual_io_mode: H5D_MPIO_NO_COLLECTIVE); HDF5's reason "
                 f"(H5Pget_mpio_no_collective_cause): {why}.")
@@ -205,8 +240,14 @@ def misaligned_data(ctx: Ctx) -> list[Candidate]:
         facts = ctx.facts(under)
         unit = facts.unit
         size = r.n("DATASET_SIZE") if r.library == "hdf5" else r.n("BYTES_WRITTEN") + r.n("BYTES_READ")
-        if not unit or offset % unit == 0 or size < unit:
-            continue
+        typical = r.typical() or 0
+        op = "write" if r.writes >= r.reads else "read"
+        exact = (under.write_sizes if op == "write" else under.read_sizes).exact
+        carrier = max(exact, key=lambda k: k * exact[k]) if exact else None   # the size moving most bytes
+        if not unit or offset % unit == 0 or size < unit or (carrier is not None and carrier < unit):
+            continue   # (what reaches the file system in calls smaller than the unit, as HDF5 does a
+            #            selection of small pieces or an independent transfer of one, stays partial blocks
+            #            wherever the data starts: the fix for them is joining them, the small-calls rules')
         seen.add(r.file)
         library = "netcdf" if r.library == "hdf5" and _netcdf4_file(ctx, r.file) else r.library
         layer = _LAYER[library]
@@ -222,8 +263,6 @@ def misaligned_data(ctx: Ctx) -> list[Candidate]:
             knobs = {"var_align": str(unit)}
             words = (f"pass nc_var_align_size={unit} in the MPI_Info of ncmpi_create (or PNETCDF_HINTS): "
                      "variables then start on a unit boundary")
-        op = "write" if r.writes >= r.reads else "read"
-        typical = r.typical() or 0
         log_s = r.per_rank(r.write_time + r.read_time)
         ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
         plan = None
@@ -324,8 +363,8 @@ def independent_metadata(ctx: Ctx) -> list[Candidate]:
                         what="HDF5 with metadata written by every rank vs collective metadata")
         off = [w for w, k in (("reads", "COLL_MD_READS"), ("writes", "COLL_MD_WRITES")) if not f.n(k)]
         text = (f"{f.file}: {f.nprocs} ranks opened it with the MPI-IO driver and made {made:,} dataset opens or "
-                f"creates with metadata {' and '.join(off)} independent (each rank reads and writes the file's "
-                f"metadata itself); {s(meta_s)} per rank in HDF5 metadata calls.")
+                f"creates ({made // f.nprocs:,} per rank) with metadata {' and '.join(off)} independent (each rank "
+                f"reads and writes the file's metadata itself); {s(meta_s)} per rank in HDF5 metadata calls.")
         knobs = {"coll_metadata": "true"}
         out.append(Candidate(rule="hdf5-independent-metadata",
                              title="HDF5 metadata written independently by every rank",

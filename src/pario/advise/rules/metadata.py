@@ -68,7 +68,7 @@ def many_files(ctx: Ctx) -> list[Candidate]:
 
 def reopen(ctx: Ctx) -> list[Candidate]:
     """Files opened more often than the process needs: every open is a metadata round trip."""
-    hits = [r for r in ctx.recs("posix") if r.opens > (r.nprocs if r.rank < 0 else 1)]
+    hits = [r for r in ctx.recs("posix") if r.opens > (r.nprocs if r.rank < 0 else 1) and ctx.library_reopens(r.path)]
     if not hits:
         return []
     extra = {id(r): r.opens - (r.nprocs if r.rank < 0 else 1) for r in hits}
@@ -90,7 +90,8 @@ def reopen(ctx: Ctx) -> list[Candidate]:
 
 
 def stats(ctx: Ctx) -> list[Candidate]:
-    hits = [r for r in ctx.recs("posix") if (r.stats or 0) > (r.nprocs if r.rank < 0 else 1)]
+    hits = [r for r in ctx.recs("posix") if (r.stats or 0) > (r.nprocs if r.rank < 0 else 1) and
+            ctx.library_reopens(r.path)]
     if not hits:
         return []
     worst = max(hits, key=lambda r: (r.stats or 0) / (r.nprocs if r.rank < 0 else 1))

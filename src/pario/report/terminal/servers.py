@@ -37,43 +37,67 @@ def summary(case: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _mib(n: int) -> str:
+    """Bytes as MiB in a narrow cell: '128', '0.5', '0' (a server's few bytes of metadata: '0.0')."""
+    mib = n / (1 << 20)
+    return "0" if n == 0 else f"{mib:.0f}" if mib >= 9.95 else f"{mib:.1f}"
+
+
 def _server_order(name: str) -> tuple[int, str]:
     tail = name.rpartition(".")[2]
     return (int(tail), name) if tail.isdigit() else (1 << 30, name)
 
 
-def print_servers(console: Console, cases: list[dict[str, Any]]) -> None:
-    """One table: a row per case and operation, a column per server, the predicted and measured
-    times; then what the prediction is, and where the servers saw less than the phase moved."""
+def servers_table(cases: list[dict[str, Any]]) -> tuple[str, list[str], list[list[str]], list[tuple[str, str]]]:
+    """(title, columns, rows, notes as (text, "warn" or "")): a row per case and operation, a column per
+    server, the predicted and measured times; the terminal and the HTML page both draw it."""
     rows = [(case, r) for case in cases for r in summary(case)]
     if not rows:
-        return
+        return "", [], [], []
     names = list(dict.fromkeys(n for _, r in rows for n in r["bytes"]))
     means = next((c.get("servers") or {}).get("means") for c, _ in rows)
-    title = f"file servers: bytes each moved per phase (median over the repetitions), their own counters ({means})"
-    table = new_table(escape(title))
-    for col in ("case", "op", *names, "predicted", "measured"):
-        table.add_column(col, justify="left" if col in ("case", "op") else "right")
+    title = (f"file servers: MiB each moved per phase (median over the repetitions), their own counters ({means}); "
+             "time predicted by the busiest server and its cap, and measured")
+    ops = len({r["op"] for _, r in rows}) > 1
+    columns = ["case", *(["op"] if ops else []), *names, "predicted", "measured"]
+    cells = []
     for case, r in rows:
         pred = f"{r['predicted_s']:.2f} s" if r["predicted_s"] is not None else "-"
         meas = f"{r['measured_s']:.2f} s" if r["measured_s"] is not None else "-"
         if r["predicted_s"] and r["measured_s"]:
-            meas += f" ({r['measured_s'] / r['predicted_s']:.2f}x)"
-        table.add_row(Text(case["name"]), Text(r["op"]), *[Text(short(r["bytes"].get(n, 0))) for n in names],
-                      Text(pred), Text(meas))
-    console.print(table)
+            meas += f" {r['measured_s'] / r['predicted_s']:.2f}x"
+        cells.append([case["name"], *([r["op"]] if ops else []), *[_mib(r["bytes"].get(n, 0)) for n in names],
+                      pred, meas])
+    notes: list[tuple[str, str]] = []
     capped = [(c, r) for c, r in rows if r["busiest"] and r["cap"]]
     if capped:
         caps = sorted({r["cap"] for _, r in capped})
-        console.print(escape(f"  predicted: the busiest server's bytes over its cap ({'/'.join(short(c) for c in caps)}"
-                             "/s): the servers' time; measured above it is time spent elsewhere (the client, "
-                             "MPI-IO's aggregation)"), highlight=False)
+        notes.append((f"predicted: the busiest server's bytes over its cap ({'/'.join(short(c) for c in caps)}/s): "
+                      "the servers' time; measured above it is time spent elsewhere (the client, MPI-IO's "
+                      "aggregation)", ""))
     elif all(r["predicted_s"] is None for _, r in rows):
-        console.print("  no prediction: the servers have no bandwidth cap pario can read "
-                      "(scripts/local-pfs.sh start --cap RATE sets one)", highlight=False)
+        notes.append(("no prediction: the servers have no bandwidth cap pario can read (scripts/local-pfs.sh "
+                      "start --cap RATE sets one)", ""))
     for case, r in rows:
         got = sum(r["bytes"].values())
         if r["op"] == "write" and r["phase_bytes"] and got < 0.9 * r["phase_bytes"]:
-            console.print(escape(f"  {case['name']} {r['op']}: the servers got {short(got)} of the phase's "
-                                 f"{short(r['phase_bytes'])} before it ended: the rest was still in the client's "
-                                 "cache (-e makes the phase include the flush)"), style="yellow", highlight=False)
+            notes.append((f"{case['name']} {r['op']}: the servers got {short(got)} of the phase's "
+                          f"{short(r['phase_bytes'])} before it ended: the rest was still in the client's cache "
+                          "(-e makes the phase include the flush)", "warn"))
+    return title, columns, cells, notes
+
+
+def print_servers(console: Console, cases: list[dict[str, Any]]) -> None:
+    """The servers' table (servers_table) with its notes."""
+    title, columns, cells, notes = servers_table(cases)
+    if not cells:
+        return
+    table = new_table(escape(title))
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("case", "op") else "right",
+                         overflow="fold" if col == "case" else "ellipsis", no_wrap=col != "case")
+    for row in cells:
+        table.add_row(*[Text(c) for c in row])
+    console.print(table)
+    for text, level in notes:
+        console.print("  " + escape(text), style="yellow" if level else None, highlight=False)
