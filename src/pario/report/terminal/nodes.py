@@ -25,11 +25,13 @@ def _asked_note(row: dict[str, Any], op: str, m: dict[str, Any], io: str | None)
         return ""
     said = ", ".join(f"{k} {v}" for k, v in asked.items())
     note = f" (asked: {said})"
-    if io == "ompio" and "cb_config_list" in asked:
-        note += "; ompio ignores cb_config_list: --io romio321 (OMPI_MCA_io=romio321) reads it"
+    ompio = io in ("ompio", "default")   # "default": Open MPI's own choice, ompio in Open MPI 4 and 5
+    if ompio and "cb_config_list" in asked:
+        note += (f"; {'ompio' if io == 'ompio' else 'Open MPI' + chr(39) + 's default MPI-IO, ompio,'} ignores "
+                 "cb_config_list: --io romio321 (OMPI_MCA_io=romio321) reads it")
     want = str(asked.get("cb_config_list", ""))
     if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] and op == "write" \
-            and io != "ompio" and m.get("on_node"):
+            and not ompio and m.get("on_node"):
         k = int(want[2:])
         short = [h for h, n in m["on_node"].items() if n < min(k, m["ranks_on_node"].get(h, k))]
         if short:
