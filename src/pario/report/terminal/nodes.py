@@ -101,3 +101,45 @@ def print_nodes(console: Console, rows: list[dict[str, Any]]) -> None:
     print_fit(console, cols, cells, "By node (median over repetitions)",
               caption=["at the fs: bytes its ranks wrote or read at the file system; node imbalance: the last "
                        "node's done time / the first node's"])
+
+
+def _med(phases: list[dict[str, Any]], key: str, r: int) -> float | None:
+    from statistics import median
+    vals = [p["ranks"][key][r] for p in phases if r < len(p["ranks"].get(key) or [])]
+    return median(vals) if vals else None
+
+
+def rank_rows(result: dict[str, Any]) -> list[list[str]]:
+    """Each rank of each case and operation: its node, the bytes it asked the I/O library to move and
+    the bytes it moved at the file system, its transfer time and when it was done (medians over the
+    repetitions); the node that finished last is marked."""
+    from pario.analysis.nodes import by_node, rank_hosts
+    hosts = rank_hosts(result) or []
+    out = []
+    for case in result.get("cases") or []:
+        for op, col in (("write", "fs_written"), ("read", "fs_read")):
+            phases = [p for p in case.get("phases") or [] if p.get("op") == op and (p.get("ranks") or {}).get("done")]
+            if not phases:
+                continue
+            last = (by_node(case, op, hosts) or {}).get("last") if hosts else None
+            for r in range(len(phases[0]["ranks"]["done"])):
+                fs = _med(phases, col, r)
+                node = hosts[r] if r < len(hosts) else "?"
+                out.append([f"{case['name']} {op}" if r == 0 else "", str(r),
+                            node + (" (last)" if node == last else ""), human(int(_med(phases, "bytes", r) or 0)),
+                            "-" if fs is None else human(int(fs)), f"{_med(phases, 'xfer', r) or 0:.3f}",
+                            f"{_med(phases, 'done', r) or 0:.3f}"])
+    return out
+
+
+def print_per_rank(console: Console, result: dict[str, Any]) -> None:
+    rows = rank_rows(result)
+    if not rows:
+        console.print("No per-rank figures in this run.", highlight=False)
+        return
+    cols = [Col("case op", "name"), Col("rank", "num", "right"), Col("node", "name"), Col("asked", "num", "right"),
+            Col("at the fs", "num", "right"), Col("xfer s", "num", "right"), Col("done s", "num", "right")]
+    print_fit(console, cols, rows, "Per rank (median over repetitions)",
+              caption=["asked: bytes the rank passed to the I/O library; at the fs: bytes its process wrote or read "
+                       "at the file system (aggregators move the others'); (last): the node whose last rank was "
+                       "done last"])
