@@ -33,10 +33,14 @@ def _asked_note(row: dict[str, Any], op: str, m: dict[str, Any], io: str | None)
     if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] and op == "write" \
             and not ompio and m.get("on_node"):
         k = int(want[2:])
+        expected = sum(min(k, n) for n in m["ranks_on_node"].values())
+        cap = str(asked.get("cb_nodes", ""))
+        if cap.isdigit():   # cb_nodes caps the total: ROMIO takes them node by node
+            expected = min(expected, int(cap))
         short = [h for h, n in m["on_node"].items() if n < min(k, m["ranks_on_node"].get(h, k))]
-        if short:
-            note += (f"; fewer than asked on {', '.join(short)} ({want}: up to {k} per node, as many as it has "
-                     "ranks): an aggregator whose share of the file holds no data writes nothing")
+        if len(m["ranks"]) < expected and short:
+            note += (f"; fewer than asked ({len(m['ranks'])} of {expected}; none or fewer on {', '.join(short)}): "
+                     "an aggregator whose share of the file holds no data writes nothing")
     return note
 
 
