@@ -41,6 +41,7 @@ def _found(case: str) -> dict[str, list]:
     ("hdf5-misaligned", "hdf5-aligned", "lib-misaligned-data"),
     ("pnetcdf-misaligned", "pnetcdf-aligned", "lib-misaligned-data"),
     ("netcdf4-misaligned", "netcdf4-aligned", "lib-misaligned-data"),
+    ("adios2-per-rank", "adios2-default", "adios2-aggregators"),
 ])
 def test_a_library_rule_fires_on_its_program_and_not_on_the_near_miss(case, near_miss, rule):
     assert rule in _found(case), case
@@ -61,6 +62,10 @@ def test_library_fixes_in_the_library_s_terms():
     assert "type conversion" not in conv.fix.text and "dataset's own type" in conv.fix.text
     # what HDF5 did instead is replayed: the pieces the MPI-IO layer saw, one independent call each
     assert conv.plan.before["transfer"] == 512 and 8192 <= conv.plan.before["dims"][0] <= 8200   # (+ metadata)
+    agg = _found("adios2-per-rank")["adios2-aggregators"][0]   # 4 subfiles from 1 node on one ext4 device
+    assert agg.fix.settings == {"adios2.NumAggregators": "1"} and "4 data subfiles" in agg.evidence.text
+    assert '<parameter key="NumAggregators" value="1"' in agg.fix.rendered["adios2"]
+    assert agg.plan.before["lib"] == {"NumAggregators": "4"} and agg.plan.after["lib"] == {"NumAggregators": "1"}
     nc = _found("netcdf4-default-chunks")["netcdf4-default-chunks"][0]
     assert "nc_def_var_chunking" in nc.fix.text and nc.fix.settings == {"netcdf4.chunk": "block"}
 

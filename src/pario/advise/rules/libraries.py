@@ -10,7 +10,8 @@ bench -a hdf5|pnetcdf|netcdf4` replays for --verify.
   PnetCDF's nc_var_align_size or netCDF's nc_set_alignment, as the file's library needs);
 - a record variable chunked by the netCDF library's default into chunks far smaller than a write;
 - HDF5 chunks far smaller than the calls that write them;
-- HDF5 metadata written independently by every rank of a parallel file.
+- HDF5 metadata written independently by every rank of a parallel file;
+- ADIOS2 aggregators (data subfiles) out of step with the job's nodes and the file system's servers.
 
 Sizes are judged as the other rules judge them (Ctx.small_limit: the file system's unit and this
 system's per-call cost), against the POSIX record of the same file."""
@@ -380,5 +381,71 @@ def independent_metadata(ctx: Ctx) -> list[Candidate]:
     return out
 
 
+def _subfiles(ctx: Ctx, out_dir: str) -> list[Rec]:
+    """The data subfiles BP4/BP5 wrote in an output directory (data.0, data.1, ...: one per aggregator)."""
+    prefix = out_dir.rstrip("/") + "/data."
+    return [r for r in ctx.job.records if r.module == "posix" and r.bytes_written and r.path.startswith(prefix)
+            and r.path[len(prefix):].isdigit()]
+
+
+def adios2_aggregators(ctx: Ctx) -> list[Candidate]:
+    """An ADIOS2 output written through aggregators out of step with the job's nodes and the file
+    system's servers: BP4/BP5 write one data subfile per aggregator (counted here from the subfiles
+    themselves, whatever the parameters said); ADIOS2's default and its engine documentation's advice
+    is one aggregator per node, more only where a parallel file system has more servers (Lustre's
+    OSTs, CephFS's object servers) to spread the subfiles over. So fewer subfiles than nodes funnel
+    nodes through another node's writer, and more than max(nodes, servers) (on one device: nodes)
+    put several writers on each server."""
+    out = []
+    nodes = ctx.stack.hosts or 1
+    for f in _libs(ctx, "adios2", "file"):
+        subs = _subfiles(ctx, f.file)
+        n = len({r.path for r in subs})
+        if not f.writes or not n:
+            continue
+        facts = ctx.facts(subs[0])
+        servers = (facts.ost_count or facts.servers) if facts.parallel else 1
+        hi = max(nodes, servers or nodes)
+        if nodes <= n <= hi:
+            continue
+        want = min(max(n, nodes), hi)
+        where = (f"{servers} {'OSTs' if facts.lustre else 'servers'} of {facts.fs}" if facts.parallel and servers else
+                 f"a {facts.fs or 'local'} file system of one device" if not facts.parallel else
+                 f"{facts.fs} (its servers not known)")
+        size = f.typical() or 0
+        per_rank = _per_rank_calls(f, f.writes)
+        log_s = f.per_rank(f.write_time + float(f.c.get("F_END_STEP_TIME") or 0) +
+                           float(f.c.get("F_CLOSE_TIME") or 0))
+        ranks = ctx.ranks_here(f.nprocs if f.rank < 0 else 1)
+        plan = None
+        if size and size % 8 == 0:
+            base = {"backend": "adios2", "strategy": "shared", "transfer": size, "block": size * per_rank,
+                    "ops": ["write"], "reps": 3}
+            plan = Plan(ranks=ranks, before={**base, "lib": {"NumAggregators": str(n)}},
+                        after={**base, "lib": {"NumAggregators": str(want)}}, log_s=log_s,
+                        what=f"BP5 with {n} aggregators vs {want}")
+        set_by = ", as NumAggregators asked" if f.n("NUM_AGGREGATORS") == n else ""
+        text = (f"{f.file}: {n} data subfiles (one per aggregator{set_by}) from {f.nprocs} ranks on "
+                f"{nodes} node{'s' if nodes != 1 else ''}, on {where}: "
+                + (f"{n - hi} more writers than it can take in parallel" if n > hi else
+                   f"{nodes - n} node{'s' if nodes - n != 1 else ''} without an aggregator of their own")
+                + f"; {s(log_s)} per rank in the steps' writes and the close.")
+        knobs = {"NumAggregators": str(want)}
+        out.append(Candidate(rule="adios2-aggregators", title="ADIOS2 aggregators out of step with nodes and servers",
+                             evidence=Evidence(text=text, counters={"ADIOS2_FILE_NUM_AGGREGATORS":
+                                                                    f.n("NUM_AGGREGATORS"),
+                                                                    "ADIOS2_FILE_NPROCS": f.nprocs}, files=[f.file]),
+                             fix=Fix(kind="settings", text=(
+                                 f"set the engine parameter NumAggregators={want} (adios2_set_parameter(io, "
+                                 f"\"NumAggregators\", \"{want}\"), or <parameter key=\"NumAggregators\" "
+                                 f"value=\"{want}\"/> in the ADIOS2 XML file): "
+                                 + ("one writer per node" if want == nodes else f"one per server, {want}")),
+                                 settings={"adios2.NumAggregators": str(want)}, rendered=_rendered("adios2", knobs)),
+                             cost=Ratio(log_s=log_s, what=f"{want} aggregators") if plan else
+                             NotCosted("no put size the engine can replay"),
+                             confidence="medium", plan=plan))
+    return out
+
+
 RULES = [small_pieces("write"), small_pieces("read"), collective_broken, misaligned_data, chunks_too_small,
-         independent_metadata]
+         independent_metadata, adios2_aggregators]
