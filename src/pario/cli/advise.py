@@ -54,7 +54,8 @@ def register(subparsers) -> None:
                    help="measure this system's costs (and each LOG's patterns) in full, and write its calibration")
     p.add_argument("--system", metavar="FILE", type=row("system", "path"),
                    help="the calibration of the system the job ran on (written there by pario advise --calibrate)")
-    p.add_argument("--no-calibrate", action="store_true", help="run nothing: findings without measured costs")
+    p.add_argument("--no-calibrate", action="store_true",
+                   help="measure nothing (what the system's calibration keeps still costs the findings)")
     p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="at most this many ranks for measurements (default: the job's, up to twice the cores here)")
     p.add_argument("--dir", type=typed(RUN["dir"]),
