@@ -187,3 +187,52 @@ def test_a_librarys_data_pieces_below_the_stripe_are_judged_misaligned():
     assert "H5Pset_alignment" in c.fix.text
     j.libs = []   # the same requests without the dataset's size: HDF5's own, at offsets of its choosing
     assert "misaligned" not in found(Ctx(j, stack, None, 4))
+
+
+# ---- what a measurement may decide ----
+
+def _ratio_cand(log_s: float):
+    from pario.advise.costs import Ratio
+    from pario.advise.rules.base import Candidate, Plan
+    from pario.model.findings import Evidence, Fix
+    side = {"backend": "hdf5", "transfer": MIB, "block": MIB, "ops": ["write"]}
+    plan = Plan(ranks=4, before=side, after={**side, "lib": {"alignment": "4096"}}, log_s=log_s, what="w")
+    return Candidate(rule="lib-misaligned-data", title="t", evidence=Evidence(text="t"), fix=Fix(kind="settings",
+                     text="x"), cost=Ratio(log_s=log_s, what="data aligned"), plan=plan)
+
+
+def _m(name, t):
+    from pario.advise.costs import Measured
+    return Measured(name=name, op="write", ranks=4, bytes=MIB, calls=1, time_s=t, xfer_s=t, spread=0.0, reps=1,
+                    lo=t, hi=t)
+
+
+def test_a_fix_below_what_matters_is_minor_and_not_measured():
+    """0.8 ms of a 1 s run in what the fix changes: whatever it saves is under 1% of the run, so it is
+    minor at most that, and nothing is measured (no veto drawn from a noisy machine)."""
+    from pario.advise import advisor
+
+    def never(queries):
+        assert not queries, "a bounded finding is not measured"
+        return {}
+    r = advisor.rank([_ratio_cand(0.0008)], None, never, 1.0, 0.1)
+    assert [f.rule for f in r.minor] == ["lib-misaligned-data"] and not r.no_gain
+    assert r.minor[0].seconds_at_stake == 0.0008 and "at most" in r.minor[0].estimate
+
+
+def test_the_veto_compares_alternated_pairs():
+    """The fix faster in each back-to-back pair, though one pair ran slower than another pair's job
+    pattern (the machine drifted between pairs): advised. Slower in one pair: checked, not advised."""
+    from pario.advise import advisor
+
+    def measure(times):
+        def run(queries):
+            return {q.key: {f"{side}.{k}": _m(f"{side}.{k}", t) for k, pair in enumerate(times)
+                            for side, t in zip(("before", "after"), pair)} for q in queries}
+        return run
+    drift = [(0.10, 0.04), (0.30, 0.12), (0.05, 0.03)]   # the second pair's fix is slower than pair 3's job
+    r = advisor.rank([_ratio_cand(0.5)], None, measure(drift), 1.0, 0.5)
+    assert [f.rule for f in r.findings] == ["lib-misaligned-data"] and not r.no_gain
+    one_slower = [(0.10, 0.04), (0.10, 0.12), (0.10, 0.03)]
+    r = advisor.rank([_ratio_cand(0.5)], None, measure(one_slower), 1.0, 0.5)
+    assert not r.findings and "alternated pair" in r.no_gain[0]["why"]
