@@ -236,3 +236,68 @@ def test_the_veto_compares_alternated_pairs():
     one_slower = [(0.10, 0.04), (0.10, 0.12), (0.10, 0.03)]
     r = advisor.rank([_ratio_cand(0.5)], None, measure(one_slower), 1.0, 0.5)
     assert not r.findings and "alternated pair" in r.no_gain[0]["why"]
+
+
+# ---- imbalance: bytes are a count, not a timing ----
+
+def test_uneven_bytes_are_uneven_whatever_the_timing_noise():
+    """16, 4, 4, 4 MiB (uneven-bytes) on a system where equal ranks' times differ by 184%: the
+    decomposition is uneven all the same (the seconds say how much it costs); 170 B of 4 MiB is not."""
+    var = ((9 * MIB) ** 2 + 3 * (3 * MIB) ** 2) / 4
+    r = Rec(module="posix", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=28, bytes_written=28 * MIB,
+            write_time=0.025, slowest_rank=1, fastest_rank=2, slowest_rank_bytes=4 * MIB, fastest_rank_bytes=4 * MIB,
+            variance_bytes=var, slowest_time=0.0073, fastest_time=0.0043, max_byte_written=28 * MIB - 1,
+            consec_writes=24)
+    c = ctx_of([r], nprocs=4)
+    c.rank_noise, c.rank_noise_why = 1.84, "measured"
+    got = found(c)["stragglers"][0]
+    assert "same amount of data" in got.fix.text and "different amounts" in got.evidence.text
+    even = Rec(module="posix", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=16, bytes_written=16 * MIB + 170,
+               write_time=0.02, slowest_rank=0, fastest_rank=2, slowest_rank_bytes=4 * MIB + 170,
+               fastest_rank_bytes=4 * MIB, variance_bytes=5400.0, slowest_time=0.006, fastest_time=0.004,
+               max_byte_written=16 * MIB + 169, consec_writes=12)
+    c = ctx_of([even], nprocs=4)
+    c.rank_noise, c.rank_noise_why = 1.84, "measured"
+    assert "stragglers" not in found(c)
+
+
+def test_one_rank_writing_what_all_then_read_is_not_uneven_shares():
+    """reread-ranks: rank 0 writes 4 MiB, then each of 4 ranks reads 12 MiB: rank 0's extra bytes are
+    the write, a phase the others have no part in, not a bigger share of the reads."""
+    var = 3.0 * MIB * MIB   # 16, 12, 12, 12 MiB around 13: (9 + 1 + 1 + 1) / 4 MiB^2
+    m = Rec(module="mpiio", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=4, reads=48,
+            bytes_written=4 * MIB, bytes_read=48 * MIB, write_time=0.004, read_time=0.03, variance_bytes=var,
+            slowest_rank=0, fastest_rank=2, slowest_rank_bytes=16 * MIB, fastest_rank_bytes=12 * MIB,
+            slowest_time=0.022, fastest_time=0.008)
+    c = ctx_of([m], nprocs=4)
+    c.rank_noise, c.rank_noise_why = 3.0, "measured"
+    assert "stragglers" not in found(c)
+    assert any("one writing what all then read" in n for n in c.notes)
+
+
+# ---- a slower rank, with the cause the counters show ----
+
+def _equal_ranks(slow: float, fast: float, io: float, fsyncs: int = 0, **kw) -> Rec:
+    return Rec(module="posix", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=256, bytes_written=16 * MIB,
+               write_time=io, slowest_rank=3, fastest_rank=0, slowest_rank_bytes=4 * MIB, fastest_rank_bytes=4 * MIB,
+               variance_bytes=0.0, slowest_time=slow, fastest_time=fast, max_byte_written=16 * MIB - 1,
+               consec_writes=252, fsyncs=fsyncs, **kw)
+
+
+def test_a_slow_rank_explained_by_its_syncs():
+    """slow-rank: rank 3 syncs after each of its 64 writes; on a system whose equal ranks differ by
+    up to 400% (4 ranks on 2 busy cores) the spread alone says nothing, the syncs' cost does."""
+    from dataclasses import replace
+    model = replace(MODEL, fsync_s=7e-4)
+    c = ctx_of([_equal_ranks(0.043, 0.0011, 0.0466, fsyncs=64)], nprocs=4)
+    c.model, c.rank_noise, c.rank_noise_why = model, 4.0, "measured"
+    got = found(c)["stragglers"][0]
+    assert "syncs" in got.title and "not after each write" in got.fix.text
+    # the same spread without syncs: within the noise, nothing
+    c = ctx_of([_equal_ranks(0.043, 0.0011, 0.0466)], nprocs=4)
+    c.model, c.rank_noise, c.rank_noise_why = model, 4.0, "measured"
+    assert "stragglers" not in found(c)
+    # syncs spread evenly over the ranks (each rank's share is as big as the slow rank's extra): not its syncs
+    c = ctx_of([_equal_ranks(0.043, 0.0011, 0.0466, fsyncs=400)], nprocs=4)
+    c.model, c.rank_noise, c.rank_noise_why = model, 4.0, "measured"
+    assert "stragglers" not in found(c)
