@@ -301,3 +301,26 @@ def test_a_slow_rank_explained_by_its_syncs():
     c = ctx_of([_equal_ranks(0.043, 0.0011, 0.0466, fsyncs=400)], nprocs=4)
     c.model, c.rank_noise, c.rank_noise_why = model, 4.0, "measured"
     assert "stragglers" not in found(c)
+
+
+# ---- collective buffering: only where it moves data between ranks ----
+
+def _coll_file(coll: int, indep: int, sizes: dict[int, int], posix_var: float | None):
+    nbytes = sum(k * v for k, v in sizes.items())
+    m = Rec(module="mpiio", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=coll + indep, coll_writes=coll,
+            indep_writes=indep, bytes_written=nbytes, write_time=0.4, write_sizes=Sizes(exact=dict(sizes)),
+            variance_bytes=0.0, fastest_rank_bytes=nbytes // 4, slowest_rank_bytes=nbytes // 4)
+    p = Rec(module="posix", path="/d/shared", rank=-1, nprocs=4, opens=4, writes=coll + indep, bytes_written=nbytes,
+            write_time=0.3, variance_bytes=posix_var, fastest_rank_bytes=nbytes // 4, slowest_rank_bytes=nbytes // 4)
+    return ctx_of([p, m], nprocs=4)
+
+
+def test_collective_buffering_is_judged_where_it_moves_data():
+    mean = 4 * MIB
+    # 2 aggregators for 4 ranks (var/mean^2 = 4/2 - 1): the ranks' blocks cross to them
+    assert "collective-buffering-writes" in found(_coll_file(16, 0, {MIB: 16}, float(mean * mean)))
+    # every rank moved its own block at the POSIX level (ROMIO leaves blocks that do not interleave)
+    assert "collective-buffering-writes" not in found(_coll_file(16, 0, {MIB: 16}, 0.0))
+    # the collective calls are a library's small metadata writes; the 1 MiB ones are independent
+    small = {268: 1, 48: 1, 486: 1, 0: 3, 358: 1, 4096: 1, MIB: 4}
+    assert "collective-buffering-writes" not in found(_coll_file(8, 4, small, float(mean * mean)))
