@@ -324,3 +324,20 @@ def test_collective_buffering_is_judged_where_it_moves_data():
     # the collective calls are a library's small metadata writes; the 1 MiB ones are independent
     small = {268: 1, 48: 1, 486: 1, 0: 3, 358: 1, 4096: 1, MIB: 4}
     assert "collective-buffering-writes" not in found(_coll_file(8, 4, small, float(mean * mean)))
+
+
+# ---- the unasked budget: each log's own ----
+
+def test_the_unasked_budget_is_each_logs_own(tmp_path, monkeypatch):
+    """Two logs in one call: the second's patterns are not judged against what the first spent (its
+    findings would then depend on the logs advised beside it)."""
+    import argparse
+
+    from pario.cli.advise import Session
+    monkeypatch.setenv("PARIO_SYSTEMS", str(tmp_path / "systems"))
+    s = Session(argparse.Namespace(mpirun=None, no_calibrate=True), None)
+    job = Job(source="x", format="pario", nprocs=1, run_time=1.0)
+    first = s.measurer(job, str(tmp_path))
+    first.budget.take(7.0, 900 << 20)
+    second = s.measurer(job, str(tmp_path))
+    assert second.budget.spent_s == 0 and second.budget.spent_b == 0 and second.budget.seconds
