@@ -124,9 +124,9 @@ def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast
     bytes are a count, not a timing: the ranks' timing noise does not make them even; it makes
     the seconds small, and the finding minor, where they are); "speed" when the bytes are even and
     the ranks' times differ beyond what ranks moving the same bytes differ by on the job's system
-    (measure.rank_noise), or beyond what the file's syncs cost each rank if they were spread evenly
-    while within what they cost in all (`syncs_s`: the syncs were the slow rank's, "syncs"); None
-    otherwise, with why (no noise figure of that system: no verdict on speed).
+    (measure.rank_noise), or, where the file shows a rank syncing after each of its writes, within
+    what those syncs cost here (`syncs_s`: "syncs", the cause the counters show); None otherwise,
+    with why (no noise figure of that system: no verdict on speed).
 
     `other_op`: the bytes of the operation the record holds less of (a file written, then read by
     every rank). A loaded rank's extra bytes that it could hold are not shown to be an uneven
@@ -142,7 +142,7 @@ def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast
     if t_mean <= 0 or t_slow <= t_fast:
         return None, 0.0, ""
     spread = (t_slow - t_fast) / t_mean
-    if syncs_s and syncs_s / max(1, nranks) < t_slow - t_mean <= syncs_s:
+    if syncs_s and 0 < t_slow - t_mean <= syncs_s:
         return "syncs", t_slow - t_mean, ""
     if noise is None:
         return None, 0.0, (f"the ranks' times differ by {100 * spread:.0f}% of their mean with even bytes; "
@@ -153,9 +153,11 @@ def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast
 
 
 def _syncs_s(ctx: Ctx, recs: list[Rec]) -> float | None:
-    """What the syncs on these files cost, at this system's measured cost of one (None: no syncs, or
-    no calibration of the job's system)."""
-    n = sum(r.fsyncs or 0 for r in recs if r.module == "posix")
+    """What the syncs on these files cost, at this system's measured cost of one, where the counters
+    show a rank syncing after (nearly) each of its writes (Ctx.syncs_each_write; None: not so, or no
+    calibration of the job's system)."""
+    synced = [r for r in recs if r.module == "posix" and ctx.syncs_each_write(r)]
+    n = sum(r.fsyncs or 0 for r in synced)
     per = ctx.model.fsync_s if ctx.model is not None else None
     return n * per if n and per else None
 
@@ -201,8 +203,8 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
             text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
                     f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes; the file's "
                     f"{sum(x.fsyncs or 0 for x in synced):,} syncs cost about {s(_syncs_s(ctx, synced) or 0)} here, "
-                    "more than the slow "
-                    "rank's extra time and far more than an even share of them: it made the syncs.")
+                    "more than the slow rank's extra time, and they come after (nearly) each write of a "
+                    "rank: the slow rank's syncs.")
             title = f"rank {r.slowest_rank} slower on a shared file: its syncs"
             fix = Fix(kind="code", text="sync once after the last write (or at close), not after each write: the "
                                         "slow rank waits for the device at every sync while the others go on")

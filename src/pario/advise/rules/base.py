@@ -133,6 +133,15 @@ class Ctx:
             files = [r for r in files if r.library == "netcdf"]
         return sum(r.n(k) for r in files for k in ("FLUSHES", "SYNCS"))
 
+    def syncs_each_write(self, r: Rec) -> bool:
+        """Does `r` (a POSIX record) show a sync after (nearly) every write of a rank: at least one sync
+        for every two writes a rank makes (a reduced record's syncs may all be one rank's), more than a
+        sync or two per open (a library's flush and close, a checkpoint's end), and on an I/O
+        library's file only the syncs the program asked of the library?"""
+        return ((r.fsyncs or 0) > 2 * max(1, r.opens) and r.writes > 0
+                and 2 * (r.fsyncs or 0) >= per_rank(r, r.writes)
+                and (r.path not in self.library_files() or self.library_syncs(r.path) > 1))
+
     def library_hints(self, path: str) -> set[str]:
         """Info keys an I/O library on `path` read itself and reports in effect (PnetCDF's nc_*
         hints): it passes its whole MPI_Info on to MPI_File_open, so the MPI-IO layer sees them
