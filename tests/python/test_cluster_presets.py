@@ -23,7 +23,7 @@ def test_csc_btio_rows_run_per_node_and_say_the_rates_are_one_machines(nodes, tm
     ran = {c["name"] for c in doc["result"]["cases"]}
     assert {"blk-su-cb2", "nb-su-cb2", "nb-su-cb4-nods"} <= ran       # the per-node rows ran, not skipped
     notes = " ".join(json.dumps(doc["preset"]).split())
-    assert "on 2 nodes: a row's cb_config_list *:k puts k aggregators on each node" in notes
+    assert "on 2 nodes: a row's cb_config_list *:k allows k aggregators on each node" in notes
     assert "the nodes are one machine" in notes and "not a cluster's" in notes
     rows = {r["name"]: r for r in doc["summary"]}
     assert rows["blk-default"]["aggregators"]["write"]["text"] == "ranks 0, 2: 1 per node"   # ROMIO's *:1

@@ -91,8 +91,9 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     ceiling = None
     notes = [rank_note] if rank_note else []
     if facts["hosts"] > 1:
-        notes.append(f"on {facts['hosts']} nodes: a row's cb_config_list *:k puts k aggregators on each node, as on "
-                     "the seed's cluster (on one node it puts them all there)")
+        notes.append(f"on {facts['hosts']} nodes: a row's cb_config_list *:k allows k aggregators on each node, as "
+                     "on the seed's cluster (on one node it puts them all there; a row's cb_nodes caps their total, "
+                     "taken node by node)")
     if io and not request.io:
         notes.append(f"--io {io}: this preset's hints are ROMIO's, which Open MPI's default OMPIO ignores")
     if request.scale is not None:
