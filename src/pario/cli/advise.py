@@ -58,7 +58,8 @@ def register(subparsers) -> None:
     p.add_argument("--system", metavar="FILE", type=row("system", "path"),
                    help="the calibration of the system the job ran on (written there by pario advise --calibrate), "
                         "or a pario predict system file (.toml, or a shipped name: archer2) to cost it by the model")
-    p.add_argument("--no-calibrate", action="store_true", help="run nothing: findings without measured costs")
+    p.add_argument("--no-calibrate", action="store_true",
+                   help="measure nothing (what the system's calibration keeps still costs the findings)")
     p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="at most this many ranks for measurements (default: the job's, up to twice the cores here)")
     p.add_argument("--dir", type=typed(RUN["dir"]),
