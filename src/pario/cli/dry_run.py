@@ -11,6 +11,7 @@ from rich.console import Console
 from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
+from pario.model.units import count
 from pario.platform.mpi import MPI
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
@@ -48,7 +49,8 @@ def dry_run(request: BenchRequest, cases: list[Case], ranks: int, engine: str, m
     out.print("dry run: nothing launched, no file or directory created, nothing stored", highlight=False)
     if note:
         out.print(note, highlight=False)
-    out.print(f"{len(cases)} case(s), {ranks} ranks, files {scratch.dir}/{scratch.prefix}.*", highlight=False)
+    out.print(f"{count(len(cases), 'case')}, {count(ranks, 'rank')}, files {scratch.dir}/{scratch.prefix}.*",
+              highlight=False)
     out.print("launcher command line (SPEC.json is the spec below, RESULT.json the engine's result):",
               highlight=False)
     print(shlex.join(argv))

@@ -54,6 +54,16 @@ def parse_bytes(text: str) -> int | None:
         return None
 
 
+def count(n: Any, word: str, plural: str | None = None) -> str:
+    """'1 rank', '2 ranks', '1 directory', '3 directories', '1,000 writes': a number with its noun."""
+    if isinstance(n, (int, float)) and not isinstance(n, bool):
+        many = plural or (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else
+                          word + "es" if word.endswith(("s", "sh", "ch", "x")) else word + "s")
+        shown = f"{n:,}" if isinstance(n, int) and abs(n) >= 10000 else f"{n:g}" if isinstance(n, float) else str(n)
+        return f"{shown} {word if n == 1 else many}"
+    return f"{n} {plural or word + 's'}"   # '?' or a text: the plural, as before
+
+
 def exact(n: int, letters: str = "gmk") -> str:
     """The largest unit that divides n: 4194304 -> '4m'; else the bytes. `letters` spells G, M
     and K: 'gmk' as IOR's flags take them, 'GMk' in table labels, 'GMK' for `lfs setstripe`."""

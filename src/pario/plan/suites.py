@@ -8,7 +8,7 @@ from typing import Any
 from pario.model.case import OPS, Case
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
-from pario.model.units import GIB, KIB, MIB, human, parse_size
+from pario.model.units import GIB, KIB, MIB, count, human, parse_size
 from pario.plan import layers
 from pario.plan.cases import build_case
 from pario.platform import host
@@ -54,7 +54,7 @@ def suite_block(ranks: int, nphases: int, time_budget: float, size: int | None, 
     per_rank = size // max(ranks, 1)
     per_rank -= per_rank % MIB if per_rank >= 4 * MIB else per_rank % (64 * KIB)
     if per_rank < 64 * KIB:
-        raise ParioError(f"not enough room for the suite: {human(size)} per phase over {ranks} ranks; "
+        raise ParioError(f"not enough room for the suite: {human(size)} per phase over {count(ranks, 'rank')}; "
                          "free disk space in the scratch directory or give --size")
     return per_rank
 
@@ -84,7 +84,7 @@ def layers_suite(request: BenchRequest, ranks: int, listing: dict | None, free_d
     if storage:
         _evict(cases, request)
     parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
-             f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
+             f"{human(block)} per rank per phase ({human(block * ranks)} over {count(ranks, 'rank')}), "
              f"{human(min(MIB, block))} transfers", storage_note(storage, run_opts, ops)]
     parts += layers.missing_notes(listing) + layers.fsync_note(run_opts, listing)
     return cases, "; ".join(parts)
@@ -107,7 +107,7 @@ def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_
     if storage:
         _evict(cases, request)
     note = (f"default suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, "
-            f"{human(block)} per rank per phase ({human(block * ranks)} over {ranks} ranks), "
+            f"{human(block)} per rank per phase ({human(block * ranks)} over {count(ranks, 'rank')}), "
             f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built")
             + "; " + storage_note(storage, run_opts, ops))
     return cases, note

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pario.model.units import seconds
+from pario.model.units import count, seconds
 
 
 def ratio(x: float | None) -> str:
@@ -94,6 +94,20 @@ def jobs_of(findings: list[Any]) -> list[dict[str, Any]]:
              "minor": [], "no_gain": [], "notes": []}]
 
 
+STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")   # Darshan's names of the standard streams
+
+
+def _where(fs: dict[str, Any]) -> str:
+    """Where a group of files lies: its file system, or what its files are when the log names none (the
+    program's stdout is no file system: it was said to be on 'an unknown file system')."""
+    if fs.get("fs"):
+        return f"on {fs['fs']}"
+    paths = fs.get("paths") or []
+    if paths and all(p in STREAMS or p.startswith(("/dev/", "/proc/")) for p in paths):
+        return f"not on a file system: the program's standard streams or devices ({', '.join(paths)})"
+    return "on a file system the log does not name" + (f" ({', '.join(paths)})" if paths else "")
+
+
 def header(job: dict[str, Any]) -> list[str]:
     """The job's lines above its findings: what ran, for how long, where, what calibrated the costs."""
     out = [f"pario advise: {job['source']} ({job['format']} log)"]
@@ -101,25 +115,39 @@ def header(job: dict[str, Any]) -> list[str]:
         out.append(job["command"])
     rt, io = job.get("run_time"), job.get("io_time") or 0.0
     procs = "1 process" if job["nprocs"] == 1 else f"{job['nprocs']} ranks"
+    if job.get("copies"):
+        procs = f"never called MPI_Init: {job['copies']} independent copies"
+    elif job.get("missing_ranks"):
+        procs = f"{job['nprocs']} of {job['launched']} ranks logged"
     out.append(f"{procs}, {seconds(rt)} run" + (f", {seconds(io)} of it in I/O calls ({100 * io / rt:.0f}%)"
                                                 if rt else ""))
     st = job.get("stack") or {}
     for fs in st.get("file_systems") or []:
         unit = f": requests judged against {size(fs['unit'])} ({fs['unit_source']})" if fs.get("unit") else ""
-        files = fs["files"]
-        out.append(f"{files} file{'s' if files != 1 else ''} on {fs.get('fs') or 'an unknown file system'}{unit}")
+        out.append(f"{count(fs['files'], 'file')} {_where(fs)}{unit}")
     if st.get("impl"):
         out.append(f"MPI-IO: {st['impl']} ({st['impl_source']})")
+    elif st.get("impl_source"):   # the log uses MPI-IO and does not say which
+        out.append(f"MPI-IO: {st['impl_source']}")
     cal = job.get("calibration")
-    if cal and cal.get("write"):
+    system = st.get("system") or {}
+    if cal and cal.get("write"):   # the calibration of the system the job ran on (advise/systems.py)
         w = cal["write"]
-        out.append(f"this system: write(2) costs {w['call_us']:.2f} us per call + {w['mib_s']:.0f} MiB/s "
-                   f"({cal['where']})")
+        out.append(f"costs: write(2) {w['call_us']:.2f} us per call + {w['mib_s']:.0f} MiB/s, from the "
+                   f"{cal['where']}")
+    elif system.get("why"):
+        out.append(f"costs: none measured: {system['why']}")
+    total = job.get("at_stake")
+    if total and rt:   # every second counted once (advise/overlap.py)
+        out.append(f"at stake in all: {seconds(total['seconds'])} of the {seconds(rt)} run ({total['how']})")
     out += [f"partial: {p}" for p in job.get("partial") or []]
+    apart = job.get("apart_files") or {}
     ignored = job.get("ignored_files") or []
-    if ignored:
-        n = len(ignored)
-        out.append(f"left out: {n} MPI implementation helper file{'s' if n != 1 else ''}, e.g. {ignored[0]}")
+    if ignored and not apart:
+        apart = {"MPI implementation helper files": ignored}
+    for group, paths in apart.items():
+        if paths:
+            out.append(f"left out: {len(paths)} {group}, e.g. {paths[0]}")
     return out
 
 

@@ -42,10 +42,13 @@ def asks_for_tasks(lines: list[list[str]]) -> bool:
 
 
 def script(command: list[str], *, name: str, ntasks: int | None, user: list[list[str]], output: str,
-           error: str, workdir: str, note: str, exports: dict[str, str] | None = None) -> str:
+           error: str, workdir: str, note: str, exports: dict[str, str] | None = None,
+           nodes: int | None = None) -> str:
     """The batch script: pario's directives first, the user's after them (a later #SBATCH line wins,
     so a site's -p/-t/-A given in --sbatch-args override pario's). `exports`: the variables pario
-    was run with that the job needs too (PARIO_*), so that the script runs the same whoever submits it."""
+    was run with that the job needs too (PARIO_*), so that the script runs the same whoever submits it.
+    `nodes` (--nodes): the allocation's nodes, with the ranks' blocks per node (--ntasks alone lets Slurm
+    fill the first nodes' CPUs: 4, 1, 1 of 6 tasks on 3 nodes of 4 CPUs, where pario places 2 on each)."""
     lines = ["#!/bin/bash",
              f"# {note}",
              f"# Written by pario {__version__} on {socket.gethostname()} at "
@@ -55,6 +58,10 @@ def script(command: list[str], *, name: str, ntasks: int | None, user: list[list
              f"#SBATCH --error={error}"]
     if ntasks is not None:
         lines.append(f"#SBATCH --ntasks={ntasks}")
+    if nodes:
+        lines.append(f"#SBATCH --nodes={nodes}")
+        if ntasks is not None:
+            lines.append(f"#SBATCH --ntasks-per-node={-(-ntasks // nodes)}")
     lines += ["#SBATCH " + " ".join(shlex.quote(w) for w in d) for d in user]
     lines.append("")
     for key, value in sorted((exports or {}).items()):
@@ -95,6 +102,38 @@ def submit(script_path: str, cwd: str) -> tuple[str, str]:
         errors = [ln.split("error:", 1)[1].strip() for ln in out.stderr.splitlines() if "error:" in ln]
         reason = errors[0] if errors else (out.stderr.strip().splitlines() or ["no message"])[-1]
         more = f" ({errors[-1]})" if len(errors) > 1 and errors[-1] != reason else ""
-        raise ParioError(f"sbatch refused the job: {reason}{more}; check --sbatch-args (script: {script_path})",
-                         exit_code=2)
+        if unreachable(out.stderr):   # no controller answered: not the job's options
+            raise ParioError(f"sbatch could not reach a Slurm controller ({reason}{more}); is Slurm up here "
+                             "(sinfo)? Submit from a login node of the cluster, or print the script with "
+                             "--script-only and submit it yourself", exit_code=3)
+        raise ParioError(f"sbatch refused the job: {reason}{more}; check the #SBATCH options (--sbatch-args; "
+                         "--script-only prints the script)", exit_code=2)
     return job.strip(), cluster.strip()
+
+
+# What sbatch says when no controller answers (slurm's own messages), as against a refused job
+UNREACHABLE = ("unable to contact slurm controller", "failed to fetch config", "_establish_config_source",
+               "resolve_ctls_from_dns_srv", "socket timed out", "connection refused", "could not establish a "
+               "configuration source", "unable to establish", "slurm_persist_conn_open", "no route to host")
+
+
+def unreachable(stderr: str) -> bool:
+    low = stderr.lower()
+    return any(s in low for s in UNREACHABLE)
+
+
+def submit_written(script_path: str, cwd: str, made: list[str]) -> tuple[str, str]:
+    """submit() of a script pario wrote, with the files in `made` (and their directory, when pario made
+    it and it is empty) removed when sbatch takes nothing: nothing is left of a job that never was."""
+    try:
+        return submit(script_path, cwd)
+    except ParioError:
+        for path in made:
+            try:
+                if os.path.isdir(path):
+                    os.rmdir(path)   # only when empty
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
+        raise

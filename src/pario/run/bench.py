@@ -16,6 +16,7 @@ from pario.model.case import Case
 from pario.model.errors import ParioError, Stopped
 from pario.model.events import RunObserver
 from pario.model.result import ResultDoc, RunRecord, SpecDoc
+from pario.model.units import count
 from pario.platform import environment, host, layout, slurm
 from pario.platform.ceiling import device_ceiling, streams_per_host
 from pario.platform.mpi import MPI, in_slurm
@@ -172,7 +173,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     limit = watchdog.Limit(req.timeout, cases, ranks)
     # the MPI's own version line names its mpirun even when srun launches the ranks: say which did
     launched = f" launched by {req.launcher}," if req.launcher != "mpirun" else ""
-    observer.note(f"{ranks} ranks,{launched} {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
+    observer.note(f"{count(ranks, 'rank')},{launched} {mpi.flavour} ({mpi.version}), scratch {scratch.dir}"
                   + (" (created for this run; removed at the end if left empty)" if scratch.created else ""))
     observer.note(req.note)
     observer.note(f"watchdog: {limit.policy()}")

@@ -8,6 +8,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from pario.model.units import count
 from pario.report.html import anchors
 from pario.report.html.page import Plot
 from pario.report.html.style import COLOURS, layout
@@ -70,7 +71,8 @@ def case_plot(run_id: int | str, label: str, case: dict) -> Plot | None:
         for p, c in phases:
             if p["op"] not in worst or _imbalance(p) > _imbalance(worst[p["op"]][0]):
                 worst[p["op"]] = (p, c)
-        cut = f" Only the most imbalanced phase of each operation is drawn ({nranks} ranks x {len(phases)} phases)."
+        cut = (f" Only the most imbalanced phase of each operation is drawn ({count(nranks, 'rank')} x "
+               f"{count(len(phases), 'phase')}).")
         phases = list(worst.values())
     shown = max(range(len(phases)), key=lambda i: _imbalance(phases[i][0]))
     fig = go.Figure()

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from pario.analysis.tune_cache import ceiling_of
 from pario.model.tuning import TuningSession
+from pario.model.units import count
 from pario.report.html import anchors
 from pario.report.html.page import Cell, Note, Plot, Section, Table
 from pario.report.html.style import PALETTE, layout, plain
@@ -133,7 +134,7 @@ def _winner(s: TuningSession) -> list[Plot | Table | Note]:
 def section(s: TuningSession) -> Section:
     name = s.case.get("name", "?") if isinstance(s.case, dict) else "?"
     sec = Section(anchors.tune(s.id, "section"), f"Tuning session {s.id if s.id is not None else ''}".strip(),
-                  intro=f"{s.objective} rate of case {name} on {s.ranks} ranks; status {s.status}; "
+                  intro=f"{s.objective} rate of case {name} on {count(s.ranks, 'rank')}; status {s.status}; "
                         f"{s.counted()} trials over " + (", ".join(
                             f"{k} ({len(v)} values)" for k, v in s.space.items()) or "no knobs") + ".")
     if s.trials:

@@ -59,13 +59,28 @@ def finding_lines(n: int, f: dict[str, Any], run_time: float | None, docs: dict[
     return out
 
 
+def _at_slashes(text: str, room: int) -> str:
+    """A word longer than a line (a path) split after its '/' into pieces that fit, so that a line
+    ends at a directory's end, not inside a name ('.../examp' + 'les/...' was printed); a single name
+    longer than a line is still cut (there is no other way to fit it)."""
+    words = []
+    for word in text.split(" "):
+        while len(word) > room and "/" in word[1:room]:
+            cut = word.rindex("/", 1, room) + 1
+            words.append(word[:cut])
+            word = word[cut:]
+        words.append(word)
+    return " ".join(words)
+
+
 def _lines(said: str) -> list[str]:
-    return textwrap.wrap(said, WIDTH, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
+    return textwrap.wrap(_at_slashes(said, WIDTH - 6), WIDTH, initial_indent="  ", subsequent_indent="    ",
+                         break_on_hyphens=False)
 
 
 def job_lines(job: dict[str, Any], docs: dict[str, str]) -> list[str]:
     head = text.header(job)
-    out = textwrap.wrap(head[0], WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+    out = textwrap.wrap(_at_slashes(head[0], WIDTH - 4), WIDTH, subsequent_indent="  ", break_on_hyphens=False)
     for line in head[1:]:
         out += _lines(line)
     out.append("")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from pario.analysis.nodes import ONE_MACHINE, one_machine
 from pario.model.result import RunRecord, SummaryRow
+from pario.model.units import count
 from pario.report.terminal.hints import print_hints
 from pario.report.terminal.layers import print_bench
 from pario.report.terminal.nodes import print_aggregators, print_nodes
@@ -48,7 +50,7 @@ def where(mpi: dict, env: dict) -> str:
     hosts = [str(h.get("name")) for h in mpi.get("hosts") or []]
     if len(hosts) > 1:
         names = ", ".join(hosts[:4]) + (", ..." if len(hosts) > 4 else "")
-        return f"{len(hosts)} nodes ({names})"
+        return f"{len(hosts)} nodes ({names})" + (" of one machine" if one_machine({"mpi": mpi}) else "")
     return str(hosts[0] if hosts else env.get("hostname"))
 
 
@@ -84,7 +86,7 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
     result, env, status = record.result, record.env, record.status
     if rows:
         mpi = result.get("mpi") or {}
-        title = (f"pario bench: {mpi.get('ranks', '?')} ranks on {where(mpi, env)}, "
+        title = (f"pario bench: {count(mpi.get('ranks', '?'), 'rank')} on {where(mpi, env)}, "
                  f"{record.directory} ({env.get('fs_name') or env.get('fs_type') or 'fs ?'})")
         measured = measured_line(result.get("cases") or [])
         if measured:   # the header: what the figures are of, before any of them
@@ -96,6 +98,8 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
         print_servers(console, result.get("cases") or [])  # each file server's bytes, the placement's prediction
         print_aggregators(console, rows, env.get("io_component"))
         print_nodes(console, rows)
+        if one_machine(result):
+            console.print(ONE_MACHINE[0].upper() + ONE_MACHINE[1:] + ".", highlight=False)
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
         if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pario.analysis import layers as analysis
-from pario.model.units import human
+from pario.model.units import count, human
 from pario.plan import layers
 from pario.report.terminal import runs, tables
 from pario.report.terminal.cells import spread
@@ -112,7 +112,8 @@ def layers_table(rows: list[dict], result: dict) -> tuple[list[Col], list[list[s
     base = next((r for r in rows if r["name"] == next((e["baseline"] for e in entries if e["baseline"]), None)), None)
     if base:
         lines.append(f"Same global array through every layer: {human(base.get('bytes') or 0)} per phase over "
-                     f"{base.get('ranks')} ranks; ratio = layer median / mpiio collective median; faster or slower: "
+                     f"{count(base.get('ranks'), 'rank')}; ratio = layer median / mpiio collective median; "
+                     "faster or slower: "
                      "the 95% bootstrap interval of the ratio excludes 1 (the test of `pario results compare`); "
                      "within noise: it includes 1; too few reps: under 3 a side.")
     libs = result.get("libraries") or {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from pario.model.units import human
+from pario.model.units import count, human
 from pario.report.terminal.cells import iops, spread
 from pario.report.terminal.fit import Col, print_fit
 
@@ -36,5 +36,6 @@ def print_metadata(console: Console, rows: list[dict], title: str | None = None)
     print_fit(console, cols, cells, title or "metadata workload: files per second of each phase")
     first = rows[0]["metadata"]
     console.print(f"files/s: files handled by all ranks / time from the first rank's start to the last rank's end "
-                  f"of the phase ({first.get('files_per_rep')} files in {first.get('dirs_per_rep')} directories "
+                  f"of the phase ({count(first.get('files_per_rep'), 'file')} in "
+                  f"{count(first.get('dirs_per_rep'), 'directory')} "
                   "per repetition" + (" in the first case)." if len(rows) > 1 else ")."))

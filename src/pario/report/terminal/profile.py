@@ -11,7 +11,7 @@ from rich.text import Text
 
 from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.views import hist
-from pario.model.units import seconds, tenths
+from pario.model.units import count, seconds, tenths
 from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.libraries import show as show_libraries
 
@@ -80,13 +80,15 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     if view.get("time_interface"):
         wall, n = view.get("wall_time"), max(view.get("ranks") or view["processes"], 1)
         share = f" ({view['io_time_sum'] / (wall * n):.0%} of {n} x the wall time)" if wall else ""
-        lines.append(f"I/O time, summed ({view['time_interface']}): {secs(view['io_time_sum'])} over {n} "
+        inside = ", the layers under it not added again" if set(view.get("time_layers") or []) - \
+            {"mpiio", "posix", "stdio"} else ""
+        lines.append(f"I/O time, summed ({view['time_interface']}{inside}): {secs(view['io_time_sum'])} over {n} "
                      f"process{'es' if n != 1 else ''}{share}")
         spread = view.get("per_rank")
         if spread:
             how = "" if spread["exact"] else " (shared files count between their fastest and slowest rank)"
             lines.append(f"I/O time per rank ({view['time_interface']}): {secs(spread['low'])} to "
-                         f"{secs(spread['high'])} over {spread['n']} ranks{how}")
+                         f"{secs(spread['high'])} over {count(spread['n'], 'rank')}{how}")
     layer = view.get("application_layer")
     if layer and layer.get("text") != "no file I/O":
         lines.append(f"I/O came from: {layer['text']}")

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from pario.analysis.tune_cache import ceiling_of, flushed, trial_flag
 from pario.model.tuning import Dropped, Trial, TuningSession
-from pario.model.units import human
+from pario.model.units import count, human
 
 WIDTH = 80
 
@@ -40,7 +40,7 @@ def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns:
            race_cap: int | None = None) -> None:
     case = session.case
     size = f"{human(case.get('xfer', 0))} x {human(case.get('block', 0))}" if case.get("block") else ""
-    print(_wrap(f"pario tune: {case.get('name')} ({case.get('backend')}, {session.ranks} ranks, {size}), "
+    print(_wrap(f"pario tune: {case.get('name')} ({case.get('backend')}, {count(session.ranks, 'rank')}, {size}), "
                 f"objective {session.objective}; {len(session.space)} knobs, {grid} distinct configurations; "
                 f"budget {session.budget.get('trials')} trials{_per_trial(session, race_cap)}", "", ""), file=out)
     for knob, values in session.space.items():
