@@ -49,8 +49,9 @@ test: setup-tests
 	cd build/ctest && $(WITH_VENV) ctest --output-on-failure --no-tests=error
 	if [ -z "$$PARIO_ENGINE_MPICH" ] && command -v mpicc.mpich >/dev/null 2>&1; then \
 		$(WITH_VENV) sh scripts/build-mpich-engine.sh build/mpich >/dev/null && \
-		PARIO_ENGINE_MPICH="$(CURDIR)/build/mpich/pario-engine"; fi; \
-	export PARIO_ENGINE_MPICH; \
+		PARIO_ENGINE_MPICH="$(CURDIR)/build/mpich/pario-engine" && \
+		PARIO_PRELOAD_MPICH="$(CURDIR)/build/mpich/csrc/intercept/libpario-preload.so"; fi; \
+	export PARIO_ENGINE_MPICH PARIO_PRELOAD_MPICH; \
 	PARIO_ENGINE="$$($(VENV)/bin/python -c "$$ENGINE_OF_VENV")" && export PARIO_ENGINE && \
 		$(VENV)/bin/python -m pytest -q
 

@@ -1,12 +1,14 @@
 #!/bin/sh
-# Build pario-engine against Debian's MPICH, beside the Open MPI build, in build/mpich (or $1).
+# Build pario-engine and the profiler's library (libpario-preload.so) against Debian's MPICH, beside
+# the Open MPI build, in build/mpich (or $1).
 #
 # Needs: apt-get install -y --no-install-recommends mpich libmpich-dev
 #        and, for the hdf5 backend, libhdf5-mpich-dev (it keeps Open MPI as the default h5pcc).
 # Debian's PnetCDF, NetCDF-4 and the cached ADIOS2 are built with Open MPI: linking them into an
 # MPICH program would mix two MPIs, so this build leaves those layers out (CMake's pkg-config
 # look-up names hdf5-openmpi, so pkg-config is switched off and HDF5 is found through h5pcc.mpich).
-# Then: PARIO_ENGINE_MPICH=build/mpich/pario-engine runs the Python tests under MPICH too.
+# Then: PARIO_ENGINE_MPICH=build/mpich/pario-engine runs the Python tests under MPICH too, and
+# PARIO_PRELOAD_MPICH=build/mpich/csrc/intercept/libpario-preload.so profiles MPICH programs.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build/mpich}
@@ -35,9 +37,12 @@ cmake -S "$ROOT" -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release \
   -DMPIEXEC_EXECUTABLE="$(command -v mpiexec.mpich)" \
   -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_DISABLE_FIND_PACKAGE_ADIOS2=ON \
   "-DCMAKE_IGNORE_PATH=$IGNORE" $HDF5
-cmake --build "$BUILD" --target pario-engine
+cmake --build "$BUILD" --target pario-engine pario-preload
 if ldd "$BUILD/pario-engine" | grep -q "libmpi\.so"; then
   echo "build-mpich-engine: $BUILD/pario-engine links Open MPI's libmpi.so too; see the CMake output" >&2
   exit 1
 fi
 echo "PARIO_ENGINE_MPICH=$BUILD/pario-engine"
+# the profiler's library, its MPI-IO wrappers compiled against MPICH's mpi.h (pario profile and
+# pario buffer pick it for MPICH programs)
+echo "PARIO_PRELOAD_MPICH=$BUILD/csrc/intercept/libpario-preload.so"

@@ -20,8 +20,8 @@
 #
 # A node's /tmp is its own (a file there is invisible to the other nodes, as on a cluster); the
 # rest of the machine's file system is shared by all. Paths under /tmp that every node must see
-# (a test's directory, a clone under /tmp) are named in PARIO_CLUSTER_SHARE (colon-separated; DIR
-# is always shared). Settings (environment): PARIO_CLUSTER_PORT (slurmctld's port; node K's slurmd
+# are named in PARIO_CLUSTER_SHARE (colon-separated); DIR, the tree this script is in (a clone
+# under /tmp) and the directory start runs in are always shared. Settings (environment): PARIO_CLUSTER_PORT (slurmctld's port; node K's slurmd
 # uses PORT+K; default: the first free block from 17017), PARIO_CLUSTER_CPUS (CPUs each node
 # announces, default 4, so that 2 cores run -n 4 per node oversubscribed), PARIO_CLUSTER_TIMEOUT
 # (seconds to wait for each daemon, 30), PARIO_CLUSTER_KILLWAIT (SIGTERM to SIGKILL, 5 s).
@@ -337,16 +337,17 @@ prepare_dir() {
     chmod 400 "$DIR/munge/munge.key"
 }
 
-shared_paths() {  # PARIO_CLUSTER_SHARE's paths that a node's private /tmp or /dev/shm would hide
-    local p
+shared_paths() {  # the paths under /tmp that a node's private /tmp would hide: PARIO_CLUSTER_SHARE's,
+    local p          # and the tree this script is in and the directory it was started from
     SHARED=()
     IFS=: read -r -a _share <<<"${PARIO_CLUSTER_SHARE:-}"
+    _share+=("$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)" "$(pwd -P)")
     for p in "${_share[@]}"; do
         [ -n "$p" ] || continue
         [ -d "$p" ] || die "PARIO_CLUSTER_SHARE: $p is not a directory" 2
         p=$(realpath -- "$p")
         case $p/ in
-            /tmp/*) SHARED+=("$p") ;;
+            /tmp/?*) SHARED+=("$p") ;;
             /dev/shm/*) die "PARIO_CLUSTER_SHARE: $p is under /dev/shm, which every node has its own of" 2 ;;
         esac
     done

@@ -20,7 +20,7 @@ so every figure is a median over alternated pairs, each pair run back to back.
 
 --record appends the tables, with this command line, to benchmarks/startup/RESULTS.md and writes
 every figure to benchmarks/startup/results/DATE.json. pario is the repository's .venv/bin/pario
-(`make setup`), else `python -m pario`.
+(`make setup` installs it).
 """
 from __future__ import annotations
 
@@ -53,8 +53,11 @@ def python() -> str:
 
 
 def pario() -> list[str]:
+    """The installed command a user runs (its modules compiled at install, as pip leaves them)."""
     exe = ROOT / ".venv" / "bin" / "pario"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "pario"]
+    if not exe.exists():
+        sys.exit("run.py: no .venv/bin/pario here; run `make setup` first (it installs pario and its engine)")
+    return [str(exe)]
 
 
 def mpirun() -> list[str]:
@@ -218,15 +221,13 @@ def main() -> int:
     ap.add_argument("--dir", default=".", help="where the runs write (a temporary directory in it; default .: "
                     "the device-ceiling probe needs O_DIRECT, which tmpfs lacks)")
     args = ap.parse_args()
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not (ROOT / ".venv" / "bin" / "pario").exists():
-        print("run.py: note: PYTHONDONTWRITEBYTECODE is set and pario runs from the source tree: every start "
-              "compiles it (make setup installs it compiled)", file=sys.stderr)
+    pario()  # there, or say how to get it
     load_before = os.getloadavg()[0]
     doc: dict = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="minutes"),
                  "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
                  "pario": " ".join(pario()), "command": "python benchmarks/startup/run.py " + " ".join(sys.argv[1:]),
                  "load_before": load_before}
-    with tempfile.TemporaryDirectory(prefix="pario-startup-", dir=args.dir) as work:
+    with tempfile.TemporaryDirectory(prefix="pario-startup-", dir=os.path.abspath(args.dir)) as work:
         print("start-up ...", file=sys.stderr)
         doc["startup"] = startup(args.pairs)
         doc["import_loads"] = loaded_by_import()

@@ -49,8 +49,17 @@ static void cpu_ranges(char *out, size_t len) {
   }
 }
 
+/* /proc/sys/kernel/random/boot_id, "" where it cannot be read */
+static void boot_id(char *out, size_t len) {
+  out[0] = 0;
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (!f) return;
+  if (fgets(out, (int)len, f)) out[strcspn(out, "\n")] = 0;
+  fclose(f);
+}
+
 static pario_place mine(const char *source) {
-  pario_place me = {-1, -1, -1, {0}};
+  pario_place me = {-1, -1, -1, {0}, {0}};
   if (!strcmp(source, "slurm")) {
     me.launcher_rank = env_int("SLURM_PROCID");
     me.local = env_int("SLURM_LOCALID");
@@ -63,6 +72,7 @@ static pario_place mine(const char *source) {
     me.local = env_int("MPI_LOCALRANKID"); /* hydra's */
   }
   cpu_ranges(me.cpus, sizeof me.cpus);
+  boot_id(me.boot, sizeof me.boot);
   return me;
 }
 
@@ -109,6 +119,7 @@ void pario_placement_write(pario_jw *j, const pario_placement *p, const pario_wo
     int_or_null(j, "local", q->local);
     int_or_null(j, "node", q->node);
     pario_jw_str(j, "cpus", q->cpus);
+    if (q->boot[0]) pario_jw_str(j, "boot", q->boot);
     pario_jw_obj_end(j);
   }
   pario_jw_arr_end(j);
@@ -118,6 +129,10 @@ void pario_placement_write(pario_jw *j, const pario_placement *p, const pario_wo
 int pario_launch_check(int nranks) {
   int tasks = env_int("SLURM_STEP_NUM_TASKS");
   if (!getenv("SLURM_STEP_ID") || tasks <= nranks) return 0;
+  /* ranks of mpirun or mpiexec inside an allocation: the step's tasks are the launcher's daemons
+   * (Open MPI's orted, hydra's proxies), one per node of the allocation, so an `mpirun -n 1` in an
+   * allocation of 3 nodes runs in a step of 3 tasks, rightly */
+  if (getenv("OMPI_MCA_orte_hnp_uri") || getenv("MPI_LOCALRANKID")) return 0;
   const char *plugin = getenv("SLURM_MPI_TYPE");
   return pario_err(PARIO_E_MPI,
                    "srun started %d tasks but MPI sees %d rank%s: each task started alone, so srun's --mpi=%s "

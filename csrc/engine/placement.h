@@ -10,6 +10,7 @@
 typedef struct {
   int launcher_rank, local, node; /* -1: the launcher did not say */
   char cpus[96];                  /* sched_getaffinity as ranges, "0-1,4" */
+  char boot[40];                  /* the kernel's boot id: nodes that share it are one machine */
 } pario_place;
 
 typedef struct {

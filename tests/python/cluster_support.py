@@ -10,6 +10,7 @@ temporary directory, the tree and its engines are shared with every node even un
 (PARIO_CLUSTER_SHARE), so a test's tmp_path is the cluster's shared file system and a node's
 own /tmp is its local disk."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,8 +84,10 @@ def start(count, share=(), extra_env=None) -> Cluster:
 
 
 def stop(cluster: Cluster) -> None:
+    """Stop it and remove its directory (everything in it is the cluster's)."""
     out = script("stop", cluster.dir)
     assert out.returncode == 0, f"local-cluster.sh stop failed:\n{out.stdout}{out.stderr}"
+    shutil.rmtree(cluster.dir, ignore_errors=True)
 
 
 def pario(cluster: Cluster, args, tmp_path, *, engine=None, extra=None, timeout=300):

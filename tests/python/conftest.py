@@ -4,14 +4,14 @@ A user who followed the README has PARIO_SCRATCH (and maybe PARIO_DB, OMPI_MCA_i
 file) exported; those would move the tests' files, change the MPI-IO layer under them or inject
 faults. They are removed from this process's environment before any test module is imported,
 so that every subprocess a test starts inherits the clean environment. The variables that tell
-the tests where the built artefacts are (PARIO_ENGINE, PARIO_ENGINE_MPICH, PARIO_PRELOAD, set by
+the tests where the built artefacts are (PARIO_ENGINE, PARIO_ENGINE_MPICH, PARIO_PRELOAD(_MPICH), set by
 `make test`) are kept; a test that needs a setting sets it itself."""
 import os
 
 import pytest
 
 # Where the build is: set by `make test` or by hand, never a user preference.
-KEEP = ("PARIO_ENGINE", "PARIO_ENGINE_MPICH", "PARIO_PRELOAD",
+KEEP = ("PARIO_ENGINE", "PARIO_ENGINE_MPICH", "PARIO_PRELOAD", "PARIO_PRELOAD_MPICH",
         "PARIO_REQUIRE_PFS", "PARIO_REQUIRE_CLUSTER")  # .ci/run: the CephFS and several-node tests
                                                         # must run there, not skip
 # Read by pario, the engine, the profiler or the MPI-IO layers under them.

@@ -2,6 +2,7 @@
 ranks in blocks over --nodes, the aggregators in effect measured below MPI-IO and shown beside the
 hints that asked for them, one file per node, each node's share. Structure only, never speed: the
 nodes share this machine's cores and disk."""
+import json
 import os
 
 import pytest
@@ -60,6 +61,13 @@ def test_ompio_single_aggregator_and_the_table(nodes, tmp_path):
     assert "shared-mpiio-coll write: rank 0: 1 on node1, none on node2, none on node3 (asked: cb_config_list *:1); " \
            "ompio ignores cb_config_list" in text
     assert "By node" in text and "node imbalance" in text
+    ranks = pario(nodes, ["results", "show", "last", "--per-rank"], tmp_path)   # the per-rank table: a node each
+    assert ranks.returncode == 0 and "Per rank (median over repetitions)" in ranks.stdout, ranks.stderr
+    from pario.report.terminal.nodes import rank_rows
+    stored = json.loads(pario(nodes, ["results", "show", "last", "--json"], tmp_path).stdout)
+    assert [(r[1], r[2].split(" ")[0], r[4] != "0 B") for r in rank_rows(stored["result"])] == [
+        ("0", "node1", True), ("1", "node1", False), ("2", "node2", False), ("3", "node2", False),
+        ("4", "node3", False), ("5", "node3", False)]   # ompio: rank 0 alone wrote at the file system
 
 
 def test_per_node_strategy_writes_a_file_per_node_and_leaders_aggregate(nodes, tmp_path):

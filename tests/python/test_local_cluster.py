@@ -133,31 +133,34 @@ def test_without_root_it_says_why(tmp_path):
 def test_stop_after_a_start_killed_half_way_leaves_nothing():
     """SIGKILL while the nodes' namespaces exist and the daemons start; stop then ends them all."""
     directory = Path(tempfile.mkdtemp(prefix="pario-cl-", dir="/tmp"))
-    proc = subprocess.Popen(["bash", str(SCRIPT), "start", "2", str(directory)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    ns_file = directory / "run" / "node2.ns"
-    end = time.monotonic() + 30
-    while time.monotonic() < end and not (ns_file.exists() and len(ns_file.read_text().split()) >= 2):
-        time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    # the anchors start side by side: node1's may have been killed with the start, before its setsid
-    spaces = {f.read_text().split()[0] for f in (directory / "run").glob("node*.ns") if f.read_text().strip()}
-    assert _tagged(directory) and _in_namespaces(spaces)   # half-started: something to stop
-    out = script("stop", directory)
-    assert out.returncode == 0, out.stderr
-    assert _tagged(directory) == [] and _in_namespaces(spaces) == []
-    assert list((directory / "run").iterdir()) == []
-    shutil.rmtree(directory)
+    try:
+        proc = subprocess.Popen(["bash", str(SCRIPT), "start", "2", str(directory)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        ns_file = directory / "run" / "node2.ns"
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not (ns_file.exists() and len(ns_file.read_text().split()) >= 2):
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        # the anchors start side by side: node1's may have been killed with the start, before its setsid
+        spaces = {f.read_text().split()[0] for f in (directory / "run").glob("node*.ns") if f.read_text().strip()}
+        assert _tagged(directory) and _in_namespaces(spaces)   # half-started: something to stop
+        out = script("stop", directory)
+        assert out.returncode == 0, out.stderr
+        assert _tagged(directory) == [] and _in_namespaces(spaces) == []
+        assert list((directory / "run").iterdir()) == []
+    finally:
+        script("stop", directory)   # whatever failed above, nothing of it runs on
+        shutil.rmtree(directory)
 
 
 def test_a_failed_start_stops_what_it_started():
     directory = Path(tempfile.mkdtemp(prefix="pario-cl-", dir="/tmp"))
-    out = script("start", 2, directory, env=dict(os.environ, PARIO_CLUSTER_TIMEOUT="0"))
-    assert out.returncode == 1 and "error:" in out.stderr
-    assert _tagged(directory) == []
-    again = start(2, extra_env={"PARIO_CLUSTER_TIMEOUT": "30"})   # the machine is left fit for the next
-    stop(again)
-    shutil.rmtree(again.dir)
-    shutil.rmtree(directory)
-
+    try:
+        out = script("start", 2, directory, env=dict(os.environ, PARIO_CLUSTER_TIMEOUT="0"))
+        assert out.returncode == 1 and "error:" in out.stderr
+        assert _tagged(directory) == []
+    finally:
+        script("stop", directory)
+        shutil.rmtree(directory)
+    stop(start(2, extra_env={"PARIO_CLUSTER_TIMEOUT": "30"}))   # the machine is left fit for the next

@@ -60,8 +60,12 @@ def test_the_line_says_what_was_asked_and_what_ompio_ignores():
     (line,) = aggregator_lines([row], "ompio")
     assert line.startswith("c write: rank 0: 1 on node1, none on node2, none on node3 (asked: cb_config_list *:1)")
     assert "ompio ignores cb_config_list" in line
+    (line,) = aggregator_lines([row], "default")   # Open MPI without --io: its default, ompio
+    assert "Open MPI's default MPI-IO, ompio, ignores cb_config_list" in line and "fewer than asked" not in line
     (line,) = aggregator_lines([row], "romio321")
-    assert "not as asked: *:1 is 1 per node" in line
+    assert "fewer than asked (1 of 3; none or fewer on node2, node3)" in line
+    capped = {**row, "asked": {"cb_config_list": "*:1", "cb_nodes": "1"}}   # cb_nodes 1: one in all, as asked
+    assert "fewer than asked" not in aggregator_lines([capped], "romio321")[0]
 
 
 def test_automatic_collective_buffering_that_did_not_aggregate_is_named():

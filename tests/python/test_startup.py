@@ -100,3 +100,24 @@ def test_buffer_starts_its_program_without_the_catalogue_or_anything_heavy(tmp_p
     assert sorted(m for m in heavy(modules) if not m.startswith(("pario.buffer", "pario.profile", "pario.run"))) == []
     assert sorted(m for m in modules if m in ("pario.plan.inputs", "pario.platform.slurm", "dataclasses",
                                                "subprocess", "jsonschema")) == []
+
+
+@pytest.mark.parametrize("words", [["--help", "bench"], ["-h", "tune"], ["--he", "results"]], ids=" ".join)
+def test_help_before_a_command_lists_every_command(words, capsys):
+    """Only the chosen command's parser is built, unless pario's own help comes first."""
+    from pario.cli import main
+
+    with pytest.raises(SystemExit):
+        main(words)
+    out = capsys.readouterr().out
+    assert all(f"    {name}" in out for name in COMMANDS), out
+
+
+def test_a_word_that_is_no_command_is_refused_with_every_command_named(capsys):
+    from pario.cli import main
+
+    assert main(["--", "bench"]) == 2
+    assert main(["bnech"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all("invalid choice" in line for line in err)
+    assert all(all(repr(name) in line for name in COMMANDS) for line in err), err

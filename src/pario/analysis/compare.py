@@ -122,6 +122,9 @@ _CASE_FACTS: list[tuple[str, Any, Any]] = [
     ("read shift (-C/-Q)", lambda r, c: c.get("reorder_shift", (c.get("spec") or {}).get("reorder", 0)) or 0, str),
     ("hints requested", lambda r, c: _hints(c), _kv),
     ("hints in effect", lambda r, c: _in_effect(c), _kv),
+    # which ranks moved the data at the file system (analysis/nodes.py): the aggregators in effect
+    ("writers at the file system", lambda r, c: ((r.get("aggregators") or {}).get("write") or {}).get("text"), str),
+    ("readers at the file system", lambda r, c: ((r.get("aggregators") or {}).get("read") or {}).get("text"), str),
     ("cache eviction before reads", lambda r, c: next((p["cache"]["evicted"] for p in c.get("phases") or []
                                                        if p.get("cache")), "none"), str),
 ]

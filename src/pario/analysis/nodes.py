@@ -27,6 +27,20 @@ def rank_hosts(result: dict[str, Any]) -> list[str] | None:
     return None
 
 
+def one_machine(result: dict[str, Any]) -> bool:
+    """Whether the run's several hosts are one machine: every rank saw the same kernel boot id (the
+    namespaced nodes of scripts/local-cluster.sh), so their rates share one disk, page cache and CPUs."""
+    placed = ((result.get("mpi") or {}).get("placement") or {}).get("ranks") or []
+    boots = {p.get("boot") for p in placed if isinstance(p, dict)}
+    hosts = {p.get("host") for p in placed if isinstance(p, dict)}
+    return len(hosts) > 1 and len(boots) == 1 and None not in boots
+
+
+ONE_MACHINE = ("the nodes are one machine (one kernel boot id: scripts/local-cluster.sh's namespaces): where the "
+               "ranks ran and which ranks aggregated is as on a cluster; the rates are this machine's (one disk, "
+               "one page cache, its cores shared by every node), not a cluster's")
+
+
 def host_order(rank_host: list[str]) -> list[str]:
     """The hosts in order of their first rank."""
     return list(dict.fromkeys(rank_host))
@@ -83,6 +97,8 @@ def movers(case: dict[str, Any], op: str, rank_host: list[str] | None) -> dict[s
     if rank_host and len(rank_host) == n:
         out["per_node"] = per_node_text(ranks, rank_host)
         out["hosts"] = len(host_order(rank_host))
+        out["on_node"] = {h: sum(1 for r in ranks if rank_host[r] == h) for h in host_order(rank_host)}
+        out["ranks_on_node"] = {h: rank_host.count(h) for h in host_order(rank_host)}
     return out
 
 

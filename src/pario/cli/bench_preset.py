@@ -84,8 +84,16 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
         raise ParioError(f"-n {ranks}: ranks must be at least 1")
     facts = presets.facts(host.fs_type(host.nearest_existing(scratch.dir)), listing, mpi.flavour, mpi.version, io,
                           _buffer_missing())
+    from pario.run.launchers import nodes as placement
+    placement.check(mpi, launcher, ranks, request.nodes)
+    if request.nodes:   # --nodes: the rows' per-node settings (cb_config_list *:k) act per node, as in the seed
+        facts["hosts"] = request.nodes
     ceiling = None
     notes = [rank_note] if rank_note else []
+    if facts["hosts"] > 1:
+        notes.append(f"on {facts['hosts']} nodes: a row's cb_config_list *:k allows k aggregators on each node, as "
+                     "on the seed's cluster (on one node it puts them all there; a row's cb_nodes caps their total, "
+                     "taken node by node)")
     if io and not request.io:
         notes.append(f"--io {io}: this preset's hints are ROMIO's, which Open MPI's default OMPIO ignores")
     if request.scale is not None:
@@ -122,13 +130,16 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
                                     scratch=scratch, io=io, launcher=launcher, ceiling=ceiling,
                                     no_probe=request.no_probe, facts={"preset": preset.name, "preset_scale": scale,
                                                                       **buffered.facts()},
-                                    timeout=request.timeout, env=buffered.env),
+                                    timeout=request.timeout, env=buffered.env, nodes=request.nodes),
                          Progress(plain=request.json))
         plan.notes += buffered.notes(plan.labels)
     finally:
         buffered.cleanup()
     run_id, _kept = store_run(store, record)  # not stored: kept in a file, exit 4 (below)
     rows = summarize(record.result, record.env) if record.result.get("cases") else []
+    from pario.analysis.nodes import ONE_MACHINE, one_machine
+    if one_machine(record.result):
+        plan.notes.append(ONE_MACHINE)
     doc = analysis.table(plan, rows, record.result, _model(preset))
     _show(request, doc, record, run_id, rows)
     if record.message:
@@ -172,6 +183,11 @@ def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
         console.print(line, highlight=False)
     if record is not None:  # a striped file system's servers: their bytes per row, the placement's time
         print_servers(console, record.result.get("cases") or [])
+        from pario.report.terminal.bench import where as placed
+        from pario.report.terminal.nodes import print_aggregators
+        if len((record.result.get("mpi") or {}).get("hosts") or []) > 1:   # the rows' aggregators, per node
+            console.print(f"Ran on {placed(record.result.get('mpi') or {}, record.env)}.", highlight=False)
+            print_aggregators(console, rows, record.env.get("io_component"))
     if run_id is not None:
         console.print(f"Stored as run {run_id} ({record.status}): pario results show {run_id}")
 

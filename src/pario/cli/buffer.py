@@ -103,14 +103,14 @@ def run(args) -> int:
         raise ParioError(f"-o {args.stats_dir}: the directory of the stats goes with --env --stats (a job script's "
                          "processes write them there); without --env, --stats prints them at exit")
     size, files = settings(args)
-    lib = prun.preload_path()
     if args.env:
-        return print_env(args, lib, size, files)
+        return print_env(args, prun.preload_path(), size, files)
     if not cmd:
         raise ParioError("nothing to run: give the program after --, e.g. `pario buffer --stats -- ./app args`")
     from pario.cli.wrapped import choose_launcher
 
     choose_launcher(args, cmd)
+    lib = prun.preload_path(prun.mpi_of_launch(cmd, args.ranks, args.launcher), cmd[0])
     if not args.stats:  # nothing to do after the program: pario becomes it (or its launcher)
         return launch(lib, cmd, args.ranks, brun.buffer_env(lib, size, files, None), args.launcher, replace=True)
     stats_dir = brun.make_stats_dir()

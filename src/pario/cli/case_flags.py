@@ -111,7 +111,7 @@ def _lib_pair(text: str) -> str:
 # (flags as the user types them)
 _CASE_OF_SESSION = ("write", "read", "verify", "check_read", "read_check", "reps", "fsync", "keep",
                                  "seed", "buffer_max", "space", "space_file", "objective", "from_log", "config",
-                                 "case_name", "ranks", "io")
+                                 "case_name", "ranks", "nodes", "io")
 
 
 def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:

@@ -83,7 +83,7 @@ def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db
     jobs, errors = advise._read_all(logs)
     if errors:
         raise ParioError(f"--advise: {errors[0]}")
-    args = argparse.Namespace(stack=None, verify=False, scale=None, budget=60.0, calibrate=False,
+    args = argparse.Namespace(stack=None, system=None, verify=False, scale=None, budget=60.0, calibrate=False,
                               no_calibrate=False, ranks=None, dir=None, mpirun=None, db=db, json=False)
     session = advise.Session(args, Store(db))
     docs = []

@@ -49,6 +49,8 @@ def register(subparsers) -> None:
     show = sub.add_parser("show", parents=[common], help="one run: environment, summary table, hints")
     show.add_argument("id", type=checked(parse_run_word), help="run id (from `pario results`), or 'last'")
     show.add_argument("--html", action="store_true", help="write the run as an HTML page with plots (pario report)")
+    show.add_argument("--per-rank", action="store_true",
+                      help="each rank's node, bytes (asked of the library and at the file system) and times")
     show.add_argument("-o", "--output", type=row("output", "path"),
                       help="with --html: the page to write (default pario-run-ID.html)")
     cmp_ = sub.add_parser("compare", parents=[common], help="two runs case by case: ratio and noise")
@@ -231,6 +233,9 @@ def run(args) -> int:
             _emit({"schema": "pario.run/1", **one, "summary": rows})
         else:
             layers.print_run(console, one, rows)
+            if getattr(args, "per_rank", False):
+                from pario.report.terminal.nodes import print_per_rank
+                print_per_rank(console, one["result"])
         return 0
     if action == "compare":
         a = store.get_run(_run_id(args.a, store))

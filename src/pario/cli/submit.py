@@ -87,6 +87,18 @@ def _tasks(ranks: int | None, user: list[list[str]]) -> int | None:
     return ranks
 
 
+def _nodes(args: argparse.Namespace, ranks: int | None, user: list[list[str]]) -> int | None:
+    """--nodes N as the job's allocation; given once (not also -N in --sbatch-args)."""
+    nodes = getattr(args, "nodes", None)
+    if nodes and any(d[0] in ("-N", "--nodes") or d[0].startswith("--nodes=") for d in user):
+        raise ParioError("give the node count once: --nodes N, or -N in --sbatch-args, not both")
+    if nodes and ranks is None:
+        raise ParioError(f"--nodes {nodes} with --submit: give the ranks too, -n N (N per node x {nodes})")
+    if nodes and ranks is not None and nodes > ranks:
+        raise ParioError(f"--nodes {nodes} with -n {ranks}: every node runs at least one rank")
+    return nodes
+
+
 def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     """`pario KIND ... --submit | --script-only`; `ranks`: -n as given (None: not given)."""
     from pario.report import json as json_report
@@ -98,6 +110,7 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
         raise ParioError("--submit or --script-only, not both (--script-only prints the script, --submit submits it)")
     user = batch.directives(args.sbatch_args)
     ntasks = _tasks(ranks, user)
+    nodes = _nodes(args, ranks, user)
     workdir = os.getcwd()
     store = Store(args.db)  # a bad --db must fail here, not in the job
     command = [sys.executable, "-m", "pario", *job_argv(sys.argv[1:]), "--db", store.path]
@@ -106,7 +119,7 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     if args.script_only:
         out = os.path.join(workdir, f"pario-{kind}-%j")
         text = batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
-                            error=out + ".err", workdir=workdir, note=note, exports=exports)
+                            error=out + ".err", workdir=workdir, note=note, exports=exports, nodes=nodes)
         if getattr(args, "json", False):
             json_report.emit({"schema": "pario.job-script/1", "kind": kind, "script": text})
         else:
@@ -121,7 +134,7 @@ def run(kind: str, args: argparse.Namespace, ranks: int | None) -> int:
     out = os.path.join(jobdir, f"{kind}-{stamp}-%j")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(batch.script(command, name=f"pario-{kind}", ntasks=ntasks, user=user, output=out + ".out",
-                              error=out + ".err", workdir=workdir, note=note, exports=exports))
+                              error=out + ".err", workdir=workdir, note=note, exports=exports, nodes=nodes))
     job_id, cluster = batch.submit_written(path, workdir, [path] + ([jobdir] if made_dir else []))
     err_file = jobs.error_file_of(out + ".err", job_id)
     row = store.add_job(kind=kind, job_id=job_id, cluster=cluster, command=shlex.join(command), script=path,

@@ -86,6 +86,9 @@ def register(subparsers) -> None:
     r = p.add_argument_group("run")
     r.add_argument("-n", "-N", "--ranks", type=typed(RUN["ranks"]),
                    help="MPI ranks (default: the Slurm allocation's tasks, else the cores available)")
+    r.add_argument("--nodes", type=typed(RUN["nodes"]), metavar="N",
+                   help="every trial's ranks on N nodes, in blocks (srun -N N inside Slurm, else the first N hosts "
+                        "of mpirun's hostfile); per-node knobs are searched for N nodes")
     r.add_argument("-o", "--dir", type=typed(RUN["dir"]),
                    help="scratch directory (default $PARIO_SCRATCH, else ./pario-scratch)")
     r.add_argument("--config", type=typed(RUN["config"]),
@@ -181,6 +184,8 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
     mpi = detect(find_mpirun(args.mpirun))
     if submitting is None:
         launchers.check_launcher(args.launcher, mpi)
+        from pario.run.launchers import nodes as placement
+        placement.check(mpi, args.launcher, ranks, args.nodes)
     launchers.command(mpi, ranks, [], io=args.io, launcher="mpirun" if submitting else args.launcher)  # bad --io
     if submitting is None and store is not None:   # before the session is stored (each trial's launch checks too)
         engine_mpi.check(engine, mpi, args.launcher)
@@ -196,7 +201,7 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
         if objective is None or objective not in case["ops"]:
             flag = {"read": "-r", "write": "-w"}.get(objective or "", "-w or -r")   # -w given: 'add -w' misled
             raise ParioError(f"--objective {objective}: the case does not {objective or 'write or read'}; add {flag}")
-        ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io)
+        ctx = knobs.context(case, ranks, facts, row.get("caps") or [], objective, args.io, nodes=args.nodes)
         only, values = _space_request(args)
         space = knobs.build(ctx, only, values)
         if not space.knobs:   # the default alone: it ran twice and was named the winner, though nothing was compared
@@ -209,6 +214,7 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
                                 seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
                                 context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,
                                          "io": args.io, "launcher": args.launcher,
+                                         **({"nodes": args.nodes} if args.nodes else {}),
                                          **({"submit": submitting.to_dict()} if submitting else {})})
         # --time alone is the budget: the trial cap is then only a bound (the search ends anyway once every
         # configuration was measured); 30 trials stopped a `--time 20m` session after a few minutes
@@ -235,7 +241,7 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
                            budget, guesses, case, batch=submitting.batch)
         evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
                                  launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
-                                 timeout=args.timeout)
+                                 timeout=args.timeout, nodes=args.nodes)
         return _search(args, store, session, space, evaluator, budget, guesses, case)
 
 
@@ -352,7 +358,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
         evaluator = EngineTrials(space=space, base=case, ranks=session.ranks, engine=engine, mpi=mpi,
                                  directory=directory, launcher=launcher, store=store, facts={"session": session.id},
                                  ceiling=session_ceiling(session, engine, scratch.dir, args.no_probe),
-                                 timeout=args.timeout)
+                                 timeout=args.timeout, nodes=ctx_doc.get("nodes"))
         return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
 
 

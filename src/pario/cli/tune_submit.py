@@ -52,10 +52,11 @@ def plan_of(args: argparse.Namespace, store: Store, ranks: int | None) -> Submit
     directives = batch.directives(args.sbatch_args)
     if batch.asks_for_tasks(directives) or any(d[0].startswith("--array") or d[0] == "-a" for d in directives):
         raise ParioError("--sbatch-args: leave out the task count and --array; pario sets them (-n, --max-jobs)")
+    submit._nodes(args, args.ranks, directives)
     batch.check_client()
     return SubmitPlan(workdir=os.getcwd(), db=store.path, directives=directives, max_jobs=args.max_jobs,
                       batch=args.batch, no_probe=args.no_probe, timeout=args.timeout,
-                      exports=submit.exports_of(os.environ))
+                      exports=submit.exports_of(os.environ), nodes=args.nodes)
 
 
 def evaluator(session: TuningSession, store: Store, plan: SubmitPlan, as_json: bool) -> SlurmTrials:
@@ -116,7 +117,7 @@ def run_trials(args: argparse.Namespace, store: Store) -> int:
                             ceiling=device_ceiling(engine, scratch.dir, skip=bool(doc.get("no_probe")),
                                                    streams=streams_per_host(session.ranks)),   # as bench probes
                             timeout=doc.get("timeout"),  # None: the watchdog measures its limit
-                            warmup=int(doc.get("warmup", 1)))
+                            warmup=int(doc.get("warmup", 1)), nodes=(session.context or {}).get("nodes"))
     try:
         return run_task(args.run_trials, int(index), store, make)
     except (OSError, ValueError, KeyError, IndexError) as exc:

@@ -124,12 +124,13 @@ def layout_words(case: Case) -> list[str]:
     return words
 
 
-def bench_command(case: Case, ranks: int, io: str | None = None, mca: Mapping[str, str] | None = None) -> str:
+def bench_command(case: Case, ranks: int, io: str | None = None, mca: Mapping[str, str] | None = None,
+                  nodes: int | None = None) -> str:
     """The whole run of one case as one shell command: `pario bench` with the case's flags, its
     ranks, the Open MPI io component, and other MCA parameters as OMPI_MCA_ variables (which Open
     MPI's ranks read from the environment mpirun passes on)."""
     env = [f"OMPI_MCA_{k}={shlex.quote(str(v))}" for k, v in sorted((mca or {}).items()) if k != "io"]
-    words = ["pario", "bench", *case_words(case), "-n", str(ranks)]
+    words = ["pario", "bench", *case_words(case), "-n", str(ranks)] + (["--nodes", str(nodes)] if nodes else [])
     if io:
         words += ["--io", io]
     return " ".join(env + [shlex.quote(w) for w in words])

@@ -4,7 +4,6 @@ preferred I/O sizes, the mount it belongs to, and the parsers of the site tools'
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import re
 import subprocess
@@ -26,8 +25,10 @@ class _StatFs(ctypes.Structure):
 def statfs_magic(path: str) -> int | None:
     """f_type of statfs(2) through libc; else GNU `stat -f -c %t`; None if neither works."""
     if ctypes.sizeof(ctypes.c_long) == 8:
+        from ctypes.util import find_library  # here: it loads shutil and subprocess; the launchers import us
+
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc = ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
             buf = _StatFs()
             if libc.statfs(os.fsencode(path), ctypes.byref(buf)) == 0:
                 return buf.f_type & 0xFFFFFFFF

@@ -15,8 +15,51 @@ NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), o
              "PARIO_PRELOAD=build/preload/libpario-preload.so")
 
 
-def preload_path() -> str:
-    """$PARIO_PRELOAD, else the library installed inside this package."""
+# The library's MPI-IO and PnetCDF wrappers are compiled against one MPI's mpi.h (Open MPI's by
+# default): MPICH's handles are ints where Open MPI's are pointers, so an MPICH program needs the
+# library built against MPICH (scripts/build-mpich-engine.sh builds both flavours of pario's C).
+MPICH_NOT_BUILT = ("{what} runs under MPICH, and the profiler library here is built for Open MPI (its MPI "
+                   "wrappers would crash the program): build its MPICH flavour with `sh scripts/build-mpich-engine.sh` "
+                   "and set PARIO_PRELOAD_MPICH=build/mpich/csrc/intercept/libpario-preload.so")
+
+
+def program_mpi(cmd: list[str]) -> str | None:
+    """The MPI an executable is linked against, from the names of the shared libraries it needs
+    (the dynamic string table holds them): "mpich", "openmpi", or None (not an ELF program, no MPI,
+    or an interpreter such as python whose script loads MPI later)."""
+    import shutil
+
+    path = shutil.which(cmd[0]) if cmd else None
+    try:
+        with open(path or "", "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return None
+            f.seek(0)
+            data = f.read(64 << 20)
+    except OSError:
+        return None
+    if b"libmpich.so" in data:
+        return "mpich"
+    if b"libmpi.so.40" in data or b"libopen-pal.so" in data or b"libmpi.so.20" in data:
+        return "openmpi"
+    return None
+
+
+def preload_path(mpi: str | None = None, what: str = "the program") -> str:
+    """The library for a program of MPI flavour `mpi`: for MPICH, $PARIO_PRELOAD_MPICH or the one
+    installed under lib/mpich (else the refusal says how to build it); otherwise $PARIO_PRELOAD,
+    else the library installed inside this package."""
+    if mpi == "mpich":
+        env = os.environ.get("PARIO_PRELOAD_MPICH")
+        if env:
+            if not os.path.isfile(env):
+                raise ParioError(f"PARIO_PRELOAD_MPICH={env} is not a file; unset it or point it at the {LIB} of "
+                                 "scripts/build-mpich-engine.sh")
+            return os.path.abspath(env)
+        here = Path(__file__).resolve().parent.parent / "lib" / "mpich" / LIB
+        if here.is_file():
+            return str(here)
+        raise ParioError(MPICH_NOT_BUILT.format(what=what), exit_code=3)
     env = os.environ.get("PARIO_PRELOAD")
     if env:
         if not os.path.isfile(env):
@@ -78,6 +121,27 @@ def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:
     return launch_argv(ranks, env, app, "mpirun")
 
 
+_LAUNCHERS: dict[str, object] = {}
+
+
+def launcher_mpi(detect, mpirun: str):
+    """detect(mpirun), asked once per launcher (the flavour choice and the launch both need it)."""
+    if mpirun not in _LAUNCHERS:
+        _LAUNCHERS[mpirun] = detect(mpirun)
+    return _LAUNCHERS[mpirun]
+
+
+def mpi_of_launch(cmd: list[str], ranks: int | None, launcher: str | None) -> str | None:
+    """The MPI flavour the program runs under: its own linkage, else (launched with -n) the
+    launcher's MPI. srun starts whatever the program links, so it says nothing."""
+    own = program_mpi(cmd)
+    if own or not ranks or launcher == "srun":
+        return own
+    from pario.platform.mpi import detect, find_mpirun
+
+    return getattr(launcher_mpi(detect, find_mpirun()), "flavour", None)
+
+
 def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str, nodes: int | None = None) -> list[str]:
     """The MPI launch of `app` with the profiler's variables set in the ranks only: mpirun exports
     them (-x/-genv); under srun, which would pass its own environment on (and be profiled itself),
@@ -87,7 +151,7 @@ def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str, 
     from pario.run.launchers import check_launcher, command
     from pario.run.launchers import nodes as placement
 
-    mpi = detect(find_mpirun())
+    mpi = launcher_mpi(detect, find_mpirun())
     placement.check(mpi, launcher, ranks, nodes)
     if launcher == "srun":
         check_launcher("srun", mpi)
@@ -140,5 +204,5 @@ def default_output(app: list[str]) -> Path:
     return Path(f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.pario-profile.json")
 
 
-__all__ = ["preload_path", "profile_env", "env_exports", "merged_preload", "make_parts_dir",
-           "mpirun_argv", "launch_argv", "merge", "remove_parts", "default_output"]
+__all__ = ["program_mpi", "mpi_of_launch", "preload_path", "profile_env", "env_exports", "merged_preload",
+           "make_parts_dir", "mpirun_argv", "launch_argv", "merge", "remove_parts", "default_output"]

@@ -42,10 +42,13 @@ def asks_for_tasks(lines: list[list[str]]) -> bool:
 
 
 def script(command: list[str], *, name: str, ntasks: int | None, user: list[list[str]], output: str,
-           error: str, workdir: str, note: str, exports: dict[str, str] | None = None) -> str:
+           error: str, workdir: str, note: str, exports: dict[str, str] | None = None,
+           nodes: int | None = None) -> str:
     """The batch script: pario's directives first, the user's after them (a later #SBATCH line wins,
     so a site's -p/-t/-A given in --sbatch-args override pario's). `exports`: the variables pario
-    was run with that the job needs too (PARIO_*), so that the script runs the same whoever submits it."""
+    was run with that the job needs too (PARIO_*), so that the script runs the same whoever submits it.
+    `nodes` (--nodes): the allocation's nodes, with the ranks' blocks per node (--ntasks alone lets Slurm
+    fill the first nodes' CPUs: 4, 1, 1 of 6 tasks on 3 nodes of 4 CPUs, where pario places 2 on each)."""
     lines = ["#!/bin/bash",
              f"# {note}",
              f"# Written by pario {__version__} on {socket.gethostname()} at "
@@ -55,6 +58,10 @@ def script(command: list[str], *, name: str, ntasks: int | None, user: list[list
              f"#SBATCH --error={error}"]
     if ntasks is not None:
         lines.append(f"#SBATCH --ntasks={ntasks}")
+    if nodes:
+        lines.append(f"#SBATCH --nodes={nodes}")
+        if ntasks is not None:
+            lines.append(f"#SBATCH --ntasks-per-node={-(-ntasks // nodes)}")
     lines += ["#SBATCH " + " ".join(shlex.quote(w) for w in d) for d in user]
     lines.append("")
     for key, value in sorted((exports or {}).items()):

@@ -15,6 +15,7 @@ from pario.platform.scratch import Scratch
 from pario.run import session
 from pario.run.bench import guard
 from pario.run.launchers import command
+from pario.run.launchers import nodes as placement
 from pario.run.sentinel import Sentinel
 from pario.run.watchdog import PROGRESS, write_pidfile
 from pario.settings import effective
@@ -25,7 +26,9 @@ def probe(engine: str, mpirun: str | None, path: str, io: str | None) -> dict[st
     library and the hints in effect for a new file there, by the best means this MPI offers."""
     mpi = detect(find_mpirun(mpirun))
     watcher = Sentinel()  # its own directory: removed by the sentinel if pario is killed (SIGKILL)
-    tmp = watcher.start()
+    # in `path` when the rank may run on another node (inside an allocation, with a hostfile): that
+    # node reads the spec and writes the result, and its /tmp is not this one's
+    tmp = watcher.start(parent=os.path.abspath(path) if placement.elsewhere(mpi, "mpirun", None) else None)
     prefix = f"pario.stack-{os.getpid()}-{int(time.time())}"
     # its file in path, DIR/PREFIX.0.*: the engine removes it at its end; a launch cut short (the
     # launcher killed with pario, as a kill of pario's process group does) leaves it to these

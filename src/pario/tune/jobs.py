@@ -49,6 +49,7 @@ class SubmitPlan:
     no_probe: bool = False
     timeout: float | None = None
     exports: dict[str, str] = field(default_factory=dict)
+    nodes: int | None = None     # --nodes: each task's allocation, its ranks in blocks over them
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,6 +105,7 @@ class SlurmTrials:
         script = batch.script(command, name=f"pario-tune-{sid}", ntasks=self.session.ranks,
                               user=[*self.plan.directives, array], output=stem + "-%A_%a.out",
                               error=stem + "-%A_%a.err", workdir=self.plan.workdir, exports=self.plan.exports,
+                              nodes=self.plan.nodes,
                               note=f"pario tune session {sid}, {stage}: {len(items)} launch(es), one per array task")
         with open(stem + ".sh", "w", encoding="utf-8") as fh:
             fh.write(script)

@@ -19,13 +19,15 @@ MIB = 1 << 20
 
 
 def context(case: Case, ranks: int, stack: dict[str, Any], caps: list[str], objective: str,
-            io: str | None) -> Context:
-    """The facts of a space from the case as given and a `pario stack` document."""
+            io: str | None, nodes: int | None = None) -> Context:
+    """The facts of a space from the case as given and a `pario stack` document; `nodes`: the trials'
+    --nodes, which decides the hosts over the allocation's."""
     mpi = stack.get("mpi") or {}
     comps = mpi.get("io_components") or []
     romio = next((c for c in ("romio321", "romio341") if c in comps), None)
     slurm = stack.get("slurm") or {}
     hosts = int(slurm.get("nodes") or 1) if str(slurm.get("nodes") or "1").isdigit() else 1
+    hosts = nodes or hosts
     lustre = stack.get("lustre") or {}
     return Context(
         backend=case["backend"], strategy=strategy_label(case), collective=bool(case.get("collective")),
@@ -193,6 +195,9 @@ def _library(sp: Space) -> None:
         _lib_knob(sp, "netcdf4.chunk", ("block",), "none", "chunked variable, a chunk per block")
     elif ctx.backend == "pnetcdf":
         _lib_knob(sp, "pnetcdf.mode", ("iput", "bput"), "blocking", "blocking or non-blocking")
+    elif ctx.backend == "adios2" and ctx.hosts > 1:   # per node, as ARCHER2 advises it (8 per node)
+        _lib_knob(sp, "adios2.NumAggregators", tuple(str(n * ctx.hosts) for n in POWERS if n * ctx.hosts <= ctx.ranks),
+                  None, f"BP5 writers to storage: k per node x {ctx.hosts} nodes")
     elif ctx.backend == "adios2":
         _lib_knob(sp, "adios2.NumAggregators", tuple(str(n) for n in POWERS if n <= ctx.ranks), None,
                   "BP5 writers to storage")

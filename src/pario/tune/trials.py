@@ -92,12 +92,13 @@ class EngineTrials:
     def __init__(self, *, space: Space, base: Case, ranks: int, engine: str, mpi: MPI, directory: str | None,
                  launcher: str, store: Store | None, timeout: float | None, ceiling: dict[str, Any] | None = None,
                  facts: dict[str, Any] | None = None, observer: RunObserver | None = None, both_ops: bool = False,
-                 warmup: int = 1):
+                 warmup: int = 1, nodes: int | None = None):
         self.space, self.base, self.ranks, self.engine, self.mpi = space, base, ranks, engine, mpi
         self.directory, self.launcher, self.store, self.timeout = directory, launcher, store, timeout
         self.ceiling, self.facts = ceiling, dict(facts or {})
         self.observer = observer or NullObserver()
         self.both_ops = both_ops
+        self.nodes = nodes   # --nodes: every trial's ranks over this many nodes
         # The first repetition of a launch runs 2-10x slower here (new file, cold allocator and page
         # cache): it is run but not counted, so a one-repetition rung measures the steady rate.
         self.warmup = warmup
@@ -111,14 +112,15 @@ class EngineTrials:
         facts = {**self.facts, "role": role, "config": dict(config), "warmup": self.warmup}   # (results leaves it out)
         request = RunRequest(cases=[case], ranks=self.ranks, engine=self.engine, mpi=self.mpi,
                              scratch=Scratch(self.directory), timeout=self.timeout, io=io, launcher=self.launcher,
-                             ceiling=self.ceiling, no_probe=self.ceiling is None, facts={"tune": facts}, mca=mca)
+                             ceiling=self.ceiling, no_probe=self.ceiling is None, facts={"tune": facts}, mca=mca,
+                             nodes=self.nodes)
         record = execute(request, self.observer)
         run_id = None
         if self.store is not None:
             session = self.facts.get("session")
             # the trial as the bench command that re-runs it (every trial of a session ran under one `pario
             # tune` command, which told `pario results` nothing of what each measured)
-            command = bench_command(case, self.ranks, io, mca)
+            command = bench_command(case, self.ranks, io, mca, nodes=self.nodes)
             head = f"tune {session} {role}: {headline(record.result)}" if session else headline(record.result)
             run_id = self.store.add_run(kind="tune", command=command, spec=record.spec, env=record.env,
                                         result=record.result, status=record.status, headline=head)

@@ -53,7 +53,7 @@ def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
     """The winner as one `pario bench` command: the case the trials ran with the configuration
     applied (tune.trials.apply), rendered by plan.command, so every flag of the case is in it."""
     case, io, mca = apply(space, base, config, base.get("reps", DEFAULT_REPS))
-    return bench_command(case, ranks, io, mca)
+    return bench_command(case, ranks, io, mca, nodes=space.ctx.hosts if space.ctx.hosts > 1 else None)
 
 
 def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:

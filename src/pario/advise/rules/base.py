@@ -42,6 +42,9 @@ class Candidate:
     plan: Plan | None = None
     queries: list[Query] = field(default_factory=list)    # measurements the estimate needs
     stance: tuple[str, str] | None = None   # (file, "collective" | "independent"): never both for one file
+    # a fix measured here to gain nothing is not advised (advisor.rank); False for a finding that is
+    # a fact of the log whatever its cost here: it stays, at the seconds measured (possibly none)
+    veto: bool = True
 
 
 @dataclass
@@ -50,6 +53,11 @@ class Ctx:
     stack: StackFacts
     model: Model | None
     max_ranks: int                # ranks a measurement here may use
+    notes: list[str] = field(default_factory=list)   # what the rules judged and did not report, and why
+    # how much ranks moving the same bytes differ on the job's system (measure.rank_noise), and why
+    # it is not known when it is not
+    rank_noise: float | None = None
+    rank_noise_why: str = ""
     nodes_here: int = 1           # nodes a measurement here may use (a Slurm allocation's, a hostfile's)
 
     def facts(self, rec: Rec) -> FsFacts:
@@ -84,9 +92,35 @@ class Ctx:
         return limit, why
 
     def library_files(self) -> set[str]:
-        """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) wrote or read for the program: the
-        library rules (rules/libraries.py) give their advice in the library's terms."""
-        return {r.file for r in self.job.libs if r.reads or r.writes}
+        """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) opened for the program: their MPI-IO
+        and POSIX calls are the library's (its data calls and its own metadata), and the library
+        rules (rules/libraries.py) give their advice in the library's terms."""
+        return {r.file for r in self.job.libs}
+
+    def library_reopens(self, path: str) -> bool:
+        """Did the program open `path` through its I/O library more than once per process? (The
+        opens and stats under one library open are the library's and the MPI-IO layer's: PnetCDF's
+        create opens the file twice on its root, OMPIO stats it.) True for a file no library opened."""
+        files = [r for r in self.job.libs if r.kind == "file" and r.file == path]
+        if not files:
+            return True
+        top = [r for r in files if r.library != "hdf5"] or files   # netCDF-4 over HDF5: netCDF's opens
+        return any(r.n("OPENS") + r.n("CREATES") > (r.nprocs if r.rank < 0 else 1) for r in top)
+
+    def library_syncs(self, path: str) -> int:
+        """The flushes the program asked of the I/O library on `path` (H5Fflush, nc_sync, ncmpi_sync,
+        adios2_flush): the library's other syncs (at nc_enddef, at close) are its own doing."""
+        files = [r for r in self.job.libs if r.kind == "file" and r.file == path]
+        if any(r.library == "netcdf" for r in files):   # netCDF-4 over HDF5: its H5Fflush calls are netCDF's
+            files = [r for r in files if r.library == "netcdf"]
+        return sum(r.n(k) for r in files for k in ("FLUSHES", "SYNCS"))
+
+    def library_hints(self, path: str) -> set[str]:
+        """Info keys an I/O library on `path` read itself and reports in effect (PnetCDF's nc_*
+        hints): it passes its whole MPI_Info on to MPI_File_open, so the MPI-IO layer sees them
+        requested, but they are the library's settings, not MPI-IO hints."""
+        return {k for r in self.job.libs if r.kind == "file" and r.file == path for k in r.hints
+                if not k.startswith("req:")}
 
     def ranks_here(self, ranks: int) -> int:
         return max(1, min(ranks, self.max_ranks))
@@ -112,6 +146,25 @@ def slowest_rank(recs: Iterable[Rec], time: Callable[[Rec], float]) -> tuple[int
 
 
 s = seconds
+
+
+def per_rank(r: Rec, n: float) -> float:
+    """A count of a record as one of its ranks saw it (a reduced record sums its ranks')."""
+    return n / (r.nprocs if r.rank < 0 else 1)
+
+
+def phases(r: Rec) -> int:
+    """Runs of reads or of writes one rank made on the file: RW_SWITCHES counts the changes
+    between reading and writing (a reduced record sums them over its ranks, which work side by
+    side). A program that writes then reads a file three times (IOR's -i 3) has six; each may
+    start over at the file's beginning, open the file and look at its size once."""
+    return int(per_rank(r, r.rw_switches or 0)) + 1
+
+
+def passes(r: Rec) -> int:
+    """The most runs of reads (or of writes) the switches allow: a first one before any switch,
+    then one every second switch."""
+    return (int(per_rank(r, r.rw_switches or 0)) + 2) // 2
 
 
 def names(recs: Iterable[Rec], top: int = 3) -> list[str]:

@@ -10,7 +10,8 @@ bench -a hdf5|pnetcdf|netcdf4` replays for --verify.
   PnetCDF's nc_var_align_size or netCDF's nc_set_alignment, as the file's library needs);
 - a record variable chunked by the netCDF library's default into chunks far smaller than a write;
 - HDF5 chunks far smaller than the calls that write them;
-- HDF5 metadata written independently by every rank of a parallel file.
+- HDF5 metadata written independently by every rank of a parallel file;
+- ADIOS2 aggregators (data subfiles) out of step with the job's nodes and the file system's servers.
 
 Sizes are judged as the other rules judge them (Ctx.small_limit: the file system's unit and this
 system's per-call cost), against the POSIX record of the same file."""
@@ -66,6 +67,18 @@ def _per_rank_calls(r: LibRec, n: int) -> int:
     return max(1, round(n / max(1, r.nprocs))) if r.rank < 0 else n
 
 
+def _file_lib(ctx: Ctx, r: LibRec) -> dict[str, str]:
+    """The library settings of r's file that a replay keeps on both sides, as `pario bench --lib`
+    has them: HDF5's collective metadata (pario bench's default is on, HDF5's off) and alignment."""
+    f = _file_of(ctx, r)
+    if r.library != "hdf5" or f is None:
+        return {}
+    out = {"coll_metadata": "true" if f.n("COLL_MD_READS") and f.n("COLL_MD_WRITES") else "false"}
+    if f.n("ALIGNMENT") > 1:
+        out.update(alignment=str(f.n("ALIGNMENT")), align_threshold=str(max(1, f.n("ALIGN_THRESHOLD"))))
+    return out
+
+
 def _plan_pieces(r: LibRec, op: str, size: int, per_rank: int, before: dict[str, Any], after: dict[str, Any],
                  ranks: int, log_s: float, what: str) -> Plan | None:
     if size % 8 or not size:
@@ -73,6 +86,21 @@ def _plan_pieces(r: LibRec, op: str, size: int, per_rank: int, before: dict[str,
     base = {"backend": _BACKEND[r.library], "strategy": "shared", "transfer": size, "block": size,
             "segments": per_rank, "ops": [op], "reps": 3}
     return Plan(ranks=ranks, before={**base, **before}, after={**base, **after}, log_s=log_s, what=what)
+
+
+def _plan_joined(r: LibRec, op: str, size: int, per_rank: int, lib: dict[str, str], ranks: int, log_s: float,
+                 what: str) -> Plan | None:
+    """The fix of many small pieces per rank (HDF5, netCDF-4): as the job did them, one independent
+    call per piece, vs all of a rank's pieces selected at once and moved in one collective call.
+    pario bench's subarray pattern replays both: a rank's block of `per_rank` rows of one piece, the
+    ranks' rows side by side in the file, so that a rank's pieces are apart as interleaved pieces
+    are; without a view one call is one row, through a view the block goes in one call."""
+    if size % 8 or not size:
+        return None
+    base = {"backend": _BACKEND[r.library], "strategy": "shared", "pattern": "subarray",
+            "dims": [per_rank, size // 8], "ops": [op], "reps": 3, "lib": dict(lib)}
+    return Plan(ranks=ranks, before={**base, "transfer": size, "collective": False, "view": False},
+                after={**base, "collective": True, "view": True}, log_s=log_s, what=what)
 
 
 def small_pieces(op: str):
@@ -107,9 +135,9 @@ def small_pieces(op: str):
                     f"a count and a stride, or the pieces joined with H5S_SELECT_OR) and make one {call} per rank, "
                     "collective (H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE)): HDF5 and MPI-IO then move the "
                     "ranks' pieces as a few large requests"))
-                plan = _plan_pieces(r, op, size, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
-                                    f"{per_rank} pieces of {human(size)} per rank through HDF5, independent vs "
-                                    "collective calls")
+                plan = _plan_joined(r, op, size, per_rank, _file_lib(ctx, r), ranks, log_s,
+                                    f"{per_rank} pieces of {human(size)} per rank through HDF5, one independent "
+                                    f"{call} each vs one collective {call} of them all")
             elif r.library == "pnetcdf":
                 fix = Fix(kind="code", text=(
                     f"post the {op}s of {r.name} with ncmpi_i{'put' if op == 'write' else 'get'}_vara_* (or "
@@ -123,9 +151,9 @@ def small_pieces(op: str):
                 fix = Fix(kind="code", text=(
                     f"write each rank's pieces of {r.name} with one nc_put_vara/nc_put_vars call over its whole slab, "
                     "in collective access (nc_var_par_access(ncid, varid, NC_COLLECTIVE))"))
-                plan = _plan_pieces(r, op, size, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
-                                    f"{per_rank} pieces of {human(size)} per rank through netCDF-4, independent vs "
-                                    "collective calls")
+                plan = _plan_joined(r, op, size, per_rank, {}, ranks, log_s,
+                                    f"{per_rank} pieces of {human(size)} per rank through netCDF-4, one independent "
+                                    "call each vs one collective call of them all")
             text = (f"{name}: {calls:,} {op}s of ~{human(size)} ({per_rank:,} per rank, one by one; smaller than "
                     f"{human(limit)}: {why}); {s(log_s)} per rank in them.")
             counters: dict[str, float] = {f"{r.module.upper()}_{'WRITES' if op == 'write' else 'READS'}": calls,
@@ -169,9 +197,17 @@ def collective_broken(ctx: Ctx) -> list[Candidate]:
         op = "write" if r.writes >= r.reads else "read"
         log_s = r.per_rank(r.write_time + r.read_time) * broken / max(1, r.writes + r.reads)
         ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
-        plan = _plan_pieces(r, op, size or 0, per_rank, {"collective": False}, {"collective": True}, ranks, log_s,
-                            f"{human(size or 0)} calls through HDF5 done independently (as HDF5 did) vs "
-                            "collectively (as asked)")
+        # what HDF5 did instead: the MPI-IO calls under the file, independent, of their own size (a
+        # selection of many pieces becomes one independent call per piece)
+        under = next((u for u in ctx.job.records if u.path == r.file and u.module == "mpiio"), None)
+        sizes = (under.write_sizes if op == "write" else under.read_sizes) if under else None
+        dom = sizes.dominant() if sizes else None
+        indep = ((under.indep_writes if op == "write" else under.indep_reads) or 0) if under else 0
+        piece = dom[0] if dom else size or 0
+        pieces = max(per_rank, round(indep / max(1, under.nprocs if under and under.rank < 0 else 1)))
+        plan = _plan_joined(r, op, piece, pieces, _file_lib(ctx, r), ranks, log_s,
+                            f"{pieces:,} pieces of {human(piece)} per rank through HDF5, one independent call each "
+                            "(as HDF5 did them) vs one collective call (as the program asked)")
         text = (f"{_label(r)}: {broken:,} of {asked:,} collective calls were done without collective I/O "
                 f"(H5Pget_mpio_actual_io_mode: H5D_MPIO_NO_COLLECTIVE); HDF5's reason "
                 f"(H5Pget_mpio_no_collective_cause): {why}.")
@@ -205,8 +241,14 @@ def misaligned_data(ctx: Ctx) -> list[Candidate]:
         facts = ctx.facts(under)
         unit = facts.unit
         size = r.n("DATASET_SIZE") if r.library == "hdf5" else r.n("BYTES_WRITTEN") + r.n("BYTES_READ")
-        if not unit or offset % unit == 0 or size < unit:
-            continue
+        typical = r.typical() or 0
+        op = "write" if r.writes >= r.reads else "read"
+        exact = (under.write_sizes if op == "write" else under.read_sizes).exact
+        carrier = max(exact, key=lambda k: k * exact[k]) if exact else None   # the size moving most bytes
+        if not unit or offset % unit == 0 or size < unit or (carrier is not None and carrier < unit):
+            continue   # (what reaches the file system in calls smaller than the unit, as HDF5 does a
+            #            selection of small pieces or an independent transfer of one, stays partial blocks
+            #            wherever the data starts: the fix for them is joining them, the small-calls rules')
         seen.add(r.file)
         library = "netcdf" if r.library == "hdf5" and _netcdf4_file(ctx, r.file) else r.library
         layer = _LAYER[library]
@@ -222,8 +264,6 @@ def misaligned_data(ctx: Ctx) -> list[Candidate]:
             knobs = {"var_align": str(unit)}
             words = (f"pass nc_var_align_size={unit} in the MPI_Info of ncmpi_create (or PNETCDF_HINTS): "
                      "variables then start on a unit boundary")
-        op = "write" if r.writes >= r.reads else "read"
-        typical = r.typical() or 0
         log_s = r.per_rank(r.write_time + r.read_time)
         ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
         plan = None
@@ -324,8 +364,8 @@ def independent_metadata(ctx: Ctx) -> list[Candidate]:
                         what="HDF5 with metadata written by every rank vs collective metadata")
         off = [w for w, k in (("reads", "COLL_MD_READS"), ("writes", "COLL_MD_WRITES")) if not f.n(k)]
         text = (f"{f.file}: {f.nprocs} ranks opened it with the MPI-IO driver and made {made:,} dataset opens or "
-                f"creates with metadata {' and '.join(off)} independent (each rank reads and writes the file's "
-                f"metadata itself); {s(meta_s)} per rank in HDF5 metadata calls.")
+                f"creates ({made // f.nprocs:,} per rank) with metadata {' and '.join(off)} independent (each rank "
+                f"reads and writes the file's metadata itself); {s(meta_s)} per rank in HDF5 metadata calls.")
         knobs = {"coll_metadata": "true"}
         out.append(Candidate(rule="hdf5-independent-metadata",
                              title="HDF5 metadata written independently by every rank",
@@ -341,5 +381,71 @@ def independent_metadata(ctx: Ctx) -> list[Candidate]:
     return out
 
 
+def _subfiles(ctx: Ctx, out_dir: str) -> list[Rec]:
+    """The data subfiles BP4/BP5 wrote in an output directory (data.0, data.1, ...: one per aggregator)."""
+    prefix = out_dir.rstrip("/") + "/data."
+    return [r for r in ctx.job.records if r.module == "posix" and r.bytes_written and r.path.startswith(prefix)
+            and r.path[len(prefix):].isdigit()]
+
+
+def adios2_aggregators(ctx: Ctx) -> list[Candidate]:
+    """An ADIOS2 output written through aggregators out of step with the job's nodes and the file
+    system's servers: BP4/BP5 write one data subfile per aggregator (counted here from the subfiles
+    themselves, whatever the parameters said); ADIOS2's default and its engine documentation's advice
+    is one aggregator per node, more only where a parallel file system has more servers (Lustre's
+    OSTs, CephFS's object servers) to spread the subfiles over. So fewer subfiles than nodes funnel
+    nodes through another node's writer, and more than max(nodes, servers) (on one device: nodes)
+    put several writers on each server."""
+    out = []
+    nodes = ctx.stack.hosts or 1
+    for f in _libs(ctx, "adios2", "file"):
+        subs = _subfiles(ctx, f.file)
+        n = len({r.path for r in subs})
+        if not f.writes or not n:
+            continue
+        facts = ctx.facts(subs[0])
+        servers = (facts.ost_count or facts.servers) if facts.parallel else 1
+        hi = max(nodes, servers or nodes)
+        if nodes <= n <= hi:
+            continue
+        want = min(max(n, nodes), hi)
+        where = (f"{servers} {'OSTs' if facts.lustre else 'servers'} of {facts.fs}" if facts.parallel and servers else
+                 f"a {facts.fs or 'local'} file system of one device" if not facts.parallel else
+                 f"{facts.fs} (its servers not known)")
+        size = f.typical() or 0
+        per_rank = _per_rank_calls(f, f.writes)
+        log_s = f.per_rank(f.write_time + float(f.c.get("F_END_STEP_TIME") or 0) +
+                           float(f.c.get("F_CLOSE_TIME") or 0))
+        ranks = ctx.ranks_here(f.nprocs if f.rank < 0 else 1)
+        plan = None
+        if size and size % 8 == 0:
+            base = {"backend": "adios2", "strategy": "shared", "transfer": size, "block": size * per_rank,
+                    "ops": ["write"], "reps": 3}
+            plan = Plan(ranks=ranks, before={**base, "lib": {"NumAggregators": str(n)}},
+                        after={**base, "lib": {"NumAggregators": str(want)}}, log_s=log_s,
+                        what=f"BP5 with {n} aggregators vs {want}")
+        set_by = ", as NumAggregators asked" if f.n("NUM_AGGREGATORS") == n else ""
+        text = (f"{f.file}: {n} data subfiles (one per aggregator{set_by}) from {f.nprocs} ranks on "
+                f"{nodes} node{'s' if nodes != 1 else ''}, on {where}: "
+                + (f"{n - hi} more writers than it can take in parallel" if n > hi else
+                   f"{nodes - n} node{'s' if nodes - n != 1 else ''} without an aggregator of their own")
+                + f"; {s(log_s)} per rank in the steps' writes and the close.")
+        knobs = {"NumAggregators": str(want)}
+        out.append(Candidate(rule="adios2-aggregators", title="ADIOS2 aggregators out of step with nodes and servers",
+                             evidence=Evidence(text=text, counters={"ADIOS2_FILE_NUM_AGGREGATORS":
+                                                                    f.n("NUM_AGGREGATORS"),
+                                                                    "ADIOS2_FILE_NPROCS": f.nprocs}, files=[f.file]),
+                             fix=Fix(kind="settings", text=(
+                                 f"set the engine parameter NumAggregators={want} (adios2_set_parameter(io, "
+                                 f"\"NumAggregators\", \"{want}\"), or <parameter key=\"NumAggregators\" "
+                                 f"value=\"{want}\"/> in the ADIOS2 XML file): "
+                                 + ("one writer per node" if want == nodes else f"one per server, {want}")),
+                                 settings={"adios2.NumAggregators": str(want)}, rendered=_rendered("adios2", knobs)),
+                             cost=Ratio(log_s=log_s, what=f"{want} aggregators") if plan else
+                             NotCosted("no put size the engine can replay"),
+                             confidence="medium", plan=plan))
+    return out
+
+
 RULES = [small_pieces("write"), small_pieces("read"), collective_broken, misaligned_data, chunks_too_small,
-         independent_metadata]
+         independent_metadata, adios2_aggregators]

@@ -115,7 +115,7 @@ def layers(views: list[LibraryView], files: list[dict[str, Any]]) -> list[dict[s
     by_lib = {v.lib.name: v for v in views}
     for v in views:
         paths = sorted({f["path"] for f in v.files})
-        if not paths or not v.calls:
+        if not paths:   # (a file opened without a data call is still the library's I/O: its metadata)
             continue
         below = []
         under = ON_TOP_OF.get(v.lib.name)
@@ -133,7 +133,7 @@ def layers(views: list[LibraryView], files: list[dict[str, Any]]) -> list[dict[s
         name = str(n["library"])
         tops = [str(o["library"]) for o in out if ON_TOP_OF.get(str(o["library"])) == name]
         top_paths = {f["path"] for t in tops for f in by_lib[t].files}
-        n["own"] = any(f["path"] not in top_paths for f in by_lib[name].files if f["reads"] or f["writes"])
+        n["own"] = any(f["path"] not in top_paths for f in by_lib[name].files)
     return out
 
 

@@ -4,9 +4,17 @@ Records of one file from several processes are merged with the operation each co
 the log (sum, max, min ignoring unset, or the per-rank spread)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from pario.analysis.profile.libviews import application_layer, is_library, library_totals, library_views, props
+from pario.analysis.profile.libviews import (
+    LIBRARIES,
+    ON_TOP_OF,
+    application_layer,
+    is_library,
+    library_totals,
+    library_views,
+    props,
+)
 from pario.analysis.profile.logread import counter_meta, counters
 from pario.model.filesystems import MAGIC
 
@@ -180,27 +188,36 @@ def per_rank_time(own: dict[int, float], shared: list[dict[str, Any]],
     return {"n": len(ranks), "low": min(lows), "high": max(highs), "exact": exact}
 
 
-def _rank_times(procs: list[dict[str, Any]], module: str) -> dict[str, Any] | None:
-    """Per-rank I/O time (read + write + meta) of one interface."""
-    p = _prefix(module)
+def _rank_times(procs: list[dict[str, Any]], module: str,
+                keep: Callable[[str, str], bool] | None = None) -> dict[str, Any] | None:
+    """Per-rank I/O time (read + write + meta) of interfaces: of `module`, or of the records
+    keep(module, path) accepts (a library's files, and the files no library opened)."""
     own: dict[int, float] = {}
-    shared = []
+    shared: list[dict[str, Any]] = []
     ranks = {r for r in ((proc.get("process") or {}).get("rank") for proc in procs) if r is not None and r >= 0}
     for proc in procs:
         rank = (proc.get("process") or {}).get("rank")
-        mdoc = (proc.get("modules") or {}).get(module)
-        if mdoc is None or rank is None or rank < 0:
+        if rank is None or rank < 0:
             continue
-        for rec in mdoc.get("records", []):
-            c = counters(mdoc, rec)
-            if rec.get("rank") == -1:  # reduced across ranks at MPI_Finalize: fastest and slowest known
-                shared.append({"fastest": (c.get(f"{p}_FASTEST_RANK"), c.get(f"{p}_F_FASTEST_RANK_TIME") or 0.0),
-                               "slowest": (c.get(f"{p}_SLOWEST_RANK"), c.get(f"{p}_F_SLOWEST_RANK_TIME") or 0.0),
-                               "nprocs": c.get(f"{p}_NPROCS", 0)})
-            else:
-                own[rank] = own.get(rank, 0.0) + sum(float(c.get(f"{p}_F_{k}_TIME") or 0.0)
-                                                     for k in ("READ", "WRITE", "META"))
+        for mod, mdoc in (proc.get("modules") or {}).items():
+            if keep is None and mod != module:
+                continue
+            p = _prefix(mod)
+            for rec in mdoc.get("records", []):
+                if keep is not None and not keep(mod, str(rec.get("path", ""))):
+                    continue
+                _add_rank_time(own, shared, rank, rec, counters(mdoc, rec), p)
     return per_rank_time(own, shared, ranks)
+
+
+def _add_rank_time(own: dict[int, float], shared: list[dict[str, Any]], rank: int, rec: dict[str, Any],
+                   c: dict[str, Any], p: str) -> None:
+    if rec.get("rank") == -1:  # reduced across ranks at MPI_Finalize: fastest and slowest known
+        shared.append({"fastest": (c.get(f"{p}_FASTEST_RANK"), c.get(f"{p}_F_FASTEST_RANK_TIME") or 0.0),
+                       "slowest": (c.get(f"{p}_SLOWEST_RANK"), c.get(f"{p}_F_SLOWEST_RANK_TIME") or 0.0),
+                       "nprocs": c.get(f"{p}_NPROCS", 0)})
+    else:
+        own[rank] = own.get(rank, 0.0) + sum(float(c.get(f"{p}_F_{k}_TIME") or 0.0) for k in ("READ", "WRITE", "META"))
 
 
 def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -241,19 +258,60 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "libraries": library_totals(library_views(job, files)),
         "application_layer": application_layer(job, files),
         "job": job.get("job", {}),
-        **_time_of_job(procs, mods),
+        **_time_of_job(procs, mods, files),
     }
 
 
-def _time_of_job(procs: list[dict[str, Any]], mods: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _time_of_job(procs: list[dict[str, Any]], mods: dict[str, dict[str, Any]],
+                 files: list[dict[str, Any]]) -> dict[str, Any]:
     """The I/O time of the top interface (MPI-IO when used: its time includes the POSIX calls
-    under it), summed over ranks and spread per rank; sums are sums, never a wall time."""
+    under it), summed over ranks and spread per rank; sums are sums, never a wall time. A file an
+    I/O library opened counts at the library's level (its calls' time holds the MPI-IO and POSIX
+    calls under them, and a netCDF-4 file's HDF5 calls), the other files at the top interface's:
+    time_layers names the layers summed."""
     top = "mpiio" if "mpiio" in mods else "posix" if "posix" in mods else next(iter(mods), None)
-    if top is None:
-        return {"time_interface": None, "io_time_sum": 0.0, "per_rank": None}
-    m = mods[top]
-    return {"time_interface": top, "io_time_sum": m["read_time"] + m["write_time"] + m["meta_time"],
-            "per_rank": _rank_times(procs, top)}
+    libs = _top_library_files(files)
+    if not libs:
+        if top is None:
+            return {"time_interface": None, "time_layers": [], "io_time_sum": 0.0, "per_rank": None}
+        m = mods[top]
+        return {"time_interface": top, "time_layers": [top],
+                "io_time_sum": m["read_time"] + m["write_time"] + m["meta_time"], "per_rank": _rank_times(procs, top)}
+
+    def covered(path: str) -> bool:
+        return any(path == p or path.startswith(p.rstrip("/") + "/") for p in libs)
+
+    def keep(module: str, path: str) -> bool:
+        return libs.get(path) == module if module in _FILE_MODULES else module == top and not covered(path)
+
+    def t(f: dict[str, Any]) -> float:
+        return float(f["read_time"] + f["write_time"] + f["meta_time"])
+
+    total = sum(t(f) for f in files if keep(f["module"], f["path"]))
+    rest = [f for f in files if f["module"] == top and not covered(f["path"])]
+    names = [lib for mod, lib in _FILE_MODULES.items() if mod in libs.values()]
+    layers = names + ([top] if top and any(f["reads"] or f["writes"] or t(f) for f in rest) else [])
+    return {"time_interface": " + ".join(_LAYER_TITLES.get(x, x) for x in layers), "time_layers": layers,
+            "io_time_sum": total, "per_rank": _rank_times(procs, "", keep)}
+
+
+# a library's file module -> the library (LIBRARIES' order), and what the time line calls each layer
+_FILE_MODULES = {lib.file_module: lib.name for lib in LIBRARIES}
+_LAYER_TITLES = {**{lib.name: lib.title for lib in LIBRARIES}, "mpiio": "MPI-IO", "posix": "POSIX", "stdio": "stdio"}
+
+
+def _top_library_files(files: list[dict[str, Any]]) -> dict[str, str]:
+    """path -> the file module of the library the program called for it (netCDF, not the HDF5
+    under a netCDF-4 file)."""
+    out: dict[str, str] = {}
+    for f in files:
+        lib = _FILE_MODULES.get(f["module"])
+        if lib is None:
+            continue
+        have = _FILE_MODULES.get(out.get(f["path"], ""))
+        if have is None or ON_TOP_OF.get(lib) == have:
+            out[f["path"]] = f["module"]
+    return out
 def rank_nodes(job: dict[str, Any]) -> dict[int, str]:
     """The rank-to-node map of an MPI job: each rank's host, from its process log."""
     out = {}

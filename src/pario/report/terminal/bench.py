@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from pario.analysis.nodes import ONE_MACHINE, one_machine
 from pario.model.result import RunRecord, SummaryRow
 from pario.model.units import count
 from pario.report.terminal.hints import print_hints
@@ -49,7 +50,7 @@ def where(mpi: dict, env: dict) -> str:
     hosts = [str(h.get("name")) for h in mpi.get("hosts") or []]
     if len(hosts) > 1:
         names = ", ".join(hosts[:4]) + (", ..." if len(hosts) > 4 else "")
-        return f"{len(hosts)} nodes ({names})"
+        return f"{len(hosts)} nodes ({names})" + (" of one machine" if one_machine({"mpi": mpi}) else "")
     return str(hosts[0] if hosts else env.get("hostname"))
 
 
@@ -97,6 +98,8 @@ def show(console: Console, record: RunRecord, rows: list[SummaryRow], run_id: in
         print_servers(console, result.get("cases") or [])  # each file server's bytes, the placement's prediction
         print_aggregators(console, rows, env.get("io_component"))
         print_nodes(console, rows)
+        if one_machine(result):
+            console.print(ONE_MACHINE[0].upper() + ONE_MACHINE[1:] + ".", highlight=False)
         kept = [c["name"] for c in (result.get("cases") or []) if (c.get("spec") or {}).get("keep")]
         if kept and status in ("complete", "verify failed"):  # the files stay either way
             console.print(f"Kept the files of {', '.join(kept)} in {record.directory} ({record.prefix}.*).")

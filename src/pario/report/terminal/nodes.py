@@ -25,12 +25,22 @@ def _asked_note(row: dict[str, Any], op: str, m: dict[str, Any], io: str | None)
         return ""
     said = ", ".join(f"{k} {v}" for k, v in asked.items())
     note = f" (asked: {said})"
-    if io == "ompio" and "cb_config_list" in asked:
-        note += "; ompio ignores cb_config_list: --io romio321 (OMPI_MCA_io=romio321) reads it"
+    ompio = io in ("ompio", "default")   # "default": Open MPI's own choice, ompio in Open MPI 4 and 5
+    if ompio and "cb_config_list" in asked:
+        note += (f"; {'ompio' if io == 'ompio' else 'Open MPI' + chr(39) + 's default MPI-IO, ompio,'} ignores "
+                 "cb_config_list: --io romio321 (OMPI_MCA_io=romio321) reads it")
     want = str(asked.get("cb_config_list", ""))
-    if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] \
-            and m.get("per_node") not in (f"{want[2:]} per node", None) and op == "write" and io != "ompio":
-        note += f"; not as asked: {want} is {want[2:]} per node"
+    if want.startswith("*:") and want[2:].isdigit() and m.get("hosts", 1) > 1 and m["ranks"] and op == "write" \
+            and not ompio and m.get("on_node"):
+        k = int(want[2:])
+        expected = sum(min(k, n) for n in m["ranks_on_node"].values())
+        cap = str(asked.get("cb_nodes", ""))
+        if cap.isdigit():   # cb_nodes caps the total: ROMIO takes them node by node
+            expected = min(expected, int(cap))
+        short = [h for h, n in m["on_node"].items() if n < min(k, m["ranks_on_node"].get(h, k))]
+        if len(m["ranks"]) < expected and short:
+            note += (f"; fewer than asked ({len(m['ranks'])} of {expected}; none or fewer on {', '.join(short)}): "
+                     "an aggregator whose share of the file holds no data writes nothing")
     return note
 
 
@@ -95,3 +105,45 @@ def print_nodes(console: Console, rows: list[dict[str, Any]]) -> None:
     print_fit(console, cols, cells, "By node (median over repetitions)",
               caption=["at the fs: bytes its ranks wrote or read at the file system; node imbalance: the last "
                        "node's done time / the first node's"])
+
+
+def _med(phases: list[dict[str, Any]], key: str, r: int) -> float | None:
+    from statistics import median
+    vals = [p["ranks"][key][r] for p in phases if r < len(p["ranks"].get(key) or [])]
+    return median(vals) if vals else None
+
+
+def rank_rows(result: dict[str, Any]) -> list[list[str]]:
+    """Each rank of each case and operation: its node, the bytes it asked the I/O library to move and
+    the bytes it moved at the file system, its transfer time and when it was done (medians over the
+    repetitions); the node that finished last is marked."""
+    from pario.analysis.nodes import by_node, rank_hosts
+    hosts = rank_hosts(result) or []
+    out = []
+    for case in result.get("cases") or []:
+        for op, col in (("write", "fs_written"), ("read", "fs_read")):
+            phases = [p for p in case.get("phases") or [] if p.get("op") == op and (p.get("ranks") or {}).get("done")]
+            if not phases:
+                continue
+            last = (by_node(case, op, hosts) or {}).get("last") if hosts else None
+            for r in range(len(phases[0]["ranks"]["done"])):
+                fs = _med(phases, col, r)
+                node = hosts[r] if r < len(hosts) else "?"
+                out.append([f"{case['name']} {op}" if r == 0 else "", str(r),
+                            node + (" (last)" if node == last else ""), human(int(_med(phases, "bytes", r) or 0)),
+                            "-" if fs is None else human(int(fs)), f"{_med(phases, 'xfer', r) or 0:.3f}",
+                            f"{_med(phases, 'done', r) or 0:.3f}"])
+    return out
+
+
+def print_per_rank(console: Console, result: dict[str, Any]) -> None:
+    rows = rank_rows(result)
+    if not rows:
+        console.print("No per-rank figures in this run.", highlight=False)
+        return
+    cols = [Col("case op", "name"), Col("rank", "num", "right"), Col("node", "name"), Col("asked", "num", "right"),
+            Col("at the fs", "num", "right"), Col("xfer s", "num", "right"), Col("done s", "num", "right")]
+    print_fit(console, cols, rows, "Per rank (median over repetitions)",
+              caption=["asked: bytes the rank passed to the I/O library; at the fs: bytes its process wrote or read "
+                       "at the file system (aggregators move the others'); (last): the node whose last rank was "
+                       "done last"])

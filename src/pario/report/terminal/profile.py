@@ -80,7 +80,9 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     if view.get("time_interface"):
         wall, n = view.get("wall_time"), max(view.get("ranks") or view["processes"], 1)
         share = f" ({view['io_time_sum'] / (wall * n):.0%} of {n} x the wall time)" if wall else ""
-        lines.append(f"I/O time, summed ({view['time_interface']}): {secs(view['io_time_sum'])} over {n} "
+        inside = ", the layers under it not added again" if set(view.get("time_layers") or []) - \
+            {"mpiio", "posix", "stdio"} else ""
+        lines.append(f"I/O time, summed ({view['time_interface']}{inside}): {secs(view['io_time_sum'])} over {n} "
                      f"process{'es' if n != 1 else ''}{share}")
         spread = view.get("per_rank")
         if spread:

@@ -200,3 +200,6 @@ def print_run(console: Console, run: dict, rows: list[dict] | None = None) -> No
         console.print(line)
     print_summary(console, rows)
     print_hints(console, (run.get("result") or {}).get("cases") or [])
+    from pario.report.terminal.nodes import print_aggregators, print_nodes
+    print_aggregators(console, rows, (run.get("env") or {}).get("io_component"))
+    print_nodes(console, rows)
