@@ -11,7 +11,7 @@ from pario.platform import cephfs
 from pario.platform import layout as layout_apply
 from pario.report.terminal.servers import print_servers
 from pario.run import servers
-from pario.settings import from_pairs, parse, render, sniff
+from pario.settings import ceph_layout, from_pairs, parse, render, sniff
 from pario.settings.effective import file_layout
 from pario.settings.keys import rows as key_rows
 from pario.settings.model import build
@@ -80,10 +80,10 @@ def test_the_file_has_what_mpiio_only_echoed():
 
 
 def test_layout_text_as_the_file_system_writes_it():
-    assert cephfs.parse_layout('ceph.file.layout="stripe_unit=4194304 stripe_count=1 object_size=4194304 '
+    assert ceph_layout.parse_layout('ceph.file.layout="stripe_unit=4194304 stripe_count=1 object_size=4194304 '
                                'pool=cephfs_data"') == {"stripe_unit": 4194304, "stripe_count": 1,
                                                          "object_size": 4194304, "pool": "cephfs_data"}
-    assert cephfs.format_layout({"pool": "p", "stripe_count": 2}) == "stripe_count=2 pool=p"
+    assert ceph_layout.format_layout({"pool": "p", "stripe_count": 2}) == "stripe_count=2 pool=p"
 
 
 def test_the_busiest_server_over_its_cap_predicts_the_phase():
