@@ -22,7 +22,7 @@ VIEWS = {
     # the I/O libraries' rules (rules/libraries.py)
     "lib-small-writes": "sizes", "lib-small-reads": "sizes", "lib-misaligned-data": "sizes",
     "lib-small-chunks": "sizes", "netcdf4-default-chunks": "sizes", "hdf5-collective-broken": "files",
-    "hdf5-independent-metadata": "time",
+    "hdf5-independent-metadata": "time", "adios2-aggregators": "spread",
 }
 
 
