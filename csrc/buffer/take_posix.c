@@ -296,8 +296,11 @@ AT_STAT(b_statx, statx, (int d, const char *p, int fl, unsigned m, struct statx 
 MMAP_TAKE(b_mmap, mmap, off_t)
 MMAP_TAKE(b_mmap64, mmap64, off64_t)
 
-/* lseek(fd, 0, SEEK_CUR) on the description whose stream is pending: where the program is,
- * without writing (ftell-style callers do it after every record). Any other seek flushes. */
+/* A seek that leaves the position where the pending stream already puts it, on the description
+ * that stream continues: lseek(fd, 0, SEEK_CUR) (ftell-style callers do it after every record)
+ * and lseek(fd, OFF, SEEK_SET) to the end of the pending bytes (IOR's POSIX backend seeks to the
+ * offset of every transfer before it, and that offset is where the last one ended). It returns
+ * that position without writing: the run goes on. Any other seek flushes. */
 #define SEEK_TAKE(name, fn, T)                                                  \
   static __attribute__((noinline)) T name##_slow(int fd, T off, int whence);    \
   static T name(int fd, T off, int whence) {                                    \
@@ -308,12 +311,14 @@ MMAP_TAKE(b_mmap64, mmap64, off64_t)
     struct bfile *f = pario_buf_get(fd);                                              \
     if (!f) return PARIO_REAL(fn)(fd, off, whence);                             \
     const struct bfd *e = &pario_buf_fdtab[fd];                                       \
-    if (f->len && whence == SEEK_CUR && off == 0 && f->mode == RUN_STREAM &&    \
-        f->wofd == e->ofd && !e->append) {                                      \
+    if (f->len && (whence == SEEK_CUR || whence == SEEK_SET) && f->mode == RUN_STREAM && \
+        f->wofd == e->ofd && !e->append && (whence == SEEK_SET || off == 0)) {  \
       T r = PARIO_REAL(fn)(fd, 0, SEEK_CUR);                                    \
       if (r >= 0) r += (T)f->len;                                               \
-      pario_buf_put(f);                                                               \
-      return r;                                                                 \
+      if (r < 0 || whence == SEEK_CUR || off == r) {                            \
+        pario_buf_put(f);                                                       \
+        return r;                                                               \
+      }                                                                         \
     }                                                                           \
     if (f->len) pario_buf_flush(f, WHY_SEEK);                                         \
     pario_buf_put(f);                                                                 \

@@ -6,7 +6,9 @@
  *   patterns coalesced DIR N SIZE   the bytes of small-writes N in SIZE-byte writes (the fix
  *                            applied by hand, for benchmarks/advise)
  *   patterns sparse|dense DIR       4 KiB every 64 KiB (holes between), or back to back
- *   patterns stdio-wait DIR  stdio-small, then sleeps the seconds written in DIR/wait_s
+ *   patterns stdio-flush DIR stdio-small's 20000 lines, each flushed (stdio-small's stream joins
+ *                            them into st_blksize writes: its near-miss)
+ *   patterns small-wait DIR  small-writes, then sleeps the seconds written in DIR/wait_s
  *
  * Each defect mode has a near-miss that does the same work the right way; the tests profile
  * both with `pario profile` and check that the finding appears for the first and not for the
@@ -62,22 +64,29 @@ int main(int argc, char **argv) {
     fd = create(dir, "in"); writes(fd, MIB, 8, 0); reads(fd, 512, 16384); close(fd);
   } else if (!strcmp(m, "mib-reads")) {
     fd = create(dir, "in"); writes(fd, MIB, 8, 0); reads(fd, MIB, 8); close(fd);
-  } else if (!strcmp(m, "stdio-small") || !strcmp(m, "stdio-big") || !strcmp(m, "stdio-wait")) {
+  } else if (!strcmp(m, "stdio-small") || !strcmp(m, "stdio-big") || !strcmp(m, "stdio-flush")) {
     char path[4096];
     snprintf(path, sizeof path, "%s/log.txt", dir);
     FILE *f = fopen(path, "w");
     must(f != NULL, path);
-    if (m[6] != 'b') for (int i = 0; i < 20000; i++) fprintf(f, "step %6d value %12.6f\n", i, i * 0.5);
+    int flush = m[6] == 'f'; /* each line flushed: every one a write(2) */
+    if (m[6] != 'b')
+      for (int i = 0; i < 20000; i++) {
+        fprintf(f, "step %6d value %12.6f\n", i, i * 0.5);
+        if (flush) must(fflush(f) == 0, "fflush");
+      }
     else for (int i = 0; i < 8; i++) must(fwrite(buf, 1, MIB, f) == MIB, "fwrite");
     fclose(f);
-    if (m[6] == 'w') { /* stdio-small, then the seconds in DIR/wait_s (none if absent): a re-run by
-                          pario advise --verify that lasts long enough to be killed during */
-      snprintf(path, sizeof path, "%s/wait_s", dir);
-      FILE *w = fopen(path, "r");
-      int secs = 0;
-      if (w) { if (fscanf(w, "%d", &secs) != 1) secs = 0; fclose(w); }
-      if (secs > 0) sleep((unsigned)secs);
-    }
+  } else if (!strcmp(m, "small-wait")) { /* small-writes, then the seconds in DIR/wait_s (none if
+                                            absent): a re-run by pario advise --verify that lasts
+                                            long enough to be killed during */
+    fd = create(dir, "out"); writes(fd, 512, 20000, 0); close(fd);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/wait_s", dir);
+    FILE *w = fopen(path, "r");
+    int secs = 0;
+    if (w) { if (fscanf(w, "%d", &secs) != 1) secs = 0; fclose(w); }
+    if (secs > 0) sleep((unsigned)secs);
   } else if (!strcmp(m, "coalesced")) {
     long total = 512 * count, size = argc > 4 ? atol(argv[4]) : MIB;
     if (size > 8 * MIB) size = 8 * MIB;

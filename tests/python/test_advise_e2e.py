@@ -38,12 +38,19 @@ def test_costed_verified_and_stored(setup):
     doc = advise([small, mib], tmp, "--verify", "--budget", "5", lib=lib)
     validate(doc)
     job, near = doc["jobs"]
+    cal = job["calibration"]
+    assert cal and cal["runs"] and cal["write"]["call_us"] > 0 and cal["write"]["mib_s"] > 0
+    if not (job["findings"] or job["minor"]):
+        # either verdict may come on a noisy machine: a fix measured no faster is checked, not advised,
+        # with the figure
+        g = next(g for g in job["no_gain"] if g["rule"] == "posix-small-writes")
+        assert g["why"].startswith("--verify measured the fix ") and "runs each way alternated" in g["why"]
+        assert (tmp / "w-small-writes" / "out").stat().st_size == 20000 * 512
+        return
     f = job["findings"][0] if job["findings"] else job["minor"][0]
     assert f["rule"] == "posix-small-writes"
     assert f["seconds_at_stake"] is not None and f["seconds_at_stake"] >= 0
     assert "the log:" in f["estimate"] and "run " in f["estimate"]      # says where both figures come from
-    cal = job["calibration"]
-    assert cal and cal["runs"] and cal["write"]["call_us"] > 0 and cal["write"]["mib_s"] > 0
     # the fix is the real pario buffer command for this program, proven with the program itself:
     # run again unbuffered and under the buffer, alternated, medians and the noise test
     assert f["fix"]["command"].startswith("pario buffer --size ")
@@ -51,14 +58,12 @@ def test_costed_verified_and_stored(setup):
     assert "not in this pario" not in f["fix"]["text"]
     v = f["verification"]
     assert v and v["method"] == "program" and v["before_s"] > 0 and v["after_s"] > 0 and v["runs"] == []
-    # either verdict may come on a noisy machine: the note says the one given, and the time saved or
-    # lost is the one the medians show
-    said = {"faster": "faster beyond the noise", "slower": "slower beyond the noise",
-            "within noise": "within the noise"}[v["verdict"]]
-    assert said in v["note"] and sum(w in v["note"] for w in ("faster beyond", "slower beyond", "within the")) == 1
+    assert v["verdict"] == "faster" and "faster beyond the noise" in v["note"]
     assert "runs each way alternated" in v["note"] and "under pario buffer --size " in v["note"]
     assert "estimated at stake" in v["note"]
-    assert ("; saved " in v["note"]) == (v["before_s"] >= v["after_s"]) != (" longer, against" in v["note"])
+    # the share saved, applied to the profiled run: never more than the run
+    saved = v["note"].split("saves ")[1]
+    assert "of the program's time" in saved and "of the profiled" in saved
     print(f"buffer fix: {v['verdict']}, {v['before_s']:.3f} s -> {v['after_s']:.3f} s")
     assert (tmp / "w-small-writes" / "out").stat().st_size == 20000 * 512   # the program's file, written again
     assert not [g for g in ("findings", "not_costed") if near[g]]        # 1 MiB writes: nothing to advise
@@ -125,17 +130,22 @@ def test_report_renders_the_findings(setup):
     assert "pario advise found nothing to change" in html and 'id="profile2-section"' not in html
 
 
-def test_stdio_small_writes_are_verified_with_the_program(setup, tmp_path):
-    """pario bench has no stdio pattern to replay; the program itself proves the buffer fix."""
+def test_small_writes_are_verified_with_the_program(setup, tmp_path):
+    """A pario buffer fix is proven with the program itself, run again unbuffered and buffered."""
     tmp, lib, _, _ = setup
     exe = build(tmp_path, "patterns")
-    log = profile(exe, "stdio-small", lib, tmp_path)
+    log = profile(exe, "small-writes", lib, tmp_path)
     doc = advise([log], tmp_path, "--verify", "--budget", "10", lib=lib)
     validate(doc)
     job = doc["jobs"][0]
-    f = next(f for f in job["findings"] + job["minor"] + job["not_costed"] if f["rule"] == "stdio-small-writes")
+    f = next((f for f in job["findings"] + job["minor"] + job["not_costed"] if f["rule"] == "posix-small-writes"),
+             None)
+    if f is None:   # measured no faster: checked, not advised, with the figure
+        g = next(g for g in job["no_gain"] if g["rule"] == "posix-small-writes")
+        assert "--verify" in g["why"] and "x" in g["why"]
+        return
     assert f["fix"]["command"].startswith("pario buffer --size ") and f["fix"]["command"].endswith(
-        f"-- {exe} stdio-small {tmp_path / 'w-stdio-small'}")
+        f"-- {exe} small-writes {tmp_path / 'w-small-writes'}")
     v = f["verification"]
     assert v and v["method"] == "program" and v["before_s"] > 0 and v["after_s"] > 0
-    assert (tmp_path / "w-stdio-small" / "log.txt").read_text().count("\n") == 20000
+    assert (tmp_path / "w-small-writes" / "out").stat().st_size == 20000 * 512

@@ -70,6 +70,16 @@ def test_lseek_cur_reports_the_position_without_writing(driver, lib, tmp_path):
     assert "lseek 0 0 1 -> 300" in out and sizes == [0]
 
 
+def test_lseek_set_to_where_the_stream_is_does_not_write(driver, lib, tmp_path):
+    """IOR's POSIX backend seeks to every transfer's offset before it: where the last one ended.
+    That seek leaves the run pending; a seek anywhere else writes it out first."""
+    lines = ["open 0 wc", "write 0 300 1", "lseek 0 300 0", "write 0 200 2", "lseek 0 500 0", "pause",
+             "lseek 0 100 0", "pause", "write 0 10 3", "close 0"]
+    out, sizes = same_as_plain(driver, lib, tmp_path, lines)
+    assert "lseek 0 300 0 -> 300" in out and "lseek 0 500 0 -> 500" in out and "lseek 0 100 0 -> 100" in out
+    assert sizes == [0, 500]
+
+
 # ---- what writes the buffer out ----
 @pytest.mark.parametrize("op", ["fsync 0", "fdatasync 0", "syncrange 0", "close 0", "dup2 1 0", "ftruncate 0 1000",
                                 "flock 0", "fcntllock 0", "dup3 1 0", "syncfs 1", "sync"])

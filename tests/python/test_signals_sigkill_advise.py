@@ -86,11 +86,12 @@ def test_sigkill_during_verify_ends_the_program_and_keeps_its_files(tmp_path_fac
     the log's run was short, so --verify plans its alternated runs); pario is killed while it runs."""
     lib = preload_lib(tmp_path_factory)
     exe = build(tmp_path, "patterns")
-    log = profile(exe, "stdio-wait", lib, tmp_path)   # runs `patterns stdio-wait tmp_path/w-stdio-wait`
-    work = tmp_path / "w-stdio-wait"
+    log = profile(exe, "small-wait", lib, tmp_path)   # runs `patterns small-wait tmp_path/w-small-wait`
+    work = tmp_path / "w-small-wait"
     (work / "wait_s").write_text("600\n")
     (work / "keep.me").write_text("user data")
-    skip = [tmp_path / "runs.db", tmp_path / "cache", tmp_path / "stderr.txt", tmp_path / "tmp"]
+    # the results store and the calibrations kept beside it are what pario keeps on purpose
+    skip = [tmp_path / "runs.db", tmp_path / "systems", tmp_path / "cache", tmp_path / "stderr.txt", tmp_path / "tmp"]
     before = files_under(tmp_path, skip)
     proc, tmpdir = start(tmp_path, [log, "--verify", "--budget", "10", "-n", "1"], lib=lib)
     try:
@@ -106,7 +107,7 @@ def test_sigkill_during_verify_ends_the_program_and_keeps_its_files(tmp_path_fac
             "files in $TMPDIR are": entries(tmpdir),
             "the run's sentinels are": sentinels_of(tmpdir)}, 90)
         assert files_under(tmp_path, skip) >= before, "a file pario did not make was removed"
-        assert (work / "keep.me").read_text() == "user data" and (work / "log.txt").is_file()
+        assert (work / "keep.me").read_text() == "user data" and (work / "out").is_file()
     finally:   # the program this test started, if the fix does not hold: it would sleep 600 s
         for pid, _ in processes_of(tmp_path):
             try:

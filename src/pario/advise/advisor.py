@@ -63,26 +63,36 @@ def plan_size(plan: Plan) -> tuple[int, int]:
     return max(side_size(plan.before), side_size(plan.after))
 
 
-def _factor(sides: list[dict[str, Any]]) -> float:
+def _factor(sides: list[dict[str, Any]], cap: tuple[int, int, int] | None = None) -> float:
+    """The share of the plan's size measured: under CAL_BYTES, CAL_CALLS and CAL_FILES per rank (or
+    `cap`: bytes, calls, files)."""
+    nbytes, ncalls, nfiles = cap or (CAL_BYTES, CAL_CALLS, CAL_FILES)
     out = 1.0
     for o in sides:
         b, c = side_size(o)
-        cap = CAL_FILES if o.get("workload") == "metadata" else CAL_CALLS
-        out = min([out] + ([CAL_BYTES / b] if b else []) + ([cap / c] if c else []))
+        most = nfiles if o.get("workload") == "metadata" else ncalls
+        out = min([out] + ([nbytes / b] if b else []) + ([most / c] if c else []))
     return out
 
 
+def plan_key(rule: str, plan: Plan) -> str:
+    """The pattern a plan measures, whatever size it is measured at."""
+    placed = [plan.ranks, plan.before, plan.after, PAIRS] + ([plan.nodes] if plan.nodes else [])
+    digest = hashlib.sha1(json.dumps(placed, sort_keys=True).encode())
+    return f"{rule}@{digest.hexdigest()[:10]}"
+
+
 def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "cal",
-               sides_apart: bool = False) -> Query:
+               sides_apart: bool = False, cap: tuple[int, int, int] | None = None) -> Query:
     """The plan's cases, scaled, as a query: before and after alternated PAIRS times. factor None:
     the calibration's size; sides_apart: each side scaled on its own (the per-byte cost of each is
     what is used, so the side with few big calls can move more bytes than the one with many small)."""
     if factor is not None:
         fb = fa = factor
     elif sides_apart:
-        fb, fa = _factor([plan.before]), _factor([plan.after])
+        fb, fa = _factor([plan.before], cap), _factor([plan.after], cap)
     else:
-        fb = fa = _factor([plan.before, plan.after])
+        fb = fa = _factor([plan.before, plan.after], cap)
     before, after = scaled(plan.before, plan.after, fb), scaled(plan.after, plan.before, fa)
     if fb == fa and plan.before.get("workload") != "metadata" and plan.after.get("workload") != "metadata":
         # both sides move the same bytes: scale them with one block
@@ -99,7 +109,8 @@ def plan_query(rule: str, plan: Plan, factor: float | None = None, tag: str = "c
         cases[f"after.{k}"] = dict(after, reps=1)
     placed = [plan.ranks, before, after, PAIRS] + ([plan.nodes] if plan.nodes else [])
     digest = hashlib.sha1(json.dumps(placed, sort_keys=True).encode()).hexdigest()[:10]
-    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what, nodes=plan.nodes)
+    return Query.of(f"{rule}@{tag}-{digest}", plan.ranks, cases, why=plan.what, nodes=plan.nodes,
+                    pin=plan_key(rule, plan))
 
 
 def side_time(measured: dict[str, Measured], side: str) -> Measured | None:
@@ -141,12 +152,12 @@ Measure = Callable[[list[Query]], dict[str, dict[str, Measured]]]
 
 
 def rank(cands: list[Candidate], model: Model | None, measure: Measure | None, run_time: float | None,
-         io_time: float) -> Ranked:
+         io_time: float, cap: tuple[int, int, int] | None = None) -> Ranked:
     """Estimate each candidate (measuring what Ratio costs need through `measure`, when given),
     drop what was measured to gain nothing, keep one stance per file, and order the rest."""
     # Ratio costs need their plan measured; Coalesce costs use the measured better pattern when
     # there is a plan to measure (else the calibration's fit)
-    queries = {id(c): plan_query(c.rule, c.plan, sides_apart=isinstance(c.cost, Coalesce)) for c in cands
+    queries = {id(c): plan_query(c.rule, c.plan, sides_apart=isinstance(c.cost, Coalesce), cap=cap) for c in cands
                if isinstance(c.cost, (Ratio, Coalesce)) and c.plan is not None}
     measured: dict[str, dict[str, Measured]] = measure(list(queries.values())) if measure and queries else {}
     out = Ranked()
@@ -157,9 +168,12 @@ def rank(cands: list[Candidate], model: Model | None, measure: Measure | None, r
             got = measured.get(queries[id(c)].key) or {}
             pair = {side: m for side in ("before", "after") if (m := side_time(got, side)) is not None}
         seconds, how = estimate(c.cost, model, pair)
+        why = getattr(measured, "why", {}).get(queries[id(c)].key) if id(c) in queries else None
+        if seconds is None and why:
+            how = f"not costed: {why}"
         f = Finding(rule=c.rule, title=c.title, evidence=c.evidence, fix=c.fix, seconds_at_stake=seconds,
                     estimate=how, confidence=c.confidence)
-        if isinstance(c.cost, Ratio) and pair and len(pair) == 2 and seconds is not None and \
+        if c.veto and isinstance(c.cost, Ratio) and pair and len(pair) == 2 and seconds is not None and \
                 not pair["after"].hi < pair["before"].lo:
             # the fix was not faster in every repetition: within this system's noise, or slower
             out.no_gain.append({"rule": c.rule, "title": c.title, "why": f"measured here, the fix was not faster "

@@ -105,7 +105,7 @@ def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[s
             for key, name in wanted.get(_signature(specs[int(index)], ranks), []):
                 # the per-call model is fitted from its own calibration runs only: a model that
                 # changed with every later run would change every plan sized from it
-                if key == "model" and key not in asked:
+                if key.startswith("model") and key not in asked:
                     continue
                 full = f"{name}:{op}" if op else name
                 # one stored case fills one name of each query (the alternated instances of a
@@ -121,14 +121,30 @@ def lookup(queries: list[Query], store: Store, where: Where) -> dict[str, dict[s
     return complete
 
 
+class Measurements(dict):
+    """query key -> {case name -> Measured}; `why`: query key -> why it has no figures (its cases
+    could not run here: the others were measured all the same)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.why: dict[str, str] = {}
+
+
 def run(queries: list[Query], where: Where, store: Store, observer: RunObserver, *, mpi: MPI,
-        kind: str = KIND, command: str | None = None) -> dict[str, dict[str, Measured]]:
-    """Run the queries (one launch per rank count) in where.directory; store each launch."""
-    out: dict[str, dict[str, Measured]] = {}
-    engine = engine_path()
+        kind: str = KIND, command: str | None = None, timeout: float | None = None) -> Measurements:
+    """Run the queries (one launch per rank count and placement over nodes) in where.directory;
+    store each launch. A query whose cases the engine would refuse, or whose launch fails, is left
+    without figures, with the reason in .why; the other queries are measured."""
+    out = Measurements()
     by_ranks: dict[tuple[int, int], list[Query]] = {}
-    for q in queries:   # one launch per rank count and placement over nodes
+    for q in queries:
+        try:
+            validate.check_all(cases_of(q), q.ranks)
+        except ParioError as exc:
+            out.why[q.key] = f"its measurement cannot run here ({exc})"
+            continue
         by_ranks.setdefault((q.ranks, q.nodes or 0), []).append(q)
+    engine = engine_path() if by_ranks else ""
     for (ranks, nodes), group in sorted(by_ranks.items()):
         cases, names = [], []
         for q in group:
@@ -136,20 +152,25 @@ def run(queries: list[Query], where: Where, store: Store, observer: RunObserver,
                 case["name"] = f"{q.key}:{name}"[:120]
                 cases.append(case)
                 names.append(f"{q.key}\0{name}")
-        validate.check_all(cases, ranks)
         # a directory of its own inside the one measured (the job's, often): made and removed here
         scratch = Scratch(os.path.join(where.directory, ".pario-advise"))
         on = f" on {nodes} nodes" if nodes else ""
         observer.note(f"measuring {', '.join(q.why or q.key for q in group)} ({len(cases)} cases, {ranks} "
                       f"rank{'s' if ranks > 1 else ''}{on}, in {where.directory})")
-        record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
-                                    nodes=nodes or None, io=io_of(group),
-                                    timeout=None, no_probe=True,  # the watchdog measures its limit
-                                    facts={"advise": {"queries": {q.key: list(q.options()) for q in group},
-                                                      "load": _load(), **where.to_dict()}}), observer)
+        try:
+            record = execute(RunRequest(cases=cases, ranks=ranks, engine=engine, mpi=mpi, scratch=scratch,
+                                        nodes=nodes or None, io=io_of(group),
+                                        timeout=timeout, no_probe=True,  # None: the watchdog measures its limit
+                                        facts={"advise": {"queries": {q.key: list(q.options()) for q in group},
+                                                          "load": _load(), **where.to_dict()}}), observer)
+        except ParioError as exc:
+            for q in group:
+                out.why[q.key] = f"the measurement run failed ({exc})"
+            continue
         if not record.result.get("cases"):
-            raise ParioError(f"the measurement run failed ({record.message or record.status}); "
-                             "pario advise --no-calibrate gives the findings without costs")
+            for q in group:
+                out.why[q.key] = f"the measurement run failed ({record.message or record.status})"
+            continue
         try:
             run_id: int | None = store.add_run(kind=kind, command=command or "pario " + shlex.join(sys.argv[1:]),
                                                spec=record.spec, env=record.env, result=record.result,

@@ -19,16 +19,20 @@ from pario.model.units import exact, human, seconds
 
 @dataclass(frozen=True)
 class Query:
-    """Cases to run at `ranks` ranks; `key` identifies the question (stored with the runs)."""
+    """Cases to run at `ranks` ranks; `key` identifies the question (stored with the runs); `pin`
+    the pattern whatever size it is measured at (a system's calibration keeps its answer under it)."""
     key: str
     ranks: int
     cases: tuple[tuple[str, str], ...]   # (name, JSON of the `pario bench` case options)
     why: str = ""
     nodes: int | None = None             # the ranks over this many nodes (pario bench --nodes)
+    pin: str = ""
 
     @staticmethod
-    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "", nodes: int | None = None) -> Query:
-        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why, nodes)
+    def of(key: str, ranks: int, cases: dict[str, dict[str, Any]], why: str = "", nodes: int | None = None,
+           pin: str = "") -> Query:
+        return Query(key, ranks, tuple((n, json.dumps(o, sort_keys=True)) for n, o in cases.items()), why, nodes,
+                     pin or key)
 
     def options(self) -> dict[str, dict[str, Any]]:
         return {n: json.loads(o) for n, o in self.cases}
@@ -51,6 +55,9 @@ class Measured:
     lo: float = 0.0       # the fastest and slowest repetition's open-to-close time
     hi: float = 0.0
     load: float | None = None   # the 1-minute load average when it was measured (a busy machine's figure)
+    # the ranks' spread in one repetition, (slowest - fastest) / mean of their transfer times, the
+    # largest over repetitions: how much ranks moving the same bytes differ on this system
+    rank_spread: float | None = None
 
     @property
     def per_call_s(self) -> float:
@@ -63,6 +70,16 @@ class Measured:
     def where(self) -> str:
         out = f"{self.kind} run {self.run_id}" if self.run_id is not None else f"{self.kind} (not stored)"
         return out + (f", load {self.load:.1f}" if self.load is not None else "")
+
+
+def _rank_spread(phases: list[dict[str, Any]]) -> float | None:
+    out = None
+    for p in phases:
+        xfer = [float(x) for x in (p.get("ranks") or {}).get("xfer") or []]
+        if len(xfer) > 1 and statistics.mean(xfer) > 0:
+            spread = (max(xfer) - min(xfer)) / statistics.mean(xfer)
+            out = spread if out is None else max(out, spread)
+    return out
 
 
 def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None, kind: str) -> dict[str, Measured]:
@@ -87,7 +104,8 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
                                 calls=int(mine[0].get("ops") or 0) if metadata else int(case.get("ops_per_rank") or 0),
                                 time_s=med, xfer_s=statistics.median(xfers),
                                 spread=(max(times) - min(times)) / med if med else 0.0, reps=len(times),
-                                run_id=run_id, kind=kind, lo=min(times), hi=max(times))
+                                run_id=run_id, kind=kind, lo=min(times), hi=max(times),
+                                rank_spread=_rank_spread(mine))
     return out
 
 
@@ -97,17 +115,22 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
 # enough calls or bytes to take tens of milliseconds, so a repetition is above timer noise.
 MODEL_SIZES = {"p512": (512, 16 << 20), "p8k": (8 << 10, 64 << 20), "p1m": (1 << 20, 64 << 20),
                "p8m": (8 << 20, 128 << 20)}
+# the same sizes of call on fewer bytes: the calibration advise makes unasked (about 0.4 GiB
+# written in all, a few seconds on a local disk; --calibrate measures MODEL_SIZES)
+QUICK_SIZES = {"p512": (512, 2 << 20), "p8k": (8 << 10, 16 << 20), "p1m": (1 << 20, 32 << 20),
+               "p8m": (8 << 20, 64 << 20)}
 
 
-def model_query(ranks: int = 1) -> Query:
+def model_query(ranks: int = 1, quick: bool = False) -> Query:
     cases: dict[str, dict[str, Any]] = {}
-    for name, (xfer, block) in MODEL_SIZES.items():
+    sizes = QUICK_SIZES if quick else MODEL_SIZES
+    for name, (xfer, block) in sizes.items():
         cases[f"w-{name}"] = {"backend": "posix", "strategy": "fpp", "transfer": xfer, "block": block,
                               "ops": ["write"], "reps": 3}
         cases[f"r-{name}"] = {"backend": "posix", "strategy": "fpp", "transfer": xfer, "block": block,
                               "ops": ["read"], "reps": 3}
     for name in ("p8k", "p1m"):
-        xfer, block = MODEL_SIZES[name]
+        xfer, block = sizes[name]
         block //= 2
         cases[f"m-{name}"] = {"backend": "mpiio", "strategy": "shared", "transfer": xfer, "block": block,
                               "ops": ["write"], "reps": 3}
@@ -117,7 +140,8 @@ def model_query(ranks: int = 1) -> Query:
                         "ops": ["write"], "reps": 5}
     cases["md"] = {"workload": "metadata", "files_per_dir": 256, "file_size": 0, "reps": 3,
                    "ops": ["create", "stat", "open_close", "remove"]}
-    return Query.of("model", ranks, cases, "the cost of one call and of one byte on this file system")
+    return Query.of("model" if not quick else "model-quick", ranks, cases,
+                    "the cost of one call and of one byte on this file system", pin="model")
 
 
 @dataclass

@@ -14,7 +14,8 @@ import subprocess
 import sys
 from typing import Any
 
-from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper
+from pario.advise import apart
+from pario.advise.job import Bucket, Job, Rec, Sizes
 from pario.model.errors import ParioError
 from pario.platform import documents
 
@@ -121,6 +122,7 @@ def _record(module: str, path: str, raw: dict[str, Any], nprocs: int) -> Rec:
         rec.reads = (rec.indep_reads or 0) + rec.coll_reads + (rec.nb_reads or 0)
         rec.writes = (rec.indep_writes or 0) + rec.coll_writes + (rec.nb_writes or 0)
         rec.views, rec.fsyncs = _v(c, "MPIIO_VIEWS"), _v(c, "MPIIO_SYNCS")
+        rec.rw_switches = _v(c, "MPIIO_RW_SWITCHES")
         rec.read_sizes = _sizes(c, "MPIIO_SIZE_READ_AGG", "MPIIO")
         rec.write_sizes = _sizes(c, "MPIIO_SIZE_WRITE_AGG", "MPIIO")
         _split_exact(rec)
@@ -133,15 +135,16 @@ def _record(module: str, path: str, raw: dict[str, Any], nprocs: int) -> Rec:
 
 
 def _split_exact(rec: Rec) -> None:
+    """A size goes to the direction whose histogram has its bucket; a size whose bucket both
+    directions have goes to both, at most that bucket's count in each (IOR reads back the
+    transfer size it wrote: the one common size, counted once for the two directions)."""
     both = dict(rec.read_sizes.exact)
     rec.read_sizes.exact, rec.write_sizes.exact = {}, {}
     for size, count in both.items():
-        in_r = any(b.lo <= size and (b.hi is None or size <= b.hi) for b in rec.read_sizes.buckets)
-        in_w = any(b.lo <= size and (b.hi is None or size <= b.hi) for b in rec.write_sizes.buckets)
-        if in_w and not in_r:
-            rec.write_sizes.exact[size] = count
-        elif in_r and not in_w:
-            rec.read_sizes.exact[size] = count
+        for sizes in (rec.read_sizes, rec.write_sizes):
+            room = sum(b.count for b in sizes.buckets if b.lo <= size and (b.hi is None or size <= b.hi))
+            if room:
+                sizes.exact[size] = min(count, room)
 
 
 def _fs_of(path: str, mounts: list[tuple[str, str]]) -> str | None:
@@ -178,15 +181,17 @@ def convert(path: str) -> dict[str, Any]:
                 cc = comps[-1]["counters"]
                 lustre[int(rec["id"])] = (int(cc.get("LUSTRE_COMP_STRIPE_SIZE", 0)),
                                           int(cc.get("LUSTRE_COMP_STRIPE_COUNT", 0)))
+    for mod, lib in (("H5F", "HDF5"), ("H5D", "HDF5"), ("PNETCDF_FILE", "PnetCDF"), ("PNETCDF_VAR", "PnetCDF")):
+        if mod in modules:
+            while (raw := be.log_get_record(log, mod, dtype="dict")) is not None:
+                name = names.get(raw["id"])
+                if name:   # H5D and PNETCDF_VAR records name the file they belong to
+                    out.lib_files.setdefault(name.split(":", 1)[0], lib)
     for mod, module in MODULES.items():
         if mod not in modules:
             continue
         while (raw := be.log_get_record(log, mod, dtype="dict")) is not None:
             name = names.get(raw["id"], f"<record {raw['id']:x}>")
-            if is_mpi_helper(name):
-                if name not in out.ignored:
-                    out.ignored.append(name)
-                continue
             rec = _record(module, name, raw, nprocs)
             rec.fs = _fs_of(name, mounts)
             if int(raw["id"]) in lustre:
@@ -227,6 +232,9 @@ def _judge(path: str, doc: dict[str, Any] | None, complaints: list[str], signal:
         raise ParioError(f"{path}: the Darshan log is truncated or corrupt ({why or 'no records read'}); "
                          "give a complete copy of the log")
     job = _job_from_dict(doc)
+    argv = job.command.split()
+    job.exes = argv[:1]
+    apart.separate(job, job.exes, apart.scripts([(argv[0], argv, "")] if argv else []))
     if complaints or signal:
         what = complaints[0] if complaints else f"libdarshan-util ended with signal {signal}"
         job.partial.insert(0, f"the log is truncated or corrupt: libdarshan-util said \"{what}\"; "

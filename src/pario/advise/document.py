@@ -17,7 +17,8 @@ def _line(line: Any) -> dict[str, float] | None:
     return {"call_us": line.c0 * 1e6, "mib_s": line.bw / (1 << 20)} if line else None
 
 
-def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None) -> dict[str, Any]:
+def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None,
+                  system: dict[str, Any] | None = None) -> dict[str, Any]:
     kinds: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for rec in job.records:
@@ -33,16 +34,20 @@ def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None) -
         if len(row["paths"]) < 3:   # what the files are, for a reader of a file system without a name
             row["paths"].append(rec.path)
     return {"impl": stack.impl, "impl_source": stack.impl_source, "file_systems": list(kinds.values()),
-            "measured_in": measured_in or stack.measure_dir, "measured_why": stack.measure_why}
+            "measured_in": measured_in, "measured_why": stack.measure_why, "system": system or {}}
 
 
 def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranked, notes: list[str],
-                 calibration_note: str = "", measured_in: str | None = None) -> dict[str, Any]:
+                 calibration_note: str = "", measured_in: str | None = None,
+                 system: dict[str, Any] | None = None, at_stake: dict[str, Any] | None = None) -> dict[str, Any]:
     io_time = io_seconds(job)
     return {
         "source": job.source, "format": job.format, "command": job.command, "nprocs": job.nprocs,
         "run_time": job.run_time, "io_time": io_time, "partial": list(job.partial), "ignored_files": list(job.ignored),
-        "stack": stack_summary(job, stack, measured_in),
+        "apart_files": {group: list(paths) for group, paths in job.apart.items()},
+        "at_stake": at_stake,
+        "copies": job.copies, "launched": job.launched, "missing_ranks": list(job.missing_ranks),
+        "stack": stack_summary(job, stack, measured_in, system),
         "calibration": None if model is None else {
             "runs": model.runs, "where": model.where, "write": _line(model.write), "read": _line(model.read),
             "mpiio_write": _line(model.mpiio_write), "fsync_s": model.fsync_s, "metadata_s": dict(model.md),

@@ -167,9 +167,21 @@ def _impl_from_hints(job: Job) -> tuple[str | None, str, str | None]:
     return None, "", None
 
 
-def gather(job: Job, stack_arg: str | None = None, local_mpi: dict[str, Any] | None = None) -> StackFacts:
-    """Facts for every file of the job. `local_mpi`: this machine's MPI (pario stack's mpi facts),
-    used for the implementation when neither --stack nor the log says."""
+def _impl_from_helpers(job: Job) -> tuple[str | None, str, str | None]:
+    """The MPI-IO implementation from the helper files it left in the log: OMPIO's shared-memory
+    and lock files (*.sm, *.locktest.N, *.lockedfile), ROMIO's shared file pointer (.FILE.shfp.N)."""
+    helpers = job.ignored
+    if any(h.endswith((".sm", ".lockedfile")) or ".locktest" in h for h in helpers):
+        return "ompio", "the log (OMPIO's helper files)", "openmpi"
+    if any(".shfp." in h for h in helpers):
+        return "romio", "the log (ROMIO's shared file pointer file)", None
+    return None, "not recorded in the log", None
+
+
+def gather(job: Job, stack_arg: str | None = None, here: bool = True) -> StackFacts:
+    """Facts for every file of the job: what --stack and the log say, and, when the job ran here
+    (here), what its directories show. The MPI-IO implementation is the one the log (or --stack)
+    names, never this machine's: a log may come from another MPI than the one installed here."""
     out = StackFacts()
     doc = load_stack(stack_arg) if stack_arg else None
     if doc is not None:
@@ -178,17 +190,17 @@ def gather(job: Job, stack_arg: str | None = None, local_mpi: dict[str, Any] | N
     for rec in job.records:
         if rec.path in out.files:
             continue
-        here = _from_here(rec.path) if doc is None else None
+        local = _from_here(rec.path) if doc is None and here else None
         logged = _from_log(rec, job)
         facts = out.given or logged
-        if doc is None and here is not None:
+        if doc is None and local is not None:
             # the log knows the job's file system; here only adds what it lacks (the OST count)
-            if logged.fs is None or (here.fs == "cephfs" and logged.fs in ("fuse", "cephfs")):
-                facts = here  # ceph-fuse's files carry FUSE's magic in the log: the mount here names CephFS
-            elif here.fs == logged.fs:
-                facts.ost_count = facts.ost_count or here.ost_count
-        if doc is None and facts.unit is None and here is not None and here.block_size:
-            facts.unit, facts.unit_source = here.block_size, f"the block size of {here.source}"
+            if logged.fs is None or (local.fs == "cephfs" and logged.fs in ("fuse", "cephfs")):
+                facts = local  # ceph-fuse's files carry FUSE's magic in the log: the mount here names CephFS
+            elif local.fs == logged.fs:
+                facts.ost_count = facts.ost_count or local.ost_count
+        if doc is None and facts.unit is None and local is not None and local.block_size:
+            facts.unit, facts.unit_source = local.block_size, f"the block size of {local.source}"
         out.files[rec.path] = facts
     impl, why, flavour = _impl_from_hints(job)
     mpi = (doc or {}).get("mpi") or {}
@@ -199,11 +211,10 @@ def gather(job: Job, stack_arg: str | None = None, local_mpi: dict[str, Any] | N
             mpi.get("flavour")
     elif impl:
         out.impl, out.impl_source, out.flavour = impl, why, flavour
-    elif local_mpi and local_mpi.get("available"):
-        out.impl = local_mpi.get("mpiio")
-        out.flavour = local_mpi.get("flavour")
-        out.impl_source = f"this machine's MPI ({local_mpi.get('flavour')} {local_mpi.get('version', '')})".strip()
-    out.measure_dir, out.measure_why = _measure_dir(job, stack_arg, doc)
+    else:
+        out.impl, out.impl_source, out.flavour = _impl_from_helpers(job)
+    out.measure_dir, out.measure_why = _measure_dir(job, stack_arg, doc) if here else \
+        (None, "the job ran on another system: nothing is measured here")
     return out
 
 

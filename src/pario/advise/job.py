@@ -142,6 +142,18 @@ class Job:
     mounts: dict[str, str] = field(default_factory=dict)   # mount point -> fs type (Darshan)
     ignored: list[str] = field(default_factory=list)  # MPI implementation helper files left out
     jobid: str = ""
+    exes: list[str] = field(default_factory=list)     # the executables of its processes, as the log names them
+    apart: dict[str, list[str]] = field(default_factory=dict)  # group -> files listed apart (advise.apart)
+    # recorded under pario buffer (pario profile --buffer): per file, what the file system saw
+    # (sys_writes, sys_bytes, write_time, flush_reasons, size: the buffer's stats); None otherwise
+    buffered: dict[str, dict[str, Any]] | None = None
+    cluster: str = ""               # the Slurm cluster it ran on, when the log says
+    # file -> the I/O library the log shows wrote it (HDF5, PnetCDF: Darshan's H5F/PNETCDF modules,
+    # pario's library records, PnetCDF's own keys in the MPI-IO hints it passed)
+    lib_files: dict[str, str] = field(default_factory=dict)
+    copies: int = 0                 # a program that never called MPI_Init, started on this many ranks
+    launched: int = 0               # ranks the launcher started (0: the log does not say)
+    missing_ranks: list[int] = field(default_factory=list)   # ranks that left no log
     libs: list[Any] = field(default_factory=list)   # the I/O libraries' records (advise/libjob.py LibRec)
 
     def of(self, module: str) -> list[Rec]:

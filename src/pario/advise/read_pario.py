@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pario.advise.job import Bucket, Job, Rec, Sizes, is_mpi_helper
+from pario.advise import apart
+from pario.advise.job import Bucket, Job, Rec, Sizes
 from pario.advise.libjob import lib_rec
 from pario.analysis.profile.libviews import is_library
 from pario.analysis.profile.logread import counters, load
@@ -135,10 +136,6 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
         for module, mdoc in (proc.get("modules") or {}).items():
             for raw in mdoc.get("records") or []:
                 fname = raw.get("path", "?")
-                if is_mpi_helper(fname):
-                    if fname not in job.ignored:
-                        job.ignored.append(fname)
-                    continue
                 c = counters(mdoc, raw)
                 rank = -1 if raw.get("rank") == -1 else own_rank
                 if is_library(module):   # HDF5, PnetCDF, NetCDF, ADIOS2: the library rules' records
@@ -147,8 +144,64 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                         job.libs.append(lib)
                     continue
                 job.records.append(_rec(module, fname, rank, c, raw))
+    _ranks_of(job, procs, launch, mpi_ranks)
+    job.cluster = str((launch.get("slurm") or {}).get("cluster") or "")
+    job.buffered = _buffered(doc)
+    names = {"hdf5": "HDF5", "pnetcdf": "PnetCDF", "netcdf": "NetCDF-4", "adios2": "ADIOS2"}
+    for lib in job.libs:
+        job.lib_files.setdefault(lib.file, names.get(lib.library, lib.library))
+    for r in job.records:   # PnetCDF passes its own keys in the info MPI_File_open takes
+        if r.module == "mpiio" and any(k.startswith("nc_") for k in (r.hints_requested or {})):
+            job.lib_files.setdefault(r.path, "PnetCDF")
+    job.exes = sorted({str((p.get("process") or {}).get("exe") or "") for p in procs} - {""})
     _fs_to_mpiio(job)
+    commands = [(str((p.get("process") or {}).get("exe") or ""), [str(a) for a in (p.get("process") or {}).get(
+        "cmdline") or []], job.cwd) for p in procs]
+    apart.separate(job, job.exes, apart.scripts(commands))
     return job
+
+
+def _ranks_of(job: Job, procs: list[dict[str, Any]], launch: dict[str, Any], mpi_ranks: set[Any]) -> None:
+    """The ranks the launcher started against the ranks that left a log: a program that never
+    called MPI_Init started on N ranks is N independent copies (each process names the rank its
+    launcher gave it: launcher_rank); ranks of an MPI job that left no log (MPI_Abort, a kill) are
+    named by rank, not by process id."""
+    infos = [p.get("process") or {} for p in procs]
+    launched = int(launch.get("ranks") or 0)
+    world = max([int(i.get("nprocs") or 0) for i in infos] + [0])
+    if not mpi_ranks:
+        given = {i.get("launcher_rank") for i in infos} - {None}
+        copies = max(launched, len(given))
+        if copies > 1:
+            job.copies = copies
+        return
+    job.launched = max(launched, world, len(mpi_ranks))
+    job.missing_ranks = sorted(set(range(job.launched)) - {int(r) for r in mpi_ranks})
+    if job.missing_ranks:
+        lost = ", ".join(map(str, job.missing_ranks))
+        job.partial.append(f"rank{'s' if len(job.missing_ranks) > 1 else ''} {lost} of {job.launched} left no log "
+                           "(ended before MPI_Finalize and exit: MPI_Abort, a signal, a crash): their I/O is not "
+                           "counted")
+
+
+def _buffered(doc: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """A log of a run under pario buffer (pario profile --buffer) keeps the buffer's stats: per
+    file, the writes the file system saw. The program's calls in the counters are what it asked."""
+    from pario.analysis.profile.views import filesystem_view
+
+    view = filesystem_view(doc)
+    if view is None:
+        return None
+    out: dict[str, dict[str, Any]] = {}
+    for row in view.get("files") or []:
+        got = out.setdefault(row["path"], {"sys_writes": 0, "sys_bytes": 0, "write_time": 0.0, "calls": 0,
+                                           "flush_reasons": {}, "size": 0})
+        for k in ("sys_writes", "sys_bytes", "write_time", "calls"):
+            got[k] += row[k]
+        got["size"] = max(got["size"], row["size"])
+        for why, n in (row.get("flush_reasons") or {}).items():
+            got["flush_reasons"][why] = got["flush_reasons"].get(why, 0) + n
+    return out
 
 
 def _fs_to_mpiio(job: Job) -> None:

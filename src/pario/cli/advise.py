@@ -3,17 +3,19 @@
     pario advise LOG...                     pario profile logs (or their directories) and Darshan logs
     pario advise LOG --verify               also run the job's pattern here as it is and with each fix
     pario advise LOG --stack DIR|STACK.json advise for that file system (default: the log's own paths)
-    pario advise --calibrate [--dir DIR]    measure this file system's per-call costs again (seconds)
+    pario advise LOG --system FILE          cost it with the calibration of the system it ran on
+    pario advise LOG --system SYSTEM.toml   cost it with pario predict's model of that system
+    pario advise --calibrate [--dir DIR]    measure this system and write its calibration file
 
-The conductor: logs -> job model (advise.read_pario, advise.darshan_log) -> facts -> costs (stored
-runs, else a short calibration through plan/run/store) -> rules -> ranked findings -> --verify ->
+The conductor: logs -> job model (advise.read_pario, advise.darshan_log) -> the system it ran on
+and its calibration (advise.systems) -> facts -> costs (advise.measure: kept measurements, else
+measured here when the job ran here, within a budget) -> rules -> ranked findings -> --verify ->
 report (80-column text or --json, schemas/advise.schema.json)."""
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
-import shlex
 import sys
 from typing import Any
 
@@ -24,9 +26,13 @@ from pario.plan.inputs import RUN
 HELP = __doc__.split("\n\n", 2)[1]
 EPILOG = """\
 Time at stake: seconds of the job that the fix would save, from the log's own time counters and
-what the better pattern costs on this system (stored pario bench runs of the same case, else a
-calibration pario runs once per file system and stores: runs of kind "calibration" in
-`pario results`). Each figure says how it was obtained; --no-calibrate leaves them out.
+what the better pattern costs on the system the job ran on: its calibration (a file, written by
+`pario advise --calibrate` run there, given with --system FILE, kept beside the results store),
+measured here only when the job ran here. Unasked, advice measures at most about 10 s and 1 GiB
+written, says what before it starts, and keeps what it measured: the same log gets the same
+findings. A log from a system with no calibration is costed by pario predict's model of that
+system when one is given (--system SYSTEM.toml, or $PARIO_SYSTEM; examples/systems/ has five),
+else advised uncosted, with the reason.
 --verify proves a `pario buffer` fix by running the logged program again (it rewrites its files),
 unbuffered and buffered, alternated; where it cannot run here it replays the pattern with
 pario bench and says why.
@@ -47,8 +53,13 @@ def register(subparsers) -> None:
                    help="--verify: share of the job's size to run (0 < SCALE <= 1)")
     p.add_argument("--budget", type=typed(RUN["time"]), default=60.0,
                    help="--verify: run at most about this many seconds of the job's pattern per finding (60)")
-    p.add_argument("--calibrate", action="store_true", help="measure this file system's costs again and store them")
-    p.add_argument("--no-calibrate", action="store_true", help="run nothing: findings without measured costs")
+    p.add_argument("--calibrate", action="store_true",
+                   help="measure this system's costs (and each LOG's patterns) in full, and write its calibration")
+    p.add_argument("--system", metavar="FILE", type=row("system", "path"),
+                   help="the calibration of the system the job ran on (written there by pario advise --calibrate), "
+                        "or a pario predict system file (.toml, or a shipped name: archer2) to cost it by the model")
+    p.add_argument("--no-calibrate", action="store_true",
+                   help="measure nothing (what the system's calibration keeps still costs the findings)")
     p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
                    help="at most this many ranks for measurements (default: the job's, up to twice the cores here)")
     p.add_argument("--dir", type=typed(RUN["dir"]),
@@ -95,7 +106,7 @@ def _advise(args: argparse.Namespace, session: Session, jobs: list[Any], errors:
 
     docs = []
     if not jobs:   # --calibrate alone
-        model, note = session.model(args.dir or _scratch_dir(), force=True)
+        model, note = session.calibrate_here(args.dir or _scratch_dir())
         if model is None:
             raise ParioError(note, exit_code=3)
         print(f"pario: {note}", file=sys.stderr)
@@ -147,10 +158,22 @@ class Session:
 
     def __init__(self, args: argparse.Namespace, store: Any):
         self.args, self.store = args, store
+        for name, default in (("calibrate", False), ("no_calibrate", False), ("system", None), ("stack", None),
+                              ("verify", False), ("ranks", None), ("dir", None)):
+            if not hasattr(args, name):   # a caller's own Namespace (pario report, tests): advise's defaults
+                setattr(args, name, default)
         self._mpi: Any = None
         self._mpi_error: str | None = None
         self._local: dict[str, Any] | None = None
         self.guards = contextlib.ExitStack()   # the directories made for measurements (where)
+        from pario.advise.measure import AUTO_BYTES, AUTO_SECONDS, Budget
+        # unasked measuring, for the whole call: --calibrate and --verify measure what they need
+        self.budget = Budget(None, None) if args.calibrate or args.verify else Budget(AUTO_SECONDS, AUTO_BYTES)
+        self._given: Any = None          # --system's calibration
+        from pario.advise import systems
+        if store is not None:
+            systems.keep_beside(store.path)
+        self._loaded: dict[str, Any] = {}
         from pario.report.terminal.progress import Progress
         self.observer = Progress(plain=True)
 
@@ -167,6 +190,20 @@ class Session:
                 self._mpi_error = str(exc)
         return self._mpi
 
+    def reachable_hosts(self) -> set[str]:
+        """The hosts this MPI's launches reach from here (its hostfile's): a log made on them was made
+        on this system."""
+        from pario.run.launchers import nodes as placement
+
+        mpi = self.mpi()
+        found = placement.hostfile(mpi) if mpi is not None else None
+        if found is None:
+            return set()
+        try:
+            return set(placement.hosts_in(found[1]))
+        except ParioError:
+            return set()
+
     def nodes_here(self) -> int:
         """Nodes a measurement here can spread its ranks over: a Slurm allocation's, else the hosts
         of mpirun's hostfile (the local cluster's), else this one."""
@@ -174,12 +211,6 @@ class Session:
 
         mpi = self.mpi()
         return placement.reachable(mpi) if mpi is not None else 1
-
-    def local_facts(self) -> dict[str, Any]:
-        if self._local is None:
-            from pario.platform.stack import mpi_facts
-            self._local = mpi_facts(self.args.mpirun, None)
-        return self._local
 
     def where(self, directory: str) -> Any:
         from pario.advise import calibrate
@@ -201,75 +232,125 @@ class Session:
             scratch.prepare()
         return calibrate.Where.of(directory, self.mpi())
 
-    def measure(self, directory: str, kind: str = "calibration"):
-        """A Measure for the advisor: stored measurements first, the missing ones run here."""
-        from pario.advise import calibrate
+    def measurer(self, job: Any, directory: str, kind: str = "calibration") -> Any:
+        """What this job's advice may measure and where its measurements are kept (advise.measure):
+        the calibration of the system the job ran on, measured here only if it ran here."""
+        from pario.advise import measure
 
-        def go(queries):
-            if not queries:
-                return {}
-            where = self.where(directory)
-            found = {} if (self.args.calibrate or kind != "calibration") else calibrate.lookup(queries, self.store,
-                                                                                                 where)
-            missing = [q for q in queries if q.key not in found]
-            if missing and not self.args.no_calibrate and self.mpi() is not None:
-                found.update(calibrate.run(missing, where, self.store, self.observer, mpi=self.mpi(), kind=kind,
-                                           command="pario " + shlex.join(sys.argv[1:])))
-            return found
-        return go
+        cal, here, why = self.system_of(job)
+        from pario.advise.predicted import Predicted
+        if isinstance(cal, Predicted):   # a system pario has a model of: its costs predicted, nothing run here
+            return cal
+        can = here and not self.args.no_calibrate and self.mpi() is not None
+        if here and self.args.no_calibrate:
+            why = "--no-calibrate: nothing is measured"
+        elif here and self.mpi() is None:
+            why = f"nothing can be measured here: {self._mpi_error}"
+        if kind != "calibration":   # --verify: its own budget (--budget), full-size runs, not kept as the calibration
+            return measure.Measurer(cal, can, why, store=self.store, mpi=self.mpi, where=lambda: self.where(directory),
+                                    observer=self.observer, budget=measure.Budget(None, None), force=True,
+                                    kind=kind, cap=None)
+        return measure.Measurer(cal, can, why, store=self.store, mpi=self.mpi, where=lambda: self.where(directory),
+                                observer=self.observer, budget=self.budget, force=self.args.calibrate,
+                                cap=None if self.args.calibrate else measure.AUTO_CAP,
+                                timeout=None if self.args.calibrate else 60.0)
 
-    def model(self, directory: str, force: bool = False):
-        """The calibration of the file system at `directory`: stored, else measured now."""
-        from pario.advise import costs
+    def system_of(self, job: Any) -> tuple[Any, bool, str]:
+        """(the calibration of the system the job ran on or None, whether it ran here, why nothing
+        is measured here). A system pario has a model of (--system FILE.toml, or $PARIO_SYSTEM for a
+        log from elsewhere without a calibration) gives advise.predicted.Predicted instead."""
+        from pario.advise import predicted, systems
+
+        if self.args.system and predicted.is_system_file(self.args.system):
+            return predicted.Predicted(self.args.system, job), False, ""
+        if self.args.system:
+            if self._given is None:
+                self._given = systems.load(self.args.system)
+            cal = self._given
+            me = systems.here_identity()
+            mine = me["hosts"][0] in (cal.system.get("hosts") or []) or \
+                (bool(me.get("cluster")) and me.get("cluster") == cal.system.get("cluster"))
+            return cal, mine, ("" if mine else f"--system {self.args.system} is the calibration of {cal.name}, "
+                                               "not of this machine: nothing is measured here")
+        if self.args.stack and os.path.isfile(self.args.stack):
+            return None, False, (f"--stack {self.args.stack} describes a file system recorded elsewhere: this "
+                                 "machine's measurements are not of it (give --system FILE, the calibration "
+                                 "written there)")
+        here, how = (True, f"--stack {self.args.stack} is a directory here") if self.args.stack else \
+            systems.made_here(job, self.reachable_hosts())
+        if here:
+            path = systems.default_path(systems.here_identity()["name"])
+            cal = self._loaded.get(str(path))
+            if cal is None and path.is_file():
+                try:
+                    cal = self._loaded[str(path)] = systems.load(path)
+                except ParioError as exc:
+                    self.observer.note(f"the kept calibration is unreadable and is measured again: {exc}")
+            return cal, True, ""
+        for cal in systems.stored():
+            if systems.matches(cal, job):
+                return cal, False, f"the job ran on {cal.name} ({how}): nothing is measured here"
+        model, why_no_model = systems.predicted_model(job, None)
+        if model is not None:
+            return model, False, ""
+        return None, False, (f"the log is from another system ({how}) and no calibration of it is kept here: "
+                             "run `pario advise --calibrate` there and give the file it writes with --system FILE; "
+                             + why_no_model)
+
+    def calibrate_here(self, directory: str) -> tuple[Any, str]:
+        """--calibrate alone: measure this system in full and write its calibration file."""
+        from pario.advise import measure, systems
 
         if self.mpi() is None:
             return None, f"no calibration: {self._mpi_error}"
-        if self.args.no_calibrate:
-            return None, "no calibration (--no-calibrate): small-request sizes are judged by the file system's unit"
-        query = costs.model_query()
-        where = self.where(directory)
-        from pario.advise import calibrate
-        got = None if (force or self.args.calibrate) else calibrate.lookup([query], self.store, where).get("model")
-        how = "stored"
-        if not got:
-            got = calibrate.run([query], where, self.store, self.observer, mpi=self.mpi(),
-                                command="pario " + shlex.join(sys.argv[1:])).get("model")
-            how = "measured now"
-        if not got:
-            return None, "the calibration gave no figures"
-        model = costs.model_of(got)
-        runs = ", ".join(str(r) for r in model.runs) or "not stored"
-        model.where = f"calibration run {runs} in {where.directory}" + \
-            (f", load average {model.load:.1f} on {os.cpu_count()} cores" if model.load is not None else "")
-        return model, f"{how}: {model.describe()} ({model.where}, {where.fs} at {where.mount})"
+        path = systems.default_path(systems.here_identity()["name"])
+        cal = systems.load(path) if path.is_file() else None
+        m = measure.Measurer(cal, True, "", store=self.store, mpi=self.mpi, where=lambda: self.where(directory),
+                             observer=self.observer, budget=measure.Budget(None, None), force=True, cap=None)
+        model, note = m.model()
+        return model, note + (f"; written to {m.cal.path}" if m.cal is not None and m.cal.path else "")
 
     def advise(self, job: Any) -> dict[str, Any]:
         return self.assess(job)[1]
 
     def assess(self, job: Any) -> tuple[Any, dict[str, Any]]:
         """The job's ranked findings (advisor.Ranked, the records) and its advice document."""
-        from pario.advise import advisor, facts, rules, verify
+        from pario.advise import advisor, facts, predicted, rules, verify
         from pario.advise.document import io_seconds, job_document
         from pario.platform import host
 
-        local = self.local_facts() if any(r.module == "mpiio" for r in job.records) else None
-        stack = facts.gather(job, self.args.stack, local)
+        _, here, _ = self.system_of(job)
+        stack = facts.gather(job, self.args.stack, here=here)
         directory = stack.measure_dir or self.args.dir or _scratch_dir()
-        model, cal_note = self.model(directory)
-        max_ranks = self.args.ranks or max(1, 2 * host.cpus())
-        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks, nodes_here=self.nodes_here())
+        measurer = self.measurer(job, directory)
+        model, cal_note = measurer.model()
+        # a modelled system is predicted at the job's own ranks and nodes (advise/predicted.py)
+        max_ranks = self.args.ranks or getattr(measurer, "max_ranks", None) or max(1, 2 * host.cpus())
+        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks,
+                        nodes_here=getattr(measurer, "nodes", None) or self.nodes_here())
+        if job.nprocs > 1 and not job.copies:
+            ctx.rank_noise, ctx.rank_noise_why = measurer.rank_noise(ctx.ranks_here(job.nprocs))
         cands = rules.detect(ctx)
-        measure = None if self.args.no_calibrate or self.mpi() is None else self.measure(directory)
-        ranked = advisor.rank(cands, model, measure, job.run_time, io_seconds(job))
-        notes = [] if model else [cal_note]
+        ranked = advisor.rank(cands, model, measurer.measure, job.run_time, io_seconds(job), cap=measurer.cap)
+        notes = ([] if model or measurer.why_not else [cal_note]) + ctx.notes + measurer.notes
         if model and model.load is not None and model.load > (os.cpu_count() or 1):
             notes.append(f"this system's costs were measured with a load average of {model.load:.1f} on "
                          f"{os.cpu_count()} cores: figures from a busy machine; pario advise --calibrate "
                          "measures them again")
         if self.args.verify and self.mpi() is None:
             notes.append(f"--verify ran nothing: {self._mpi_error}")
+        elif self.args.verify and not here:
+            notes.append("--verify ran nothing: the job ran on another system, and a run here would say nothing "
+                         "of it (run pario advise --verify there)")
         elif self.args.verify:
             targets = ranked.findings + ranked.not_costed
-            notes += verify.verify(targets, ranked.plans, self.measure(directory, kind="advise-verify"),
+            notes += verify.verify(targets, ranked.plans, self.measurer(job, directory, kind="advise-verify").measure,
                                    self.args.scale, self.args.budget, host.disk_free(directory), job)
-        return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory)
+            verify.not_faster(ranked)
+        from pario.advise import overlap
+        at_stake = overlap.settle(ranked, job)
+        system = {"calibration": str(measurer.cal.path) if measurer.cal is not None and measurer.cal.path else None,
+                  "name": measurer.cal.name if measurer.cal is not None else None, "here": here,
+                  "measured_here": measurer.can_measure, "why": measurer.why_not, **predicted.document(measurer)}
+        return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory if here else None, system,
+                                    at_stake)

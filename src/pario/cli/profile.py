@@ -128,13 +128,13 @@ def print_env(args, prun) -> int:
 
 
 def profile(args, cmd, prun) -> int:
+    from pario.platform.outfile import check_output
     from pario.platform.slurm_env import job_id
     from pario.run import child
 
     lib = prun.preload_path(prun.mpi_of_launch(cmd, args.ranks, args.launcher), cmd[0])
     output = Path(args.output) if args.output else prun.default_output(cmd)
-    if output.is_dir():
-        raise ParioError(f"-o {output} is a directory; give a file name for the job log")
+    check_output(output, "-o", "the job log")   # before the program runs: what it did would be lost
     parts = prun.make_parts_dir(output.resolve())
     env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
     stats_dir = None
@@ -195,11 +195,30 @@ def profile(args, cmd, prun) -> int:
     if partial:
         msg += f" ({partial} stopped by a signal: partial)"
     print(msg + f"; see it with: pario profile show {output}", file=sys.stderr)
+    for line in ranks_said(doc, args.ranks):
+        print(f"pario: warning: {line}", file=sys.stderr)
     if ended.signal:
         print(f"pario: the program was ended by {signal.Signals(ended.signal).name}", file=sys.stderr)
     elif code != 0:
         print(f"pario: the program exited with status {code}", file=sys.stderr)
     return ended.shell_code
+
+
+def ranks_said(doc: dict, ranks: int | None) -> list[str]:
+    """What the log says about the ranks launched: a program that never called MPI_Init started on
+    N ranks ran as N independent copies (each doing the whole work, each writing the same files);
+    ranks that left no log (MPI_Abort, a signal) are named by rank."""
+    if not ranks or ranks < 2:
+        return []
+    logged = {p["process"].get("rank") for p in doc["processes"]} - {None, -1}
+    if not logged:
+        return [f"the program never called MPI_Init: {ranks} independent copies ran, each doing the whole work "
+                "(launch it without -n, or make it an MPI program that divides the work)"]
+    lost = sorted(set(range(ranks)) - logged)
+    if lost:
+        return [f"rank{'s' if len(lost) > 1 else ''} {', '.join(map(str, lost))} of {ranks} left no log (ended "
+                "before MPI_Finalize and exit: MPI_Abort, a signal or a crash)"]
+    return []
 
 
 def show(log: str, as_json: bool, top: int) -> int:

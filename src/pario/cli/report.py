@@ -83,7 +83,7 @@ def findings_for(logs: list[str], profiles: list[tuple[str, dict[str, Any]]], db
     jobs, errors = advise._read_all(logs)
     if errors:
         raise ParioError(f"--advise: {errors[0]}")
-    args = argparse.Namespace(stack=None, verify=False, scale=None, budget=60.0, calibrate=False,
+    args = argparse.Namespace(stack=None, system=None, verify=False, scale=None, budget=60.0, calibrate=False,
                               no_calibrate=False, ranks=None, dir=None, mpirun=None, db=db, json=False)
     session = advise.Session(args, Store(db))
     docs = []
@@ -156,11 +156,13 @@ def _drawn(advised: list[str], profiles: list[str]) -> list[str]:
 
 
 def run(args) -> int:
+    from pario.platform.outfile import check_output
     from pario.report.html import save
 
-    # a flag whose producer is missing fails before any work
+    # a flag whose producer is missing, or a page that could not be written, fails before any work
     if args.advise:
         _require("--advise", "advise", 10)
+    check_output(args.output, "-o", "the page")
     runs = load_runs(args.runs, args.db, default_last=not (args.profile or args.tune or args.advise))
     profiles = load_profiles(args.profile + _drawn(args.advise, args.profile))
     advice = findings_for(args.advise, profiles, args.db) if args.advise else None

@@ -18,13 +18,13 @@ import subprocess
 from typing import Any
 
 from pario.platform import fsinfo
+from pario.settings.ceph_layout import format_layout, parse_layout
 
 FILE_XATTR, DIR_XATTR = "ceph.file.layout", "ceph.dir.layout"
-FIELDS = ("stripe_unit", "stripe_count", "object_size", "pool")
 # Ceph's own layout of a new file where no directory sets one (file_layout_t::get_default).
 DEFAULT = {"stripe_unit": 4 << 20, "stripe_count": 1, "object_size": 4 << 20}
 STRIPE_UNIT_ALIGN = 64 << 10   # the MDS refuses a stripe unit that is not a multiple of this (EINVAL)
-COUNTERS = "perf dump: osd.op_w_in_bytes, osd.op_r_out_bytes"
+COUNTERS = "perf dump: osd.op_w_in_bytes, osd.op_r_out_bytes, osd.op_w, osd.op_r"
 CEPH_TIMEOUT = 20.0
 
 
@@ -33,26 +33,6 @@ def is_cephfs(fs: dict[str, Any] | None) -> bool:
 
 
 # ---- layouts --------------------------------------------------------------------------------
-
-def parse_layout(text: str) -> dict[str, Any]:
-    """'stripe_unit=1048576 stripe_count=4 object_size=4194304 pool=cephfs_data' -> a dict, numbers
-    as ints (getfattr's quotes and a leading 'ceph.file.layout=' are allowed)."""
-    text = text.strip()
-    if "=" in text.split()[0] and text.split("=", 1)[0].startswith("ceph."):
-        text = text.split("=", 1)[1]
-    out: dict[str, Any] = {}
-    for item in text.strip().strip('"').split():
-        key, sep, value = item.partition("=")
-        if sep:
-            out[key] = int(value) if value.isdigit() else value
-    return out
-
-
-def format_layout(layout: dict[str, Any]) -> str:
-    """The value setfattr takes, in Ceph's own order."""
-    order = FIELDS + tuple(k for k in layout if k not in FIELDS)
-    return " ".join(f"{k}={layout[k]}" for k in order if layout.get(k) not in (None, ""))
-
 
 def read_layout(path: str) -> dict[str, Any] | None:
     """The layout of a file, or the layout a directory gives new files (None: it sets none, or this
@@ -255,8 +235,8 @@ def _asok(path: str, command: dict[str, Any], timeout: float = 5.0) -> Any:
 
 def counters(server_list: list[dict[str, Any]], conf: str | None = None,
              name: str = "client.admin") -> dict[str, dict[str, int]] | None:
-    """{osd.N: {write, read}}: the bytes each object server has written and read since it started,
-    its own counters; None when one of them cannot be read."""
+    """{osd.N: {write, read, write_ops, read_ops}}: the bytes and operations each object server has
+    written and read since it started, its own counters; None when one of them cannot be read."""
     out: dict[str, dict[str, int]] = {}
     for srv in server_list:
         try:
@@ -267,7 +247,8 @@ def counters(server_list: list[dict[str, Any]], conf: str | None = None,
             else:
                 return None
             osd = dump["osd"]
-            out[srv["name"]] = {"write": int(osd["op_w_in_bytes"]), "read": int(osd["op_r_out_bytes"])}
+            out[srv["name"]] = {"write": int(osd["op_w_in_bytes"]), "read": int(osd["op_r_out_bytes"]),
+                                "write_ops": int(osd["op_w"]) + int(osd.get("op_rw", 0)), "read_ops": int(osd["op_r"])}
         except (OSError, ValueError, KeyError, TypeError, subprocess.SubprocessError):
             return None
     return out

@@ -18,7 +18,7 @@ import subprocess
 from typing import Any
 
 from pario.platform import cephfs, fsinfo
-from pario.settings import Settings, dialects
+from pario.settings import Settings, ceph_layout, dialects
 from pario.settings.dialects.ceph import layout_value
 from pario.settings.model import build
 
@@ -137,7 +137,7 @@ def _prepare_ceph(case: dict[str, Any], index: int, directory: str, prefix: str,
     if not value:
         rec["reason"] = "nothing CephFS can set (" + ", ".join(dropped) + " are Lustre's)"
         return rec
-    want = cephfs.parse_layout(value)
+    want = ceph_layout.parse_layout(value)
     if case.get("workload") == "metadata":  # the engine sets it on the tree's top directory when it makes it
         rec.update(applied=True, target="tree", top_xattr=f"{cephfs.DIR_XATTR}={value}",
                    command=f'setfattr -n ceph.dir.layout -v "{value}" TREE', means="the engine, when it makes the tree",

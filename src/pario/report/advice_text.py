@@ -115,6 +115,10 @@ def header(job: dict[str, Any]) -> list[str]:
         out.append(job["command"])
     rt, io = job.get("run_time"), job.get("io_time") or 0.0
     procs = "1 process" if job["nprocs"] == 1 else f"{job['nprocs']} ranks"
+    if job.get("copies"):
+        procs = f"never called MPI_Init: {job['copies']} independent copies"
+    elif job.get("missing_ranks"):
+        procs = f"{job['nprocs']} of {job['launched']} ranks logged"
     out.append(f"{procs}, {seconds(rt)} run" + (f", {seconds(io)} of it in I/O calls ({100 * io / rt:.0f}%)"
                                                 if rt else ""))
     st = job.get("stack") or {}
@@ -123,16 +127,27 @@ def header(job: dict[str, Any]) -> list[str]:
         out.append(f"{count(fs['files'], 'file')} {_where(fs)}{unit}")
     if st.get("impl"):
         out.append(f"MPI-IO: {st['impl']} ({st['impl_source']})")
+    elif st.get("impl_source"):   # the log uses MPI-IO and does not say which
+        out.append(f"MPI-IO: {st['impl_source']}")
     cal = job.get("calibration")
-    if cal and cal.get("write"):
+    system = st.get("system") or {}
+    if cal and cal.get("write"):   # the calibration of the system the job ran on (advise/systems.py)
         w = cal["write"]
-        out.append(f"this system: write(2) costs {w['call_us']:.2f} us per call + {w['mib_s']:.0f} MiB/s "
-                   f"({cal['where']})")
+        out.append(f"costs: write(2) {w['call_us']:.2f} us per call + {w['mib_s']:.0f} MiB/s, from the "
+                   f"{cal['where']}")
+    elif system.get("why"):
+        out.append(f"costs: none measured: {system['why']}")
+    total = job.get("at_stake")
+    if total and rt:   # every second counted once (advise/overlap.py)
+        out.append(f"at stake in all: {seconds(total['seconds'])} of the {seconds(rt)} run ({total['how']})")
     out += [f"partial: {p}" for p in job.get("partial") or []]
+    apart = job.get("apart_files") or {}
     ignored = job.get("ignored_files") or []
-    if ignored:
-        n = len(ignored)
-        out.append(f"left out: {n} MPI implementation helper file{'s' if n != 1 else ''}, e.g. {ignored[0]}")
+    if ignored and not apart:
+        apart = {"MPI implementation helper files": ignored}
+    for group, paths in apart.items():
+        if paths:
+            out.append(f"left out: {len(paths)} {group}, e.g. {paths[0]}")
     return out
 
 

@@ -10,10 +10,10 @@ from pario.model.case import Case
 from pario.model.errors import ParioError
 from pario.model.events import RunObserver
 from pario.model.result import EnvDoc, ResultDoc
-from pario.platform import cephfs, layout
+from pario.platform import layout
 from pario.platform.mpi import MPI
 from pario.run import forward, launchers, watchdog
-from pario.settings import effective, view
+from pario.settings import ceph_layout, effective, view
 
 SETTINGS_TIMEOUT = 120.0  # seconds without progress: one open and close per case
 
@@ -55,5 +55,5 @@ def measured(result: ResultDoc, collector: effective.OutputCollector, layouts: d
         rec = layouts.get(case.get("index"))
         if rec is not None:
             if rec.get("top_xattr") and (case.get("fs_layout") or {}).get("value"):  # read back by the engine
-                rec = {**rec, "effective": cephfs.parse_layout(case["fs_layout"]["value"])}
+                rec = {**rec, "effective": ceph_layout.parse_layout(case["fs_layout"]["value"])}
             case["layout"] = {**rec, "mismatch": layout.compare(rec)}

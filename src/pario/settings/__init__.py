@@ -6,8 +6,9 @@ needs only the catalogue, the knobs or the value checks (`from pario.settings im
 every command's parser does) does not load the dialects and the equivalence rules with them."""
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pario.model.lazy import exports
 
 if TYPE_CHECKING:
     from pario.settings.dialects import DIALECTS, parse, render, sniff
@@ -21,10 +22,4 @@ _HOME = {**dict.fromkeys(["DIALECTS", "parse", "render", "sniff"], "pario.settin
 __all__ = ["Issue", "Settings", "build", "from_pairs", "merge", "parse_bytes", "DIALECTS", "parse", "render",
            "sniff", "Applied", "canonical", "explain", "view"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOME[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = exports(__name__, _HOME)

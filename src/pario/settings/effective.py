@@ -268,7 +268,7 @@ def file_layout(rows: list[dict[str, Any]], fs_layout: dict[str, Any] | None, fs
     MPI_File_get_info returned, said when the chosen means did not report the key."""
     if not fs_layout or not fs_layout.get("value"):
         return
-    from pario.platform.cephfs import parse_layout
+    from pario.settings.ceph_layout import parse_layout
     from pario.settings.equivalence import STRIPING_FS
     got = parse_layout(str(fs_layout["value"]))
     for row in rows:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pario.advise.costs import FromLog, Ratio
+from pario.advise.costs import FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
 from pario.model.findings import Evidence, Fix
@@ -35,9 +35,37 @@ def _per_rank(recs: list[Rec], nprocs: int) -> tuple[dict[int, int], dict[int, f
     return by, t
 
 
+def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
+    """A program that never called MPI_Init, started on N ranks (pario profile -n N, mpirun, srun):
+    N independent copies, each doing the whole work; files every copy wrote are written N times
+    over (and a file each creates with O_TRUNC is clobbered by the others)."""
+    n = ctx.job.copies
+    if n < 2:
+        return []
+    writers: dict[str, set[int]] = {}
+    for r in ctx.data_recs():
+        if r.bytes_written:
+            writers.setdefault(r.path, set()).add(r.rank)
+    shared = sorted(p for p, ranks in writers.items() if len(ranks) > 1)
+    text = (f"the program never called MPI_Init: the launcher started {n} independent copies, each doing the "
+            "whole work")
+    if shared:
+        text += (f"; {len(shared)} file(s) were written by {max(len(writers[p]) for p in shared)} copies each, "
+                 f"the same data over and over (e.g. {shared[0]})")
+    cmd = ctx.job.command or "the program"
+    return [Candidate(rule="non-mpi-copies", title=f"never called MPI_Init: {n} independent copies",
+                      evidence=Evidence(text=text + ".", counters={"PROCESSES": n}, files=shared[:3]),
+                      fix=Fix(kind="code", text=f"launch it once, as a single process ({cmd}, without -n {n} or "
+                                                "mpirun), or make it an MPI program that divides the work among "
+                                                "its ranks"),
+                      cost=NotCosted("the copies ran side by side: what the others took from the first one's time "
+                                     "is not in the log"),
+                      confidence="high")]
+
+
 def one_rank(ctx: Ctx) -> list[Candidate]:
     n = ctx.job.nprocs
-    if n < 2:
+    if n < 2 or ctx.job.copies:
         return []
     recs = ctx.recs()
     by, t = _per_rank(recs, n)
@@ -76,53 +104,89 @@ def one_rank(ctx: Ctx) -> list[Candidate]:
                       fix=Fix(kind="code", text=f"let every rank {op} its own part of one shared file (MPI-IO, "
                                                 "HDF5 or PnetCDF with collective calls) instead of sending it all "
                                                 f"to rank {rank}"),
-                      cost=cost, confidence="medium", plan=plan)]
+                      cost=cost, confidence="medium", plan=plan, veto=False)]
+
+
+# Ranks whose bytes differ by more than this share of their mean are given different amounts of
+# work: a difference the program's decomposition makes, not noise (bytes are counted exactly; a
+# library's header written by one rank is far less: 170 B of 4 MiB).
+BYTES_SPREAD = 0.1
+
+
+def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast: float, t_mean: float,
+          noise: float | None, noise_why: str) -> tuple[str | None, float, str]:
+    """(cause, seconds, why): "bytes" when the most loaded rank's extra bytes (at most
+    sd*sqrt(N-1) beyond the mean, when one rank holds all the excess) are beyond what ranks moving
+    the same bytes differ by on the job's system (measure.rank_noise; without that figure, beyond
+    BYTES_SPREAD): its seconds are the least it must carry, sd/sqrt(N-1), at the ranks' own rate;
+    "speed" when the bytes are even and the ranks' times differ beyond that noise; None
+    otherwise, with why (no noise figure of that system: no verdict on speed)."""
+    if bytes_mean > 0 and bytes_sd > 0:
+        most = bytes_sd * math.sqrt(max(1, nranks - 1)) / bytes_mean
+        if most > max(BYTES_SPREAD, noise or 0.0):
+            return "bytes", t_mean / bytes_mean * bytes_sd / math.sqrt(max(1, nranks - 1)), ""
+        if bytes_sd / bytes_mean > BYTES_SPREAD:
+            return None, 0.0, ""   # uneven, but less than ranks differ by here anyway
+    if t_mean <= 0 or t_slow <= t_fast:
+        return None, 0.0, ""
+    spread = (t_slow - t_fast) / t_mean
+    if noise is None:
+        return None, 0.0, (f"the ranks' times differ by {100 * spread:.0f}% of their mean with even bytes; "
+                           f"whether that is beyond the noise is not known ({noise_why or 'no measurement'})")
+    if spread <= noise:
+        return None, 0.0, ""
+    return "speed", t_slow - t_mean, ""
 
 
 def stragglers(ctx: Ctx) -> list[Candidate]:
-    """Ranks slower than the rest on a shared file (the log's slowest and fastest rank and the
-    variance), or across the ranks' own files. Only a spread above what repeated runs of one case
-    vary by on this system (the calibration's spread) is reported: less is noise."""
-    noise = ctx.model.spread if ctx.model else None
-    out = []
+    """Ranks that move more bytes than the others, or the same bytes slower beyond the noise, on a
+    shared file (the log's variance over ranks, slowest and fastest rank) or across the ranks' own
+    files, with the cause the counters show (judge()). MPI helper files were left out when the log
+    was read."""
+    noise, noise_why = ctx.rank_noise, ctx.rank_noise_why
+    out: list[Candidate] = []
+    if ctx.job.copies:
+        return out   # copies of a serial program are not ranks sharing work
     for r in app_view(ctx.recs()):
         if not r.shared or r.slowest_time is None or r.fastest_time is None:
             continue
         p = r.module.upper()
-        mean = r.io_time / r.nprocs
-        if mean <= 0 or r.slowest_time <= mean:
+        t_mean = r.io_time / r.nprocs
+        b_mean = r.bytes / r.nprocs
+        b_sd = math.sqrt(r.variance_bytes) if r.variance_bytes is not None else \
+            abs((r.slowest_rank_bytes or 0) - (r.fastest_rank_bytes or 0)) / 2
+        why, sec, said = judge(b_mean, b_sd, r.nprocs, r.slowest_time, r.fastest_time, t_mean, noise, noise_why)
+        if why is None:
+            if said:
+                ctx.notes.append(f"{r.path}: {said}")
             continue
-        cv = math.sqrt(r.variance_time) / mean if r.variance_time else (r.slowest_time - r.fastest_time) / mean
-        uneven_bytes = (r.variance_bytes or 0) > 0 or (r.slowest_rank_bytes or 0) != (r.fastest_rank_bytes or 0)
-        if not uneven_bytes and (noise is None or cv <= noise):
-            continue
-        what = (f"rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(mean)} "
-                f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)})")
-        if uneven_bytes:
-            what += (f"; the ranks move different amounts (rank {r.slowest_rank}: {human(r.slowest_rank_bytes or 0)}, "
-                     f"rank {r.fastest_rank}: {human(r.fastest_rank_bytes or 0)}"
-                     + (f", spread {human(math.sqrt(r.variance_bytes))} around a mean of {human(r.bytes / r.nprocs)}"
-                        if r.variance_bytes else "") + ")")
-            fix = Fix(kind="code", text="give every rank the same amount of data to move (the slowest rank "
-                                        "does more than the others)")
+        counters = {f"{p}_F_SLOWEST_RANK_TIME": r.slowest_time, f"{p}_F_FASTEST_RANK_TIME": r.fastest_time,
+                    f"{p}_SLOWEST_RANK_BYTES": r.slowest_rank_bytes or 0,
+                    f"{p}_FASTEST_RANK_BYTES": r.fastest_rank_bytes or 0}
+        if why == "bytes":
+            counters[f"{p}_F_VARIANCE_RANK_BYTES"] = r.variance_bytes or 0
+            text = (f"{r.path}: the {r.nprocs} ranks move different amounts: {human(b_sd)} around a mean of "
+                    f"{human(b_mean)} per rank ({100 * b_sd / b_mean:.0f}%); the most loaded moves at least "
+                    f"{human(b_sd / math.sqrt(max(1, r.nprocs - 1)))} more than the mean.")
+            title = f"ranks move uneven amounts of {r.path.rsplit('/', 1)[-1]}"
+            fix = Fix(kind="code", text="give every rank the same amount of data to move (the decomposition gives "
+                                        "some ranks more than others)")
+            how = (f"the log: the ranks' mean rate on this file ({s(t_mean)} for {human(b_mean)}) applied to the "
+                   "most loaded rank's extra bytes")
         else:
-            fix = Fix(kind="code", text=("the ranks move the same bytes at different speeds: look at where the "
-                                         "slow ranks run (a busy node, the OSTs their stripes land on: "
-                                         "`lfs getstripe`) before changing the program"))
-        noise_txt = f"; this system's runs vary by {100 * noise:.0f}%" if noise is not None else ""
-        out.append(Candidate(rule="stragglers", title=f"rank {r.slowest_rank} slower on a shared file",
-                             evidence=Evidence(text=f"{r.path}: {what}; spread {100 * cv:.0f}% of the mean"
-                                                    f"{noise_txt}.",
-                                               counters={f"{p}_F_SLOWEST_RANK_TIME": r.slowest_time,
-                                                         f"{p}_F_FASTEST_RANK_TIME": r.fastest_time,
-                                                         f"{p}_SLOWEST_RANK_BYTES": r.slowest_rank_bytes or 0,
-                                                         f"{p}_FASTEST_RANK_BYTES": r.fastest_rank_bytes or 0},
-                                               files=[r.path], ranks=[k for k in (r.slowest_rank, r.fastest_rank)
-                                                                      if k is not None]),
-                             fix=fix, cost=FromLog(r.slowest_time - mean,
-                                                   f"the log: the slowest rank's {s(r.slowest_time)} against the "
-                                                   f"mean {s(mean)}: balanced, all would end at the mean"),
-                             confidence="medium" if uneven_bytes else "low"))
+            text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
+                    f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes: a spread of "
+                    f"{100 * (r.slowest_time - r.fastest_time) / t_mean:.0f}% of the mean, beyond this system's "
+                    f"{100 * (noise or 0):.0f}% ({noise_why}).")
+            title = f"rank {r.slowest_rank} slower on a shared file"
+            fix = Fix(kind="code", text=("the ranks move the same bytes at different speeds: look at what the "
+                                         "slow rank does besides (a sync after each write, a busy node, the OSTs "
+                                         "its stripes land on: `lfs getstripe`) before changing the program"))
+            how = f"the log: the slowest rank's {s(r.slowest_time)} against the mean {s(t_mean)}"
+        out.append(Candidate(rule="stragglers", title=title,
+                             evidence=Evidence(text=text, counters=counters, files=[r.path],
+                                               ranks=[k for k in (r.slowest_rank, r.fastest_rank) if k is not None]),
+                             fix=fix, cost=FromLog(sec, how), confidence="medium" if why == "bytes" else "low"))
     # across the ranks' own files (file per process)
     n = ctx.job.nprocs
     own = [r for r in app_view(ctx.recs()) if r.rank >= 0]
@@ -130,26 +194,39 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         by, t = _per_rank(own, n)
         busy = [k for k in t if t[k] > 0]
         if len(busy) > 1:
-            mean = sum(t[k] for k in busy) / len(busy)
+            t_mean = sum(t[k] for k in busy) / len(busy)
+            b_mean = sum(by[k] for k in busy) / len(busy)
+            b_sd = math.sqrt(sum((by[k] - b_mean) ** 2 for k in busy) / len(busy))
             slow = max(busy, key=lambda k: t[k])
             fast = min(busy, key=lambda k: t[k])
-            spread = (t[slow] - mean) / mean if mean else 0
-            uneven = by[slow] != by[fast]
-            if (uneven and by[slow] > by[fast]) or (noise is not None and spread > noise and not uneven):
-                text = (f"rank {slow} spent {s(t[slow])} on its own files against a mean of {s(mean)} over "
-                        f"{len(busy)} ranks; it moved {human(by[slow])} (rank {fast}: {human(by[fast])}, "
-                        f"{s(t[fast])}).")
-                out.append(Candidate(rule="stragglers", title=f"rank {slow} slower than the others",
+            heavy = max(busy, key=lambda k: by[k])
+            total = sum(by[k] for k in busy)
+            if total and by[heavy] > (1 - 1 / n) * total:
+                return out   # one rank moves (nearly) all of it: one_rank's finding, not an imbalance
+            why, sec, said = judge(b_mean, b_sd, len(busy), t[slow], t[fast], t_mean, noise, noise_why)
+            if why is None and said:
+                ctx.notes.append(f"the ranks' own files: {said}")
+            if why is not None:
+                who = heavy if why == "bytes" else slow
+                text = (f"rank {heavy} moved {human(by[heavy])} to its own files against a mean of {human(b_mean)} "
+                        f"over {len(busy)} ranks." if why == "bytes" else
+                        f"rank {slow} spent {s(t[slow])} on its own files against a mean of {s(t_mean)} over "
+                        f"{len(busy)} ranks moving the same bytes (rank {fast}: {s(t[fast])}), beyond this "
+                        f"system's {100 * (noise or 0):.0f}% ({noise_why}).")
+                if why == "bytes":   # the loaded rank's own time on its extra bytes, at its own rate
+                    sec = t[heavy] * (by[heavy] - b_mean) / by[heavy] if by[heavy] else 0.0
+                verb = "moves more" if why == "bytes" else "slower"
+                out.append(Candidate(rule="stragglers", title=f"rank {who} {verb} than the others",
                                      evidence=Evidence(text=text, counters={"BYTES_WRITTEN": sum(
-                                         r.bytes_written for r in own if r.rank == slow)},
-                                         files=names(r for r in own if r.rank == slow), ranks=[slow, fast]),
+                                         r.bytes_written for r in own if r.rank == who)},
+                                         files=names(r for r in own if r.rank == who), ranks=[who]),
                                      fix=Fix(kind="code", text="give every rank the same amount of data to move"
-                                             if uneven else "the ranks move the same bytes at different speeds: "
-                                             "look at where the slow ranks run before changing the program"),
-                                     cost=FromLog(t[slow] - mean, f"the log: rank {slow}'s {s(t[slow])} against the "
-                                                  f"mean {s(mean)}"),
-                                     confidence="medium" if uneven else "low"))
+                                             if why == "bytes" else "the ranks move the same bytes at different "
+                                             "speeds: look at what the slow rank does besides, and where it runs, "
+                                             "before changing the program"),
+                                     cost=FromLog(sec, f"the log: rank {who}'s extra time against the mean"),
+                                     confidence="medium" if why == "bytes" else "low"))
     return out
 
 
-RULES = [one_rank, stragglers]
+RULES = [non_mpi_copies, one_rank, stragglers]

@@ -42,6 +42,9 @@ class Candidate:
     plan: Plan | None = None
     queries: list[Query] = field(default_factory=list)    # measurements the estimate needs
     stance: tuple[str, str] | None = None   # (file, "collective" | "independent"): never both for one file
+    # a fix measured here to gain nothing is not advised (advisor.rank); False for a finding that is
+    # a fact of the log whatever its cost here: it stays, at the seconds measured (possibly none)
+    veto: bool = True
 
 
 @dataclass
@@ -50,6 +53,11 @@ class Ctx:
     stack: StackFacts
     model: Model | None
     max_ranks: int                # ranks a measurement here may use
+    notes: list[str] = field(default_factory=list)   # what the rules judged and did not report, and why
+    # how much ranks moving the same bytes differ on the job's system (measure.rank_noise), and why
+    # it is not known when it is not
+    rank_noise: float | None = None
+    rank_noise_why: str = ""
     nodes_here: int = 1           # nodes a measurement here may use (a Slurm allocation's, a hostfile's)
 
     def facts(self, rec: Rec) -> FsFacts:
@@ -138,6 +146,25 @@ def slowest_rank(recs: Iterable[Rec], time: Callable[[Rec], float]) -> tuple[int
 
 
 s = seconds
+
+
+def per_rank(r: Rec, n: float) -> float:
+    """A count of a record as one of its ranks saw it (a reduced record sums its ranks')."""
+    return n / (r.nprocs if r.rank < 0 else 1)
+
+
+def phases(r: Rec) -> int:
+    """Runs of reads or of writes one rank made on the file: RW_SWITCHES counts the changes
+    between reading and writing (a reduced record sums them over its ranks, which work side by
+    side). A program that writes then reads a file three times (IOR's -i 3) has six; each may
+    start over at the file's beginning, open the file and look at its size once."""
+    return int(per_rank(r, r.rw_switches or 0)) + 1
+
+
+def passes(r: Rec) -> int:
+    """The most runs of reads (or of writes) the switches allow: a first one before any switch,
+    then one every second switch."""
+    return (int(per_rank(r, r.rw_switches or 0)) + 2) // 2
 
 
 def names(recs: Iterable[Rec], top: int = 3) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pario.advise.costs import Cost, FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
-from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s
+from pario.advise.libraries import alignment_fix, library_of
+from pario.advise.rules.base import Candidate, Ctx, Plan, names, passes, ranks_of, s
 from pario.model.findings import Evidence, Fix
 from pario.model.units import exact, human
 from pario.settings import Settings, render
@@ -29,8 +30,27 @@ def rendered(ctx: Ctx, settings: Settings, path: str = "DIR") -> dict[str, str]:
     return out
 
 
+def _tails(r: Rec, unit: int) -> int:
+    """Requests that end at the end of the file when its size is no multiple of the unit: the last
+    piece of a file cannot be aligned, and costs nothing more than its bytes. One per pass (a
+    write or read of the whole file again: IOR's -i), for reads one per rank."""
+    ranks = r.nprocs if r.rank < 0 else 1
+    out = 0
+    # one write ends at the end of a file per pass (whichever rank makes it); every rank may read it
+    for top, moved, each in ((r.max_byte_written, r.bytes_written, 1), (r.max_byte_read, r.bytes_read, ranks)):
+        if moved and top is not None and top >= 0 and (top + 1) % unit:
+            out += passes(r) * each
+    return out
+
+
 def misaligned(ctx: Ctx) -> list[Candidate]:
-    """Requests at least as big as the unit whose offset (or size) is no multiple of it."""
+    """Requests at least as big as the unit whose offset (or size) is no multiple of it: each
+    touches one more block or stripe. On a file several ranks write, also the ranks' data requests
+    smaller than the unit (the file's most common size), where the log counts offsets only
+    (Darshan): when the data starts off a unit boundary, every rank's region straddles units that
+    a neighbour writes too (read-modify-write, lock ping-pong on Lustre). Requests of a size D
+    that divides the unit miss its boundaries (unit - D) / unit of the time even in an aligned
+    region: only the excess over that counts. A library's small metadata requests never count."""
     hits: list[tuple[Rec, int, int]] = []
     for r in ctx.recs("posix"):
         if r.path in ctx.library_files():
@@ -44,9 +64,18 @@ def misaligned(ctx: Ctx) -> list[Candidate]:
         for op, hist in (("write", r.write_sizes), ("read", r.read_sizes)):
             limit, _ = ctx.small_limit(r, op)
             if limit:
-                n, unknown = hist.below(min(limit, facts.unit))
+                floor = min(limit, facts.unit)
+                dom = hist.dominant()
+                if r.shared and dom and 8 <= dom[0] < floor and ctx.job.format == "darshan":
+                    floor = dom[0]   # the ranks' data requests, smaller than the unit
+                    if facts.unit % dom[0] == 0:
+                        data = hist.total - sum(hist.below(floor))
+                        small += int(data * (facts.unit - dom[0]) / facts.unit)
+                n, unknown = hist.below(floor)
                 small += n + unknown
-        large_unaligned = r.not_aligned - small
+        # Darshan counts offsets only (a file's tail starts where it may); pario offsets and sizes
+        tails = _tails(r, facts.unit) if ctx.job.format != "darshan" else 0
+        large_unaligned = r.not_aligned - small - tails
         if large_unaligned > 0:
             hits.append((r, large_unaligned, facts.unit))
     if not hits:
@@ -64,16 +93,22 @@ def misaligned(ctx: Ctx) -> list[Candidate]:
                 if size >= unit:
                     sizes[size] = sizes.get(size, 0) + c
     typical = max(sizes, key=lambda k: sizes[k]) if sizes else None
-    text = (f"{n:,} of {total:,} requests of at least {human(unit)} ({facts.unit_source}) start or end off a "
-            f"{human(unit)} boundary")
+    na = sum(h[0].not_aligned or 0 for h in hits)
+    text = (f"{na:,} of {total:,} requests start or end off a {human(unit)} boundary ({facts.unit_source}); of "
+            f"the data requests (not a library's small metadata ones, nor a file's last piece), at least {n:,}")
     if typical and typical % unit:
         text += f"; most are {human(typical)}, not a multiple of {human(unit)}"
     text += ": each touches one more block or stripe than it needs (read-modify-write, one more lock)."
-    fix_text = (f"start every request at a multiple of {human(unit)} and make its size one: pad headers to "
-                f"{human(unit)}, or with HDF5 set H5Pset_alignment(fapl, {unit}, {unit})")
-    settings = Settings(lib={"hdf5": {"alignment": str(unit), "align_threshold": str(unit)}})
-    fix = Fix(kind="code", text=fix_text, settings={"hdf5.alignment": str(unit), "hdf5.align_threshold": str(unit)},
-              rendered={"hdf5": render(settings, "hdf5").strip()})
+    # the knobs of the library that wrote the files, when one did (advise/libraries.py)
+    libs = {library_of(h[0].path, ctx.job).name for h in hits}
+    lib = library_of(hits[0][0].path, ctx.job) if len(libs) == 1 else None
+    words, keys, shown = alignment_fix(lib, unit) if lib is not None else ("", {}, {})
+    fix_text = f"start every request at a multiple of {human(unit)} and make its size one"
+    fix_text += (f"; the files are {lib.name}'s ({lib.how}): {words}" if lib is not None and words else
+                 f": pad headers and records to {human(unit)}")
+    # PnetCDF's hints and ADIOS2's parameters are given outside the code; HDF5's call is code
+    fix = Fix(kind="settings" if lib is not None and lib.name in ("PnetCDF", "ADIOS2") else "code", text=fix_text,
+              settings=keys, rendered=shown)
     plan: Plan | None = None
     cost: Cost = NotCosted("the engine writes at multiples of its transfer size: misaligned offsets "
                                  "of aligned sizes cannot be replayed here")
@@ -92,7 +127,7 @@ def misaligned(ctx: Ctx) -> list[Candidate]:
                                                              "POSIX_FILE_ALIGNMENT": unit},
                                         files=names(h[0] for h in hits), ranks=ranks_of(h[0] for h in hits)),
                       fix=fix, cost=cost, confidence="medium" if "assumed" not in facts.unit_source else "low",
-                      plan=plan)]
+                      plan=plan, veto=False)]
 
 
 def _file_size(r: Rec) -> int:
@@ -100,7 +135,10 @@ def _file_size(r: Rec) -> int:
 
 
 def lustre_one_stripe(ctx: Ctx) -> list[Candidate]:
-    """A large file that many ranks share, on one OST."""
+    """A large file that many ranks share, on one OST, moved in requests large enough to be bound by
+    bandwidth (not small for this file system: ctx.small_limit): one server's bandwidth is then the
+    ranks' ceiling. Small requests are bound by each call's fixed cost, which more stripes do not
+    lower (bigger requests do: the small-requests rule)."""
     out = []
     for r in ctx.recs("posix"):
         facts = ctx.facts(r)
@@ -108,6 +146,11 @@ def lustre_one_stripe(ctx: Ctx) -> list[Candidate]:
             continue
         size = _file_size(r)
         if size < 2 * facts.stripe_size:
+            continue
+        op = "write" if r.bytes_written >= r.bytes_read else "read"
+        limit, _ = ctx.small_limit(r, op)
+        n = r.writes if op == "write" else r.reads
+        if not n or limit is None or (r.bytes_written if op == "write" else r.bytes_read) / n < limit:
             continue
         writers = r.nprocs
         count = min(writers, -(-size // facts.stripe_size))
