@@ -3,10 +3,12 @@
 calibrate on (1-4 ranks, POSIX and MPI-IO, file per process and shared) and compare with what
 bench measures, each case run --rounds times (its median of medians).
 
-    python benchmarks/predict/this_machine.py --dir /tmp/scratch [--rounds 3] [--system FILE]
+    python benchmarks/predict/this_machine.py --dir /tmp/scratch [--rounds 5] [--system FILE]
 
-A case is within target when predicted/measured is within 1.5x either way. Needs an installed
-pario (make setup): the probes and the cases are real `pario bench` runs."""
+Without --system the calibration's probes (pario predict --calibrate's five) and the cases run in
+alternate rounds, so that both see the same minutes of a shared machine; each case's figure is its
+median over the rounds. A case is within target when predicted/measured is within 1.5x either way.
+Needs an installed pario (make setup): the probes and the cases are real `pario bench` runs."""
 from __future__ import annotations
 
 import argparse
@@ -60,33 +62,53 @@ def bench(directory: str, ranks: int, case: dict, reps: int) -> float | None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", required=True, help="the directory measured")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the probes and of the cases, alternated")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--system", help="a system file already calibrated here (default: calibrate now)")
+    ap.add_argument("--system", help="a system file already calibrated here (default: calibrate now, alternated "
+                                     "with the cases)")
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
+    got: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
+
+    def cases_round(r: int) -> None:
+        print(f"pario: round {r + 1}/{args.rounds}: the {len(CASES)} cases", file=sys.stderr)
+        for name, ranks, case in (CASES if r % 2 == 0 else CASES[::-1]):
+            seconds = bench(args.dir, ranks, case, args.reps)
+            if seconds:
+                got[name].append(seconds)
+
     path = args.system
-    if not path:
+    if path:
+        for r in range(args.rounds):
+            cases_round(r)
+    else:  # the probes and the cases in alternate rounds: both see the same minutes of a shared machine
+        from pario.predict import calibrate
         path = os.path.join(args.dir, "this-machine.toml")
-        subprocess.run([sys.executable, "-m", "pario", "predict", "--system", path, "--calibrate", "--dir", args.dir,
-                        "-i", str(args.reps)], check=True)
+        if os.path.exists(path):
+            os.unlink(path)
+        sys_, kind, ranks, unit = calibrate.prepare(path, os.path.abspath(args.dir), None)
+        samples = calibrate.measure(os.path.abspath(args.dir), ranks, kind, unit, args.reps, args.rounds, cases_round)
+        calibrate.write(sys_, path, kind, ranks, samples, os.path.abspath(args.dir))
+        print("probe spread (slowest/fastest round): "
+              + ", ".join(f"{s.label} {s.spread:.2f}x" for s in samples))
     sys_ = system.load(path)
-    print(f"\n{'case':<26} {'measured':>10} {'predicted':>10} {'ratio':>6}  binding")
-    ok = 0
+    print(f"\n{'case':<26} {'measured':>10} {'predicted':>10} {'ratio':>6}  binding [rounds' range] (interval)")
+    ok = inside = 0
     for name, ranks, case in CASES:
-        runs = [bench(args.dir, ranks, case, args.reps) for _ in range(args.rounds)]
-        got = [r for r in runs if r]
-        if not got:
+        runs = got[name]
+        if not runs:
             print(f"{name:<26} failed")
             continue
-        seconds = statistics.median(got)
+        seconds = statistics.median(runs)
         pat = from_case(build_case({**case, "ops": ["write"]}), {"nodes": 1, "ranks_per_node": ranks})
         pred = model.predict(sys_, pat)
         ratio = pred.seconds / seconds
         ok += 1 / 1.5 <= ratio <= 1.5
-        spread = f"[{min(got):.3g}-{max(got):.3g}]"
-        print(f"{name:<26} {seconds:>8.3g} s {pred.seconds:>8.3g} s {ratio:>5.2f}x  {pred.binding} {spread}")
-    print(f"\nwithin 1.5x: {ok} of {len(CASES)} (time predicted / time measured; the spread is over --rounds runs)")
+        inside += pred.low <= seconds <= pred.high
+        print(f"{name:<26} {seconds:>8.3g} s {pred.seconds:>8.3g} s {ratio:>5.2f}x  {pred.binding} "
+              f"[{min(runs):.3g}-{max(runs):.3g}] ({pred.low:.3g}-{pred.high:.3g})")
+    print(f"\nwithin 1.5x: {ok} of {len(CASES)} (time predicted / median time measured over {args.rounds} rounds); "
+          f"measured median inside the predicted interval: {inside} of {len(CASES)}")
     return 0
 
 

@@ -168,3 +168,63 @@ def test_predict_takes_the_case_from_a_log(capsys):
     captured = capsys.readouterr()
     assert "predicting the case taken from" in captured.err
     assert "2 ranks" in captured.out and "binding limit:" in captured.out
+
+
+def test_cb_disable_synchronises_nothing_and_automatic_pays_the_offsets_exchange():
+    """ROMIO gathers the ranks' offsets only when collective buffering is not disabled: disable is
+    independent I/O, automatic that chose independent I/O still pays one exchange per call."""
+    s = system.load(str(SYSTEMS / "supermuc.toml"))
+    hints = lambda v: {"romio_cb_write": v}  # noqa: E731
+    case = dict(backend="mpiio", transfer="1m", block="64m")
+    indep = for_pattern(s, _pattern(2, 16, **case))
+    off = for_pattern(s, _pattern(2, 16, collective=True, hints=hints("disable"), **case))
+    auto = for_pattern(s, _pattern(2, 16, collective=True, hints=hints("automatic"), **case))
+    assert off.seconds == pytest.approx(indep.seconds) and auto.seconds > off.seconds
+    assert "collective calls" in [t.name for t in auto.costs] and "collective calls" not in [t.name for t in off.costs]
+
+
+def test_automatic_is_flagged_only_where_romios_drivers_disagree_and_it_matters(tmp_path):
+    s = system.load(str(SYSTEMS / "supermuc.toml"))
+    auto = {"romio_cb_write": "automatic"}
+    apart = for_pattern(s, _pattern(32, 16, backend="mpiio", collective=True, transfer="1m", block="4g", hints=auto))
+    assert "automatic" in [c for c, _ in apart.flags]              # one call's ranges do not interleave
+    mahti = system.load(str(SYSTEMS / "mahti.toml"))
+    btio = for_pattern(mahti, _pattern(4, 4, {"stripe_count": 1}, backend="pnetcdf", pattern="btio",
+                                       grid="64x64x64", collective=True))
+    assert "automatic" not in [c for c, _ in btio.flags]           # a view interleaves: every driver collects
+    tiny = system.load(_sys(tmp_path, '[fs]\nkind = "gpfs"\nservers = 4\nserver_bw = "10 MB/s"\n'))
+    same = for_pattern(tiny, _pattern(1, 2, backend="mpiio", collective=True, transfer="1m", block="8m", hints=auto))
+    assert "automatic" not in [c for c, _ in same.flags]           # the servers bind either way
+
+
+def test_a_read_rate_left_to_the_write_rate_follows_its_fit():
+    s = system.load(str(SYSTEMS / "archer2.toml"))
+    fitted = s.with_values({"process_bw": 3 * GIB})
+    assert fitted["process_read_bw"] == 3 * GIB and fitted.status("process_read_bw") == "calibrated"
+
+
+def test_the_server_count_is_a_limit_only_where_it_caps_the_stripes(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "lustre"\nservers = { value = 4, status = "assumed", source = "x" }\n'
+                          'server_bw = "100 MB/s"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n')
+    s = system.load(path)
+    two = for_pattern(s, _pattern(1, 2, {"stripe_count": 2}, backend="posix", block="64m"))
+    every = for_pattern(s, _pattern(1, 2, {"stripe_count": -1}, backend="posix", block="64m"))
+    assert two.binding == every.binding == "servers"
+    assert "assumed-limit" not in [c for c, _ in two.flags] and "assumed-limit" in [c for c, _ in every.flags]
+
+
+def test_lock_conflicts_spread_over_stripe_objects_are_flagged():
+    s = system.load(str(SYSTEMS / "mahti.toml"))
+    pat = _pattern(16, 16, {"stripe_count": 2, "stripe_size": 1 << 20}, backend="pnetcdf", pattern="btio",
+                   grid="2048x1024x256", steps=5, collective=True)
+    pred = for_pattern(s.with_values({"lock_cost": 0.3, "server_bw": 5e9}), pat)
+    assert pred.binding == "lock contention" and "lock-spread" in [c for c, _ in pred.flags]
+
+
+def test_stripe_objects_that_hold_no_data_are_flagged_on_metadata_patterns():
+    s = system.load(str(SYSTEMS / "archer.toml"))
+    case = dict(workload="metadata", files_per_dir=100, file_size="2m", ops=["read_small"])
+    two = for_pattern(s, from_case(build_case(case), {"nodes": 1, "ranks_per_node": 1, "stripe_count": 2}))
+    wide = for_pattern(s, from_case(build_case(case), {"nodes": 1, "ranks_per_node": 1, "stripe_count": 48}))
+    assert "empty-objects" not in [c for c, _ in two.flags]         # 2 MiB in 1 MiB stripes: both hold data
+    assert "empty-objects" in [c for c, _ in wide.flags]

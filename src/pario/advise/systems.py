@@ -11,8 +11,8 @@ advice made anywhere.
 Advice of a log takes the calibration of the log's system: the one given with --system, else a
 stored calibration whose system the log names (its hosts, its Slurm cluster), else this machine's
 when the log was made here. A log from a system without one is costed by the system model when
-there is one (pario predict, built in parallel: `predicted_model` is the hook), else printed
-uncosted with the reason. Measurements of this machine never cost or veto a fix for another
+there is one (pario predict: --system FILE.toml or $PARIO_SYSTEM, advise/predicted.py), else
+printed uncosted with the reason. Measurements of this machine never cost or veto a fix for another
 system."""
 from __future__ import annotations
 
@@ -214,17 +214,10 @@ def job_cluster(job: Job) -> str | None:
 
 
 def predicted_model(job: Job, stack_doc: dict[str, Any] | None) -> tuple[Any, str]:
-    """The hook for the system model (pario predict, its own issue): a per-call model of the log's
-    system from what is known of it, when pario has one. (None, why) until it does."""
-    import importlib
+    """The system model (pario predict) of a log's system that has no calibration: $PARIO_SYSTEM's
+    (advise/predicted.py; --system FILE.toml gives one directly). (None, why) without one."""
+    from pario.advise import predicted
     try:
-        predict = importlib.import_module("pario.predict")
-    except ImportError:
-        return None, "pario has no model of other systems yet (pario predict is not in this pario)"
-    hook = getattr(predict, "advise_model", None)
-    if hook is None:
-        return None, "pario predict offers no model to advise with in this pario"
-    try:
-        return hook(job, stack_doc)
+        return predicted.from_environment(job)
     except ParioError as exc:
         return None, str(exc)

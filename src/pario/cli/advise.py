@@ -4,6 +4,7 @@
     pario advise LOG --verify               also run the job's pattern here as it is and with each fix
     pario advise LOG --stack DIR|STACK.json advise for that file system (default: the log's own paths)
     pario advise LOG --system FILE          cost it with the calibration of the system it ran on
+    pario advise LOG --system SYSTEM.toml   cost it with pario predict's model of that system
     pario advise --calibrate [--dir DIR]    measure this system and write its calibration file
 
 The conductor: logs -> job model (advise.read_pario, advise.darshan_log) -> the system it ran on
@@ -29,7 +30,9 @@ what the better pattern costs on the system the job ran on: its calibration (a f
 `pario advise --calibrate` run there, given with --system FILE, kept beside the results store),
 measured here only when the job ran here. Unasked, advice measures at most about 10 s and 1 GiB
 written per log, says what before it starts, and keeps what it measured: the same log gets the same
-findings. A log from a system with no calibration is advised uncosted, with the reason.
+findings. A log from a system with no calibration is costed by pario predict's model of that
+system when one is given (--system SYSTEM.toml, or $PARIO_SYSTEM; examples/systems/ has five),
+else advised uncosted, with the reason.
 --verify proves a `pario buffer` fix by running the logged program again (it rewrites its files),
 unbuffered and buffered, alternated; where it cannot run here it replays the pattern with
 pario bench and says why.
@@ -53,7 +56,8 @@ def register(subparsers) -> None:
     p.add_argument("--calibrate", action="store_true",
                    help="measure this system's costs (and each LOG's patterns) in full, and write its calibration")
     p.add_argument("--system", metavar="FILE", type=row("system", "path"),
-                   help="the calibration of the system the job ran on (written there by pario advise --calibrate)")
+                   help="the calibration of the system the job ran on (written there by pario advise --calibrate), "
+                        "or a pario predict system file (.toml, or a shipped name: archer2) to cost it by the model")
     p.add_argument("--no-calibrate", action="store_true",
                    help="measure nothing (what the system's calibration keeps still costs the findings)")
     p.add_argument("-n", "--ranks", type=typed(RUN["ranks"]),
@@ -231,6 +235,9 @@ class Session:
         from pario.advise import measure
 
         cal, here, why = self.system_of(job)
+        from pario.advise.predicted import Predicted
+        if isinstance(cal, Predicted):   # a system pario has a model of: its costs predicted, nothing run here
+            return cal
         can = here and not self.args.no_calibrate and self.mpi() is not None
         if here and self.args.no_calibrate:
             why = "--no-calibrate: nothing is measured"
@@ -252,9 +259,12 @@ class Session:
 
     def system_of(self, job: Any) -> tuple[Any, bool, str]:
         """(the calibration of the system the job ran on or None, whether it ran here, why nothing
-        is measured here)."""
-        from pario.advise import systems
+        is measured here). A system pario has a model of (--system FILE.toml, or $PARIO_SYSTEM for a
+        log from elsewhere without a calibration) gives advise.predicted.Predicted instead."""
+        from pario.advise import predicted, systems
 
+        if self.args.system and predicted.is_system_file(self.args.system):
+            return predicted.Predicted(self.args.system, job), False, ""
         if self.args.system:
             if self._given is None:
                 self._given = systems.load(self.args.system)
@@ -282,8 +292,12 @@ class Session:
         for cal in systems.stored():
             if systems.matches(cal, job):
                 return cal, False, f"the job ran on {cal.name} ({how}): nothing is measured here"
+        model, why_no_model = systems.predicted_model(job, None)
+        if model is not None:
+            return model, False, ""
         return None, False, (f"the log is from another system ({how}) and no calibration of it is kept here: "
-                             "run `pario advise --calibrate` there and give the file it writes with --system FILE")
+                             "run `pario advise --calibrate` there and give the file it writes with --system FILE; "
+                             + why_no_model)
 
     def calibrate_here(self, directory: str) -> tuple[Any, str]:
         """--calibrate alone: measure this system in full and write its calibration file."""
@@ -303,7 +317,7 @@ class Session:
 
     def assess(self, job: Any) -> tuple[Any, dict[str, Any]]:
         """The job's ranked findings (advisor.Ranked, the records) and its advice document."""
-        from pario.advise import advisor, facts, rules, verify
+        from pario.advise import advisor, facts, predicted, rules, verify
         from pario.advise.document import io_seconds, job_document
         from pario.platform import host
 
@@ -312,8 +326,10 @@ class Session:
         directory = stack.measure_dir or self.args.dir or _scratch_dir()
         measurer = self.measurer(job, directory)
         model, cal_note = measurer.model()
-        max_ranks = self.args.ranks or max(1, 2 * host.cpus())
-        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks, nodes_here=self.nodes_here())
+        # a modelled system is predicted at the job's own ranks and nodes (advise/predicted.py)
+        max_ranks = self.args.ranks or getattr(measurer, "max_ranks", None) or max(1, 2 * host.cpus())
+        ctx = rules.Ctx(job=job, stack=stack, model=model, max_ranks=max_ranks,
+                        nodes_here=getattr(measurer, "nodes", None) or self.nodes_here())
         if job.nprocs > 1 and not job.copies:
             ctx.rank_noise, ctx.rank_noise_why = measurer.rank_noise(ctx.ranks_here(job.nprocs))
         cands = rules.detect(ctx)
@@ -337,6 +353,6 @@ class Session:
         at_stake = overlap.settle(ranked, job)
         system = {"calibration": str(measurer.cal.path) if measurer.cal is not None and measurer.cal.path else None,
                   "name": measurer.cal.name if measurer.cal is not None else None, "here": here,
-                  "measured_here": measurer.can_measure, "why": measurer.why_not}
+                  "measured_here": measurer.can_measure, "why": measurer.why_not, **predicted.document(measurer)}
         return ranked, job_document(job, stack, model, ranked, notes, cal_note, directory if here else None, system,
                                     at_stake)

@@ -56,9 +56,12 @@ def register(subparsers) -> None:
                    help="the case: the dominant pattern of a profile or Darshan log (pario advise reads it)")
     o.add_argument("--rank", action="store_true", help="the settings to try, ranked by predicted time")
     o.add_argument("--calibrate", action="store_true",
-                   help="measure this machine with at most five short `pario bench` probes and write the "
-                        "fitted figures into --system FILE (created if missing)")
+                   help="measure this machine with five short `pario bench` probes (--rounds times, "
+                        "alternated) and write the fitted figures into --system FILE (created if missing)")
     o.add_argument("--dir", type=typed(RUN["dir"]), help="--calibrate: the directory measured (default: scratch)")
+    o.add_argument("--rounds", type=row("rounds", "int", "rounds of the probes", lo=1, hi=50),
+                   help="--calibrate: run the five probes this many times, alternated (3): medians, and the "
+                        "spread that widens the intervals")
     o.add_argument("--json", action="store_true", help="one JSON document on stdout (schemas/predict.schema.json)")
     p.set_defaults(run=run)
 
@@ -99,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.system:
         raise ParioError("give --system FILE (examples/systems/ has archer2.toml, archer.toml, shaheen.toml, "
                          "supermuc.toml, mahti.toml)")
+    if args.rounds and not args.calibrate:
+        raise ParioError("--rounds counts the probes of --calibrate; add --calibrate (or leave --rounds out)")
     if args.calibrate:
         from pario.predict.calibrate import calibrate
         return calibrate(args)

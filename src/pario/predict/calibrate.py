@@ -7,8 +7,10 @@ The probes (each one `pario bench` run, short sizes): 1 a large-transfer file pe
 rank (one process's rate); 2 the same by every rank here (the node's and the servers' ceiling);
 3 a shared file, collective and independent, pieces below and at the lock unit (collective calls,
 lock conflicts); 4 metadata creates (per file, per stripe on Lustre); 5 512-byte writes (the cost
-of one call). The model then predicts each probe case and the fit moves the figures until the
-predictions match the medians measured (predict/fit.py)."""
+of one call). On a shared machine one run of them can be 2-7x off (other jobs): the five run
+--rounds times, alternated, and the model's figures are fitted to the medians (predict/fit.py);
+the figures fitted to each round alone give each figure's spread, which the prediction's interval
+takes where that figure binds."""
 from __future__ import annotations
 
 import argparse
@@ -17,9 +19,12 @@ import json
 import math
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pario.model.errors import ParioError
@@ -157,6 +162,8 @@ def dump(sys_: systems.System) -> str:
                 continue
             meta = {"value": p.value, "status": p.status}
             meta.update({k: getattr(p, k) for k in ("source", "when", "where", "how") if getattr(p, k)})
+            if p.spread > 1:
+                meta["spread"] = p.spread
             body = ", ".join(f"{k} = {_toml(v)}" for k, v in meta.items())
             lines.append(f"{name} = {{ {body} }}")
     return "\n".join(lines) + "\n"
@@ -172,56 +179,152 @@ def _toml(value: Any) -> str:
     return json.dumps(str(value))
 
 
+@dataclass
+class Sample:
+    """One probe case: its pattern and the seconds each round measured (that run's median)."""
+    label: str
+    pattern: Pattern
+    seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def spread(self) -> float:
+        """The slowest round over the fastest."""
+        return max(self.seconds) / min(self.seconds)
+
+
+def measure(directory: str, ranks: int, kind: str, unit: int, reps: int, rounds: int,
+            between: Callable[[int], None] | None = None) -> list[Sample]:
+    """Every probe, `rounds` times over, alternated: the five probes in turn, in reverse order every
+    other round, so that a slow minute of a shared machine falls on every probe alike rather than
+    on one. `between(round)` runs after each round (benchmarks/predict/this_machine.py measures its
+    own cases there, in the same minutes as the probes)."""
+    plan = probes(ranks, unit, kind)
+    samples: dict[str, Sample] = {}
+    with tempfile.TemporaryDirectory(prefix="pario-calibrate-") as tmp:
+        db = os.path.join(tmp, "probes.sqlite")
+        for r in range(rounds):
+            order = list(enumerate(plan, 1))
+            for i, (what, n, probe) in (order if r % 2 == 0 else order[::-1]):
+                print(f"pario: round {r + 1}/{rounds}, probe {i}/{len(plan)}: {what} ({n} rank{'s' if n > 1 else ''})",
+                      file=sys.stderr)
+                for row, case in zip(_bench(directory, n, probe, reps, db), probe):
+                    seconds = measured(row)
+                    if seconds:
+                        name = str(case["name"])
+                        samples.setdefault(name, Sample(name, _pattern(case, n))).seconds.append(seconds)
+            if between is not None:
+                between(r)
+    return [s for s in samples.values() if s.seconds]
+
+
+def fit_figures(sys_: systems.System, kind: str, cases: list[tuple[Pattern, float]],
+                start: dict[str, float] | None = None, quiet: bool = False) -> tuple[dict[str, float], float]:
+    """The figures the probes tell apart, fitted to (pattern, seconds) pairs: (values, loss). A figure
+    whose value moves no prediction is left out (kept as the system file has it)."""
+    names = _fits(kind)
+    begin = {n: float(sys_[n]) for n in names}
+
+    def residuals(values: dict[str, float]) -> list[float]:
+        s = sys_.with_values(values)
+        return [math.log(predict(s, pat).seconds / secs) for pat, secs in cases]
+
+    lo = {n: v / 1e4 for n, v in begin.items()}
+    hi = {n: min(v * 1e4, 1e12) if sys_.params[n].value > 1 else v * 1e4 for n, v in begin.items()}
+    values, loss = fit({**begin, **(start or {})}, residuals, lo=lo, hi=hi)
+    for name in list(values):
+        moved = [abs(sum(r * r for r in residuals({**values, name: values[name] * f})) - loss) for f in (0.5, 2.0)]
+        if max(moved) < 1e-6 * max(1.0, loss):
+            if not quiet:
+                print(f"pario: {name}: the probes do not tell it here (never the binding limit); kept as it was",
+                      file=sys.stderr)
+            del values[name]
+    return values, loss
+
+
+def spreads(sys_: systems.System, kind: str, samples: list[Sample], values: dict[str, float]) -> dict[str, float]:
+    """How far each figure moves between rounds: the figures fitted to each round's seconds alone,
+    and per figure the square root of its largest over its smallest (the factor either way around
+    the middle). 1 when there is one round."""
+    rounds = min((len(s.seconds) for s in samples), default=0)
+    if rounds < 2:
+        return {n: 1.0 for n in values}
+    per_round = [fit_figures(sys_, kind, [(s.pattern, s.seconds[r]) for s in samples], values, quiet=True)[0]
+                 for r in range(rounds)]
+    out = {}
+    for name in values:
+        got = [v[name] for v in per_round if name in v]
+        out[name] = math.sqrt(max(got) / min(got)) if len(got) > 1 else 1.0
+    return out
+
+
 def calibrate(args: argparse.Namespace) -> int:
     path = args.system
     directory = os.path.abspath(args.dir or os.environ.get("PARIO_SCRATCH") or "pario-scratch")
     os.makedirs(directory, exist_ok=True)
+    sys_, kind, ranks, unit = prepare(path, directory, args.ranks_per_node)
+    samples = measure(directory, ranks, kind, unit, args.reps or 3, args.rounds or ROUNDS)
+    fitted = write(sys_, path, kind, ranks, samples, directory)
+    print(f"{'probe':<14} {'median':>10} {'slowest/fastest':>16} {'fitted model':>13}")
+    for s in samples:
+        print(f"  {s.label:<12} {s.median:>8.4g} s {s.spread:>15.2f}x {predict(fitted, s.pattern).seconds:>11.4g} s")
+    return 0
+
+
+# Rounds of the five probes by default: enough for a median and a spread on a shared machine.
+ROUNDS = 3
+
+
+def prepare(path: str, directory: str, ranks_per_node: int | None) -> tuple[systems.System, str, int, int]:
+    """(the system to calibrate, the file system's kind, ranks of the probes, the lock unit): the
+    system file if it exists, else a new one; the cores and what the site's tools state, read now."""
     kind = _kind(directory)
     if os.path.exists(path):
         sys_ = systems.load(path)
     else:
         sys_ = systems.from_dict({"system": {"name": socket.gethostname()}, "fs": {"kind": kind}}, path)
     from pario.platform import host
-    ranks = max(1, min(4, args.ranks_per_node or host.cpus()))
-    where = f"{socket.gethostname()}:{directory}"
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ranks = max(1, min(4, ranks_per_node or host.cpus()))
+    when, where = _now(), f"{socket.gethostname()}:{directory}"
     sys_.params["cores"] = systems.Param("cores", host.cpus(), "stated", "os.sched_getaffinity", when, where,
                                          "the cores this process may run on")
     for name, (value, how) in site_facts(directory, kind).items():
         sys_.params[name] = systems.Param(name, value, "stated", how, when, where, how)
-    unit = int(sys_["lock_unit"] if kind == "gpfs" else sys_["stripe_size"])
-    cases: list[tuple[Pattern, float]] = []
-    names_: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="pario-calibrate-") as tmp:
-        db = os.path.join(tmp, "probes.sqlite")
-        for i, (what, n, probe) in enumerate(probes(ranks, unit, kind), 1):
-            print(f"pario: probe {i}/5: {what} ({n} rank{'s' if n > 1 else ''})", file=sys.stderr)
-            for row, case in zip(_bench(directory, n, probe, args.reps or 3, db), probe):
-                seconds = measured(row)
-                if seconds:
-                    cases.append((_pattern(case, n), seconds))
-                    names_.append(str(case["name"]))
-    names = [n for n in _fits(kind)]
-    start = {n: float(sys_[n]) for n in names}
+    if kind in ("local", "nfs") and sys_.status("servers") == "default":  # one device, one server
+        sys_.params["servers"] = systems.Param("servers", 1, "stated", f"a {kind} file system: one server", when,
+                                               where, "the file system's kind")
+    from pario.platform.stack import mpi_facts
+    mpi = mpi_facts(None, None)
+    if mpi.get("available") and mpi.get("mpiio") in ("romio", "ompio") and sys_.status("impl") == "default":
+        how = f"pario stack: {mpi.get('flavour')} {mpi.get('version')}, its MPI-IO in effect"
+        sys_.params["impl"] = systems.Param("impl", mpi["mpiio"], "stated", how, when, where, how)
+    return sys_, kind, ranks, int(sys_["lock_unit"] if kind == "gpfs" else sys_["stripe_size"])
 
-    def residuals(values: dict[str, float]) -> list[float]:
-        s = sys_.with_values(values)
-        return [math.log(predict(s, pat).seconds / secs) for pat, secs in cases]
 
-    lo = {n: v / 1e4 for n, v in start.items()}
-    hi = {n: min(v * 1e4, 1e12) if sys_.params[n].value > 1 else v * 1e4 for n, v in start.items()}
-    values, loss = fit(start, residuals, lo=lo, hi=hi)
-    # a figure the probes do not tell (its value moves no prediction) keeps what it was
-    for name in list(values):
-        moved = [abs(sum(r * r for r in residuals({**values, name: values[name] * f})) - loss) for f in (0.5, 2.0)]
-        if max(moved) < 1e-6 * max(1.0, loss):
-            print(f"pario: {name}: the probes do not tell it here (never the binding limit); kept as it was",
-                  file=sys.stderr)
-            del values[name]
-    how = (f"pario predict --calibrate: {len(cases)} probe cases ({ranks} ranks at most), fitted "
-           f"(rms log error {math.sqrt(loss / max(1, len(cases))):.2f})")
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write(sys_: systems.System, path: str, kind: str, ranks: int, samples: list[Sample], directory: str) \
+        -> systems.System:
+    """Fit the figures to the probes' medians, measure their spread over the rounds, and write them
+    into the system file with when, where and how (the author's file kept as FILE.orig). Returns the
+    system as written."""
+    if not samples:
+        raise ParioError("--calibrate: no probe measured anything; see the messages above")
+    values, loss = fit_figures(sys_, kind, [(s.pattern, s.median) for s in samples])
+    spread = spreads(sys_, kind, samples, values)
+    rounds = min(len(s.seconds) for s in samples)
+    how = (f"pario predict --calibrate: {len(samples)} probe cases ({ranks} ranks at most) x {rounds} rounds "
+           f"alternated, fitted to their medians (rms log error {math.sqrt(loss / len(samples)):.2f}); spread: "
+           "the fits of single rounds")
+    when, where = _now(), f"{socket.gethostname()}:{directory}"
     for name, value in values.items():
-        sys_.params[name] = systems.Param(name, value, "calibrated", "measured", when, where, how)
+        sys_.params[name] = systems.Param(name, value, "calibrated", "measured", when, where, how,
+                                          round(spread[name], 3))
     if os.path.exists(path) and not os.path.exists(path + ".orig"):
         import shutil
         shutil.copy2(path, path + ".orig")  # the file as its author wrote it, comments and all
@@ -229,14 +332,11 @@ def calibrate(args: argparse.Namespace) -> int:
     with open(tmp_path, "w", encoding="utf-8") as fh:
         fh.write(dump(sys_))
     os.replace(tmp_path, path)
-    fitted = sys_.with_values(values)
-    print("probe           measured  fitted model")
-    for label, (pat, secs) in zip(names_, cases):
-        print(f"  {label:<12} {secs:>9.4g} s {predict(fitted, pat).seconds:>9.4g} s")
     print(f"pario: wrote {len(values)} calibrated figures into {path}")
     for name in values:
-        print(f"  {name} = {sys_[name]:.4g}")
-    return 0
+        print(f"  {name} = {sys_[name]:.4g}" + (f" (rounds moved it x{spread[name]:.2f} either way)"
+                                                if spread[name] > 1 else ""))
+    return sys_
 
 
 def _pattern(case: dict[str, Any], ranks: int) -> Pattern:

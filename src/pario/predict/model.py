@@ -14,7 +14,8 @@ from pario.predict.system import System
 MPIIO_APIS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")
 LOCKING = ("lustre", "gpfs", "beegfs", "cephfs")
 # The interval's width by the status of the figures a prediction uses (a stated band, not a
-# statistical one: benchmarks/predict/RESULTS.md records how often the published figure fell in it).
+# statistical one: benchmarks/predict/RESULTS.md records how often the published figure fell in it),
+# at least the spread a calibration measured for them (system.Param.spread).
 WIDTH = {"calibrated": 1.3, "stated": 1.5, "assumed": 2.0, "default": 3.0}
 FLAG_WIDTH, MAX_WIDTH = 1.3, 5.0
 CAVEAT = ("other jobs share the file system: the model predicts an unloaded system, and a loaded "
@@ -55,6 +56,7 @@ class _Reader:
     def __init__(self, system: System):
         self.system = system
         self.used: dict[str, str] = {}
+        self.servers_cap = True   # the system's server count limits the servers the files reach
 
     def __call__(self, name: str):
         self.used[name] = self.system.status(name)
@@ -77,8 +79,12 @@ def _per_node(text: str) -> int:
 
 def _two_phase(p: _Reader, pat: Pattern, geo: Geometry, flags: list) -> bool:
     """Does a collective call go through two-phase I/O? romio_cb_write/read decides; 'automatic' is
-    the MPI-IO library's heuristic (ROMIO's generic and GPFS drivers: only when one call's ranges of
-    the ranks interleave; its Lustre driver: always, with romio_lustre_coll_threshold 0)."""
+    the MPI-IO library's heuristic. ROMIO's drivers agree where one call's ranges of the ranks
+    interleave (collective buffering: the interleave test of ad_write_coll.c and ad_gpfs_wrcoll.c,
+    do_collect of ad_lustre_wrcoll.c) and disagree where they do not (generic and GPFS drivers:
+    independent; Lustre driver: collective unless romio_lustre_coll_threshold is set and exceeded).
+    There the model takes the system's driver's rule and flags the choice (predict() keeps the flag
+    only when the other choice would cost more than 1.5x apart)."""
     impl = p("impl")
     hint = pat.hints.get(f"romio_cb_{pat.op}", "").lower()
     if hint in ("enable", "disable"):
@@ -88,12 +94,14 @@ def _two_phase(p: _Reader, pat: Pattern, geo: Geometry, flags: list) -> bool:
     if impl == "ompio":
         flags.append(("automatic", "Open MPI's OMPIO chooses its collective component by itself (fcoll)"))
         return pat.ranks > 2
+    if geo.within_call:
+        return True
     driver = p("driver")
-    rule = "always (Lustre driver)" if driver == "lustre" else \
-        "only when one call's ranges of the ranks interleave (ROMIO's generic rule)"
-    flags.append(("automatic", f"romio_cb_{pat.op}=automatic is the MPI-IO library's heuristic; the model "
-                               f"takes ROMIO's rule: collective buffering {rule}"))
-    return True if driver == "lustre" else geo.within_call
+    rule = "collective (Lustre driver)" if driver == "lustre" else "independent (ROMIO's generic and GPFS rule)"
+    flags.append(("automatic", f"romio_cb_{pat.op}=automatic on calls whose ranges do not interleave: ROMIO's "
+                               f"drivers disagree, the model takes {rule}; the MPI-IO library's own heuristic "
+                               "may choose the other"))
+    return driver == "lustre"
 
 
 def _aggregators(p: _Reader, pat: Pattern, count: int) -> int:
@@ -147,6 +155,8 @@ def predict(system: System, pat: Pattern) -> Prediction:
     kind = p("kind")
     geo = geometry(pat)
     count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"))
+    wanted = layout(pat, p("stripe_count"), p("stripe_size"), 1 << 30)[0]
+    p.servers_cap = kind == "gpfs" or wanted * geo.files > p("servers")
     lock_unit = p("lock_unit") if kind == "gpfs" else size
     rd = pat.op == "read"
     pbw = p("process_read_bw" if rd else "process_bw")
@@ -167,7 +177,7 @@ def predict(system: System, pat: Pattern) -> Prediction:
         else:
             path = "serial" if geo.writers == 1 else "independent"
             limits = _independent(p, pat, geo, count, lock_unit, pbw, costs, flags)
-            if api in MPIIO_APIS and collective:
+            if api in MPIIO_APIS and collective and not _skips_check(p, pat):
                 costs.append(Term("collective calls", geo.coll_calls * p("collective_call_cost")
                                   / _core_share(p, pat),
                                   f"{geo.coll_calls:.0f} collective calls with collective buffering off"))
@@ -181,15 +191,40 @@ def predict(system: System, pat: Pattern) -> Prediction:
         costs.append(Term("application's fixed part", pat.fixed, "I/O time that scales with nothing here"))
     seconds = sum(t.seconds for t in costs)
     binding = max(costs, key=lambda t: t.seconds).name
+    if any(code == "automatic" for code, _ in flags) and p("impl") != "ompio":
+        other = predict(system, _with_hint(pat, f"romio_cb_{pat.op}", "disable" if path == "two-phase" else "enable"))
+        if max(other.seconds, seconds) < AUTOMATIC_MATTERS * min(other.seconds, seconds):
+            flags = [f for f in flags if f[0] != "automatic"]  # either choice costs about the same here
     _flag_common(p, pat, geo, path, aggregators, flags)
     _flag_basis(p, binding, data.name, flags)
-    rests = {n: p.used[n] for n in RESTS_ON.get(binding if binding in RESTS_ON else data.name, ()) if n in p.used}
+    rests = {n: p.used[n] for n in _rests(p, binding, data.name) if n in p.used}
     statuses = set(rests.values()) or set(p.used.values())
-    width = min(max(WIDTH[s] for s in statuses) * FLAG_WIDTH ** len(flags), MAX_WIDTH)
+    # a calibrated figure's spread (its fits over the calibration's rounds) widens the band where it binds
+    spread = max((system.params[n].spread for n in (rests or p.used)), default=1.0)
+    width = min(max(max(WIDTH[s] for s in statuses), spread) * FLAG_WIDTH ** len(flags), MAX_WIDTH)
     basis = ("pario defaults" if "default" in statuses else "assumed figures" if "assumed" in statuses
              else "calibrated" if "calibrated" in statuses else "stated hardware")
     return Prediction(seconds, geo.total, seconds / width, seconds * width, binding, costs, limits, flags, basis,
                       path, aggregators, count, dict(p.used))
+
+
+def _skips_check(p: _Reader, pat: Pattern) -> bool:
+    """A collective call with romio_cb_write/read=disable goes straight to independent I/O: ROMIO
+    gathers the ranks' offsets (MPI_Allgather or MPI_Allreduce, to test whether they interleave)
+    only when collective buffering is not disabled (ad_write_coll.c, ad_gpfs_wrcoll.c: "only check
+    for interleaving if cb_write isn't disabled"), so such a call synchronises nothing; 'automatic'
+    pays that exchange on every call even when it then writes independently."""
+    return p("impl") in ("romio", "cray") and pat.hints.get(f"romio_cb_{pat.op}", "").lower() == "disable"
+
+
+AUTOMATIC_MATTERS = 1.5   # the automatic flag is kept where the two choices are further apart than this
+
+
+def _with_hint(pat: Pattern, key: str, value: str) -> Pattern:
+    import dataclasses
+    case = dict(pat.case)
+    case["hints"] = {**(pat.case.get("hints") or {}), key: value}
+    return dataclasses.replace(pat, case=case)
 
 
 def _core_share(p: _Reader, pat: Pattern) -> float:
@@ -222,6 +257,7 @@ def _independent(p: _Reader, pat: Pattern, geo: Geometry, count: int, lock_unit:
                       f"lock unit ({locks:.3g} s of lock conflicts)")
         name = "lock contention" if locks > chain / 2 else name
         _flag_lock_cost(p, flags)
+        _flag_lock_spread(p, name, count, flags)
     objects = geo.files * count
     servers = mech.active_servers(p("servers"), count, geo.files, kind == "gpfs")
     if kind == "cephfs":  # CRUSH places each object on a server of its own drawing: the busiest one's share
@@ -269,6 +305,7 @@ def _collective(p: _Reader, pat: Pattern, geo: Geometry, count: int, size: int, 
             detail += f"; {why}: {locks:.3g} s of lock conflicts"
             _flag_lock_cost(p, flags)
     name = "lock contention" if shared and chain > 2 * geo.total / aggs / pbw else "aggregators"
+    _flag_lock_spread(p, name, count, flags)
     servers = mech.active_servers(p("servers"), count, 1, kind == "gpfs")
     return aggs, [Term(name, chain, detail)] + _ceilings(p, pat, geo.total, agg_nodes, servers, kind == "gpfs")
 
@@ -305,10 +342,25 @@ def _flag_lock_cost(p: _Reader, flags: list) -> None:
                                            "calibrated for this system"))
 
 
+def _rests(p: _Reader, binding: str, data: str) -> tuple[str, ...]:
+    """The figures the binding limit rests on: the servers' count only where it caps the servers the
+    pattern's files reach (a file of 2 stripes on a system of at least 2 servers uses 2, however many
+    the system has)."""
+    names = RESTS_ON.get(binding if binding in RESTS_ON else data, ())
+    return tuple(n for n in names if n != "servers" or p.servers_cap)
+
+
+def _flag_lock_spread(p: _Reader, name: str, count: int, flags: list) -> None:
+    """Lock conflicts bind and are spread over several Lustre stripe objects: the model divides them
+    evenly among the objects (mechanisms.lock_time), an assumption no source gives."""
+    if name == "lock contention" and count > 1 and p("kind") == "lustre":
+        flags.append(("lock-spread", f"lock conflicts over {count} stripe objects: the model divides them evenly "
+                                     "among the objects; how they fall with the stripe count is not modelled"))
+
+
 def _flag_basis(p: _Reader, binding: str, data: str, flags: list) -> None:
     """The binding limit rests on a figure that is neither stated nor calibrated."""
-    names = [n for n in RESTS_ON.get(binding if binding != "application's fixed part" else data, ())
-             if n in p.used and p.used[n] in ("assumed", "default")]
+    names = [n for n in _rests(p, binding, data) if n in p.used and p.used[n] in ("assumed", "default")]
     if names:
         flags.append(("assumed-limit", f"the binding limit ({binding}) rests on {', '.join(names)}, "
                                        "neither stated nor calibrated"))
@@ -336,6 +388,12 @@ def _flag_common(p: _Reader, pat: Pattern, geo: Geometry, path: str, aggs: int |
         flags.append(("server-streams", f"{geo.writers // servers} streams per server: seek contention is not "
                                         "modelled"))
     stripes = pat.stripe_count or p("stripe_count")
+    size = pat.case.get("file_size") or 0
+    holding = -(-size // (pat.stripe_size or p("stripe_size"))) if size else stripes
+    if path == "metadata" and p("kind") == "lustre" and stripes > max(1, holding):
+        flags.append(("empty-objects", f"{stripes - holding} of each file's {stripes} stripe objects hold none of "
+                                       f"its {size} bytes: they are only queried, and the model prices each like "
+                                       "one that holds data"))
     if path == "metadata" and geo.writers > 1 and stripes > 1 and p("kind") == "lustre":
         flags.append(("md-queueing", f"{geo.writers} processes querying {stripes} stripe objects per file: "
                                      "queueing at the OSTs is not modelled"))

@@ -3,7 +3,10 @@ where it came from. A figure is written bare (`servers = 12`) or as a table with
 status (`server_bw = { value = "11 GiB/s", source = "...", status = "stated" }`); `pario predict
 --calibrate` writes measured ones back with when, where and how. Status: stated (the site or a
 seed says so), assumed (written by hand from elsewhere, the file says from where), calibrated
-(fitted or measured), default (absent from the file: pario's generic figure, flagged).
+(fitted or measured), default (absent from the file: pario's generic figure, flagged). A
+calibrated figure may carry its `spread`: the factor by which the fits of the calibration's
+separate rounds moved it either way on a shared machine; a prediction's interval is at least that
+wide where the figure binds.
 
 Units: rates as "500 MB/s", "11 GiB/s" or bytes per second; times as "0.5 ms", "20 us" or seconds;
 sizes as "8m", "1 MiB" or bytes; file rates in files per second."""
@@ -75,7 +78,7 @@ SPECS: dict[str, Spec] = {
     "collective_call_cost": Spec("mpiio", "time", 1e-3, "cost of one collective I/O call (synchronisation)"),
 }
 SECTIONS = ("system", "fs", "nodes", "mpiio")
-_META = ("value", "source", "status", "when", "where", "how")
+_META = ("value", "source", "status", "when", "where", "how", "spread")
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Param:
     when: str = ""
     where: str = ""
     how: str = ""
+    spread: float = 1.0    # the calibration's rounds moved it by this factor either way (1: not measured)
 
 
 @dataclass
@@ -107,6 +111,10 @@ class System:
         out = System(self.name, self.path, self.description, dict(self.params))
         for name, value in values.items():
             out.params[name] = Param(name, value, status, how=how)
+        for name, base in DERIVED:  # a figure the file left to another follows it (reads: the writes' rate)
+            if name not in values and base in values and out.params.get(name) is not None \
+                    and out.params[name].source.startswith(f"as {base}"):
+                out.params[name] = Param(name, values[base], status, f"as {base}", how=how)
         return out
 
 
@@ -193,8 +201,11 @@ def _param(name: str, raw: Any, path: str) -> Param:
     for key in ("source", "when", "where", "how"):
         if key in meta and not isinstance(meta[key], str):
             raise ParioError(f"{what}: '{key}' must be a string")
+    spread = meta.get("spread", 1.0)
+    if isinstance(spread, bool) or not isinstance(spread, (int, float)) or not 1 <= spread < math.inf:
+        raise ParioError(f"{what}: spread = {spread!r}: must be a number of at least 1 (a factor either way)")
     return Param(name, _convert(spec, raw, what), status, str(meta.get("source", "")), str(meta.get("when", "")),
-                 str(meta.get("where", "")), str(meta.get("how", "")))
+                 str(meta.get("where", "")), str(meta.get("how", "")), float(spread))
 
 
 def from_dict(doc: dict[str, Any], path: str) -> System:
@@ -232,10 +243,14 @@ def from_dict(doc: dict[str, Any], path: str) -> System:
     return System(str(head.get("name") or path), path, str(head.get("description", "")), params)
 
 
+# Figures that default to another one (reads to writes, the lock unit to the stripe size).
+DERIVED = (("server_read_bw", "server_bw"), ("node_read_bw", "node_bw"), ("process_read_bw", "process_bw"),
+           ("fs_read_bw", "fs_bw"), ("lock_unit", "stripe_size"))
+
+
 def _derived(params: dict[str, Param]) -> None:
     """Parameters that default to another one (reads to writes, the lock unit to the stripe size)."""
-    for name, base in (("server_read_bw", "server_bw"), ("node_read_bw", "node_bw"),
-                       ("process_read_bw", "process_bw"), ("fs_read_bw", "fs_bw"), ("lock_unit", "stripe_size")):
+    for name, base in DERIVED:
         if name not in params and base in params:
             b = params[base]
             params[name] = Param(name, b.value, b.status, f"as {base}" + (f" ({b.source})" if b.source else ""))

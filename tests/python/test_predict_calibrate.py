@@ -1,0 +1,91 @@
+"""pario predict --calibrate on a noisy machine: the five probes run in rounds, alternated; the
+figures are fitted to the medians; the fits of single rounds give each figure's spread, written
+into the system file and taken by the prediction's interval. `pario bench` is replaced here by the
+model of a known system times a factor per round (a slow minute), so the numbers are exact; the
+real probes run in benchmarks/predict/this_machine.py."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from pario.cli import main
+from pario.predict import calibrate, model, system
+
+MIB = 1 << 20
+TRUE = {"process_bw": 2e9, "server_bw": 8e8, "collective_call_cost": 1e-3, "call_latency": 4e-6,
+        "file_cost": 5e-4, "copy_bw": 4e9}
+SLOW = [1.0, 3.0, 1.0, 1.0, 1.0]           # one slow round of five: the medians do not see it
+
+
+def _fake_bench(truth: system.System, calls: list, slow: list[float]):
+    def bench(directory, ranks, cases, reps, db):
+        calls.append(cases[0]["name"])
+        factor = slow[min(len(calls) - 1, len(slow) * 5 - 1) // 5]
+        rows = []
+        for case in cases:
+            secs = model.predict(truth, calibrate._pattern(case, ranks)).seconds * factor
+            if case.get("workload") == "metadata":
+                files = 2000
+                rows.append({"metadata": {"phases": {"create": {"files": files,
+                                                                "files_per_s": {"median": files / secs}}}}})
+            else:
+                total = 1 << 27
+                rows.append({"bytes": total, "write": {"bw_mib": {"median": total / secs / MIB}}})
+        return rows
+    return bench
+
+
+def _truth(tmp_path) -> system.System:
+    base = system.from_dict({"system": {"name": "t"}, "fs": {"kind": "local", "servers": 1}}, str(tmp_path / "t.toml"))
+    return base.with_values(TRUE)
+
+
+def test_probes_alternate_and_one_slow_round_moves_the_spread_not_the_median(tmp_path, monkeypatch, capsys):
+    truth = _truth(tmp_path)
+    calls: list[str] = []
+    monkeypatch.setattr(calibrate, "_bench", _fake_bench(truth, calls, SLOW))
+    monkeypatch.setattr(calibrate, "site_facts", lambda d, k: {})
+    monkeypatch.setattr("pario.platform.stack.mpi_facts", lambda mpirun, io: {"available": False})
+    path = str(tmp_path / "here.toml")
+    args = argparse.Namespace(system=path, dir=str(tmp_path / "scratch"), ranks_per_node=2, reps=1, rounds=5)
+    assert calibrate.calibrate(args) == 0
+    firsts = ["fpp-1", "fpp-n", "coll", "md", "small"]
+    assert calls[:5] == firsts and calls[5:10] == firsts[::-1] and len(calls) == 25
+    got = system.load(path)
+    for name in ("server_bw", "file_cost", "call_latency"):
+        p = got.params[name]
+        assert p.status == "calibrated" and "5 rounds" in p.how
+        assert p.value == pytest.approx(truth[name], rel=0.1)       # the median round: the truth
+        assert p.spread > 1.3                                       # the slow round: sqrt(3) either way
+    out = capsys.readouterr().out
+    assert "3.00x" in out                                           # every probe's slowest/fastest round
+
+
+def test_the_interval_is_at_least_the_spread_of_the_figure_that_binds(tmp_path):
+    sys_ = _truth(tmp_path)
+    from pario.plan.cases import build_case
+    from pario.predict.pattern import from_case
+    pat = from_case(build_case({"ops": ["write"], "backend": "posix", "strategy": "fpp", "block": "64m",
+                                "transfer": "4m"}), {"nodes": 1, "ranks_per_node": 2})
+    narrow = model.predict(sys_, pat)
+    wide_sys = system.System(sys_.name, sys_.path, "", dict(sys_.params))
+    binds = narrow.binding
+    name = {"servers": "server_bw", "per-process": "process_bw"}[binds]
+    old = wide_sys.params[name]
+    wide_sys.params[name] = system.Param(name, old.value, "calibrated", spread=2.5)
+    wide = model.predict(wide_sys, pat)
+    assert wide.seconds == narrow.seconds
+    assert wide.high / wide.seconds >= 2.5 > narrow.high / narrow.seconds
+
+
+def test_spread_in_a_system_file_is_checked(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text('[fs]\nkind = "local"\nserver_bw = { value = "1 GB/s", status = "calibrated", spread = 0.5 }\n')
+    assert main(["predict", "--system", str(path)]) == 2
+    assert "spread = 0.5: must be a number of at least 1" in capsys.readouterr().err
+
+
+def test_rounds_without_calibrate_is_one_line(capsys):
+    assert main(["predict", "--system", "archer2", "--rounds", "3"]) == 2
+    assert "add --calibrate" in capsys.readouterr().err
