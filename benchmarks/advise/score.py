@@ -68,6 +68,7 @@ def run_pario(case: Case, which: str, env: dict[str, str], extra: list[str], m: 
     s = score_log(case, which, "pario", claims, job_time(case, which), unmapped,
                   error="" if run.returncode == 0 else f"exit {run.returncode}")
     s.advise_s = took
+    s.costed_by = str((job.get("calibration") or {}).get("where") or "")
     if job.get("no_gain"):
         s.notes.append("checked, not advised: " + ", ".join(g["rule"] for g in job["no_gain"]))
     if took > QUICK_S and not any(a in extra for a in ("--verify", "--calibrate")):
