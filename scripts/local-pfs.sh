@@ -350,9 +350,13 @@ do_stop() {
     if [ -r "$DIR/cgroup" ]; then
         cg=$(cat "$DIR/cgroup")
         case $cg in "$CGROOT"/pario-pfs.*) ;; *) die "$DIR/cgroup names $cg, not a cgroup of local-pfs.sh" ;; esac
-        for ((i = 0; i < 50; i++)); do
-            for f in "$cg"/osd.*; do [ -d "$f" ] && rmdir "$f" 2>/dev/null; done
-            [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+        # a killed daemon leaves its cgroup only once it is gone for good: retry (and under set -e a
+        # failed rmdir must not end the script half-way, leaving the cgroup and the port claim)
+        for ((i = 0; i < 100; i++)); do
+            for f in "$cg"/osd.*; do
+                if [ -d "$f" ]; then rmdir "$f" 2>/dev/null || true; fi
+            done
+            if [ -d "$cg" ]; then rmdir "$cg" 2>/dev/null || true; fi
             [ -d "$cg" ] || break
             sleep 0.1
         done

@@ -41,6 +41,7 @@ class LogScore:
     error: str = ""
     notes: list[str] = field(default_factory=list)
     advise_s: float | None = None
+    costed_by: str = ""          # the calibration advise's document says it costed the findings with
 
     @property
     def true(self) -> int:

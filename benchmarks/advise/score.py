@@ -16,6 +16,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -67,6 +68,7 @@ def run_pario(case: Case, which: str, env: dict[str, str], extra: list[str], m: 
     s = score_log(case, which, "pario", claims, job_time(case, which), unmapped,
                   error="" if run.returncode == 0 else f"exit {run.returncode}")
     s.advise_s = took
+    s.costed_by = str((job.get("calibration") or {}).get("where") or "")
     if job.get("no_gain"):
         s.notes.append("checked, not advised: " + ", ".join(g["rule"] for g in job["no_gain"]))
     if took > QUICK_S and not any(a in extra for a in ("--verify", "--calibrate")):
@@ -163,8 +165,12 @@ def main() -> int:
                 print(table([scores[-1]], header=False), flush=True)
         load.append(os.getloadavg()[0])
     summary = summarize(scores)
-    issue = {c.name: all(s.passed for s in scores if s.case == c.name and s.tool == "pario")
-             for c in cases if c.issue and any(s.case == c.name and s.tool == "pario" for s in scores)}
+    issue: dict[str, dict[str, bool]] = {}   # issue number -> case -> every pario log passed
+    for c in cases:
+        mine = [s for s in scores if s.case == c.name and s.tool == "pario"]
+        if c.issue and mine:
+            number = c.issue.split(":", 1)[0] if re.match(r"\d+:", c.issue) else "25"
+            issue.setdefault(number, {})[c.name] = all(s.passed for s in mine)
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     doc = {"stamp": stamp, "commit": commit, "command": " ".join(["python", "benchmarks/advise/score.py"] +
@@ -178,9 +184,9 @@ def main() -> int:
     print(table(scores))
     print()
     print(summary_table(summary))
-    if issue:
-        failing = sorted(k for k, ok in issue.items() if not ok)
-        print(f"issue 25's cases (truth.toml 'issue'): pario passes {len(issue) - len(failing)} of {len(issue)}"
+    for number, got in sorted(issue.items()):
+        failing = sorted(k for k, ok in got.items() if not ok)
+        print(f"issue {number}'s cases (truth.toml 'issue'): pario passes {len(got) - len(failing)} of {len(got)}"
               + (f"; not: {', '.join(failing)}" if failing else ""))
     if args.markdown:
         Path(args.markdown).write_text(markdown(doc, scores))

@@ -79,11 +79,13 @@ def markdown(doc: dict[str, Any], scores: list[LogScore]) -> str:
                        f"({t['found']}/{t['visible']}) | {t['right']} | {t['wrong']} | "
                        f"{t['unjudged']} | {t['over_time']} | {t['errors']} |")
     issue = doc.get("issue_cases") or {}
-    if issue:
-        failing = sorted(k for k, ok in issue.items() if not ok)
+    if issue and not isinstance(next(iter(issue.values())), dict):
+        issue = {"25": issue}   # a results file from before the cases were grouped by issue
+    for number, got in sorted(issue.items()):
+        failing = sorted(k for k, ok in got.items() if not ok)
         tail = f"; not: {', '.join(failing)}." if failing else "."
-        out += ["", f"The cases that stand for a wording of issue 25 (truth.toml `issue`): pario passes every log of "
-                    f"{len(issue) - len(failing)} of {len(issue)}{tail}"]
+        out += ["", f"The cases that stand for a wording of issue {number} (truth.toml `issue`): pario passes every "
+                    f"log of {len(got) - len(failing)} of {len(got)}{tail}"]
     out += ["", "| case | defects | pario advise, pario log | pario advise, Darshan log | Drishti |",
             "|---|---|---|---|---|"]
     by: dict[str, dict[str, LogScore]] = {}

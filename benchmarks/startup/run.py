@@ -121,7 +121,7 @@ def startup(n: int) -> list[dict]:
         out.append({"command": "pario " + " ".join(words), "median_s": statistics.median(got),
                     "min_s": min(got), "cpu_median_s": cpu(got), "python_median_s": statistics.median(base),
                     "python_cpu_median_s": cpu(base), "target_s": 0.10,
-                    "met": statistics.median(got) <= 0.10})
+                    "met": statistics.median(got) <= 0.10, "met_by_cpu": cpu(got) <= 0.10})
     return out
 
 
@@ -140,7 +140,8 @@ def over(prog: list[str], wrapper: list[str], n: int, target: float, cwd: str) -
             "plain_median_s": statistics.median(plain), "wrapped_median_s": statistics.median(got),
             "added_median_s": statistics.median(added), "target_added_s": target,
             "added_cpu_median_s": statistics.median(w.cpu - p.cpu for p, w in zip(plain, got)),
-            "met": statistics.median(added) <= target}
+            "met": statistics.median(added) <= target,
+            "met_by_cpu": statistics.median(w.cpu - p.cpu for p, w in zip(plain, got)) <= target}
 
 
 def wrappers(n: int, work: str) -> list[dict]:
@@ -159,7 +160,7 @@ def wrappers(n: int, work: str) -> list[dict]:
                  "plain_median_s": statistics.median(plain), "wrapped_median_s": statistics.median(got),
                  "added_median_s": statistics.median(w - p for p, w in zip(plain, got)),
                  "added_cpu_median_s": statistics.median(w.cpu - p.cpu for p, w in zip(plain, got)),
-                 "target_added_s": None, "met": True})
+                 "target_added_s": None, "met": True, "met_by_cpu": True})
     launcher = mpirun()
     if launcher:
         for cmd in ("buffer", "profile"):
@@ -211,6 +212,10 @@ def tables(doc: dict) -> str:
               "| what pario does around a run | median ms | [min-max] ms | who pays it |", "|---|---:|---|---|"]
     for r in doc["around"]:
         lines.append(f"| {r['what']} | {r['median_ms']:.1f} | [{r['min_ms']:.1f}-{r['max_ms']:.1f}] | {r['who']} |")
+    rows = [r for r in doc["startup"] + doc["wrappers"] if r.get("target_s") or r.get("target_added_s")]
+    lines += ["", f"Time targets met by the wall-time medians: {sum(r['met'] for r in rows)} of {len(rows)}; by the "
+              f"CPU-time medians (the commands' own work, which a loaded machine stretches less; a quiet machine's "
+              f"wall time for these short runs): {sum(r['met_by_cpu'] for r in rows)} of {len(rows)}."]
     return "\n".join(lines)
 
 

@@ -78,12 +78,12 @@ def settings_rows() -> list[dict]:
                        (["settings", "check", "empty.txt", "--hosts", "-2"], "argument --hosts"),
                        (["settings", "check", "empty.txt", "--hosts", "3", "--ranks", "2"], "every host runs"),
                        (["settings", "check", "empty.txt", "--io", "romio999"], "argument --io"),
-                       (["settings", "check", "empty.txt", "--mpirun", "/bin/false"], "not an MPI launcher"),
-                       (["settings", "check", "empty.txt", "--mpirun", "/no/mpirun"], "not found"),
+                       (["settings", "check", "ok.txt", "--mpirun", "/bin/false"], "not an MPI launcher"),
+                       (["settings", "check", "ok.txt", "--mpirun", "/no/mpirun"], "not found"),
                        (["settings", "bogus"], "invalid choice"),
                        (["settings", "keys", "extra"], "unrecognized arguments")]:
-        rows.append({"id": " ".join(a or "''" for a in argv), "argv": argv, "files": {"empty.txt": ""},
-                     "exit": 2, "says": says})
+        rows.append({"id": " ".join(a or "''" for a in argv), "argv": argv,
+                     "files": {"empty.txt": "", "ok.txt": "cb_nodes 2\n"}, "exit": 2, "says": says})
     garbage = [
         ("json not an object", "[1, 2]", "unknown setting '[1,'"), ("json broken", "{ not json", "not valid JSON"),
         ("json nested value", '{"cb_nodes": {"a": 1}}', "not a dict"),

@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from bad_input_classes import class_rows, number_rows, positional_rows
 from bad_input_commands import command_rows
 from bad_input_docs import ior_rows, profile_rows
 from bad_input_settings import hints_file_rows, settings_rows, store_rows
@@ -258,7 +259,8 @@ def job_rows() -> list[dict]:
 
 def all_rows() -> list[dict]:
     rows = flag_rows() + bench_rows() + job_rows() + hints_file_rows() + settings_rows() + store_rows() \
-        + profile_rows() + ior_rows() + command_rows()
+        + profile_rows() + ior_rows() + command_rows() + class_rows(_parsers(), CONTEXT) + number_rows() \
+        + positional_rows()
     seen: dict[str, int] = {}
     for row in rows:  # ids name the rows in pytest's output: make them unique
         n = seen.get(row["id"], 0)

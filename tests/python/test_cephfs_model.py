@@ -92,7 +92,7 @@ def test_the_busiest_server_over_its_cap_predicts_the_phase():
     assert servers.predict({"osd.0": 1}, {}) is None  # a server without a cap: no prediction
     sampler = servers.ServerSampler.__new__(servers.ServerSampler)
     sampler.server_list = [{"name": f"osd.{i}", "cap_write_bps": cap} for i in range(2)]
-    sampler.failed, sampler.start = False, {}
+    sampler.failed, sampler.start, sampler.from_last = False, {}, set()
     sampler.phases = {(0, "write", r): {"osd.0": {"write": 64 << 20, "read": 0}, "osd.1": {"write": 32 << 20,
                                                                                               "read": 0}}
                       for r in range(2)}
@@ -103,7 +103,7 @@ def test_the_busiest_server_over_its_cap_predicts_the_phase():
     case = result["cases"][0]
     assert case["servers"]["caps"]["osd.0"] == {"write": cap}
     assert case["phases"][0]["servers"] == {"direction": "write", "bytes": {"osd.0": 64 << 20, "osd.1": 32 << 20},
-                                            "predicted_s": 1.28, "busiest": "osd.0"}
+                                            "ops": {"osd.0": 0, "osd.1": 0}, "predicted_s": 1.28, "busiest": "osd.0"}
     out = io.StringIO()
     print_servers(Console(file=out, width=120), result["cases"])
     text = out.getvalue()
@@ -149,3 +149,21 @@ def test_results_compare_says_what_the_placement_predicts():
         "the servers' placement predicts B/A 2.00 (busiest server per phase: A 128 MiB, 2.56 s; B 64 MiB, 1.28 s "
         "at their caps)")
     assert placement("read", case(128, 2.56), case(64, 1.28)) is None and placement("write", {}, case(1, 1)) is None
+
+
+def test_the_sampler_counts_phases_with_and_without_an_open_event(monkeypatch):
+    """Data phases between their open and phase events; a metadata phase (no open event) since the
+    previous reading; each case from its first event to the next case's."""
+    readings = iter([{"osd.0": {"write": w, "read": 0, "write_ops": w, "read_ops": 0}}
+                     for w in (0, 10, 40, 45, 100, 160)])
+    monkeypatch.setattr("pario.platform.cephfs.counters", lambda *a, **k: next(readings))
+    s = servers.ServerSampler([{"name": "osd.0"}])                        # reading 0
+    s.event({"event": "open", "case": 0, "op": "write", "rep": 0})        # 10
+    s.event({"event": "phase", "case": 0, "op": "write", "rep": 0})       # 40
+    s.event({"event": "phase", "case": 1, "op": "create", "rep": 0})      # 45: a new case, no open
+    s.event({"event": "phase", "case": 1, "op": "stat", "rep": 0})        # 100
+    s.finish()                                                            # 160
+    assert s.phases[(0, "write", 0)]["osd.0"]["write"] == 30
+    assert s.phases[(1, "create", 0)]["osd.0"]["write"] == 5 and s.phases[(1, "stat", 0)]["osd.0"]["write"] == 55
+    assert s.from_last == {(1, "create", 0), (1, "stat", 0)}
+    assert s.cases[0]["osd.0"]["write"] == 30 and s.cases[1]["osd.0"]["write"] == 120

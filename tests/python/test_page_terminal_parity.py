@@ -92,25 +92,25 @@ def test_advise_findings_have_the_same_figures_on_the_page():
     assert "22.7 ms" in terminal and "0.04x" in terminal and "0.00x" not in text + terminal
 
 
-def test_a_bench_run_has_the_same_figures_on_the_page():
-    run = stored_run("default-suite-2ranks")
-    rows = summarize(run["result"], run["env"])
+def _run(name: str) -> tuple[dict, str, str]:
+    """A stored run (tests/python/data/runs), as `pario results show` prints it and as its page."""
+    run = stored_run(name)
     con = console(250)
-    run_view.print_run(con, run, rows)
-    page = render(build(runs=[run]))
+    run_view.print_run(con, run, summarize(run["result"], run["env"]))
+    return run, text_of(con), render(build(runs=[run]))
+
+
+def test_a_bench_run_has_the_same_figures_on_the_page():
+    run, terminal, page = _run("default-suite-2ranks")
     # the page's facts say where the run ran (the terminal's first lines, in a table)
-    same_figures(text_of(con), page_text(page, f"run{run['id']}-section"))
+    same_figures(terminal, page_text(page, f"run{run['id']}-section"))
 
 
 def test_a_layers_run_has_its_ratio_table_on_the_page():
-    run = stored_run("layers-2ranks")
-    rows = summarize(run["result"], run["env"])
-    con = console(250)
-    run_view.print_run(con, run, rows)
-    page = render(build(runs=[run]))
+    run, terminal, page = _run("layers-2ranks")
     assert f'id="run{run["id"]}-layers"' in page
     # the page lists every setting in effect; `results show` counts them in a line (--json lists them)
-    terminal = re.sub(r"hints of \d+ cases.*?\(--json lists them\)", " ", " ".join(text_of(con).split()))
+    terminal = re.sub(r"hints of \d+ cases.*?\(--json lists them\)", " ", " ".join(terminal.split()))
     same_figures(terminal, page_text(page, f"run{run['id']}-section", leave=(f"run{run['id']}-settings",)))
 
 

@@ -27,8 +27,15 @@ def test_a_shared_file_on_one_server_gets_a_layout_verified_there(pfs, tmp_path,
     doc = advise([log], tmp_path, "--verify", lib=lib)
     validate(doc)
     job = doc["jobs"][0] if "jobs" in doc else doc
+    assert not (work / ".pario-advise").exists()  # the measurements' files are gone
     found = [f for f in job["findings"] if f["rule"] == "cephfs-one-server"]
-    assert found, [f["rule"] for group in ("findings", "not_costed", "minor") for f in job[group]]
+    checked = [g for g in job["no_gain"] if g["rule"] == "cephfs-one-server"]
+    assert found or checked, [f["rule"] for group in ("findings", "not_costed", "minor", "no_gain") for f in job[group]]
+    if checked:
+        # the branch a loaded machine can take: the one FUSE client on 2 shared cores, not the capped
+        # servers, bound both layouts; the stance not taken is said with what was measured
+        assert not found and "measured" in checked[0]["why"], checked
+        return
     f = found[0]
     assert f["evidence"]["files"] == [str(work / "shared.dat")] and "lies in one object" in f["evidence"]["text"]
     assert f["fix"]["settings"] == {"ceph.stripe_count": "4", "ceph.object_size": str(4 * MIB)}
@@ -38,4 +45,3 @@ def test_a_shared_file_on_one_server_gets_a_layout_verified_there(pfs, tmp_path,
     assert check["method"] == "bench" and check["before_s"] and check["after_s"]
     if pfs.cap:  # as it is, the 64 MiB go through one capped server: never faster than that
         assert check["before_s"] >= 0.8 * 64 * MIB / pfs.cap
-    assert not (work / ".pario-advise").exists()  # the measurements' files are gone

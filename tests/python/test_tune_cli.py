@@ -43,7 +43,10 @@ def test_null_backend_session_is_stored_with_its_runs(tmp_path):
     assert runs and all(t["runs"] for t in s["trials"] if t["rates"])
     assert s["winner"]["method"].startswith("bootstrap")
     print(check_ending(s))   # the verdict the measured rates call for (the null backend's rates are noisy)
-    listed = json.loads(pario(["--json"], tmp_path, command="results").stdout)["runs"]
+    # by default the session's trials are one entry holding its runs; --kind tune lists them one by one
+    folded = json.loads(pario(["--json"], tmp_path, command="results").stdout)["runs"]
+    assert [sorted(r["runs"]) for r in folded if r.get("session") == s["id"]] == [sorted(set(runs))]
+    listed = json.loads(pario(["--kind", "tune", "--json"], tmp_path, command="results").stdout)["runs"]
     assert set(runs) <= {r["id"] for r in listed if r["kind"] == "tune"}
     # each stored run names its trial as the bench command that re-runs it, not the session's tune command
     commands = {r["id"]: r["command"] for r in listed}

@@ -99,6 +99,9 @@ def run(args) -> int:
             raise ParioError("pario buffer show DIR: give the directory of --env --stats (PARIO_BUFFER_STATS)")
         report(Path(cmd[1]), missing_ok=False)
         return 0
+    if args.stats_dir is not None and not (args.env and args.stats):   # it was ignored, and the program run
+        raise ParioError(f"-o {args.stats_dir}: the directory of the stats goes with --env --stats (a job script's "
+                         "processes write them there); without --env, --stats prints them at exit")
     size, files = settings(args)
     if args.env:
         return print_env(args, prun.preload_path(), size, files)
@@ -127,6 +130,9 @@ def print_env(args, lib: str, size: int, files: list[tuple[str, int]]) -> int:
     if args.stats:
         stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
         stats_dir = Path(args.stats_dir or f"pario-buffer-stats.{stamp}").resolve()
+        from pario.platform.outfile import check_place
+
+        check_place(stats_dir, "-o")   # the job script's mkdir -p would fail, and the stats with it
     print("# pario buffer: paste into the job script before the launcher line (srun keeps the environment;")
     print("# with mpirun add -x for each variable).")
     if stats_dir:

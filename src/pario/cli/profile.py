@@ -128,13 +128,13 @@ def print_env(args, prun) -> int:
 
 
 def profile(args, cmd, prun) -> int:
+    from pario.platform.outfile import check_output
     from pario.platform.slurm_env import job_id
     from pario.run import child
 
     lib = prun.preload_path(prun.mpi_of_launch(cmd, args.ranks, args.launcher), cmd[0])
     output = Path(args.output) if args.output else prun.default_output(cmd)
-    if output.is_dir():
-        raise ParioError(f"-o {output} is a directory; give a file name for the job log")
+    check_output(output, "-o", "the job log")   # before the program runs: what it did would be lost
     parts = prun.make_parts_dir(output.resolve())
     env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
     stats_dir = None

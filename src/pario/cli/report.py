@@ -156,11 +156,13 @@ def _drawn(advised: list[str], profiles: list[str]) -> list[str]:
 
 
 def run(args) -> int:
+    from pario.platform.outfile import check_output
     from pario.report.html import save
 
-    # a flag whose producer is missing fails before any work
+    # a flag whose producer is missing, or a page that could not be written, fails before any work
     if args.advise:
         _require("--advise", "advise", 10)
+    check_output(args.output, "-o", "the page")
     runs = load_runs(args.runs, args.db, default_last=not (args.profile or args.tune or args.advise))
     profiles = load_profiles(args.profile + _drawn(args.advise, args.profile))
     advice = findings_for(args.advise, profiles, args.db) if args.advise else None

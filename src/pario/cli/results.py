@@ -165,6 +165,10 @@ def _export(store: Store, args) -> int:
 
     from pario.analysis import compare, summary
 
+    if args.output:   # before the runs are read: a place that cannot be written is said first
+        from pario.platform.outfile import check_output
+
+        check_output(args.output, "-o", "the CSV")
     rows = []
     for text in args.ids:
         one = store.get_run(_run_id(text, store))

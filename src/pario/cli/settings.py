@@ -2,7 +2,6 @@
 the catalogue and the detected stack, and list the known keys."""
 from __future__ import annotations
 
-import os
 import sys
 
 from pario.cli.args import checked, one_line, row, typed
@@ -92,6 +91,9 @@ def render(args) -> int:
     settings = from_pairs([])
     if args.source:
         text = _read(args.source)
+        if not text.strip():   # it was dropped silently beside --set
+            raise ParioError(f"--from {args.source} is empty: it holds no setting to render; give a settings file "
+                             "(a ROMIO hints file, MPICH_MPIIO_HINTS, JSON, ADIOS2 XML, ...) or drop --from")
         parsed, issues = _parsed(args.source, lambda: parse(text, sniff(text)))
         errors = [i for i in issues if i.level == "error"]
         if errors:
@@ -138,6 +140,9 @@ def check(args) -> int:
         raise ParioError(f"--hosts {args.hosts} with --ranks {args.ranks}: every host runs at least one rank; "
                          "give --hosts at most --ranks")
     text = _read(args.file)
+    if not text.strip():   # '0 error(s)' read as a pass: there was nothing to check
+        raise ParioError(f"settings file {args.file} is empty: there is no setting to check; give the hints file "
+                         "(or the settings file of the tool) the job uses")
     if args.mpirun:  # a launcher the user names must be one (without it: the catalogue only, said below)
         detect(find_mpirun(args.mpirun))
     if args.io and args.io not in ("ompio", "romio", "cray"):  # an Open MPI component: one it has
@@ -149,7 +154,11 @@ def check(args) -> int:
     mpi = mpi_facts(args.mpirun, args.io)
     if not mpi.get("available"):
         print(f"pario: {mpi.get('reason')}; checking against the catalogue only", file=sys.stderr)
-    fs = fsinfo.describe(args.dir if os.path.exists(args.dir) else ".")
+    from pario.platform.host import nearest_existing
+    from pario.platform.outfile import check_place
+
+    check_place(args.dir, "--dir")   # judged against '.' when it did not exist, /proc and a file's path too
+    fs = fsinfo.describe(nearest_existing(args.dir))   # a job's directory not made yet: the one it will be in
     stack_view = view(impl=mpi.get("mpiio"), fs=fs.get("type"), ranks=args.ranks, hosts=args.hosts)
     found = _parsed(args.file, lambda: findings(text, stack_view))
     failing = ("error", "warning") if args.strict else ("error",)

@@ -209,7 +209,9 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
             why = "; ".join(f"{d.key}: {d.reason}" for d in space.dropped if not named or d.key.split("=")[0] in named)
             raise ParioError(f"nothing to search: every knob of {'--space' if only or values else 'the space'} is "
                              f"left out for this case on this stack ({why or 'none exists here'})")
-        session = TuningSession(id=None, case={k: v for k, v in case.items() if not k.startswith("_")},
+        # pario's own keys stay out of the stored case, but the layout its files are created with
+        stored = {k: v for k, v in case.items() if not k.startswith("_") or k == "_layout"}
+        session = TuningSession(id=None, case=stored,
                                 objective=objective, ranks=ranks, space=space.values(), dropped=list(space.dropped),
                                 seed=args.sampler_seed, command="pario " + shlex.join(sys.argv[1:]),
                                 context={"space": ctx.to_dict(), "only": only, "values": values, "dir": scratch.dir,

@@ -225,6 +225,9 @@ HINTS_FILE_LINES = 10000  # a hints file holds at most 64 hints (the engine's li
 def read_hints_file(path: str) -> dict[str, str]:
     """A ROMIO hints file, read bounded (platform.documents) and checked line by line."""
     text = documents.read_text(path, "hints file", max_lines=HINTS_FILE_LINES)
+    if not text.strip():   # a file truncated by mistake (`> romio.txt`): it would set nothing, silently
+        raise ParioError(f"hints file {path} is empty: it sets no hint; give a file of `key value` lines, or drop "
+                         "--hints-file")
     return hintlib.parse_hints_text(text, path)
 
 

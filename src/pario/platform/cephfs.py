@@ -24,7 +24,7 @@ FILE_XATTR, DIR_XATTR = "ceph.file.layout", "ceph.dir.layout"
 # Ceph's own layout of a new file where no directory sets one (file_layout_t::get_default).
 DEFAULT = {"stripe_unit": 4 << 20, "stripe_count": 1, "object_size": 4 << 20}
 STRIPE_UNIT_ALIGN = 64 << 10   # the MDS refuses a stripe unit that is not a multiple of this (EINVAL)
-COUNTERS = "perf dump: osd.op_w_in_bytes, osd.op_r_out_bytes"
+COUNTERS = "perf dump: osd.op_w_in_bytes, osd.op_r_out_bytes, osd.op_w, osd.op_r"
 CEPH_TIMEOUT = 20.0
 
 
@@ -235,8 +235,8 @@ def _asok(path: str, command: dict[str, Any], timeout: float = 5.0) -> Any:
 
 def counters(server_list: list[dict[str, Any]], conf: str | None = None,
              name: str = "client.admin") -> dict[str, dict[str, int]] | None:
-    """{osd.N: {write, read}}: the bytes each object server has written and read since it started,
-    its own counters; None when one of them cannot be read."""
+    """{osd.N: {write, read, write_ops, read_ops}}: the bytes and operations each object server has
+    written and read since it started, its own counters; None when one of them cannot be read."""
     out: dict[str, dict[str, int]] = {}
     for srv in server_list:
         try:
@@ -247,7 +247,8 @@ def counters(server_list: list[dict[str, Any]], conf: str | None = None,
             else:
                 return None
             osd = dump["osd"]
-            out[srv["name"]] = {"write": int(osd["op_w_in_bytes"]), "read": int(osd["op_r_out_bytes"])}
+            out[srv["name"]] = {"write": int(osd["op_w_in_bytes"]), "read": int(osd["op_r_out_bytes"]),
+                                "write_ops": int(osd["op_w"]) + int(osd.get("op_rw", 0)), "read_ops": int(osd["op_r"])}
         except (OSError, ValueError, KeyError, TypeError, subprocess.SubprocessError):
             return None
     return out

@@ -31,7 +31,10 @@ _SEEN_CHARS = 60
 
 
 def _size(n: int) -> str:
-    return f"{n / MIB:.3g} MiB" if n >= MIB else f"{n / KIB:.3g} KiB" if n >= KIB else f"{n} bytes"
+    """'5 GiB', '1.5 MiB', '64 KiB', '12 bytes' (units.short: '5.12e+03 MiB' was printed for 5 GiB)."""
+    from pario.model.units import short
+
+    return short(int(n)) if n >= KIB else f"{n} bytes"
 
 
 def regular_file(path: str | os.PathLike, what: str, limit: int) -> os.stat_result:

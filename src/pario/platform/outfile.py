@@ -15,6 +15,49 @@ from pathlib import Path
 
 from pario.model.errors import ParioError
 
+PSEUDO = ("/proc", "/sys")   # kernel file systems: they take no new files
+
+
+def check_output(path: str | os.PathLike, flag: str = "-o", what: str = "the file") -> Path:
+    """Refuse, before any work, a path write_output could not write (a command that runs a program
+    first would lose what it measured): a directory, a parent that is missing or not a directory, a
+    kernel file system, a directory pario may not write. Returns the path resolved."""
+    given = Path(path)
+    if given.is_dir():
+        raise ParioError(f"{flag} {given} is a directory; give a file name in it for {what}")
+    if given.exists():   # a file, or a device or pipe (/dev/null, /dev/stdout: written in place)
+        if not os.access(given, os.W_OK):
+            raise ParioError(f"{flag} {given}: cannot write it (permission denied); choose another place")
+        return Path(os.path.realpath(given))
+    out = Path(os.path.realpath(given))
+    parent = out.parent
+    if any(str(out) == p or str(out).startswith(p + "/") for p in PSEUDO):
+        raise ParioError(f"{flag} {given} is under /{out.parts[1]}, which takes no new files; choose another place")
+    if not parent.exists():
+        nearest = next((p for p in parent.parents if p.exists()), Path("/"))
+        if not nearest.is_dir():
+            raise ParioError(f"{flag} {given}: {nearest} is a file, not a directory; choose another place")
+        raise ParioError(f"{flag} {given}: directory {parent} does not exist; create it or choose another place")
+    if not parent.is_dir():
+        raise ParioError(f"{flag} {given}: {parent} is a file, not a directory; choose another place")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParioError(f"{flag} {given}: cannot write in {parent} (permission denied); choose another place")
+    return out
+
+
+def check_place(path: str | os.PathLike, flag: str) -> None:
+    """A directory a job script makes (mkdir -p) can be made: not on a kernel file system, not below a
+    regular file."""
+    out = Path(os.path.abspath(path))
+    if any(str(out) == p or str(out).startswith(p + "/") for p in PSEUDO):
+        raise ParioError(f"{flag} {path} is under /{out.parts[1]}, which takes no new directories; choose another "
+                         "place")
+    for above in [out, *out.parents]:
+        if above.exists():
+            if not above.is_dir():
+                raise ParioError(f"{flag} {path}: {above} is a file, not a directory; choose another place")
+            break
+
 
 def write_output(path: str | os.PathLike, data: bytes, flag: str = "-o") -> int:
     """Write data to the user's path; returns its size. One-line ParioError when it cannot."""

@@ -106,9 +106,14 @@ def make_parts_dir(output: Path) -> Path:
     """A fresh directory next to the output (shared file systems see it from every node)."""
     import tempfile
 
+    from pario.model.errors import ParioError
+
     parent = output.parent if str(output.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
+    except OSError as exc:   # the command line checked the place; a file system can still refuse
+        raise ParioError(f"cannot make the profile's parts directory in {parent}: {exc.strerror}; choose another "
+                         "place with -o") from None
 
 
 def mpirun_argv(ranks: int, env: dict[str, str], app: list[str]) -> list[str]:

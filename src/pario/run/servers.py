@@ -1,9 +1,11 @@
 """The bytes each file server moved during each phase, from the servers' own counters (CephFS: the
-object servers' perf counters op_w_in_bytes and op_r_out_bytes, read on their admin sockets in
-milliseconds), read when the engine announces a phase (its `open` event, before the ranks open)
-and when it reports the phase done (its `phase` event, after every rank closed). With these and the
-servers' bandwidth caps, a phase's time is predicted by its placement: the busiest server's bytes
-over its cap (pario.run.servers.predict).
+object servers' perf counters op_w_in_bytes and op_r_out_bytes, and their operation counts, read
+on their admin sockets in milliseconds), read when the engine announces a phase (its `open` event,
+before the ranks open) and when it reports the phase done (its `phase` event, after every rank
+closed). A metadata phase has no `open` event: it counts from the previous reading (the end of the
+case's previous phase, or its start), untimed steps between phases included (`from_last`). With
+these and the servers' bandwidth caps, a phase's time is predicted by its placement: the busiest
+server's bytes over its cap (pario.run.servers.predict).
 
 Data a client still caches when a phase ends (a write without -e through ceph-fuse) reaches the
 servers later: it is counted in the case's total, not in the phase; the record says how much."""
@@ -27,6 +29,8 @@ class ServerSampler:
         self._open: tuple[tuple[int, str, int], Counters] | None = None
         self._case: tuple[int, Counters] | None = None
         self.start = self._read()
+        self._last = self.start           # the latest reading
+        self.from_last: set[tuple[int, str, int]] = set()   # phases counted from the previous reading
 
     def _read(self) -> Counters | None:
         if self.failed:
@@ -34,6 +38,8 @@ class ServerSampler:
         got = cephfs.counters(self.server_list, self.conf, self.name)
         if got is None:
             self.failed = True
+        else:
+            self._last = got
         return got
 
     def line(self, text: str) -> bool:
@@ -43,18 +49,22 @@ class ServerSampler:
         kind, case = ev.get("event"), ev.get("case")
         if kind not in ("open", "phase") or not isinstance(case, int) or self.failed:
             return
+        before = self._last
         now = self._read()
-        if now is None:
+        if now is None or before is None:
             return
         key = (case, str(ev.get("op")), int(ev.get("rep", 0)))
+        if self._case is None or self._case[0] != case:  # a new case: from its first event on
+            self._end_case(before)
+            self._case = (case, before if kind == "phase" else now)
         if kind == "open":
-            if self._case is None or self._case[0] != case:
-                self._end_case(now)
-                self._case = (case, now)
             self._open = (key, now)
         elif self._open is not None and self._open[0] == key:
             self.phases[key] = cephfs.delta(self._open[1], now)
             self._open = None
+        else:  # a phase without an open (the metadata workload): since the previous reading
+            self.phases[key] = cephfs.delta(before, now)
+            self.from_last.add(key)
 
     def _end_case(self, now: Counters) -> None:
         if self._case is not None:
@@ -130,7 +140,10 @@ def annotate(result: dict[str, Any], sampler: ServerSampler) -> None:
                 continue
             direction = "read" if ph.get("op") in ("read", "verify", "read_small") else "write"
             moved = {srv: v.get(direction, 0) for srv, v in got.items()}
-            entry: dict[str, Any] = {"direction": direction, "bytes": moved}
+            entry: dict[str, Any] = {"direction": direction, "bytes": moved,
+                                     "ops": {srv: v.get(f"{direction}_ops", 0) for srv, v in got.items()}}
+            if (index, str(ph.get("op")), int(ph.get("rep", 0))) in sampler.from_last:
+                entry["since"] = "the case's previous phase (untimed steps between phases included)"
             pred = predict(moved, {s: c.get(direction, 0) for s, c in cap.items()}) if cap else None
             if pred:
                 entry["predicted_s"], entry["busiest"] = round(pred[0], 4), pred[1]

@@ -63,7 +63,13 @@ def _meant(text: str) -> int | None:
     return int(real) if math.isfinite(real) and real == int(real) else None
 
 
+DIGITS_MAX = 40   # no setting holds a number this long (2^127 has 39 digits); Python's int() refuses 4300
+
+
 def _integer(text: str, kind: str, syntax: str) -> tuple[int | None, str | None]:
+    digits = sum(c.isdigit() for c in text)
+    if digits > DIGITS_MAX:   # a 100,000-digit value ended in a traceback (int()'s own limit)
+        return None, f"has {digits:,} digits: out of range for any setting"
     if _DECIMAL.match(text):
         return int(text), None
     if syntax == "mpi":

@@ -89,8 +89,16 @@ class Store(JobRows):
         if existing and os.path.getsize(self.path) == 0:   # read as it is: never made into a store
             raise ParioError(f"results store {self.path} is an empty file: nothing was stored there; check --db or "
                              "$PARIO_DB (`pario bench` makes a store of it with its first run)")
+        named = path is not None or bool(os.environ.get("PARIO_DB"))
+        # a place the user named: pario makes its last directory at most (as --dir), never a chain of them
+        above = os.path.dirname(parent)
+        if named and not os.path.isdir(parent) and (os.path.exists(parent) or not os.path.isdir(above)):
+            what = ("a file is there" if os.path.exists(parent) else
+                    f"{above} does not exist (pario makes only the last directory of a store's path)")
+            raise ParioError(f"cannot create the results directory {parent}: {what}; create it, or pass --db PATH "
+                             "or set PARIO_DB to a writable place")
         try:
-            os.makedirs(parent, exist_ok=True)
+            os.makedirs(parent, exist_ok=True)   # the user data directory of the default store
         except OSError as exc:
             raise ParioError(f"cannot create the results directory {parent} ({exc.strerror}); "
                              "pass --db PATH or set PARIO_DB to a writable place") from None

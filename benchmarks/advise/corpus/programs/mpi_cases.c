@@ -14,7 +14,10 @@
  *             MPI-IO library that makes one aggregator)
  * slow-rank   every rank writes 4 MiB of a shared file in 64 KiB pwrite() calls; the last rank
  *             calls fsync() after each of its writes (the same bytes, slower)
- * even-rank   slow-rank without the fsync calls (its fix) */
+ * even-rank   slow-rank without the fsync calls (its fix)
+ * uneven-sync every rank writes its own region of a shared file in 1 MiB pwrite() calls and
+ *             fsync()s it once at the end: rank 0 64 MiB, the others 16 MiB each
+ * even-sync   the same with 28 MiB per rank (the same 112 MiB in all, balanced: its fix) */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -93,6 +96,13 @@ int main(int argc, char **argv) {
       if (sync_each && fsync(fd)) die("fsync");
     }
     if (close(fd)) die("close");
+  } else if (!strcmp(m, "uneven-sync") || !strcmp(m, "even-sync")) {
+    int fd = open(path, O_CREAT | O_WRONLY, 0644);
+    if (fd < 0) die("open shared");
+    int mib = m[0] == 'e' ? 112 / size : (rank == 0 ? 64 : 16);
+    for (int i = 0; i < mib; i++)
+      if (pwrite(fd, buf, MIB, ((off_t)rank * 64 + i) * MIB) != MIB) die("pwrite");
+    if (fsync(fd) || close(fd)) die("fsync");
   } else {
     die("mode");
   }

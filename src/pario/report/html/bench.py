@@ -14,7 +14,7 @@ from pario.report.html.style import COLOURS, PALETTE, layout, spread_traces, tog
 from pario.report.terminal.bench import measured_line
 from pario.report.terminal.layers import HEAD as LAYERS_HEAD
 from pario.report.terminal.layers import layers_table
-from pario.report.terminal.servers import servers_table
+from pario.report.terminal.servers import metadata_table, servers_table
 from pario.report.terminal.tables import case_labels, footer_lines, op_notes, summary_table
 
 
@@ -157,8 +157,9 @@ def section(run: dict, rows: list[dict]) -> Section:
     if metadata:
         sec.items += _metadata(run_id, metadata)
     sec.items += settings.items(run_id, result.get("cases") or [], rows)
-    title, columns, cells, notes = servers_table(result.get("cases") or [])
-    if cells:  # a striped file system's servers: each one's bytes, the time their placement predicts
-        sec.items.append(Table(anchors.run(run_id, "servers"), "File servers", columns, cells, title + "."))
-        sec.items += [Note(text, level or "info") for text, level in notes]
+    for what, made in (("servers", servers_table), ("servers-md", metadata_table)):
+        title, columns, cells, notes = made(result.get("cases") or [])
+        if cells:  # a striped file system's servers: each one's bytes, the time their placement predicts
+            sec.items.append(Table(anchors.run(run_id, what), "File servers", columns, cells, title + "."))
+            sec.items += [Note(text, level or "info") for text, level in notes]
     return sec

@@ -201,21 +201,17 @@ def section(n: int, name: str, job: dict[str, Any], summary: dict[str, Any]) -> 
         sec.items.append(_table(anchors.profile(n, "interfaces"), "I/O by interface", cols, rows,
                                 "The application's files; the MPI runtime's files apart, below."))
         sec.items += _files(n, files)
-        sizes = _sizes(n, files)
-        if sizes is not None:
-            sec.items.append(sizes)
-            cols, rows = shown.histogram_rows(files)
-            sec.items.append(_table(anchors.profile(n, "sizes-table"), "Access sizes", cols, rows,
-                                    "Operations per size bucket, as drawn above."))
-        split_plot = _time_split(n, files)
-        if split_plot is not None:
-            sec.items.append(split_plot)
-        spread = _spread(n, files)
-        if spread is not None:
-            sec.items.append(spread)
-            cols, rows = shown.spread_rows(files)
-            sec.items.append(_table(anchors.profile(n, "spread-table"), "Per-rank spread", cols, rows,
-                                    "The figures drawn above."))
+        # each plot, and under it the terminal's table of the figures it draws (none for the time split)
+        for plot, table in ((_sizes(n, files), ("sizes-table", "Access sizes", shown.histogram_rows)),
+                            (_time_split(n, files), None),
+                            (_spread(n, files), ("spread-table", "Per-rank spread", shown.spread_rows))):
+            if plot is None:
+                continue
+            sec.items.append(plot)
+            if table is not None:
+                key, title, make = table
+                cols, rows = make(files)
+                sec.items.append(_table(anchors.profile(n, key), title, cols, rows, "The figures drawn above."))
         cols, rows = shown.hint_rows(files)
         if rows:
             sec.items.append(_table(anchors.profile(n, "hints"), "MPI-IO files: hints (MPI_File_get_info) and MCA "

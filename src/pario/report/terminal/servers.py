@@ -26,11 +26,14 @@ def summary(case: dict[str, Any]) -> list[dict[str, Any]]:
     for op, phases in by_op.items():
         names = sorted({s for ph in phases for s in ph["servers"]["bytes"]}, key=_server_order)
         moved = {s: int(median(ph["servers"]["bytes"].get(s, 0) for ph in phases)) for s in names}
-        preds = [ph["servers"]["predicted_s"] for ph in phases if "predicted_s" in ph["servers"]]
+        ops = {s: int(median((ph["servers"].get("ops") or {}).get(s, 0) for ph in phases)) for s in names}
+        # a window that holds untimed steps too (a metadata phase) predicts no phase time
+        preds = [ph["servers"]["predicted_s"] for ph in phases
+                 if "predicted_s" in ph["servers"] and "since" not in ph["servers"]]
         times = [ph["open_to_close_s"] for ph in phases if ph.get("open_to_close_s")]
         busiest = phases[len(phases) // 2]["servers"].get("busiest")
         direction = phases[0]["servers"]["direction"]
-        out.append({"op": op, "bytes": moved, "predicted_s": median(preds) if preds else None,
+        out.append({"op": op, "bytes": moved, "ops": ops, "predicted_s": median(preds) if preds else None,
                     "measured_s": median(times) if times else None, "busiest": busiest,
                     "cap": (caps.get(busiest) or {}).get(direction) if busiest else None,
                     "phase_bytes": int(median(ph.get("bytes") or 0 for ph in phases)), "reps": len(phases)})
@@ -50,8 +53,10 @@ def _server_order(name: str) -> tuple[int, str]:
 
 def servers_table(cases: list[dict[str, Any]]) -> tuple[str, list[str], list[list[str]], list[tuple[str, str]]]:
     """(title, columns, rows, notes as (text, "warn" or "")): a row per case and operation, a column per
-    server, the predicted and measured times; the terminal and the HTML page both draw it."""
-    rows = [(case, r) for case in cases for r in summary(case)]
+    server, the predicted and measured times; the terminal and the HTML page both draw it. The
+    metadata cases are metadata_table's."""
+    rows = [(case, r) for case in cases if case.get("workload") != "metadata" and
+            (case.get("spec") or {}).get("workload") != "metadata" for r in summary(case)]
     if not rows:
         return "", [], [], []
     names = list(dict.fromkeys(n for _, r in rows for n in r["bytes"]))
@@ -87,17 +92,32 @@ def servers_table(cases: list[dict[str, Any]]) -> tuple[str, list[str], list[lis
     return title, columns, cells, notes
 
 
+def metadata_table(cases: list[dict[str, Any]]) -> tuple[str, list[str], list[list[str]], list[tuple[str, str]]]:
+    """The metadata cases: the operations each server handled per phase (median over repetitions),
+    counted from the case's previous phase (a metadata phase has no start event), and its bytes."""
+    rows = [(case, r) for case in cases if (case.get("spec") or {}).get("workload") == "metadata"
+            for r in summary(case)]
+    if not rows:
+        return "", [], [], []
+    names = list(dict.fromkeys(n for _, r in rows for n in r["bytes"]))
+    title = ("file servers, metadata phases: operations each handled (and MiB) per phase, their own counters, "
+             "counted from the case's previous phase")
+    cells = [[case["name"], r["op"], *[f"{r['ops'].get(n, 0)} ({_mib(r['bytes'].get(n, 0))})" for n in names],
+              f"{r['measured_s']:.2f} s" if r["measured_s"] is not None else "-"] for case, r in rows]
+    return title, ["case", "op", *names, "measured"], cells, []
+
+
 def print_servers(console: Console, cases: list[dict[str, Any]]) -> None:
-    """The servers' table (servers_table) with its notes."""
-    title, columns, cells, notes = servers_table(cases)
-    if not cells:
-        return
-    table = new_table(escape(title))
-    for col in columns:
-        table.add_column(col, justify="left" if col in ("case", "op") else "right",
-                         overflow="fold" if col == "case" else "ellipsis", no_wrap=col != "case")
-    for row in cells:
-        table.add_row(*[Text(c) for c in row])
-    console.print(table)
-    for text, level in notes:
-        console.print("  " + escape(text), style="yellow" if level else None, highlight=False)
+    """The servers' tables (servers_table, metadata_table) with their notes."""
+    for title, columns, cells, notes in (servers_table(cases), metadata_table(cases)):
+        if not cells:
+            continue
+        table = new_table(escape(title))
+        for col in columns:
+            table.add_column(col, justify="left" if col in ("case", "op") else "right",
+                             overflow="fold" if col == "case" else "ellipsis", no_wrap=col != "case")
+        for row in cells:
+            table.add_row(*[Text(c) for c in row])
+        console.print(table)
+        for text, level in notes:
+            console.print("  " + escape(text), style="yellow" if level else None, highlight=False)
