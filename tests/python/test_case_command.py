@@ -183,11 +183,40 @@ def test_a_tune_flag_is_in_the_winner_command(flag, value, words):
         configs.append({**sp.default(), **flips})
     for config in configs:
         command = verdict.bench_flags(sp, base, config, ranks)
+        assert shown_commands(command) == [command, command]   # the terminal's paragraph and the report's
         case, io, mca = apply(sp, base, config, base["reps"])
         back, back_ranks, back_io, _ = ran(shlex.split(command)[2:])
         assert (back, back_ranks) == ({k: v for k, v in case.items() if not k.startswith("_")}, ranks), command
         chosen = sp.effective(config).get("mca.io", DEFAULT)
         assert back_io == (args.io if chosen == DEFAULT else chosen), command
+
+
+def shown_commands(command: str) -> list[str]:
+    """The winner command as `pario tune` prints it (wrapped at 80 columns) and as the report's
+    session section shows it, of a session whose winner is that command."""
+    import io
+
+    from pario.model.tuning import Trial, TuningSession, Winner
+    from pario.report.html.page import Table
+    from pario.report.html.tuning import section
+    from pario.report.terminal import tune as tune_report
+
+    w = Winner(settings={}, gain=1.5, interval=(1.2, 1.8), method="bootstrap", runs=[1, 2], verdict="faster",
+               trial=1, median=600.0, default_median=400.0, bench_flags=command)
+    s = TuningSession(id=1, case={"name": "c"}, objective="write", ranks=2, space={}, winner=w, status="done",
+                      trials=[Trial(0, {}, "control", [400.0], runs=[1]), Trial(1, {}, "complete", [600.0], runs=[2])])
+    out = io.StringIO()
+    tune_report.winner(s, out)
+    lines = out.getvalue().splitlines()
+    at = lines.index("  as one bench command:")
+    printed = []
+    for line in lines[at + 1:]:
+        if not line.startswith("    "):
+            break
+        printed.append(line.strip())
+    page = next(getattr(r[1], "text", r[1]) for i in section(s).items if isinstance(i, Table) for r in i.rows
+                if r[0] == "as one bench command")
+    return [" ".join(printed), page]
 
 
 def test_tune_fsync_reaches_the_winner_command():
