@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.predict import sysfile
 from pario.predict import system as systems
 from pario.predict.fit import fit
 from pario.predict.model import predict
@@ -146,37 +147,6 @@ def _kind(directory: str) -> str:
     from pario.platform import fsinfo
     name = fsinfo.describe(directory).get("type") or "local"
     return name if name in systems.KINDS else "nfs" if name.startswith("nfs") else "local"
-
-
-def dump(sys_: systems.System) -> str:
-    """The system as a TOML file: every figure that is not pario's default, with its provenance."""
-    lines = ["# Written by `pario predict --calibrate`: calibrated figures say when, where and how.",
-             "", "[system]", f"name = {json.dumps(sys_.name)}"]
-    if sys_.description:
-        lines.append(f"description = {json.dumps(sys_.description)}")
-    for section in systems.SECTIONS[1:]:
-        lines += ["", f"[{section}]"]
-        for name, spec in systems.SPECS.items():
-            p = sys_.params.get(name)
-            if spec.section != section or p is None or p.status == "default" or p.source.startswith("as "):
-                continue
-            meta = {"value": p.value, "status": p.status}
-            meta.update({k: getattr(p, k) for k in ("source", "when", "where", "how") if getattr(p, k)})
-            if p.spread > 1:
-                meta["spread"] = p.spread
-            body = ", ".join(f"{k} = {_toml(v)}" for k, v in meta.items())
-            lines.append(f"{name} = {{ {body} }}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else "0"
-    if isinstance(value, int):
-        return str(value)
-    return json.dumps(str(value))
 
 
 @dataclass
@@ -321,8 +291,8 @@ def _now() -> str:
 def write(sys_: systems.System, path: str, kind: str, ranks: int, samples: list[Sample], directory: str) \
         -> systems.System:
     """Fit the figures to the probes' medians, measure their spread over the rounds, and write them
-    into the system file with when, where and how (the author's file kept as FILE.orig). Returns the
-    system as written."""
+    into the system file with when, where and how (predict/sysfile.py: the author's other lines and
+    comments kept; the author's file also kept as FILE.orig). Returns the system as written."""
     if not samples:
         raise ParioError("--calibrate: no probe measured anything; see the messages above")
     values, loss = fit_figures(sys_, kind, [(s.pattern, s.median) for s in samples])
@@ -335,14 +305,24 @@ def write(sys_: systems.System, path: str, kind: str, ranks: int, samples: list[
     for name, value in values.items():
         sys_.params[name] = systems.Param(name, value, "calibrated", "measured", when, where, how,
                                           round(spread[name], 3))
-    if os.path.exists(path) and not os.path.exists(path + ".orig"):
+    text, kept = sysfile.dump(sys_), ""
+    if os.path.exists(path):
         import shutil
-        shutil.copy2(path, path + ".orig")  # the file as its author wrote it, comments and all
+        if not os.path.exists(path + ".orig"):
+            shutil.copy2(path, path + ".orig")  # the file as its author wrote it, comments and all
+        with open(path, encoding="utf-8") as fh:
+            author = fh.read()
+        edited = sysfile.rewrite(author, systems.load(path), sys_)
+        if edited is not None:
+            text, kept = edited, "; its other lines and comments kept"
+        else:
+            kept = (f"; written whole: {path} could not be edited line by line, so its comments are gone "
+                    f"(the author's file: {path}.orig)")
     tmp_path = path + ".tmp"
     with open(tmp_path, "w", encoding="utf-8") as fh:
-        fh.write(dump(sys_))
+        fh.write(text)
     os.replace(tmp_path, path)
-    print(f"pario: wrote {len(values)} calibrated figures into {path}")
+    print(f"pario: wrote {len(values)} calibrated figures into {path}{kept}")
     for name in values:
         print(f"  {name} = {sys_[name]:.4g}" + (f" (rounds moved it x{spread[name]:.2f} either way)"
                                                 if spread[name] > 1 else ""))
