@@ -14,7 +14,7 @@ from pario.predict import calibrate, model, system
 
 MIB = 1 << 20
 TRUE = {"process_bw": 2e9, "server_bw": 8e8, "collective_call_cost": 1e-3, "call_latency": 4e-6,
-        "file_cost": 5e-4, "copy_bw": 4e9}
+        "file_cost": 5e-4, "copy_bw": 4e9, "open_cost": 0.015}
 SLOW = [1.0, 3.0, 1.0, 1.0, 1.0]           # one slow round of five: the medians do not see it
 
 
@@ -53,7 +53,7 @@ def test_probes_alternate_and_one_slow_round_moves_the_spread_not_the_median(tmp
     firsts = ["fpp-1", "fpp-n", "coll", "md", "small"]
     assert calls[:5] == firsts and calls[5:10] == firsts[::-1] and len(calls) == 25
     got = system.load(path)
-    for name in ("server_bw", "file_cost", "call_latency"):
+    for name in ("server_bw", "file_cost", "call_latency", "open_cost"):
         p = got.params[name]
         assert p.status == "calibrated" and "5 rounds" in p.how
         assert p.value == pytest.approx(truth[name], rel=0.1)       # the median round: the truth

@@ -5,12 +5,13 @@ for the default layout, `mmlsfs -B` for the GPFS block); what they state is reco
 
 The probes (each one `pario bench` run, short sizes): 1 a large-transfer file per process by one
 rank (one process's rate); 2 the same by every rank here (the node's and the servers' ceiling);
-3 a shared file, collective and independent, pieces below and at the lock unit (collective calls,
-lock conflicts); 4 metadata creates (per file, per stripe on Lustre); 5 512-byte writes (the cost
-of one call). On a shared machine one run of them can be 2-7x off (other jobs): the five run
---rounds times, alternated, and the model's figures are fitted to the medians (predict/fit.py);
-the figures fitted to each round alone give each figure's spread, which the prediction's interval
-takes where that figure binds."""
+3 a shared file, collective and independent, pieces below and at the lock unit, and one of 1 MiB
+per rank through MPI-IO (collective calls, lock conflicts, the collective open and close); 4
+metadata creates (per file, per stripe on Lustre); 5 512-byte writes (the cost of one call). On
+a shared machine one run of them can be 2-7x off (other jobs): the five run --rounds times,
+alternated, and the model's figures are fitted to the medians (predict/fit.py); the figures fitted
+to each round alone give each figure's spread, which the prediction's interval takes where that
+figure binds. On a local file system the node's dirty page-cache limit is read from /proc."""
 from __future__ import annotations
 
 import argparse
@@ -49,6 +50,7 @@ def probes(ranks: int, lock_unit: int, kind: str) -> list[tuple[str, int, list[d
            ("collective calls and lock conflicts", ranks,
             [{"name": "coll", "backend": "mpiio", "collective": True, "transfer": "1m", "block": "1m",
               "segments": 32, "ops": ["write"]},
+             {"name": "open", "backend": "mpiio", "transfer": "1m", "block": "1m", "ops": ["write"]},
              {"name": "below-unit", "backend": "posix", "transfer": small, "block": small, "segments": 256,
               "ops": ["write"]},
              {"name": "at-unit", "backend": "posix", "transfer": lock_unit, "block": lock_unit,
@@ -75,7 +77,7 @@ SERVED = ("lustre", "gpfs", "beegfs", "cephfs", "nfs")
 
 def _fits(kind: str) -> list[str]:
     """The figures the probes can tell apart on this kind of file system."""
-    names = ["process_bw", "server_bw", "collective_call_cost", "call_latency", "file_cost", "copy_bw"]
+    names = ["process_bw", "server_bw", "collective_call_cost", "open_cost", "call_latency", "file_cost", "copy_bw"]
     if kind in ("lustre", "gpfs", "beegfs", "cephfs"):
         names.append("lock_cost")
     return names
@@ -134,6 +136,10 @@ def site_facts(directory: str, kind: str) -> dict[str, tuple[Any, str]]:
         for key, field in (("stripe_count", "stripe_count"), ("stripe_size", "stripe_unit")):
             if isinstance(layout.get(field), int) and layout[field] > 0:
                 out[key] = (layout[field], f"getfattr -n ceph.dir.layout ({facts.get('layout_source')})")
+    if kind == "local":
+        limit = dirty_limit()
+        if limit:
+            out["dirty_limit"] = limit
     if kind == "gpfs":
         device = fsinfo.mount_of(directory).get("source", "")
         text = fsinfo.run_tool(["mmlsfs", os.path.basename(device), "-B"]) if device else None
@@ -141,6 +147,28 @@ def site_facts(directory: str, kind: str) -> dict[str, tuple[Any, str]]:
         if block:
             out["lock_unit"] = (block, f"mmlsfs {os.path.basename(device)} -B")
     return out
+
+
+def dirty_limit(proc: str = "/proc") -> tuple[int, str] | None:
+    """This node's dirty freerun ceiling (mechanisms.dirty_freerun) from /proc/sys/vm and MemAvailable,
+    and how it was read; None where /proc does not tell (not Linux)."""
+    from pario.predict.mechanisms import dirty_freerun
+
+    def number(name: str) -> int:
+        with open(os.path.join(proc, "sys", "vm", name), encoding="ascii") as fh:
+            return int(fh.read().split()[0])
+    try:
+        vm = {n: number(n) for n in ("dirty_ratio", "dirty_background_ratio", "dirty_bytes",
+                                     "dirty_background_bytes")}
+        with open(os.path.join(proc, "meminfo"), encoding="ascii") as fh:
+            kib = next(int(line.split()[1]) for line in fh if line.startswith("MemAvailable:"))
+    except (OSError, ValueError, StopIteration, IndexError):
+        return None
+    limit = dirty_freerun(kib * 1024, vm["dirty_ratio"], vm["dirty_background_ratio"], vm["dirty_bytes"],
+                          vm["dirty_background_bytes"])
+    how = (f"/proc/sys/vm (dirty_ratio {vm['dirty_ratio']}, dirty_background_ratio {vm['dirty_background_ratio']}"
+           f", dirty_bytes {vm['dirty_bytes']}) and MemAvailable {kib >> 10} MiB: the dirty freerun ceiling")
+    return (limit, how) if limit > 0 else None
 
 
 def _kind(directory: str) -> str:
