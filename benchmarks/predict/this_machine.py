@@ -117,7 +117,12 @@ def refit(kept: dict, directory: str) -> str:
     from pario.predict import calibrate
     pr = kept["probes"]
     path = os.path.join(directory, "this-machine.refit.toml")
-    sys_ = system.from_dict(parse_toml(pr["prepared"], "prepared"), path)
+    doc = parse_toml(pr["prepared"], "prepared")
+    for section in system.SECTIONS[1:]:  # a figure an older model does not know: left out, said so
+        for key in [k for k in doc.get(section, {}) if k not in system.SPECS]:
+            print(f"pario: {key}: not a figure of this model; left out", file=sys.stderr)
+            del doc[section][key]
+    sys_ = system.from_dict(doc, path)
     for name, (value, how) in calibrate.site_facts(kept["dir"], pr["kind"]).items():
         if name not in sys_.params or sys_.status(name) == "default":  # a fact read now, not at the run
             print(f"pario: {name} = {value}: read now ({how}), not stated when the probes ran", file=sys.stderr)
