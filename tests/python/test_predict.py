@@ -213,6 +213,22 @@ def test_the_server_count_is_a_limit_only_where_it_caps_the_stripes(tmp_path):
     assert "assumed-limit" not in [c for c, _ in two.flags] and "assumed-limit" in [c for c, _ in every.flags]
 
 
+def test_on_cephfs_the_server_count_shapes_every_file_of_two_objects_or_more(tmp_path):
+    # CRUSH draws each object's server: 2 objects on 4 servers load the busiest with 1.25 of them, on
+    # 8 servers with 1.125; the count matters although the stripes do not outnumber the servers
+    path = _sys(tmp_path, '[fs]\nkind = "cephfs"\nservers = { value = 4, status = "assumed", source = "x" }\n'
+                          'server_bw = "100 MB/s"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n')
+    s = system.load(path)
+    one = for_pattern(s, _pattern(1, 2, {"stripe_count": 1}, backend="posix", block="64m"))
+    two = for_pattern(s, _pattern(1, 2, {"stripe_count": 2}, backend="posix", block="64m"))
+    assert one.binding == two.binding == "servers"
+    assert "assumed-limit" not in [c for c, _ in one.flags]          # one object: one server, whatever the count
+    assert "assumed-limit" in [c for c, _ in two.flags]
+    more = for_pattern(s.with_values({"servers": 8}, status="stated"),
+                       _pattern(1, 2, {"stripe_count": 2}, backend="posix", block="64m"))
+    assert more.seconds < two.seconds
+
+
 def test_lock_conflicts_spread_over_stripe_objects_are_flagged():
     s = system.load(str(SYSTEMS / "mahti.toml"))
     pat = _pattern(16, 16, {"stripe_count": 2, "stripe_size": 1 << 20}, backend="pnetcdf", pattern="btio",

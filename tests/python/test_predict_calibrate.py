@@ -89,3 +89,15 @@ def test_spread_in_a_system_file_is_checked(tmp_path, capsys):
 def test_rounds_without_calibrate_is_one_line(capsys):
     assert main(["predict", "--system", "archer2", "--rounds", "3"]) == 2
     assert "add --calibrate" in capsys.readouterr().err
+
+
+def test_the_mpiio_in_effect_is_stated_from_cray_mpichs_environment_or_pario_stack(monkeypatch):
+    monkeypatch.delenv("CRAY_MPICH_VERSION", raising=False)
+    monkeypatch.delenv("CRAY_MPICH_DIR", raising=False)
+    facts = {"available": True, "flavour": "openmpi", "version": "Open MPI 4.1.4", "mpiio": "ompio"}
+    monkeypatch.setattr("pario.platform.stack.mpi_facts", lambda mpirun, io: facts)
+    assert calibrate._mpiio()[0] == "ompio"
+    facts.update(flavour="unknown", mpiio="romio")      # a launcher pario cannot name: nothing stated
+    assert calibrate._mpiio() == (None, "")
+    monkeypatch.setenv("CRAY_MPICH_VERSION", "8.1.23")  # the cray-mpich module: its MPI-IO, whatever the launcher
+    assert calibrate._mpiio()[0] == "cray"

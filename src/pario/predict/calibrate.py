@@ -296,12 +296,22 @@ def prepare(path: str, directory: str, ranks_per_node: int | None) -> tuple[syst
     if kind in ("local", "nfs") and sys_.status("servers") == "default":  # one device, one server
         sys_.params["servers"] = systems.Param("servers", 1, "stated", f"a {kind} file system: one server", when,
                                                where, "the file system's kind")
+    impl, how = _mpiio()
+    if impl and sys_.status("impl") == "default":
+        sys_.params["impl"] = systems.Param("impl", impl, "stated", how, when, where, how)
+    return sys_, kind, ranks, int(sys_["lock_unit"] if kind == "gpfs" else sys_["stripe_size"])
+
+
+def _mpiio() -> tuple[str | None, str]:
+    """The MPI-IO the probes run with: Cray MPICH (its environment), Open MPI's io component in
+    effect (OMPIO or ROMIO), ROMIO under MPICH and Intel MPI; (None, "") when it is not known."""
+    if os.environ.get("CRAY_MPICH_VERSION") or os.environ.get("CRAY_MPICH_DIR"):
+        return "cray", "$CRAY_MPICH_VERSION / $CRAY_MPICH_DIR: Cray MPICH"
     from pario.platform.stack import mpi_facts
     mpi = mpi_facts(None, None)
-    if mpi.get("available") and mpi.get("mpiio") in ("romio", "ompio") and sys_.status("impl") == "default":
-        how = f"pario stack: {mpi.get('flavour')} {mpi.get('version')}, its MPI-IO in effect"
-        sys_.params["impl"] = systems.Param("impl", mpi["mpiio"], "stated", how, when, where, how)
-    return sys_, kind, ranks, int(sys_["lock_unit"] if kind == "gpfs" else sys_["stripe_size"])
+    if not mpi.get("available") or mpi.get("flavour") not in ("openmpi", "mpich", "intel"):
+        return None, ""
+    return str(mpi["mpiio"]), f"pario stack: {mpi.get('version')}, its MPI-IO in effect"
 
 
 def _now() -> str:

@@ -156,7 +156,10 @@ def predict(system: System, pat: Pattern) -> Prediction:
     geo = geometry(pat)
     count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"))
     wanted = layout(pat, p("stripe_count"), p("stripe_size"), 1 << 30)[0]
-    p.servers_cap = kind == "gpfs" or wanted * geo.files > p("servers")
+    # the server count limits the servers the files reach: always under GPFS's wide striping; on CephFS
+    # once a file has two objects (CRUSH draws each one's server: the busiest one's share depends on
+    # the count, crush_load_share); elsewhere where the stripes asked for outnumber the servers
+    p.servers_cap = kind == "gpfs" or wanted * geo.files > (1 if kind == "cephfs" else p("servers"))
     lock_unit = p("lock_unit") if kind == "gpfs" else size
     rd = pat.op == "read"
     pbw = p("process_read_bw" if rd else "process_bw")

@@ -10,7 +10,6 @@ from pario.advise.rules.base import (
     Plan,
     names,
     passes,
-    per_rank,
     ranks_of,
     s,
     slowest_rank,
@@ -170,10 +169,7 @@ def sync_every_write(ctx: Ctx) -> list[Candidate]:
     # syncs of many writes (a library's flushes, checkpoints) are not this, nor syncs a library
     # makes when it flushes and closes a file (HDF5: two per open); an I/O library's file: only the
     # syncs the program asked of the library count
-    libs = ctx.library_files()
-    hits = [r for r in ctx.recs("posix") if (r.fsyncs or 0) > 2 * max(1, r.opens) and r.writes
-            and 2 * (r.fsyncs or 0) >= per_rank(r, r.writes)
-            and (r.path not in libs or ctx.library_syncs(r.path) > 1)]
+    hits = [r for r in ctx.recs("posix") if ctx.syncs_each_write(r)]
     if not hits:
         return []
     rank, _, crit = slowest_rank(hits, lambda r: float(r.fsyncs or 0))

@@ -203,6 +203,14 @@ def collective_buffering(op: str):
             limit, _ = ctx.small_limit(r, op)
             if not size or limit is None or size < limit or _contiguous_per_rank(r, size) is False:
                 continue
+            sizes = r.write_sizes if op == "write" else r.read_sizes
+            if sum(c for sz, c in sizes.exact.items() if sz >= limit) <= indep:
+                continue   # the large requests may all be the independent ones: the collective calls are small
+                #            (a library's metadata: HDF5 under netCDF-4 writes it collectively)
+            movers, _ = posix_movers(ctx, r.path, r.nprocs)
+            if movers is not None and movers > r.nprocs - 0.5:
+                continue   # every rank moved its own share at the POSIX level: no data crossed between ranks
+                #            (ROMIO leaves blocks that do not interleave to their ranks), no exchange to save
             off = _cb_off(ctx, op)
             if r.hints and all(r.hints.get(k) == v for k, v in off.hints.items()):
                 continue   # already off
