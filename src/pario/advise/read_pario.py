@@ -174,6 +174,7 @@ def _ranks_of(job: Job, procs: list[dict[str, Any]], launch: dict[str, Any], mpi
         copies = max(launched, len(given))
         if copies > 1:
             job.copies = copies
+        job.no_mpi = True
         return
     job.launched = max(launched, world, len(mpi_ranks))
     job.missing_ranks = sorted(set(range(job.launched)) - {int(r) for r in mpi_ranks})

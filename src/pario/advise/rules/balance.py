@@ -65,7 +65,7 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
 
 def one_rank(ctx: Ctx) -> list[Candidate]:
     n = ctx.job.nprocs
-    if n < 2 or ctx.job.copies:
+    if n < 2 or ctx.job.copies or ctx.job.no_mpi:   # a program and its children share no work to balance
         return []
     recs = ctx.recs()
     by, t = _per_rank(recs, n)
@@ -227,7 +227,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
     # across the ranks' own files (file per process)
     n = ctx.job.nprocs
     own = [r for r in app_view(ctx.recs()) if r.rank >= 0]
-    if n > 1 and own:
+    if n > 1 and own and not ctx.job.no_mpi:
         by, t = _per_rank(own, n)
         busy = [k for k in t if t[k] > 0]
         if len(busy) > 1:
