@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     c = sub.add_parser("check", help="validate a hints file: unknown keys, bad values, ignored hints")
     c.add_argument("file", type=row("file", "path"),
                    help="a ROMIO hints file (or any dialect: JSON, MPICH_MPIIO_HINTS, ADIOS2 XML, ...)")
-    c.add_argument("--dir", default=".", type=row("dir", "path"),
+    c.add_argument("--dir", default=".", type=typed(RUN["dir"]),
                    help="where the job writes (file system of the checks; default .)")
     c.add_argument("--mpirun", type=typed(RUN["mpirun"]),
                    help="MPI launcher whose MPI-IO is checked against (default mpirun)")
