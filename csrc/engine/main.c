@@ -74,7 +74,14 @@ static int load_spec(const char *path, int rank, pario_run *run) {
     len = text ? (long)strlen(text) : -1;
   }
   MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  if (len < 0) return pario_err(PARIO_E_SPEC, "cannot read spec %s", path);
+  if (len < 0) { /* rank 0 may run on another node than pario, whose /tmp is its own */
+    char host[MPI_MAX_PROCESSOR_NAME] = "";
+    int hlen = 0;
+    MPI_Get_processor_name(host, &hlen);
+    return pario_err(PARIO_E_SPEC, "cannot read spec %s on %s, where rank 0 runs: run pario from a directory "
+                     "every node of the job sees (a shared file system, not a node's own /tmp)", path,
+                     host[0] ? host : "its node");
+  }
   if (rank != 0 && !(text = malloc((size_t)len + 1))) return pario_err(PARIO_E_NOMEM, "out of memory");
   MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
   int rc = pario_spec_parse(text, path, run);

@@ -123,11 +123,16 @@ static inline struct pario_fd *pario_fd(int fd) {
 }
 /* Record for an fd that was opened by fd-based means: resolved lazily via /proc/self/fd. */
 struct pario_rec *pario_fd_posix(int fd);
-void pario_fd_opened(int fd, const char *path, int flags); /* a successful open */
+/* A successful open of the absolute name (pario_abspath of the call's path), or of NULL: a file
+ * without a name (O_TMPFILE), named by /proc/self/fd. */
+void pario_fd_opened(int fd, const char *name, int flags);
 void pario_fd_closed(int fd);
 /* Stdio record for fd: path given at fopen/fdopen (NULL: resolve a stream we did not see open). */
 struct pario_rec *pario_fd_stdio(int fd, const char *path, int append);
 void pario_fd_dup(int oldfd, int newfd);
+/* The file behind a descriptor not seen opened, as /proc/self/fd names it, a live file's
+ * " (deleted)" dropped: 0, or -1 when fd is no file (pipe, socket). */
+int pario_fd_name(int fd, char *out, size_t outsz);
 /* Absolute, lexically normalized path into out (size PATH_MAX). */
 void pario_abspath(const char *path, char *out, size_t outsz);
 void pario_cwd_changed(void);

@@ -66,10 +66,8 @@ static void meta_fd(int fd, int idx, int64_t t0, int64_t t1, int op) {
 /* Absolute path of (dirfd, path) as *at() calls see it. */
 static void at_path(int dirfd, const char *path, char *out, size_t sz) {
   if (path[0] == '/' || dirfd == AT_FDCWD) { pario_abspath(path, out, sz); return; }
-  char link[64], dir[PATH_MAX], joined[PATH_MAX * 2];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-  ssize_t n = syscall(SYS_readlink, link, dir, sizeof dir - 1);
-  dir[n > 0 ? n : 0] = 0;
+  char dir[PATH_MAX], joined[PATH_MAX * 2];
+  if (pario_fd_name(dirfd, dir, sizeof dir) != 0) dir[0] = 0;
   snprintf(joined, sizeof joined, "%s/%s", dir, path);
   pario_abspath(joined, out, sz);
 }
@@ -84,8 +82,13 @@ static void meta_path(int dirfd, const char *path, int idx, int64_t t0, int64_t 
   if (pario_cfg.trace) pario_trace(r, op, -1, 0, t0, t1);
 }
 
-static void after_open(int fd, const char *path, int flags, int64_t t0, int64_t t1) {
-  pario_fd_opened(fd, path, flags);
+/* The file is named by the call's path, never by /proc/self/fd after the fact: there a file can be
+ * "name (deleted)" while it is alive (records.c, pario_fd_name). */
+static void after_open(int dirfd, int fd, const char *path, int flags, int64_t t0, int64_t t1) {
+  char abs[PATH_MAX];
+  int nameless = (flags & O_TMPFILE) == O_TMPFILE;
+  if (!nameless) at_path(dirfd, path, abs, sizeof abs);
+  pario_fd_opened(fd, nameless ? NULL : abs, flags);
   struct pario_fd *e = pario_fd(fd);
   struct pario_rec *r = e ? e->posix : NULL;
   if (r && r != PARIO_UNTRACKED) pario_rec_open(r, PARIO_POSIX_OPENS, t0, t1);
@@ -100,34 +103,34 @@ static int needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFIL
 #define TIMED_DATA(call) int64_t t0 = pario_ticks(); __typeof__(call) ret = call; int64_t t1 = pario_ticks()
 
 /* ---- open ---- */
-#define OPEN_WRAP(fn, params, args, pathv, flagsv)                                       \
+#define OPEN_WRAP(fn, params, args, dirv, pathv, flagsv)                                 \
   int fn params {                                                                        \
     mode_t mode = 0;                                                                     \
     if (needs_mode(flagsv)) { va_list ap; va_start(ap, flagsv); mode = (mode_t)va_arg(ap, int); va_end(ap); } \
     if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
     if (!PARIO_ENTER()) return pario_next.fn args;                                       \
     TIMED(pario_next.fn args);                                                           \
-    if (ret >= 0) after_open(ret, pathv, flagsv, t0, t1);                                \
+    if (ret >= 0) after_open(dirv, ret, pathv, flagsv, t0, t1);                          \
     DONE();                                                                              \
   }
-OPEN_WRAP(open, (const char *path, int flags, ...), (path, flags, mode), path, flags)
-OPEN_WRAP(open64, (const char *path, int flags, ...), (path, flags, mode), path, flags)
-OPEN_WRAP(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), path, flags)
-OPEN_WRAP(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), path, flags)
+OPEN_WRAP(open, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD, path, flags)
+OPEN_WRAP(open64, (const char *path, int flags, ...), (path, flags, mode), AT_FDCWD, path, flags)
+OPEN_WRAP(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd, path, flags)
+OPEN_WRAP(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode), dirfd, path, flags)
 
-#define OPEN2_WRAP(fn, params, args, pathv, flagsv)                                      \
+#define OPEN2_WRAP(fn, params, args, dirv, pathv, flagsv)                                \
   int fn params {                                                                        \
     if (!PARIO_NEXT(fn)) ENOSYS_RET(-1);                                                 \
     if (!PARIO_ENTER()) return pario_next.fn args;                                       \
     TIMED(pario_next.fn args);                                                           \
-    if (ret >= 0) after_open(ret, pathv, flagsv, t0, t1);                                \
+    if (ret >= 0) after_open(dirv, ret, pathv, flagsv, t0, t1);                          \
     DONE();                                                                              \
   }
-OPEN2_WRAP(__open_2, (const char *path, int flags), (path, flags), path, flags)
-OPEN2_WRAP(__open64_2, (const char *path, int flags), (path, flags), path, flags)
-OPEN2_WRAP(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags), path, flags)
-OPEN2_WRAP(creat, (const char *path, mode_t mode), (path, mode), path, O_CREAT | O_WRONLY | O_TRUNC)
-OPEN2_WRAP(creat64, (const char *path, mode_t mode), (path, mode), path, O_CREAT | O_WRONLY | O_TRUNC)
+OPEN2_WRAP(__open_2, (const char *path, int flags), (path, flags), AT_FDCWD, path, flags)
+OPEN2_WRAP(__open64_2, (const char *path, int flags), (path, flags), AT_FDCWD, path, flags)
+OPEN2_WRAP(__openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags), dirfd, path, flags)
+OPEN2_WRAP(creat, (const char *path, mode_t mode), (path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC)
+OPEN2_WRAP(creat64, (const char *path, mode_t mode), (path, mode), AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC)
 
 int close(int fd) {
   if (!PARIO_NEXT(close)) ENOSYS_RET(-1);

@@ -32,6 +32,20 @@ def _most(some: list[LibRec], objs: list[LibRec], op: str) -> bool:
     return bool(some) and 2 * sum(o.n(key) for o in some) > sum(o.n(key) for o in objs)
 
 
+def _hdf5_collective(objs: list[LibRec], op: str) -> int:
+    """The `op` calls that asked for a collective transfer. HDF5's dataset record counts the collective
+    requests of reads and writes together (COLL_REQUESTED): a dataset's share of them is its `op`
+    calls' share of its calls, exact when a dataset's calls are all of one mode (a collective read and a
+    collective write of /block counted both against the read objective: '16 collective and -12
+    independent read calls')."""
+    coll = 0.0
+    for o in objs:
+        mine, both = (o.writes if op == "write" else o.reads), o.reads + o.writes
+        if mine and both:
+            coll += min(o.n("COLL_REQUESTED"), both) * mine / both
+    return round(coll)
+
+
 def library_case(job: Job, taken: TakenCase) -> TakenCase:
     found = _layer(job, taken.path)
     if found is None:
@@ -41,15 +55,17 @@ def library_case(job: Job, taken: TakenCase) -> TakenCase:
     calls = sum(o.writes if op == "write" else o.reads for o in objs)
     if not objs or not calls:
         return taken
+    used = [o for o in objs if (o.writes if op == "write" else o.reads)]   # the record's sizes are of both ops
     sizes: dict[int, int] = {}
-    for o in objs:
+    for o in used:
         for size, n in o.sizes.items():
             sizes[size] = sizes.get(size, 0) + n
     moved = sum(o.n("BYTES_WRITTEN" if op == "write" else "BYTES_READ") for o in objs)
     transfer = max(sizes.items(), key=lambda kv: (kv[1], kv[0]))[0] if sizes else moved // calls
     title = {"hdf5": "HDF5", "pnetcdf": "PnetCDF", "netcdf": "NetCDF", "adios2": "ADIOS2"}[library]
     said = [f"{taken.path} was {'written' if op == 'write' else 'read'} through {title} ({calls:,} {op} calls on "
-            f"{len(objs)} {'datasets' if library == 'hdf5' else 'variables'}): the case is -a {_BACKEND[library]}, "
+            f"{len(used)} {'dataset' if library == 'hdf5' else 'variable'}{'' if len(used) == 1 else 's'}): "
+            f"the case is -a {_BACKEND[library]}, "
             "its knobs are tuned"]
     if transfer % 8 or not transfer:
         transfer = max(8, transfer // 8 * 8)
@@ -62,7 +78,7 @@ def library_case(job: Job, taken: TakenCase) -> TakenCase:
     lib: list[str] = []
     coll = indep = 0
     if library == "hdf5":
-        coll = sum(o.n("COLL_REQUESTED") for o in objs)
+        coll = _hdf5_collective(objs, op)
         indep = calls - coll
         lib.append("coll_metadata=" + ("true" if file.n("COLL_MD_WRITES") else "false"))
         if file.n("ALIGNMENT") > 1:

@@ -26,6 +26,7 @@ class LibRec:
     props: dict[str, str] = field(default_factory=dict)
     hints: dict[str, str] = field(default_factory=dict)
     sizes: dict[int, int] = field(default_factory=dict)    # exact call sizes -> calls
+    source: str = "pario"           # pario's library records, or "darshan" (H5F/H5D: advise/darshan_libs.py)
 
     def n(self, name: str) -> int:
         return int(self.c.get(name) or 0)

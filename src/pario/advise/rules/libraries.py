@@ -22,6 +22,7 @@ from typing import Any
 from pario.advise.costs import Cost, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.libjob import LibRec
+from pario.advise.libraries import NETCDF4, library_of
 from pario.advise.rules.base import Candidate, Ctx, Plan, s
 from pario.model.findings import Evidence, Fix
 from pario.model.units import human
@@ -29,6 +30,7 @@ from pario.settings import Settings, render
 
 _BACKEND = {"hdf5": "hdf5", "pnetcdf": "pnetcdf", "netcdf": "netcdf4"}
 _LAYER = {"hdf5": "hdf5", "pnetcdf": "pnetcdf", "netcdf": "netcdf4", "adios2": "adios2"}
+_TITLE = {"hdf5": "HDF5", "netcdf": "netCDF-4"}
 
 
 def _libs(ctx: Ctx, library: str | None = None, kind: str | None = None) -> list[LibRec]:
@@ -192,6 +194,10 @@ def collective_broken(ctx: Ctx) -> list[Candidate]:
             continue
         causes = [k for k in _CAUSES if r.n(k)]
         why = "; ".join(_CAUSES[k][0] for k in causes) or "HDF5 gave no reason"
+        if r.source == "darshan":   # Darshan records neither HDF5's io mode nor its reason
+            causes = ["NOCOLL_TYPE_CONVERSION", "NOCOLL_DATA_TRANSFORM", "NOCOLL_MPI_TYPES_OFF"]
+            why = ("not in a Darshan log; the usual ones: " + "; ".join(_CAUSES[k][0] for k in causes) +
+                   " (H5Pget_mpio_no_collective_cause after the call names it)")
         size = r.typical()
         per_rank = _per_rank_calls(r, broken)
         op = "write" if r.writes >= r.reads else "read"
@@ -208,14 +214,17 @@ def collective_broken(ctx: Ctx) -> list[Candidate]:
         plan = _plan_joined(r, op, piece, pieces, _file_lib(ctx, r), ranks, log_s,
                             f"{pieces:,} pieces of {human(piece)} per rank through HDF5, one independent call each "
                             "(as HDF5 did them) vs one collective call (as the program asked)")
+        how = ("(H5Pget_mpio_actual_io_mode: H5D_MPIO_NO_COLLECTIVE)" if r.source != "darshan" else
+               f"(the file's MPI-IO record: {indep:,} independent calls, not one collective)")
         text = (f"{_label(r)}: {broken:,} of {asked:,} collective calls were done without collective I/O "
-                f"(H5Pget_mpio_actual_io_mode: H5D_MPIO_NO_COLLECTIVE); HDF5's reason "
-                f"(H5Pget_mpio_no_collective_cause): {why}.")
+                f"{how}; HDF5's reason (H5Pget_mpio_no_collective_cause): {why}.")
         fix_words = "; ".join(_CAUSES[k][1] for k in causes) or "read H5Pget_mpio_no_collective_cause's answer"
+        if r.source == "darshan":
+            fix_words = "whichever of these is the cause: " + fix_words
         out.append(Candidate(rule="hdf5-collective-broken", title="collective transfer done independently (HDF5)",
                              evidence=Evidence(text=text, counters={"H5D_COLL_REQUESTED": asked,
                                                                     "H5D_ACTUAL_NONE": broken,
-                                                                    **{f"H5D_{k}": r.n(k) for k in causes}},
+                                                                    **{f"H5D_{k}": r.n(k) for k in causes if r.n(k)}},
                                                files=[r.file]),
                              fix=Fix(kind="code", text=f"{fix_words}: HDF5 then does the transfer collectively, as "
                                                        "the program asked"),
@@ -295,23 +304,25 @@ def chunks_too_small(ctx: Ctx) -> list[Candidate]:
     for r in _libs(ctx, kind="object"):
         if r.library == "hdf5" and _netcdf4_file(ctx, r.file):
             continue   # said as the netCDF variable
+        # a .nc file known only by its HDF5 records (Darshan) is netCDF-4's: said in netCDF's terms
+        library = "netcdf" if r.library == "hdf5" and library_of(r.file, ctx.job).name == NETCDF4 else r.library
         chunk = r.n("CHUNK_SIZE")
         size = r.typical()
         under = _under(ctx, r.file)
-        if r.library not in ("hdf5", "netcdf") or not chunk or not size or under is None:
+        if library not in ("hdf5", "netcdf") or not chunk or not size or under is None:
             continue
         limit, why = ctx.small_limit(under, "write" if r.writes >= r.reads else "read")
         if limit is None or chunk >= limit or size < 2 * chunk:
             continue
-        default = r.library == "netcdf" and r.n("DEFAULT_CHUNKS")
-        layer = _LAYER[r.library]
+        default = library == "netcdf" and r.n("DEFAULT_CHUNKS")
+        layer = _LAYER[library]
         op = "write" if r.writes >= r.reads else "read"
         calls = _per_rank_calls(r, r.writes + r.reads)
         log_s = r.per_rank(r.write_time + r.read_time)
         ranks = ctx.ranks_here(r.nprocs if r.rank < 0 else 1)
         plan = None
         if size % 8 == 0 and chunk % 8 == 0:
-            base = {"backend": _BACKEND[r.library], "strategy": "shared", "transfer": size, "block": size * calls,
+            base = {"backend": _BACKEND[library], "strategy": "shared", "transfer": size, "block": size * calls,
                     "ops": [op], "reps": 3, "collective": bool(r.n("COLL_REQUESTED") or r.n("COLL_WRITES"))}
             plan = Plan(ranks=ranks, before={**base, "lib": {"chunk": str(chunk // 8)}},
                         after={**base, "lib": {"chunk": "block"}}, log_s=log_s,
@@ -321,14 +332,15 @@ def chunks_too_small(ctx: Ctx) -> list[Candidate]:
                 f"{', the netCDF library default: nc_def_var_chunking was never called' if default else ''}) for "
                 f"{op}s of ~{human(size)}: each call touches {size // chunk:,} chunks, each a separate small I/O "
                 f"(smaller than {human(limit)}: {why}); {s(log_s)} per rank in them.")
-        call = "nc_def_var_chunking(ncid, varid, NC_CHUNKED, chunks)" if r.library == "netcdf" else \
+        name = (r.name or "").lstrip("/") if library == "netcdf" else r.name   # netCDF's variable, not HDF5's path
+        call = "nc_def_var_chunking(ncid, varid, NC_CHUNKED, chunks)" if library == "netcdf" else \
             "H5Pset_chunk(dcpl, rank, dims)"
         out.append(Candidate(rule="netcdf4-default-chunks" if default else "lib-small-chunks",
                              title=("netCDF-4 default chunks on a record variable" if default else
-                                    f"{r.library} chunks far smaller than the calls"),
+                                    f"{_TITLE.get(library, library)} chunks far smaller than the calls"),
                              evidence=Evidence(text=text, counters={f"{r.module.upper()}_CHUNK_SIZE": chunk},
                                                files=[r.file]),
-                             fix=Fix(kind="settings", text=(f"chunk {r.name} by what one call writes ({call} with "
+                             fix=Fix(kind="settings", text=(f"chunk {name} by what one call writes ({call} with "
                                                             f"the dimensions of one rank's {op}, about {human(size)})"),
                                      settings={f"{layer}.chunk": "block"},
                                      rendered=_rendered(layer, {"chunk": "block"})),
@@ -340,16 +352,29 @@ def chunks_too_small(ctx: Ctx) -> list[Candidate]:
 
 def independent_metadata(ctx: Ctx) -> list[Candidate]:
     """An HDF5 file of several ranks through MPI-IO whose metadata every rank writes and reads
-    independently (the HDF5 group's advice at scale: collective metadata)."""
+    independently (the HDF5 group's advice at scale: collective metadata), where the log shows the
+    ranks reading the metadata themselves: one dataset written by ranks that never read the file
+    is HDF5's default doing no harm."""
     out = []
     for f in _libs(ctx, "hdf5", "file"):
         if _netcdf4_file(ctx, f.file) or not f.n("MPIO") or f.nprocs < 2 or f.rank >= 0:
             continue
+        if "COLL_MD_READS" not in f.c:
+            continue   # not recorded (Darshan's H5F): whether metadata was collective is not known
         if f.n("COLL_MD_READS") and f.n("COLL_MD_WRITES"):
             continue
         objs = [o for o in _libs(ctx, "hdf5", "object") if o.file == f.file]
         made = sum(o.n("CREATES") + o.n("OPENS") for o in objs)
         if not made:
+            continue
+        # what independent metadata costs shows as the ranks each reading the file's metadata
+        # themselves: independent MPI-IO reads beyond the program's own dataset reads (a file only
+        # written, its metadata kept in each rank's cache, has none; collective metadata reads let
+        # one rank read and pass it on)
+        under = next((u for u in ctx.job.records if u.path == f.file and u.module == "mpiio"), None)
+        indep = (under.indep_reads if under.indep_reads is not None else under.reads) if under else 0
+        meta_reads = indep - sum(o.reads for o in objs)
+        if meta_reads < f.nprocs:
             continue
         meta_s = f.per_rank(f.meta_time)
         data_s = f.per_rank(f.write_time + f.read_time)
@@ -364,8 +389,9 @@ def independent_metadata(ctx: Ctx) -> list[Candidate]:
                         what="HDF5 with metadata written by every rank vs collective metadata")
         off = [w for w, k in (("reads", "COLL_MD_READS"), ("writes", "COLL_MD_WRITES")) if not f.n(k)]
         text = (f"{f.file}: {f.nprocs} ranks opened it with the MPI-IO driver and made {made:,} dataset opens or "
-                f"creates ({made // f.nprocs:,} per rank) with metadata {' and '.join(off)} independent (each rank "
-                f"reads and writes the file's metadata itself); {s(meta_s)} per rank in HDF5 metadata calls.")
+                f"creates ({made // f.nprocs:,} per rank) with metadata {' and '.join(off)} independent: the ranks "
+                f"read the file's metadata themselves ({meta_reads:,} independent reads besides the datasets' "
+                f"own); {s(meta_s)} per rank in HDF5 metadata calls.")
         knobs = {"coll_metadata": "true"}
         out.append(Candidate(rule="hdf5-independent-metadata",
                              title="HDF5 metadata written independently by every rank",

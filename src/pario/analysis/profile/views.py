@@ -251,6 +251,7 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "wall_time": (max(ends) - min(starts)) if starts and ends else None,
         "partial": any(p.get("partial") for p in pinfo),
         "partial_processes": [p.get("pid") for p in pinfo if p.get("partial")],
+        "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial")],   # -1 or None: not an MPI rank
         "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),
         "trace_dropped": sum(int(lim.get("trace_dropped", 0)) for lim in limits),

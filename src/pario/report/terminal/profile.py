@@ -93,8 +93,8 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     if layer and layer.get("text") != "no file I/O":
         lines.append(f"I/O came from: {layer['text']}")
     if view["partial"]:
-        lines.append(f"partial: processes {view['partial_processes']} were stopped by a signal; their counters "
-                     "end there")
+        many = len(view["partial_processes"]) > 1
+        lines.append(f"partial: {_stopped(view)} stopped by a signal; {'their' if many else 'its'} counters end there")
     if view["dropped_records"]:
         lines.append(f"memory bound: {view['dropped_records']} files folded into \"<other files>\" (totals exact; "
                      "raise --mem)")
@@ -104,6 +104,17 @@ def job_lines(view: dict[str, Any]) -> list[str]:
             note += f", {view['trace_dropped']} dropped at the memory bound (counters exact; raise --mem)"
         lines.append(note)
     return lines
+
+
+def _stopped(view: dict[str, Any]) -> str:
+    """The processes stopped by a signal, named by MPI rank (a PID means nothing to the reader after
+    MPI_Abort), by PID for a process that was no rank."""
+    pids, ranks = view["partial_processes"], view.get("partial_ranks") or [None] * len(view["partial_processes"])
+    if all(isinstance(r, int) and r >= 0 for r in ranks):
+        return f"rank{'s' if len(ranks) > 1 else ''} {', '.join(str(r) for r in sorted(ranks))} " + \
+            ("were" if len(ranks) > 1 else "was")
+    names = [f"rank {r}" if isinstance(r, int) and r >= 0 else f"PID {pid}" for pid, r in zip(pids, ranks)]
+    return f"process{'es' if len(names) > 1 else ''} {', '.join(names)} " + ("were" if len(names) > 1 else "was")
 
 
 def _counter(f: dict[str, Any], name: str) -> int:
