@@ -156,7 +156,7 @@ def profile(args, cmd, prun) -> int:
         child_env.update(env_vars)
         child_env["LD_PRELOAD"] = prun.merged_preload(lib)
     try:  # signals to pario go to the program (a Ctrl-C never SIGKILLs its buffers); pario waits for it
-        ended = child.run(argv, env=child_env)  # and writes the log anyway
+        ended = child.run(argv, env=child_env, meanwhile=_load_merge)  # and writes the log anyway
     except OSError as exc:
         prun.remove_parts(parts)
         if stats_dir:
@@ -202,6 +202,11 @@ def profile(args, cmd, prun) -> int:
     elif code != 0:
         print(f"pario: the program exited with status {code}", file=sys.stderr)
     return ended.shell_code
+
+
+def _load_merge() -> None:
+    """What merging the log needs, loaded while the program runs (on another core, not after it)."""
+    from pario.analysis.profile import logread  # noqa: F401
 
 
 def ranks_said(doc: dict, ranks: int | None) -> list[str]:

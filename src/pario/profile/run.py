@@ -27,9 +27,7 @@ def program_mpi(cmd: list[str]) -> str | None:
     """The MPI an executable is linked against, from the names of the shared libraries it needs
     (the dynamic string table holds them): "mpich", "openmpi", or None (not an ELF program, no MPI,
     or an interpreter such as python whose script loads MPI later)."""
-    import shutil
-
-    path = shutil.which(cmd[0]) if cmd else None
+    path = _which(cmd[0]) if cmd else None
     try:
         with open(path or "", "rb") as f:
             if f.read(4) != b"\x7fELF":
@@ -42,6 +40,18 @@ def program_mpi(cmd: list[str]) -> str | None:
         return "mpich"
     if b"libmpi.so.40" in data or b"libopen-pal.so" in data or b"libmpi.so.20" in data:
         return "openmpi"
+    return None
+
+
+def _which(name: str) -> str | None:
+    """The file exec runs for `name` (shutil.which's answer, without loading shutil and the
+    compression modules it imports, at a wrapper's start)."""
+    if os.sep in name:
+        return name if os.access(name, os.X_OK) and not os.path.isdir(name) else None
+    for folder in (os.environ.get("PATH") or os.confstr("CS_PATH") or os.defpath).split(os.pathsep):
+        path = os.path.join(folder, name)
+        if os.access(path, os.X_OK) and not os.path.isdir(path):
+            return path
     return None
 
 
@@ -104,13 +114,11 @@ def merged_preload(lib: str, environ=None) -> str:
 
 def make_parts_dir(output: Path) -> Path:
     """A fresh directory next to the output (shared file systems see it from every node)."""
-    import tempfile
-
-    from pario.model.errors import ParioError
+    from pario.platform.outfile import new_dir
 
     parent = output.parent if str(output.parent) else Path(".")
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
+        return Path(new_dir(str(parent), f".{output.name}.parts-"))
     except OSError as exc:   # the command line checked the place; a file system can still refuse
         raise ParioError(f"cannot make the profile's parts directory in {parent}: {exc.strerror}; choose another "
                          "place with -o") from None

@@ -11,7 +11,7 @@ from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, passes, s
 from pario.advise.rules.layout import rendered
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 from pario.settings import Settings
 from pario.settings.equivalence import explain
 
@@ -273,7 +273,7 @@ def hints_not_in_effect(ctx: Ctx) -> list[Candidate]:
             continue
         text = f"{r.path}: " + "; ".join(f"{k}={v} requested, {'in effect: ' + h if h is not None else 'not in effect'}"
                                           f" ({w})" for k, v, h, w in lost)
-        out.append(Candidate(rule="hints-not-in-effect", title=f"{len(lost)} requested hint(s) not in effect",
+        out.append(Candidate(rule="hints-not-in-effect", title=f"{count(len(lost), 'requested hint')} not in effect",
                              evidence=Evidence(text=text + ".", counters={}, files=[r.path]),
                              fix=Fix(kind="settings", text="drop these hints or spell them the way this MPI-IO "
                                      "layer reads them (`pario settings check` explains each one)",
