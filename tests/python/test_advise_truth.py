@@ -319,6 +319,7 @@ def test_a_program_and_its_children_are_processes_not_ranks():
     got = found(ctx_of(recs, nprocs=51, no_mpi=True))
     assert "one-rank-io" not in got and "stragglers" not in got
     fix = got["posix-small-writes"][0].fix
+    assert "(100%) to 1 file are smaller" in got["posix-small-writes"][0].evidence.text   # was '1 file(s)'
     assert fix.command.startswith("pario buffer --size ") and fix.command.endswith(" -- ./app"), fix.command
     assert "pario buffer -n" in (found(ctx_of(recs, nprocs=51))["posix-small-writes"][0].fix.command or "")
     from pario.report.advice_text import header

@@ -129,8 +129,9 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                                "its counters end where it stopped")
         dropped = int((proc.get("limits") or {}).get("dropped_records") or 0)
         if dropped:
-            job.partial.append(f"process {info.get('pid')} reached its memory bound: {dropped} file(s) folded "
-                               "into '<other files>' (pario profile --mem raises it)")
+            job.partial.append(f"process {info.get('pid')} reached its memory bound: {dropped} "
+                               f"file{'s' if dropped != 1 else ''} folded into '<other files>' (pario profile --mem "
+                               "raises it)")
         prank = info.get("rank")
         own_rank = prank if isinstance(prank, int) and prank >= 0 else index
         for module, mdoc in (proc.get("modules") or {}).items():

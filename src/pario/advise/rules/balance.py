@@ -9,7 +9,7 @@ from pario.advise.costs import FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 
 
 def app_view(recs: list[Rec]) -> list[Rec]:
@@ -50,8 +50,8 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
     text = (f"the program never called MPI_Init: the launcher started {n} independent copies, each doing the "
             "whole work")
     if shared:
-        text += (f"; {len(shared)} file(s) were written by {max(len(writers[p]) for p in shared)} copies each, "
-                 f"the same data over and over (e.g. {shared[0]})")
+        text += (f"; {count(len(shared), 'file')} {'was' if len(shared) == 1 else 'were'} written by "
+                 f"{max(len(writers[p]) for p in shared)} copies each, the same data over and over (e.g. {shared[0]})")
     cmd = ctx.job.command or "the program"
     return [Candidate(rule="non-mpi-copies", title=f"never called MPI_Init: {n} independent copies",
                       evidence=Evidence(text=text + ".", counters={"PROCESSES": n}, files=shared[:3]),

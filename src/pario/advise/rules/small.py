@@ -11,7 +11,7 @@ from pario.advise.costs import Coalesce, Cost, NotCosted
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s, slowest_rank, strategy_of
 from pario.model.findings import Evidence, Fix
-from pario.model.units import MIB, exact, human
+from pario.model.units import MIB, count, exact, human
 
 PREFIX = {"posix": "POSIX", "stdio": "STDIO", "mpiio": "MPIIO"}
 # the largest buffer advised: what IOBUF's users ran with in the seeds (64 MiB buffers, KAUST)
@@ -179,8 +179,8 @@ def small_requests(module: str, op: str):
         sequential = all(_sequential(h[0], op) for h in hits)
         files = names(h[0] for h in hits)
         where = "rank" if ctx.job.nprocs > 1 and not ctx.job.no_mpi else "process"
-        text = (f"{n_small:,} of {n_all:,} {op}s ({100 * n_small / n_all:.0f}%) to {len(hits)} file(s) are smaller "
-                f"than {human(limit)} ({why}); most are {human(typical)}"
+        text = (f"{n_small:,} of {n_all:,} {op}s ({100 * n_small / n_all:.0f}%) to {count(len(hits), 'file')} are "
+                f"smaller than {human(limit)} ({why}); most are {human(typical)}"
                 f"{', in file order' if sequential else ', not in file order'}. The busiest {where} spent "
                 f"{s(log_s)} in them.")
         if unknown:
