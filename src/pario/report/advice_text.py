@@ -149,7 +149,8 @@ def header(job: dict[str, Any]) -> list[str]:
         apart = {"MPI implementation helper files": ignored}
     for group, paths in apart.items():
         if paths:
-            out.append(f"left out: {len(paths)} {group}, e.g. {paths[0]}")
+            one = group.replace(" files", " file") if len(paths) == 1 else group   # '1 MPI ... helper files' was
+            out.append(f"left out: {len(paths)} {one}, e.g. {paths[0]}")
     return out
 
 

@@ -230,7 +230,7 @@ def collective_buffering(op: str):
                                  evidence=Evidence(text=text, counters={f"MPIIO_COLL_{op.upper()}S": coll,
                                                                         "MPIIO_NPROCS": r.nprocs}, files=[r.path]),
                                  fix=Fix(kind="settings", text=(f"turn collective buffering off for this file ("
-                                         f"{key}={off.hints[key]}): each rank then writes its own block directly, "
+                                         f"{key}={off.hints[key]}): each rank then {op}s its own block directly, "
                                          "without the exchange through aggregators"),
                                          settings=dict(off.hints), rendered=rendered(ctx, off)),
                                  cost=Ratio(log_s=log_s, what=f"{op}s without collective buffering") if plan else
