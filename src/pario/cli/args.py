@@ -189,7 +189,7 @@ class Typed:
     """An argparse `type` made from a typed row: the value converted and checked, or argparse's one
     line naming the flag ("argument -i/--reps: 0 is out of range; give a value from 1 to ...").
     A row may be given as `make`, a function that returns it when a value is first checked: the
-    commands that wrap a program start it sooner when their parser loads no catalogue (run_row)."""
+    commands that wrap a program start it sooner when their parser loads no catalogue."""
 
     def __init__(self, row: Setting | None = None, check: Callable[[str], Any] | None = None,
                  make: Callable[[], Setting] | None = None, name: str = "", own: OwnRow | None = None):
@@ -256,14 +256,3 @@ def row(name: str, kind: str, doc: str = "", lo: float | None = None, hi: float 
         return Setting(name, kind, None, tuple(choices), doc, lo, hi)
 
     return Typed(make=make, name=name, own=OwnRow(kind, lo, hi, tuple(choices)))
-
-
-def run_row(name: str) -> Typed:
-    """typed(plan.inputs.RUN[name]), the row looked up when a value is first checked: for the
-    commands that wrap a program (buffer, profile), whose start is the program's."""
-    def make() -> Setting:
-        from pario.plan.inputs import RUN
-
-        return RUN[name]
-
-    return Typed(make=make, name=name)

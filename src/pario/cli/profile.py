@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from pario.cli.args import Parser, row, run_row
+from pario.cli.args import Parser, row
 from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
+from pario.cli.wrapped import LAUNCHER, NODES, RANKS
 from pario.model.errors import ParioError
 from pario.settings.values import INT64_MAX as INTEGER_MAX
 from pario.settings.values import INT_MAX
@@ -34,12 +35,12 @@ SECONDS = row("seconds", "float", "seconds after the job's start", lo=0, hi=1e12
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=run_row("ranks"),
+    p.add_argument("-n", "--ranks", type=RANKS,
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--nodes", type=run_row("nodes"), metavar="N",
+    p.add_argument("--nodes", type=NODES, metavar="N",
                    help="with -n: the ranks on N nodes, in blocks (srun -N N inside Slurm, else the first N hosts "
                         "of mpirun's hostfile)")
-    p.add_argument("--launcher", type=run_row("launcher"),
+    p.add_argument("--launcher", type=LAUNCHER,
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("-o", "--output", type=row("output", "path"),

@@ -27,7 +27,9 @@ def program_mpi(cmd: list[str]) -> str | None:
     """The MPI an executable is linked against, from the names of the shared libraries it needs
     (the dynamic string table holds them): "mpich", "openmpi", or None (not an ELF program, no MPI,
     or an interpreter such as python whose script loads MPI later)."""
-    path = _which(cmd[0]) if cmd else None
+    from pario.platform.which import which
+
+    path = which(cmd[0]) if cmd else None
     try:
         with open(path or "", "rb") as f:
             if f.read(4) != b"\x7fELF":
@@ -40,18 +42,6 @@ def program_mpi(cmd: list[str]) -> str | None:
         return "mpich"
     if b"libmpi.so.40" in data or b"libopen-pal.so" in data or b"libmpi.so.20" in data:
         return "openmpi"
-    return None
-
-
-def _which(name: str) -> str | None:
-    """The file exec runs for `name` (shutil.which's answer, without loading shutil and the
-    compression modules it imports, at a wrapper's start)."""
-    if os.sep in name:
-        return name if os.access(name, os.X_OK) and not os.path.isdir(name) else None
-    for folder in (os.environ.get("PATH") or os.confstr("CS_PATH") or os.defpath).split(os.pathsep):
-        path = os.path.join(folder, name)
-        if os.access(path, os.X_OK) and not os.path.isdir(path):
-            return path
     return None
 
 
