@@ -445,6 +445,8 @@ def _search(args: argparse.Namespace, store: Store, session: TuningSession, spac
     if args.json:
         json_report.emit({"schema": "pario.tune/1", "db": store.path, "session": session.to_dict()})
     else:
+        if session.context.get("submit"):   # known only now: the first job probed it
+            show.ceiling_line(session)
         show.winner(session)
         show.spent(session)
         print(f"\nStored as tuning session {session.id}: `pario tune --list`; its runs: `pario results`.")
