@@ -106,7 +106,7 @@ def engine_outputs(job: Job) -> dict[str, str]:
     ADIOS2 records name, or (a log without them: Darshan has no ADIOS2 module) the BP format's
     own file names inside a directory named NAME.bp, .bp4 or .bp5. Their POSIX calls are the
     engine's, not the program's: no buffer, pwrite or order change of the program's reaches them;
-    the engine's parameters do (rules/libraries.py)."""
+    the engine's parameters do (rules/lib_layout.py)."""
     logged = {f.rstrip("/") for f, lib in job.lib_files.items() if lib == ADIOS2}
     out: dict[str, str] = {}
     for r in job.records:

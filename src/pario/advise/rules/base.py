@@ -109,7 +109,7 @@ class Ctx:
     def library_files(self) -> set[str]:
         """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) opened for the program: their MPI-IO
         and POSIX calls are the library's (its data calls and its own metadata), and the library
-        rules (rules/libraries.py) give their advice in the library's terms. Files known only from
+        rules (rules/libraries.py, lib_layout.py) give their advice in the library's terms. Files known only from
         Darshan's HDF5 records are not among them: those records do not say where the data starts,
         whether metadata was collective or which syncs the program asked for, so the POSIX and
         MPI-IO rules still judge those files (in the library's terms where they name a knob)."""
