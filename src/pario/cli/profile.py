@@ -211,20 +211,11 @@ def _load_merge() -> None:
 
 
 def ranks_said(doc: dict, ranks: int | None) -> list[str]:
-    """What the log says about the ranks launched: a program that never called MPI_Init started on
-    N ranks ran as N independent copies (each doing the whole work, each writing the same files);
-    ranks that left no log (MPI_Abort, a signal) are named by rank."""
-    if not ranks or ranks < 2:
-        return []
-    logged = {p["process"].get("rank") for p in doc["processes"]} - {None, -1}
-    if not logged:
-        return [f"the program never called MPI_Init: {ranks} independent copies ran, each doing the whole work "
-                "(launch it without -n, or make it an MPI program that divides the work)"]
-    lost = sorted(set(range(ranks)) - logged)
-    if lost:
-        return [f"rank{'s' if len(lost) > 1 else ''} {', '.join(map(str, lost))} of {ranks} left no log (ended "
-                "before MPI_Finalize and exit: MPI_Abort, a signal or a crash)"]
-    return []
+    """What the log says about the ranks launched (analysis.profile.views.launch_lines: pario profile
+    show says the same)."""
+    from pario.analysis.profile.views import launch_lines
+
+    return launch_lines(doc, ranks)
 
 
 def show(log: str, as_json: bool, top: int) -> int:

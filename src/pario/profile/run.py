@@ -27,16 +27,16 @@ def program_mpi(cmd: list[str]) -> str | None:
     """The MPI an executable is linked against, from the names of the shared libraries it needs
     (the dynamic string table holds them): "mpich", "openmpi", or None (not an ELF program, no MPI,
     or an interpreter such as python whose script loads MPI later)."""
+    from pario.platform.elf import NotELF, dynamic_strings
     from pario.platform.which import which
 
     path = which(cmd[0]) if cmd else None
     try:
         with open(path or "", "rb") as f:
-            if f.read(4) != b"\x7fELF":
-                return None
-            f.seek(0)
-            data = f.read(64 << 20)
-    except OSError:
+            data = dynamic_strings(f)
+    except (OSError, NotELF):
+        return None
+    if data is None:  # a static program: nothing to preload into
         return None
     if b"libmpich.so" in data:
         return "mpich"
