@@ -252,7 +252,7 @@ def h5_logs(lib, tmp_path_factory):
 
 def test_advise_names_library_defects(h5_logs):
     """advise reads the library records: HDF5's reason for a broken collective (type conversion),
-    fixed in HDF5's terms; metadata written independently (not with collective metadata on);
+    fixed in HDF5's terms; metadata written independently not named where no rank reads it;
     data misaligned with the block, fixed with H5Pset_alignment as settings --verify replays."""
     found = {}
     for mode, logs in h5_logs.items():
@@ -263,9 +263,9 @@ def test_advise_names_library_defects(h5_logs):
     broken = found["indep"]["hdf5-collective-broken"]
     assert "type conversion" in broken["evidence"]["text"] or "memory type differs" in broken["evidence"]["text"]
     assert "H5T_NATIVE_DOUBLE" in broken["fix"]["text"]
-    meta = found["indep"]["hdf5-independent-metadata"]
-    assert meta["fix"]["settings"] == {"hdf5.coll_metadata": "true"}
-    assert "hdf5-independent-metadata" not in found["collmd"]   # the near-miss: collective metadata on
+    # metadata independent, but no rank read it back (its 2 MPI-IO reads are the collective H5Dread):
+    # HDF5's default costs nothing here; the finding where ranks do read it is test_advise_libs's hdf5-meta-indep
+    assert "hdf5-independent-metadata" not in found["indep"] and "hdf5-independent-metadata" not in found["collmd"]
     aligned = found["indep"]["lib-misaligned-data"]
     assert aligned["fix"]["settings"] == {"hdf5.alignment": "4096", "hdf5.align_threshold": "4096"}
     assert "H5Pset_alignment" in aligned["fix"]["text"]
@@ -279,5 +279,7 @@ def test_tune_from_log_tunes_hdf5_knobs(h5_logs):
     assert out.returncode == 0, out.stderr
     text = " ".join((out.stderr + out.stdout).split())
     assert "tuning the case taken from" in text and "-a hdf5" in text and "--lib coll_metadata=false" in text
-    assert "was written through HDF5" in text
+    # the op of more time: h5_known writes 45 calls and reads 4 back, milliseconds each, so a loaded
+    # machine may time its reads longer (seen here: 9.7 ms of reads against 7.2 ms of writes)
+    assert "was written through HDF5" in text or "was read through HDF5" in text
     assert "hdf5.alignment:" in text   # the HDF5 layer's knobs are in the search space

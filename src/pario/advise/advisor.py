@@ -13,6 +13,7 @@ from typing import Any, Callable
 from pario.advise.costs import Coalesce, Measured, Model, Query, Ratio, estimate
 from pario.advise.rules.base import Candidate, Plan
 from pario.model.findings import Finding
+from pario.model.units import seconds as fmt_s
 
 # What a calibration-size measurement of a plan may move per rank: enough calls and bytes to be
 # above the timer and the page cache's burstiness, small enough for seconds, not minutes. Bytes go
@@ -139,6 +140,21 @@ def side_time(measured: dict[str, Measured], side: str) -> Measured | None:
                     run_id=mid.run_id, kind=mid.kind, lo=lo, hi=hi)
 
 
+def faster_in_every_pair(measured: dict[str, Measured]) -> bool | None:
+    """Was the fix faster than the job's pattern in each alternated pair (before.k then after.k, run
+    back to back, so that a drift of the machine between pairs hits both sides of each)? None when
+    the measurement has no numbered pairs."""
+    inst: dict[str, float] = {}
+    for key, m in measured.items():
+        base = key.split(":", 1)[0]
+        inst[base] = inst.get(base, 0.0) + m.time_s
+    ks = ({b[len("before."):] for b in inst if b.startswith("before.")} &
+          {b[len("after."):] for b in inst if b.startswith("after.")})
+    if not ks:
+        return None
+    return all(inst[f"after.{k}"] < inst[f"before.{k}"] for k in ks)
+
+
 @dataclass
 class Ranked:
     findings: list[Finding] = field(default_factory=list)     # costed, most expensive first
@@ -157,27 +173,37 @@ def rank(cands: list[Candidate], model: Model | None, measure: Measure | None, r
     drop what was measured to gain nothing, keep one stance per file, and order the rest."""
     # Ratio costs need their plan measured; Coalesce costs use the measured better pattern when
     # there is a plan to measure (else the calibration's fit)
+    floor = max(1e-4, 0.01 * (run_time or io_time or 0))
+    # a fix can save at most the time the log shows in what it changes: below what matters for this
+    # job, whatever a measurement said, the finding is minor; it is not measured (nor vetoed by a
+    # measurement within the noise of a machine: the same log, the same findings)
+    bounded = {id(c) for c in cands if isinstance(c.cost, Ratio) and c.cost.log_s < floor}
     queries = {id(c): plan_query(c.rule, c.plan, sides_apart=isinstance(c.cost, Coalesce), cap=cap) for c in cands
-               if isinstance(c.cost, (Ratio, Coalesce)) and c.plan is not None}
+               if isinstance(c.cost, (Ratio, Coalesce)) and c.plan is not None and id(c) not in bounded}
     measured: dict[str, dict[str, Measured]] = measure(list(queries.values())) if measure and queries else {}
     out = Ranked()
     scored: list[tuple[Candidate, Finding, float | None, str]] = []
     for c in cands:
-        pair = None
+        pair, got = None, {}
         if id(c) in queries:
             got = measured.get(queries[id(c)].key) or {}
             pair = {side: m for side in ("before", "after") if (m := side_time(got, side)) is not None}
         seconds, how = estimate(c.cost, model, pair)
+        if id(c) in bounded and isinstance(c.cost, Ratio):
+            seconds = c.cost.log_s
+            how = (f"at most the log's {fmt_s(seconds)} in what the fix changes ({c.cost.what}; not measured: "
+                   "under 1% of the run whatever the fix saves)")
         why = getattr(measured, "why", {}).get(queries[id(c)].key) if id(c) in queries else None
         if seconds is None and why:
             how = f"not costed: {why}"
         f = Finding(rule=c.rule, title=c.title, evidence=c.evidence, fix=c.fix, seconds_at_stake=seconds,
                     estimate=how, confidence=c.confidence)
+        paired = faster_in_every_pair(got) if pair else None
         if c.veto and isinstance(c.cost, Ratio) and pair and len(pair) == 2 and seconds is not None and \
-                not pair["after"].hi < pair["before"].lo:
-            # the fix was not faster in every repetition: within this system's noise, or slower
+                not (paired if paired is not None else pair["after"].hi < pair["before"].lo):
+            # the fix was not faster in every alternated pair: within this system's noise, or slower
             out.no_gain.append({"rule": c.rule, "title": c.title, "why": f"measured here, the fix was not faster "
-                                f"in every repetition: {how}"})
+                                f"in every {'alternated pair' if paired is not None else 'repetition'}: {how}"})
             continue
         scored.append((c, f, seconds, how))
     # one stance per file: the costlier one stays
@@ -187,7 +213,6 @@ def rank(cands: list[Candidate], model: Model | None, measure: Measure | None, r
             best = stance.get(c.stance[0])
             if best is None or (sec or 0) > best[0]:
                 stance[c.stance[0]] = (sec or 0, i)
-    floor = max(1e-4, 0.01 * (run_time or io_time or 0))
     for i, (c, f, sec, _) in enumerate(scored):
         if c.stance and stance[c.stance[0]][1] != i and scored[stance[c.stance[0]][1]][0].stance != c.stance:
             out.no_gain.append({"rule": c.rule, "title": c.title,

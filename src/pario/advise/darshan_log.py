@@ -14,8 +14,9 @@ import subprocess
 import sys
 from typing import Any
 
-from pario.advise import apart
+from pario.advise import apart, darshan_libs
 from pario.advise.job import Bucket, Job, Rec, Sizes
+from pario.advise.libjob import LibRec
 from pario.model.errors import ParioError
 from pario.platform import documents
 
@@ -187,6 +188,10 @@ def convert(path: str) -> dict[str, Any]:
                 name = names.get(raw["id"])
                 if name:   # H5D and PNETCDF_VAR records name the file they belong to
                     out.lib_files.setdefault(name.split(":", 1)[0], lib)
+                    if mod == "H5F":
+                        out.libs.append(darshan_libs.h5f(name, raw, nprocs))
+                    elif mod == "H5D":
+                        out.libs.append(darshan_libs.h5d(name, raw, nprocs))
     for mod, module in MODULES.items():
         if mod not in modules:
             continue
@@ -197,6 +202,8 @@ def convert(path: str) -> dict[str, Any]:
             if int(raw["id"]) in lustre:
                 rec.stripe_size, rec.stripe_count = lustre[int(raw["id"])]
             out.records.append(rec)
+    out.libs = darshan_libs.reduced(out.libs)
+    darshan_libs.collective_done(out.libs, out.records)
     return out.to_dict()
 
 
@@ -211,7 +218,8 @@ def _job_from_dict(doc: dict[str, Any]) -> Job:
                            buckets=[Bucket(**b) for b in s["buckets"]])
         r["strides"] = {int(k): v for k, v in r["strides"].items()}
         recs.append(Rec(**r))
-    return Job(records=recs, **doc)
+    libs = [LibRec(**{**d, "sizes": {int(k): v for k, v in d["sizes"].items()}}) for d in doc.pop("libs", [])]
+    return Job(records=recs, libs=libs, **doc)
 
 
 MARK = "@@pario-advise-log "

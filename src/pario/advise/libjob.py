@@ -1,7 +1,7 @@
 """The I/O libraries in the job model (issue 29): one LibRec per record of a library module of a
 pario profile log (include/pario/counters.h: h5f/h5d, pnetcdf_file/_var, netcdf_file/_var,
-adios2_file/_var), read by read_pario.py into Job.libs. The library rules (rules/libraries.py)
-read these; the other rules never see them."""
+adios2_file/_var), read by read_pario.py into Job.libs. The library rules (rules/libraries.py,
+rules/lib_layout.py) read these; the other rules never see them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,6 +26,7 @@ class LibRec:
     props: dict[str, str] = field(default_factory=dict)
     hints: dict[str, str] = field(default_factory=dict)
     sizes: dict[int, int] = field(default_factory=dict)    # exact call sizes -> calls
+    source: str = "pario"           # pario's library records, or "darshan" (H5F/H5D: advise/darshan_libs.py)
 
     def n(self, name: str) -> int:
         return int(self.c.get(name) or 0)

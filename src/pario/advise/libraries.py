@@ -7,6 +7,7 @@ by its name only could be either netCDF flavour: the fix says so and gives both.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from pario.advise.job import Job
@@ -91,3 +92,25 @@ def alignment_fix(lib: Library, unit: int) -> tuple[str, dict[str, str], dict[st
         return (f"ADIOS2: the BP5 engine parameter StripeSize={unit} aligns its data blocks",
                 {"adios2.StripeSize": str(unit)}, {"adios2": render(s, "adios2").strip()})
     return "", {}, {}
+
+
+# The files an ADIOS2 BP engine writes in its output directory NAME.bp: data.N (one per
+# aggregator), md.N and md.idx (BP4, BP5), mmd.N (BP5), profiling.json. The engine buffers the
+# program's puts and writes these itself at EndStep and Close, on its own schedule.
+_BP_DIR = re.compile(r"\.bp[45]?$", re.IGNORECASE)
+_BP_FILE = re.compile(r"^(data\.\d+|md\.\d+|md\.idx|mmd\.\d+|profiling\.json)$")
+
+
+def engine_outputs(job: Job) -> dict[str, str]:
+    """file -> the ADIOS2 output directory it is part of: the files under a directory the log's
+    ADIOS2 records name, or (a log without them: Darshan has no ADIOS2 module) the BP format's
+    own file names inside a directory named NAME.bp, .bp4 or .bp5. Their POSIX calls are the
+    engine's, not the program's: no buffer, pwrite or order change of the program's reaches them;
+    the engine's parameters do (rules/lib_layout.py)."""
+    logged = {f.rstrip("/") for f, lib in job.lib_files.items() if lib == ADIOS2}
+    out: dict[str, str] = {}
+    for r in job.records:
+        parent, name = os.path.split(r.path)
+        if parent in logged or (_BP_DIR.search(parent) and _BP_FILE.match(name)):
+            out[r.path] = parent
+    return out

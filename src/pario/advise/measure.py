@@ -28,6 +28,10 @@ AUTO_SECONDS = 8.0    # of measuring: reading the log and starting pario take th
 AUTO_BYTES = 1 << 30
 AUTO_CAP = (16 << 20, 1 << 14, 512)   # per rank and side: bytes, calls, files of a pattern measured unasked
 LAUNCH_S = 2.0                         # starting the engine under mpirun, per launch (a busy machine)
+# Repetitions of the rank-noise measurement: a job's spread of equal ranks beats the largest of n
+# spreads measured the same way with chance 1/(n+1): 10 keeps a straggler verdict on equal ranks
+# under 1 in 10 (5 made it 1 in 6). Still one launch: ~0.3 s and 160 MiB more than 5 (4 ranks).
+NOISE_REPS = 10
 
 
 @dataclass
@@ -159,14 +163,14 @@ class Measurer:
 
     def rank_noise(self, ranks: int) -> tuple[float | None, str]:
         """How much `ranks` ranks moving the same bytes differ on the job's system: the largest
-        spread of their times over 5 repetitions of a file each, 8 MiB in 1 MiB writes (kept
-        like any pattern). (None, why) when it is not known."""
+        spread of their times over NOISE_REPS repetitions of a file each, 8 MiB in 1 MiB writes
+        (kept like any pattern). (None, why) when it is not known."""
         if ranks < 2:
             return None, "one rank"
         case = {"backend": "posix", "strategy": "fpp", "transfer": 1 << 20, "block": 8 << 20, "ops": ["write"],
-                "reps": 5}
-        q = Query.of(f"rank-noise@{ranks}", ranks, {"same": case}, why=f"how much {ranks} ranks moving the same "
-                     "bytes differ here")
+                "reps": NOISE_REPS}
+        q = Query.of(f"rank-noise@{ranks}x{NOISE_REPS}", ranks, {"same": case},
+                     why=f"how much {ranks} ranks moving the same bytes differ here")
         got = self.measure([q])
         m = (got.get(q.key) or {}).get("same")
         if m is None or m.rank_spread is None:

@@ -19,7 +19,7 @@ VIEWS = {
     "hints-not-in-effect": "hints", "aggregators-vs-stripes": "hints",
     "one-aggregator": "spread", "seek-per-transfer": "time", "non-mpi-copies": "spread",
     "aggregators-per-node": "spread",   # rules/nodes.py: the per-rank spread shows which ranks wrote
-    # the I/O libraries' rules (rules/libraries.py)
+    # the I/O libraries' rules (rules/libraries.py, rules/lib_layout.py)
     "lib-small-writes": "sizes", "lib-small-reads": "sizes", "lib-misaligned-data": "sizes",
     "lib-small-chunks": "sizes", "netcdf4-default-chunks": "sizes", "hdf5-collective-broken": "files",
     "hdf5-independent-metadata": "time", "adios2-aggregators": "spread",

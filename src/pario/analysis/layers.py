@@ -62,6 +62,8 @@ def compare(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                              and r.get("bytes") == row.get("bytes")), None)
             if blocking:
                 entry["vs_blocking"] = {op: _ratio(_median(row, op), _median(blocking, op)) for op in RATE_OPS}
+                # with the interval and verdict of the same noise test as the ratio to raw MPI-IO
+                entry["vs_blocking_noise"] = {op: against(blocking, row, op) for op in RATE_OPS}
         out.append(entry)
     return out
 

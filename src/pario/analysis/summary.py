@@ -320,6 +320,7 @@ def summarize(result: dict, env: dict | None = None) -> list[dict]:
                                "read": entry["read_ratio"]}
             if entry.get("vs_blocking"):
                 row["vs_blocking"] = entry["vs_blocking"]
+                row["vs_blocking_noise"] = entry["vs_blocking_noise"]   # interval and verdict per op
     return rows
 
 

@@ -29,7 +29,7 @@ Time at stake: seconds of the job that the fix would save, from the log's own ti
 what the better pattern costs on the system the job ran on: its calibration (a file, written by
 `pario advise --calibrate` run there, given with --system FILE, kept beside the results store),
 measured here only when the job ran here. Unasked, advice measures at most about 10 s and 1 GiB
-written, says what before it starts, and keeps what it measured: the same log gets the same
+written per log, says what before it starts, and keeps what it measured: the same log gets the same
 findings. A log from a system with no calibration is costed by pario predict's model of that
 system when one is given (--system SYSTEM.toml, or $PARIO_SYSTEM; examples/systems/ has five),
 else advised uncosted, with the reason.
@@ -166,9 +166,6 @@ class Session:
         self._mpi_error: str | None = None
         self._local: dict[str, Any] | None = None
         self.guards = contextlib.ExitStack()   # the directories made for measurements (where)
-        from pario.advise.measure import AUTO_BYTES, AUTO_SECONDS, Budget
-        # unasked measuring, for the whole call: --calibrate and --verify measure what they need
-        self.budget = Budget(None, None) if args.calibrate or args.verify else Budget(AUTO_SECONDS, AUTO_BYTES)
         self._given: Any = None          # --system's calibration
         from pario.advise import systems
         if store is not None:
@@ -250,8 +247,13 @@ class Session:
             return measure.Measurer(cal, can, why, store=self.store, mpi=self.mpi, where=lambda: self.where(directory),
                                     observer=self.observer, budget=measure.Budget(None, None), force=True,
                                     kind=kind, cap=None)
+        # unasked measuring, per job: which of its patterns fit is decided by that job's patterns
+        # alone (the kept ones counted too), so a log's findings do not depend on the other logs of
+        # the call; --calibrate and --verify measure what they need
+        budget = measure.Budget(None, None) if self.args.calibrate or self.args.verify else \
+            measure.Budget(measure.AUTO_SECONDS, measure.AUTO_BYTES)
         return measure.Measurer(cal, can, why, store=self.store, mpi=self.mpi, where=lambda: self.where(directory),
-                                observer=self.observer, budget=self.budget, force=self.args.calibrate,
+                                observer=self.observer, budget=budget, force=self.args.calibrate,
                                 cap=None if self.args.calibrate else measure.AUTO_CAP,
                                 timeout=None if self.args.calibrate else 60.0)
 

@@ -119,6 +119,8 @@ def run_search(args: argparse.Namespace, store: Store, session: TuningSession, s
     if args.json:
         json_report.emit({"schema": "pario.tune/1", "db": store.path, "session": session.to_dict()})
     else:
+        if session.context.get("submit"):   # known only now: the first job probed it
+            show.ceiling_line(session)
         show.winner(session)
         show.spent(session)
         print(f"\nStored as tuning session {session.id}: `pario tune --list`; its runs: `pario results`.")

@@ -10,14 +10,13 @@ from pario.advise.rules.base import (
     Plan,
     names,
     passes,
-    per_rank,
     ranks_of,
     s,
     slowest_rank,
     strategy_of,
 )
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 
 
 def _random(r: Rec, op: str) -> int:
@@ -149,7 +148,7 @@ def read_back(ctx: Ctx) -> list[Candidate]:
     if not hits:
         return []
     rank, log_s, crit = slowest_rank(hits, lambda r: r.read_time)
-    text = (f"{len(hits)} file(s) are read back by the process that wrote them "
+    text = (f"{count(len(hits), 'file')} {'is' if len(hits) == 1 else 'are'} read back by the process that wrote them "
             f"({human(sum(r.bytes_read for r in hits))} read after {human(sum(r.bytes_written for r in hits))} "
             f"written); the busiest rank spent {s(log_s)} reading.")
     return [Candidate(rule="read-back", title="data read back after writing it",
@@ -170,10 +169,7 @@ def sync_every_write(ctx: Ctx) -> list[Candidate]:
     # syncs of many writes (a library's flushes, checkpoints) are not this, nor syncs a library
     # makes when it flushes and closes a file (HDF5: two per open); an I/O library's file: only the
     # syncs the program asked of the library count
-    libs = ctx.library_files()
-    hits = [r for r in ctx.recs("posix") if (r.fsyncs or 0) > 2 * max(1, r.opens) and r.writes
-            and 2 * (r.fsyncs or 0) >= per_rank(r, r.writes)
-            and (r.path not in libs or ctx.library_syncs(r.path) > 1)]
+    hits = [r for r in ctx.recs("posix") if ctx.syncs_each_write(r)]
     if not hits:
         return []
     rank, _, crit = slowest_rank(hits, lambda r: float(r.fsyncs or 0))
@@ -226,8 +222,8 @@ def seek_per_transfer(ctx: Ctx) -> list[Candidate]:
                        if k)
     calls = "pwrite" if "write" in ops and "read" not in ops else "pread" if "read" in ops and "write" not in ops \
         else "pread/pwrite"
-    text = (f"{seeks:,} lseek calls for {n:,} {ops}s of {len(hits)} file(s): a seek before every transfer, one more "
-            f"system call each; the busiest rank spent up to {s(log_s)} in them (the log keeps seeks with the "
+    text = (f"{seeks:,} lseek calls for {n:,} {ops}s of {count(len(hits), 'file')}: a seek before every transfer, "
+            f"one more system call each; the busiest rank spent up to {s(log_s)} in them (the log keeps seeks with the "
             "other metadata calls: their share by count).")
     return [Candidate(rule="seek-per-transfer", title=f"a seek before every {ops} ({seeks:,} seeks)",
                       evidence=Evidence(text=text, counters={"POSIX_SEEKS": seeks, "POSIX_WRITES": sum(

@@ -9,7 +9,7 @@ from pario.advise.costs import FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 
 
 def app_view(recs: list[Rec]) -> list[Rec]:
@@ -50,8 +50,8 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
     text = (f"the program never called MPI_Init: the launcher started {n} independent copies, each doing the "
             "whole work")
     if shared:
-        text += (f"; {len(shared)} file(s) were written by {max(len(writers[p]) for p in shared)} copies each, "
-                 f"the same data over and over (e.g. {shared[0]})")
+        text += (f"; {count(len(shared), 'file')} {'was' if len(shared) == 1 else 'were'} written by "
+                 f"{max(len(writers[p]) for p in shared)} copies each, the same data over and over (e.g. {shared[0]})")
     cmd = ctx.job.command or "the program"
     return [Candidate(rule="non-mpi-copies", title=f"never called MPI_Init: {n} independent copies",
                       evidence=Evidence(text=text + ".", counters={"PROCESSES": n}, files=shared[:3]),
@@ -65,7 +65,7 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
 
 def one_rank(ctx: Ctx) -> list[Candidate]:
     n = ctx.job.nprocs
-    if n < 2 or ctx.job.copies:
+    if n < 2 or ctx.job.copies or ctx.job.no_mpi:   # a program and its children share no work to balance
         return []
     recs = ctx.recs()
     by, t = _per_rank(recs, n)
@@ -108,34 +108,58 @@ def one_rank(ctx: Ctx) -> list[Candidate]:
 
 
 # Ranks whose bytes differ by more than this share of their mean are given different amounts of
-# work: a difference the program's decomposition makes, not noise (bytes are counted exactly; a
-# library's header written by one rank is far less: 170 B of 4 MiB).
+# work: a difference the program's decomposition makes (bytes are counted exactly, so no timing
+# noise enters this verdict; a library's header written by one rank is far less: 170 B of 4 MiB).
+# The share is a judgement, not a measurement: below it the loaded rank's extra bytes are under a
+# tenth of a rank's share, and so, at the ranks' own rate, is the time they cost it.
 BYTES_SPREAD = 0.1
 
 
 def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast: float, t_mean: float,
-          noise: float | None, noise_why: str) -> tuple[str | None, float, str]:
+          noise: float | None, noise_why: str, other_op: int = 0,
+          syncs_s: float | None = None) -> tuple[str | None, float, str]:
     """(cause, seconds, why): "bytes" when the most loaded rank's extra bytes (at most
-    sd*sqrt(N-1) beyond the mean, when one rank holds all the excess) are beyond what ranks moving
-    the same bytes differ by on the job's system (measure.rank_noise; without that figure, beyond
-    BYTES_SPREAD): its seconds are the least it must carry, sd/sqrt(N-1), at the ranks' own rate;
-    "speed" when the bytes are even and the ranks' times differ beyond that noise; None
-    otherwise, with why (no noise figure of that system: no verdict on speed)."""
+    sd*sqrt(N-1) beyond the mean, when one rank holds all the excess) are more than BYTES_SPREAD of
+    the mean: its seconds are the least it must carry, sd/sqrt(N-1), at the ranks' own rate (the
+    bytes are a count, not a timing: the ranks' timing noise does not make them even; it makes
+    the seconds small, and the finding minor, where they are); "speed" when the bytes are even and
+    the ranks' times differ beyond what ranks moving the same bytes differ by on the job's system
+    (measure.rank_noise), or, where the file shows a rank syncing after each of its writes, within
+    what those syncs cost here (`syncs_s`: "syncs", the cause the counters show); None otherwise,
+    with why (no noise figure of that system: no verdict on speed).
+
+    `other_op`: the bytes of the operation the record holds less of (a file written, then read by
+    every rank). A loaded rank's extra bytes that it could hold are not shown to be an uneven
+    decomposition: one rank writing what all then read is two phases, not uneven shares of one."""
     if bytes_mean > 0 and bytes_sd > 0:
         most = bytes_sd * math.sqrt(max(1, nranks - 1)) / bytes_mean
-        if most > max(BYTES_SPREAD, noise or 0.0):
+        if most > BYTES_SPREAD:
+            if bytes_sd * math.sqrt(max(1, nranks - 1)) <= other_op:
+                return None, 0.0, ("the ranks move different amounts, by no more than the bytes of the "
+                                   "operation fewer of them may have made (one writing what all then read): "
+                                   "the log does not show an uneven share of one operation")
             return "bytes", t_mean / bytes_mean * bytes_sd / math.sqrt(max(1, nranks - 1)), ""
-        if bytes_sd / bytes_mean > BYTES_SPREAD:
-            return None, 0.0, ""   # uneven, but less than ranks differ by here anyway
     if t_mean <= 0 or t_slow <= t_fast:
         return None, 0.0, ""
     spread = (t_slow - t_fast) / t_mean
+    if syncs_s and 0 < t_slow - t_mean <= syncs_s:
+        return "syncs", t_slow - t_mean, ""
     if noise is None:
         return None, 0.0, (f"the ranks' times differ by {100 * spread:.0f}% of their mean with even bytes; "
                            f"whether that is beyond the noise is not known ({noise_why or 'no measurement'})")
     if spread <= noise:
         return None, 0.0, ""
     return "speed", t_slow - t_mean, ""
+
+
+def _syncs_s(ctx: Ctx, recs: list[Rec]) -> float | None:
+    """What the syncs on these files cost, at this system's measured cost of one, where the counters
+    show a rank syncing after (nearly) each of its writes (Ctx.syncs_each_write; None: not so, or no
+    calibration of the job's system)."""
+    synced = [r for r in recs if r.module == "posix" and ctx.syncs_each_write(r)]
+    n = sum(r.fsyncs or 0 for r in synced)
+    per = ctx.model.fsync_s if ctx.model is not None else None
+    return n * per if n and per else None
 
 
 def stragglers(ctx: Ctx) -> list[Candidate]:
@@ -155,7 +179,9 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         b_mean = r.bytes / r.nprocs
         b_sd = math.sqrt(r.variance_bytes) if r.variance_bytes is not None else \
             abs((r.slowest_rank_bytes or 0) - (r.fastest_rank_bytes or 0)) / 2
-        why, sec, said = judge(b_mean, b_sd, r.nprocs, r.slowest_time, r.fastest_time, t_mean, noise, noise_why)
+        synced = [x for x in ctx.recs("posix") if x.path == r.path]   # MPI_File_sync's too: fsync below it
+        why, sec, said = judge(b_mean, b_sd, r.nprocs, r.slowest_time, r.fastest_time, t_mean, noise, noise_why,
+                               other_op=min(r.bytes_written, r.bytes_read), syncs_s=_syncs_s(ctx, synced))
         if why is None:
             if said:
                 ctx.notes.append(f"{r.path}: {said}")
@@ -173,6 +199,17 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
                                         "some ranks more than others)")
             how = (f"the log: the ranks' mean rate on this file ({s(t_mean)} for {human(b_mean)}) applied to the "
                    "most loaded rank's extra bytes")
+        elif why == "syncs":
+            text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
+                    f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes; the file's "
+                    f"{sum(x.fsyncs or 0 for x in synced):,} syncs cost about {s(_syncs_s(ctx, synced) or 0)} here, "
+                    "more than the slow rank's extra time, and they come after (nearly) each write of a "
+                    "rank: the slow rank's syncs.")
+            title = f"rank {r.slowest_rank} slower on a shared file: its syncs"
+            fix = Fix(kind="code", text="sync once after the last write (or at close), not after each write: the "
+                                        "slow rank waits for the device at every sync while the others go on")
+            how = f"the log: the slowest rank's {s(r.slowest_time)} against the mean {s(t_mean)}"
+            counters["POSIX_FSYNCS"] = sum(x.fsyncs or 0 for x in synced)
         else:
             text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
                     f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes: a spread of "
@@ -190,7 +227,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
     # across the ranks' own files (file per process)
     n = ctx.job.nprocs
     own = [r for r in app_view(ctx.recs()) if r.rank >= 0]
-    if n > 1 and own:
+    if n > 1 and own and not ctx.job.no_mpi:
         by, t = _per_rank(own, n)
         busy = [k for k in t if t[k] > 0]
         if len(busy) > 1:
@@ -203,7 +240,8 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
             total = sum(by[k] for k in busy)
             if total and by[heavy] > (1 - 1 / n) * total:
                 return out   # one rank moves (nearly) all of it: one_rank's finding, not an imbalance
-            why, sec, said = judge(b_mean, b_sd, len(busy), t[slow], t[fast], t_mean, noise, noise_why)
+            why, sec, said = judge(b_mean, b_sd, len(busy), t[slow], t[fast], t_mean, noise, noise_why,
+                                   other_op=min(sum(r.bytes_written for r in own), sum(r.bytes_read for r in own)))
             if why is None and said:
                 ctx.notes.append(f"the ranks' own files: {said}")
             if why is not None:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from pario.advise.costs import Cost, Model, Query
 from pario.advise.facts import FsFacts, StackFacts
 from pario.advise.job import Job, Rec, is_stream
+from pario.advise.libraries import engine_outputs
 from pario.model.findings import Evidence, Fix
 from pario.model.units import human, seconds
 
@@ -59,13 +60,27 @@ class Ctx:
     rank_noise: float | None = None
     rank_noise_why: str = ""
     nodes_here: int = 1           # nodes a measurement here may use (a Slurm allocation's, a hostfile's)
+    # files an I/O library's engine writes on its own schedule (ADIOS2's BP output: file -> its
+    # directory): left to the library's rules, never the program's calls
+    engine: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.engine = engine_outputs(self.job)
+        dirs = sorted(set(self.engine.values()))
+        if dirs:
+            self.notes.append(f"{len(self.engine)} file{'s' if len(self.engine) != 1 else ''} of ADIOS2's output "
+                              f"({', '.join(dirs[:2])}{' ...' if len(dirs) > 2 else ''}) judged at ADIOS2's level "
+                              "only: its engine writes them itself at each step's end and at close, so the "
+                              "program's calls, a buffer or pwrite do not reach them; its parameters do")
 
     def facts(self, rec: Rec) -> FsFacts:
         return self.stack.of(rec)
 
     def recs(self, module: str | None = None) -> list[Rec]:
-        """The job's records of real files (not streams, not MPI helper files)."""
-        return [r for r in self.job.records if (module is None or r.module == module) and not is_stream(r.path)]
+        """The job's records of real files the program's own calls reach (not streams, not MPI helper
+        files, not the files an I/O library's engine writes itself)."""
+        return [r for r in self.job.records if (module is None or r.module == module) and not is_stream(r.path)
+                and r.path not in self.engine]
 
     def data_recs(self, module: str | None = None) -> list[Rec]:
         """Records of files that data was read from or written to (directories opened or
@@ -94,8 +109,11 @@ class Ctx:
     def library_files(self) -> set[str]:
         """Files an I/O library (HDF5, PnetCDF, NetCDF, ADIOS2) opened for the program: their MPI-IO
         and POSIX calls are the library's (its data calls and its own metadata), and the library
-        rules (rules/libraries.py) give their advice in the library's terms."""
-        return {r.file for r in self.job.libs}
+        rules (rules/libraries.py, lib_layout.py) give their advice in the library's terms. Files known only from
+        Darshan's HDF5 records are not among them: those records do not say where the data starts,
+        whether metadata was collective or which syncs the program asked for, so the POSIX and
+        MPI-IO rules still judge those files (in the library's terms where they name a knob)."""
+        return {r.file for r in self.job.libs if r.source == "pario"}
 
     def library_reopens(self, path: str) -> bool:
         """Did the program open `path` through its I/O library more than once per process? (The
@@ -114,6 +132,15 @@ class Ctx:
         if any(r.library == "netcdf" for r in files):   # netCDF-4 over HDF5: its H5Fflush calls are netCDF's
             files = [r for r in files if r.library == "netcdf"]
         return sum(r.n(k) for r in files for k in ("FLUSHES", "SYNCS"))
+
+    def syncs_each_write(self, r: Rec) -> bool:
+        """Does `r` (a POSIX record) show a sync after (nearly) every write of a rank: at least one sync
+        for every two writes a rank makes (a reduced record's syncs may all be one rank's), more than a
+        sync or two per open (a library's flush and close, a checkpoint's end), and on an I/O
+        library's file only the syncs the program asked of the library?"""
+        return ((r.fsyncs or 0) > 2 * max(1, r.opens) and r.writes > 0
+                and 2 * (r.fsyncs or 0) >= per_rank(r, r.writes)
+                and (r.path not in self.library_files() or self.library_syncs(r.path) > 1))
 
     def library_hints(self, path: str) -> set[str]:
         """Info keys an I/O library on `path` read itself and reports in effect (PnetCDF's nc_*

@@ -61,12 +61,16 @@ def misaligned(ctx: Ctx) -> list[Candidate]:
         if facts.unit != r.alignment:
             continue   # the log checked against another unit than the one advised for: no count to use
         small = 0
+        data_sizes = {size for lib in ctx.job.libs if lib.file == r.path and lib.kind == "object" for size in lib.sizes}
         for op, hist in (("write", r.write_sizes), ("read", r.read_sizes)):
             limit, _ = ctx.small_limit(r, op)
             if limit:
                 floor = min(limit, facts.unit)
                 dom = hist.dominant()
-                if r.shared and dom and 8 <= dom[0] < floor and ctx.job.format == "darshan":
+                if r.shared and dom and 8 <= dom[0] < floor and ctx.job.format == "darshan" and \
+                        (r.path not in ctx.job.lib_files or dom[0] in data_sizes):
+                    # (on a library's file, only a size its dataset calls show: its other requests
+                    # below the unit are its own metadata, at offsets of its choosing)
                     floor = dom[0]   # the ranks' data requests, smaller than the unit
                     if facts.unit % dom[0] == 0:
                         data = hist.total - sum(hist.below(floor))

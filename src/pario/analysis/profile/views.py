@@ -220,6 +220,23 @@ def _add_rank_time(own: dict[int, float], shared: list[dict[str, Any]], rank: in
         own[rank] = own.get(rank, 0.0) + sum(float(c.get(f"{p}_F_{k}_TIME") or 0.0) for k in ("READ", "WRITE", "META"))
 
 
+def launch_lines(job: dict[str, Any], ranks: int | None) -> list[str]:
+    """What the log says about the ranks launched: a program that never called MPI_Init started on
+    N ranks ran as N independent copies (each doing the whole work, each writing the same files);
+    ranks that left no log (MPI_Abort, a signal) are named by rank."""
+    if not isinstance(ranks, int) or ranks < 2:
+        return []
+    logged = {(p.get("process") or {}).get("rank") for p in job.get("processes") or []} - {None, -1}
+    if not logged:
+        return [f"the program never called MPI_Init: {ranks} independent copies ran, each doing the whole work "
+                "(launch it without -n, or make it an MPI program that divides the work)"]
+    lost = sorted(set(range(ranks)) - logged)
+    if lost:
+        return [f"rank{'s' if len(lost) > 1 else ''} {', '.join(map(str, lost))} of {ranks} left no log (ended "
+                "before MPI_Finalize and exit: MPI_Abort, a signal or a crash)"]
+    return []
+
+
 def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Totals of the whole job, per module, plus what limits were hit."""
     files = file_view(job) if files is None else files
@@ -252,6 +269,7 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "partial": any(p.get("partial") for p in pinfo),
         "partial_processes": [p.get("pid") for p in pinfo if p.get("partial")],
         "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial")],   # -1 or None: not an MPI rank
+        "launch": launch_lines(job, (job.get("job") or {}).get("ranks")),   # copies, ranks that left no log
         "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),
         "trace_dropped": sum(int(lim.get("trace_dropped", 0)) for lim in limits),

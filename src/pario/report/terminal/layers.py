@@ -94,9 +94,10 @@ def layers_table(rows: list[dict], result: dict) -> tuple[list[Col], list[list[s
         if e["name"] == e.get("baseline"):
             notes.append("baseline")
         if e.get("vs_blocking"):
-            vb = e["vs_blocking"]
-            notes.append(f"{e['mode']} vs blocking: write {_ratio(vb['write'])}"
-                         + (f", read {_ratio(vb['read'])}" if vb.get("read") else ""))
+            vb = e.get("vs_blocking_noise") or {}
+            said = [f"{op} {_against(vb.get(op)).replace(chr(10), ' ')}" for op in ("write", "read") if vb.get(op)]
+            if said:   # a ratio with no interval nor verdict is not printed ('write 1.14x, read 0.70x' was)
+                notes.append(f"{e['mode']} vs blocking: " + ", ".join(said))
         v = e.get("verify")
         if v:
             notes.append("verified" if not v["errors"] else f"verify: {v['errors']} errors")
