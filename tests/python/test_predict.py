@@ -217,7 +217,8 @@ def test_on_cephfs_the_server_count_shapes_every_file_of_two_objects_or_more(tmp
     # CRUSH draws each object's server: 2 objects on 4 servers load the busiest with 1.25 of them, on
     # 8 servers with 1.125; the count matters although the stripes do not outnumber the servers
     path = _sys(tmp_path, '[fs]\nkind = "cephfs"\nservers = { value = 4, status = "assumed", source = "x" }\n'
-                          'server_bw = "100 MB/s"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n')
+                          'server_bw = "100 MB/s"\nobject_size = "128m"\n[nodes]\nprocess_bw = "10 GiB/s"\n'
+                          'node_bw = "10 GiB/s"\n')
     s = system.load(path)
     one = for_pattern(s, _pattern(1, 2, {"stripe_count": 1}, backend="posix", block="64m"))
     two = for_pattern(s, _pattern(1, 2, {"stripe_count": 2}, backend="posix", block="64m"))
@@ -267,6 +268,23 @@ def test_calibrate_reads_the_dirty_limit_from_proc(tmp_path):
     limit, how = calibrate.dirty_limit(str(tmp_path))
     assert limit == 3 << 30 and "dirty_ratio 20" in how
     assert calibrate.dirty_limit(str(tmp_path / "nowhere")) is None
+
+
+def test_a_cephfs_file_is_its_objects_not_its_stripe_count(tmp_path):
+    from pario.platform.cephfs import objects_of
+    mib = 1 << 20
+    assert objects_of(128 * mib, 1, mib, 128 * mib) == 1 and objects_of(128 * mib, 1, mib, 4 * mib) == 32
+    assert objects_of(128 * mib, 4, mib, 128 * mib) == 4 and objects_of(10 * mib, 4, 4 * mib, 4 * mib) == 3
+    path = _sys(tmp_path, '[fs]\nkind = "cephfs"\nservers = 4\nserver_bw = "50 MiB/s"\nstripe_size = "1m"\n'
+                          'object_size = "128m"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n')
+    s = system.load(path)
+
+    def secs(**run):
+        return for_pattern(s, _pattern(1, 4, run, backend="posix", block="32m", fsync=True)).seconds
+    one = secs()                                                  # 128 MiB in one 128 MiB object: one server
+    assert one == pytest.approx(128 / 50, rel=0.01)
+    assert secs(object_size=4 * mib) < one / 2                    # 32 objects: CRUSH spreads them
+    assert secs(stripe_count=10) < secs(stripe_count=4) < one     # 10 objects on 4 servers: not capped at 4
 
 
 def test_lock_conflicts_spread_over_stripe_objects_are_flagged():

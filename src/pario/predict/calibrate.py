@@ -133,7 +133,8 @@ def site_facts(directory: str, kind: str) -> dict[str, tuple[Any, str]]:
         if facts.get("servers"):
             out["servers"] = (facts["servers"], "ceph osd dump (object servers up and in)")
         layout = facts.get("new_file_layout") or {}
-        for key, field in (("stripe_count", "stripe_count"), ("stripe_size", "stripe_unit")):
+        for key, field in (("stripe_count", "stripe_count"), ("stripe_size", "stripe_unit"),
+                           ("object_size", "object_size")):
             if isinstance(layout.get(field), int) and layout[field] > 0:
                 out[key] = (layout[field], f"getfattr -n ceph.dir.layout ({facts.get('layout_source')})")
     if kind == "local":

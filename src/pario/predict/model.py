@@ -158,8 +158,10 @@ def predict(system: System, pat: Pattern) -> Prediction:
     p, flags = _Reader(system), []  # type: _Reader, list[tuple[str, str]]
     kind = p("kind")
     geo = geometry(pat)
-    count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"))
-    wanted = layout(pat, p("stripe_count"), p("stripe_size"), 1 << 30)[0]
+    count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"), cap=kind != "cephfs")
+    wanted, stripes = layout(pat, p("stripe_count"), p("stripe_size"), 1 << 30)[0], count
+    if kind == "cephfs":  # a file's objects: its stripe count per object set, a set per count x object_size
+        wanted = count = _ceph_objects(p, pat, geo, count, size)
     # the server count limits the servers the files reach: always under GPFS's wide striping; on CephFS
     # once a file has two objects (CRUSH draws each one's server: the busiest one's share depends on
     # the count, crush_load_share); elsewhere where the stripes asked for outnumber the servers
@@ -219,7 +221,17 @@ def predict(system: System, pat: Pattern) -> Prediction:
     basis = ("pario defaults" if "default" in statuses else "assumed figures" if "assumed" in statuses
              else "calibrated" if "calibrated" in statuses else "stated hardware")
     return Prediction(seconds, geo.total, seconds / width, seconds * width, binding, costs, limits, flags, basis,
-                      path, aggregators, count, dict(p.used))
+                      path, aggregators, stripes, dict(p.used))
+
+
+def _ceph_objects(p: _Reader, pat: Pattern, geo: Geometry, count: int, unit: int) -> int:
+    """The objects one of the phase's CephFS files has data in (platform.cephfs.objects_of): the
+    layout's stripe count for a file within one object set, more for a larger one (a 128 MiB file at
+    stripe count 1 and Ceph's 4 MiB objects is 32 objects, spread by CRUSH over the servers)."""
+    from pario.platform.cephfs import DEFAULT, objects_of
+    obj = pat.object_size or (p("object_size") if "object_size" in p.system.params else DEFAULT["object_size"])
+    file_bytes = int(geo.total / max(1, geo.files))
+    return max(1, objects_of(file_bytes, count, unit, int(obj))) if file_bytes else count
 
 
 def _skips_check(p: _Reader, pat: Pattern) -> bool:

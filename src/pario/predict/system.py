@@ -53,6 +53,7 @@ SPECS: dict[str, Spec] = {
     "lock_unit": Spec("fs", "size", None, "lock unit: GPFS block size (Lustre: the stripe size)"),
     "stripe_count": Spec("fs", "count", 1, "stripe count of a new file (lfs getstripe -d)"),
     "stripe_size": Spec("fs", "size", 1 << 20, "stripe size of a new file"),
+    "object_size": Spec("fs", "size", None, "CephFS: bytes per object of a new file (default: Ceph's 4 MiB)"),
     "call_latency": Spec("fs", "time", 20e-6, "cost of one I/O call beyond its bytes"),
     "lock_cost": Spec("fs", "time", 1e-3, "cost of a write call whose lock unit another writer holds"),
     "md_rate": Spec("fs", "files_rate", 5000.0, "files per second the metadata server completes under load"),
