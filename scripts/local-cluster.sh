@@ -35,10 +35,9 @@ ME=local-cluster
 TAG=PARIO_LOCAL_CLUSTER        # in the environment of every daemon and anchor: finds them after a crash
 MARK=.pario-local-cluster      # marks a directory as ours, so start never writes elsewhere
 MAX_NODES=16
-
-say() { printf '%s: %s\n' "$ME" "$*"; }
-die() { printf '%s: error: %s\n' "$ME" "$1" >&2; exit "${2:-1}"; }
-have() { local p; p=$(command -v "$1" 2>/dev/null) && [ -f "$p" ] && [ -x "$p" ]; }
+GONE=99        # what a wait_for condition returns when waiting longer cannot help
+# shellcheck source=lib/local-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/local-common.sh"
 
 usage() {
     cat >&2 <<EOF
@@ -67,30 +66,6 @@ HOST_MNT=$(readlink /proc/self/ns/mnt)
 
 # ---- processes ------------------------------------------------------------------------------
 
-alive() {  # alive PID: exists and is not a zombie
-    local state
-    [ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] || return 1
-    state=$(awk '{sub(/.*\) /, ""); print $1}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-
-tagged() {  # live processes carrying this cluster's tag (daemons, anchors), this shell excepted
-    local f pid
-    while read -r f; do
-        pid=${f#/proc/}; pid=${pid%/environ}
-        [ "$pid" != $$ ] && alive "$pid" && echo "$pid"
-    done < <(grep -lzxF "$TAG=$DIR" /proc/[0-9]*/environ 2>/dev/null)
-    return 0
-}
-
-ours() { alive "$1" && grep -qzxF "$TAG=$DIR" "/proc/$1/environ" 2>/dev/null; }
-
-pid_of() {  # pid_of FILE: the pid in RUN/FILE if that process is ours
-    local pid
-    pid=$(cat "$RUN/$1" 2>/dev/null) || return 1
-    ours "$pid" && echo "$pid"
-}
-
 node_namespaces() {  # the mount namespaces of this cluster's nodes: recorded, and those of its tagged
     local f p ns     # processes (an anchor whose start was cut short), never the machine's own
     {
@@ -107,14 +82,6 @@ in_nodes() {  # every live process inside one of NAMESPACES (a newline-separated
             ($2 in ok) {split($1, p, "/"); if (p[3] != me) print p[3]}' |
         while read -r pid; do alive "$pid" && echo "$pid"; done
     return 0
-}
-
-end_pid() {  # end_pid PID SECONDS: SIGTERM, wait, then SIGKILL
-    local pid=$1 i
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for ((i = 0; i < $2 * 10; i++)); do alive "$pid" || return 0; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do alive "$pid" || return 0; sleep 0.1; done
 }
 
 end_all() {  # end_all SECONDS PID...: SIGTERM to all, wait, SIGKILL to what is left
@@ -138,18 +105,10 @@ end_all() {  # end_all SECONDS PID...: SIGTERM to all, wait, SIGKILL to what is 
 # ---- start ----------------------------------------------------------------------------------
 
 check_installed() {
-    local t missing=() pkgs=()
-    for t in slurmctld slurmd; do have "$t" || { missing+=("$t"); pkgs+=("$t"); }; done
-    for t in sinfo srun sbatch salloc squeue scontrol scancel; do
-        have "$t" || { missing+=("$t"); pkgs+=(slurm-client); }
-    done
-    for t in munged munge unmunge; do have "$t" || { missing+=("$t"); pkgs+=(munge); }; done
-    for t in unshare nsenter setsid; do have "$t" || { missing+=("$t"); pkgs+=(util-linux); }; done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    printf '%s: error: Slurm, MUNGE or util-linux is not installed (missing: %s)\n' "$ME" "${missing[*]}" >&2
-    printf '%s: install them (Debian, Ubuntu) with: apt-get install -y --no-install-recommends %s\n' "$ME" \
-        "$(printf '%s\n' "${pkgs[@]}" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//')" >&2
-    exit 3
+    local t
+    need_slurm
+    for t in unshare nsenter setsid; do need "$t" util-linux; done
+    missing_exit "Slurm, MUNGE or util-linux" them
 }
 
 check_able() {  # root, and the kernel gives this process new mount and UTS namespaces
@@ -160,8 +119,6 @@ slurmd as root); run as root, or use scripts/local-slurm.sh for one node" 4
 without CAP_SYS_ADMIN?); several nodes cannot be made here" 4
 }
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 block_free() {  # block_free PORT: PORT (slurmctld) and PORT+1..PORT+N (the slurmds) are free
     local k
     for ((k = 0; k <= N; k++)); do port_free $(($1 + k)) || return 1; done
@@ -169,9 +126,7 @@ block_free() {  # block_free PORT: PORT (slurmctld) and PORT+1..PORT+N (the slur
 
 pick_ports() {  # 17017 and up: outside local-slurm.sh's 6817-7017, Ceph's 6789 and 6800-7300, and
     if [ -n "${PARIO_CLUSTER_PORT:-}" ]; then  # the kernel's ephemeral ports (32768 and up)
-        PORT=$PARIO_CLUSTER_PORT
-        [[ $PORT =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1024 ] && [ "$PORT" -le 65000 ] ||
-            die "PARIO_CLUSTER_PORT=$PORT is not a port number from 1024 to 65000" 2
+        port_setting PARIO_CLUSTER_PORT 2
         block_free "$PORT" || die "a port from $PORT to $((PORT + N)) is in use (PARIO_CLUSTER_PORT); choose another"
         return
     fi
@@ -184,14 +139,12 @@ pick_ports() {  # 17017 and up: outside local-slurm.sh's 6817-7017, Ceph's 6789 
 node_ip() { echo "127.0.0.$((10 + $1))"; }
 
 write_files() {
-    local k cpus mem user hostname_
+    local k cpus mem hostname_
     cpus=${PARIO_CLUSTER_CPUS:-4}
     [[ $cpus =~ ^[1-9][0-9]*$ ]] || die "PARIO_CLUSTER_CPUS=$cpus is not a positive number of CPUs" 2
     [[ ${PARIO_CLUSTER_KILLWAIT:-5} =~ ^[0-9]+$ ]] ||
         die "PARIO_CLUSTER_KILLWAIT=$PARIO_CLUSTER_KILLWAIT is not a number of seconds" 2
-    mem=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' | head -n1) || mem=""
-    [ -n "$mem" ] || mem=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
-    user=$(id -un)
+    mem=$(mem_of "$(slurmd -C 2>/dev/null | head -n1)")
     hostname_=$(uname -n)
     CPUS=$cpus
     pick_ports
@@ -208,16 +161,8 @@ write_files() {
     # none of 30 through slurmd's own messages (read from mpi.conf beside slurm.conf)
     printf '# generated by scripts/local-cluster.sh\nPMIxDirectConn=false\n' >"$DIR/mpi.conf"
     {
+        slurm_conf_head pario-nodes
         cat <<EOF
-# Generated by scripts/local-cluster.sh at every start; edits are lost.
-ClusterName=pario-nodes
-SlurmctldHost=localhost
-SlurmUser=$user
-SlurmdUser=$user
-AuthType=auth/munge
-AuthInfo=socket=$SOCK
-CredType=cred/munge
-StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool/%n
 # each node's own /tmp (a tmpfs of its mount namespace): the PMIx plugin's step directories of two
 # clusters, or two nodes, never meet
@@ -227,22 +172,9 @@ SlurmdPidFile=$RUN/slurmd-%n.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd-%n.log
 SlurmctldPort=$PORT
-PlugStackConfig=$DIR/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-SlurmdTimeout=60
-InactiveLimit=0
-KillWait=${PARIO_CLUSTER_KILLWAIT:-5}
-MinJobAge=300
+EOF
+        slurm_conf_policy "${PARIO_CLUSTER_KILLWAIT:-5}"
+        cat <<EOF
 # every node announces $cpus CPUs on a machine that has $(nproc): oversubscribed on purpose
 SlurmdParameters=config_overrides
 EOF
@@ -320,9 +252,7 @@ EOF
 }
 
 prepare_dir() {
-    if [ -d "$DIR" ] && [ ! -e "$DIR/$MARK" ] && [ -n "$(ls -A "$DIR" 2>/dev/null)" ]; then
-        die "$DIR is not empty and was not made by local-cluster.sh; give a new or empty directory" 2
-    fi
+    check_dir_ours "" 2
     # Unix socket paths are limited to 107 bytes; slurmstepd's live in the spool directory.
     [ ${#DIR} -le 56 ] ||
         die "directory path too long for Slurm's and munge's sockets (${#DIR} > 56 characters): $DIR" 2
@@ -330,11 +260,7 @@ prepare_dir() {
     touch "$DIR/$MARK"
     chmod 755 "$DIR" "$DIR/munge"
     rm -f "$RUN"/* "$SOCK"
-    if [ ! -s "$DIR/munge/munge.key" ]; then
-        if have mungekey; then mungekey --create --keyfile="$DIR/munge/munge.key"
-        else dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 status=none; fi
-    fi
-    chmod 400 "$DIR/munge/munge.key"
+    munge_key
 }
 
 shared_paths() {  # the paths under /tmp that a node's private /tmp would hide: PARIO_CLUSTER_SHARE's,
@@ -353,22 +279,6 @@ shared_paths() {  # the paths under /tmp that a node's private /tmp would hide: 
     done
 }
 
-GONE=99        # what a wait_for condition returns when waiting longer cannot help
-
-wait_for() {  # wait_for SECONDS COMMAND...: poll every 0.05 s
-    local end=$((SECONDS + $1))
-    shift
-    local rc
-    while :; do
-        rc=0; "$@" || rc=$?
-        [ $rc = 0 ] && return 0
-        [ $rc != $GONE ] && [ $SECONDS -lt $end ] || return 1
-        sleep 0.05
-    done
-}
-
-munge_ok() { munge -n -S "$SOCK" 2>/dev/null | unmunge -S "$SOCK" >/dev/null 2>&1; }
-ctld_ok() { [[ $(SLURM_CONF=$CONF timeout 5 scontrol ping 2>/dev/null) == *"is UP"* ]]; }
 states() { SLURM_CONF=$CONF timeout 10 sinfo -h -N -o '%N %T' 2>/dev/null || true; }
 nodes_ready() {
     local s
@@ -381,13 +291,7 @@ anchor_ready() {  # anchor_ready NODE: its namespaces are set up (fails at once 
 }
 
 fail_start() {
-    local f
-    printf '%s: error: %s\n' "$ME" "$1" >&2
-    for f in "$DIR/munge/munged.log" "$DIR/log/slurmctld.log" "$DIR"/log/slurmd-node*.log; do
-        [ -s "$f" ] && { echo "--- last lines of $f" >&2; tail -n 6 "$f" >&2; }
-    done
-    do_stop >/dev/null 2>&1 || true
-    exit 1
+    start_failed "$1" 6 "$DIR/munge/munged.log" "$DIR/log/slurmctld.log" "$DIR"/log/slurmd-node*.log
 }
 
 nodes_running() {  # the number of nodes of a cluster that is up, or nothing
@@ -414,9 +318,7 @@ do_start() {
     shared_paths
     prepare_dir
     write_files
-    env "$TAG=$DIR" munged --force --key-file="$DIR/munge/munge.key" --socket="$SOCK" \
-        --pid-file="$RUN/munged.pid" --log-file="$DIR/munge/munged.log" \
-        --seed-file="$DIR/munge/munged.seed" 2>>"$DIR/munge/munged.log" || fail_start "munged did not start"
+    start_munged
     for ((k = 1; k <= N; k++)); do
         env "$TAG=$DIR" setsid unshare --uts --mount --propagation private -- \
             "$DIR/bin/node-init" "node$k" "$DIR" "${SHARED[@]}" </dev/null >>"$DIR/log/node$k.log" 2>&1 &
@@ -436,7 +338,7 @@ do_start() {
     done
     wait_for "$timeout" nodes_ready ||
         fail_start "the nodes are not ready after ${timeout}s: $(states | tr '\n' ' ')"
-    say "up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}') s: $N nodes" \
+    say "up in $(elapsed "$t0" 2) s: $N nodes" \
         "node[1-$N] ($CPUS CPUs each on a machine of $(nproc)), partition debug, slurmctld port $PORT, $DIR"
     say "use it with: eval \"\$($0 env $DIR)\""
 }

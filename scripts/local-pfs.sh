@@ -31,10 +31,9 @@ ME=local-pfs
 TAG=PARIO_LOCAL_PFS            # set in the daemons' environment: finds them after a crash
 MARK=.pario-local-pfs          # marks a directory as ours, so start never writes elsewhere
 CGROOT=/sys/fs/cgroup/blkio
-
-say() { printf '%s: %s\n' "$ME" "$*"; }
-die() { printf '%s: error: %s\n' "$ME" "$1" >&2; exit "${2:-1}"; }
-have() { command -v "$1" >/dev/null 2>&1; }
+POLL=0.1       # wait_for's interval: its conditions run the ceph command
+# shellcheck source=lib/local-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/local-common.sh"
 
 usage() {
     echo "usage: $0 start [--servers N] [--cap RATE] [--object-size SIZE] [--dir DIR] | stop|status|env [--dir DIR]" >&2
@@ -75,22 +74,6 @@ bytes_of() {  # bytes_of 50m -> 52428800 (k, m, g: powers of 1024); nothing when
 
 # ---- processes ------------------------------------------------------------------------------
 
-alive() {  # alive PID: exists and is not a zombie (a killed daemon can linger as <defunct>)
-    local state
-    [ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] || return 1
-    state=$(awk '{sub(/.*\) /, ""); print $1}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-
-tagged() {  # every live process of this instance, this shell excepted
-    local f pid
-    while read -r f; do
-        pid=${f#/proc/}; pid=${pid%/environ}
-        [ "$pid" != $$ ] && [ "$pid" != "$BASHPID" ] && alive "$pid" && echo "$pid"
-    done < <(grep -lzxF "$TAG=$DIR" /proc/[0-9]*/environ 2>/dev/null)
-    return 0
-}
-
 tagged_named() {  # tagged_named COMM: the tagged processes of that command name
     local pid
     for pid in $(tagged); do
@@ -101,44 +84,26 @@ tagged_named() {  # tagged_named COMM: the tagged processes of that command name
 
 mounted() { grep -qF " $MNT fuse.ceph-fuse " /proc/self/mounts 2>/dev/null || awk -v m="$MNT" '$2 == m {f = 1} END {exit !f}' /proc/self/mounts; }
 
-wait_for() {  # wait_for SECONDS COMMAND...: poll every 0.1 s
-    local end=$((SECONDS + $1))
-    shift
-    while ! "$@"; do
-        [ $SECONDS -lt $end ] || return 1
-        sleep 0.1
-    done
-}
-
 ceph_() { timeout 30 ceph -c "$CONF" --connect-timeout 20 "$@"; }
 
 # ---- start ----------------------------------------------------------------------------------
 
 check_machine() {
-    local t missing=() pkgs=()
+    local t
     for t in ceph-mon:ceph-mon ceph-osd:ceph-osd ceph-mds:ceph-mds ceph-fuse:ceph-fuse ceph:ceph-common \
              ceph-authtool:ceph-common monmaptool:ceph-common setfattr:attr getfattr:attr; do
-        have "${t%%:*}" || { missing+=("${t%%:*}"); pkgs+=("${t#*:}"); }
+        need "${t%%:*}" "${t#*:}"
     done
-    if [ ${#missing[@]} -gt 0 ]; then
-        printf '%s: error: Ceph is not installed (missing: %s)\n' "$ME" "${missing[*]}" >&2
-        printf '%s: install it (Debian, Ubuntu) with: apt-get install -y --no-install-recommends %s fuse3\n' "$ME" \
-            "$(printf '%s\n' "${pkgs[@]}" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//')" >&2
-        exit 3
-    fi
+    missing_exit Ceph it fuse3
     [ "$(id -u)" = 0 ] || die "needs root (the daemons and a FUSE mount of another user's file system; cgroups)" 4
     [ -c /dev/fuse ] && [ -r /dev/fuse ] && [ -w /dev/fuse ] ||
         die "no usable /dev/fuse (a container needs --device /dev/fuse): ceph-fuse cannot mount" 4
 }
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
 pick_port() {  # sets PORT: the monitor's v2 port; v1 is PORT+1; daemons bind PORT+2..PORT+99
     local p
     if [ -n "${PARIO_PFS_PORT:-}" ]; then
-        PORT=$PARIO_PFS_PORT
-        [[ $PORT =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1024 ] && [ "$PORT" -le 65000 ] ||
-            die "PARIO_PFS_PORT=$PORT is not a port number from 1024 to 65000" 2
+        port_setting PARIO_PFS_PORT 2
         port_free "$PORT" && port_free $((PORT + 1)) || die "port $PORT or $((PORT + 1)) is in use (PARIO_PFS_PORT)"
         return
     fi
@@ -219,15 +184,7 @@ client oc size = 33554432
 EOF
 }
 
-fail_start() {
-    local f
-    printf '%s: error: %s\n' "$ME" "$1" >&2
-    for f in "$DIR"/log/*.log; do
-        [ -s "$f" ] && { echo "--- last lines of $f" >&2; tail -n 5 "$f" >&2; }
-    done
-    do_stop >/dev/null 2>&1 || true
-    exit 1
-}
+fail_start() { start_failed "$1" 5 "$DIR"/log/*.log; }
 
 spawn() {  # spawn CGROUP|- COMMAND...: run a daemon tagged (and in CGROUP when given)
     local cg=$1
@@ -253,9 +210,7 @@ do_start() {
             die "--cap $CAP: give a rate per server of at least 1m, e.g. --cap 50m (MiB/s)" 2
     fi
     check_machine
-    if [ -d "$DIR" ] && [ ! -e "$DIR/$MARK" ] && [ -n "$(ls -A "$DIR" 2>/dev/null)" ]; then
-        die "$DIR is not empty and was not made by local-pfs.sh; give a new or empty directory (--dir)" 2
-    fi
+    check_dir_ours " (--dir)" 2
     [ -z "$(tagged)" ] && ! mounted || do_stop >/dev/null   # a file system is there: begin from nothing
     mkdir -p "$DIR"
     touch "$DIR/$MARK"
@@ -320,7 +275,7 @@ do_start() {
         fail_start "could not set the default layout on $MNT"
     printf '%s\n' "$SERVERS" >"$DIR/servers"
     printf '%s\n' "${CAP:-none}" >"$DIR/cap"
-    say "up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s: CephFS, 1 monitor" \
+    say "up in $(elapsed "$t0" 1) s: CephFS, 1 monitor" \
         "(port $PORT), $SERVERS object servers${CAP:+ capped at $CAP/s each (blkio, disk $DISK)}, 1 metadata server"
     say "new files: stripe_unit=1m stripe_count=1 object_size=$OBJECT_SIZE (getfattr -n ceph.dir.layout $MNT)"
     say "mounted at $MNT"
@@ -391,9 +346,4 @@ do_env() {
     printf 'export PARIO_PFS_DIR=%q\nexport PARIO_PFS_MOUNT=%q\nexport CEPH_CONF=%q\n' "$DIR" "$MNT" "$CONF"
 }
 
-case $CMD in
-    start) do_start ;;
-    stop) do_stop ;;
-    status) do_status ;;
-    env) do_env ;;
-esac
+"do_$CMD"   # start, stop, status or env: checked above

@@ -23,10 +23,9 @@ PATH="$PATH:/usr/sbin:/sbin"   # the daemons live in sbin, which a user's PATH m
 ME=local-slurm
 TAG=PARIO_LOCAL_SLURM          # set in the daemons' environment: finds them after a crash
 MARK=.pario-local-slurm        # marks a directory as ours, so start never writes elsewhere
-
-say() { printf '%s: %s\n' "$ME" "$*"; }
-die() { printf '%s: error: %s\n' "$ME" "$1" >&2; exit "${2:-1}"; }
-have() { local p; p=$(command -v "$1" 2>/dev/null) && [ -f "$p" ] && [ -x "$p" ]; }
+TAGGED_ALSO=stepds             # tagged() also lists this instance's slurmstepd
+# shellcheck source=lib/local-common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/local-common.sh"
 
 usage() {
     echo "usage: $0 start|stop|status|env [DIR]   (DIR defaults to \$PARIO_SLURM_DIR)" >&2
@@ -45,40 +44,14 @@ RUN=$DIR/run
 
 # ---- processes ------------------------------------------------------------------------------
 
-alive() {  # alive PID: exists and is not a zombie (a killed munged can linger as <defunct>)
-    local state
-    [ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] || return 1
-    state=$(awk '{sub(/.*\) /, ""); print $1}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-
-ours() {  # ours PID: a live process started by this script for this DIR (pid files can be stale)
-    alive "$1" && grep -qzxF "$TAG=$DIR" "/proc/$1/environ" 2>/dev/null
-}
-
-pid_of() {  # pid_of NAME: the pid in NAME's pid file if that process is ours
-    local pid
-    pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 1
-    ours "$pid" && echo "$pid"
-}
-
 stepds() {  # slurmstepd of this instance: setproctitle blanks its environment, but it keeps
     local f pid  # the slurmd log of this directory open
     for pid in $(grep -lxF slurmstepd /proc/[0-9]*/comm 2>/dev/null | tr -dc '0-9\n'); do
+        alive "$pid" || continue
         for f in /proc/"$pid"/fd/*; do
             [ "$(readlink "$f" 2>/dev/null)" = "$DIR/log/slurmd.log" ] && { echo "$pid"; break; }
         done
     done
-    return 0
-}
-
-tagged() {  # every live process of this instance (daemons, slurmstepd), this shell excepted
-    local f pid
-    while read -r f; do
-        pid=${f#/proc/}; pid=${pid%/environ}
-        [ "$pid" != $$ ] && alive "$pid" && echo "$pid"
-    done < <(grep -lzxF "$TAG=$DIR" /proc/[0-9]*/environ 2>/dev/null)
-    for pid in $(stepds); do alive "$pid" && echo "$pid"; done
     return 0
 }
 
@@ -99,14 +72,6 @@ descendants() {  # descendants PID: its children, their children, ... (from /pro
             fi
         done
     done
-}
-
-end_pid() {  # end_pid PID SECONDS: SIGTERM, wait, then SIGKILL
-    local pid=$1 i
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for ((i = 0; i < $2 * 10; i++)); do alive "$pid" || return 0; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do alive "$pid" || return 0; sleep 0.1; done
 }
 
 end_leftovers() {  # slurmstepd of steps that did not end (slurmctld died?) and their jobs
@@ -131,36 +96,20 @@ node_state() {  # the node's state as sinfo says it, or nothing when slurmctld d
 }
 
 all_up() {
-    pid_of munged >/dev/null && pid_of slurmctld >/dev/null && pid_of slurmd >/dev/null &&
+    pid_of munged.pid >/dev/null && pid_of slurmctld.pid >/dev/null && pid_of slurmd.pid >/dev/null &&
         case $(node_state) in idle* | mixed* | allocated* | completing*) true ;; *) false ;; esac
 }
 
 # ---- start ----------------------------------------------------------------------------------
 
 check_installed() {
-    local t missing=() pkgs=()
-    have slurmctld || { missing+=(slurmctld); pkgs+=(slurmctld); }
-    have slurmd || { missing+=(slurmd); pkgs+=(slurmd); }
-    for t in sinfo srun sbatch salloc squeue scontrol scancel; do
-        have "$t" || { missing+=("$t"); pkgs+=(slurm-client); }
-    done
-    for t in munged munge unmunge; do have "$t" || { missing+=("$t"); pkgs+=(munge); }; done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    printf '%s: error: Slurm or MUNGE is not installed (missing: %s)\n' "$ME" "${missing[*]}" >&2
-    printf '%s: install them (Debian, Ubuntu) with: apt-get install -y --no-install-recommends %s\n' "$ME" \
-        "$(printf '%s\n' "${pkgs[@]}" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//')" >&2
-    exit 3
-}
-
-port_free() {  # nothing accepts a connection on 127.0.0.1:PORT
-    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+    need_slurm
+    missing_exit "Slurm or MUNGE" them
 }
 
 pick_ports() {  # sets PORT (slurmctld) and PORT+1 (slurmd)
     if [ -n "${PARIO_SLURM_PORT:-}" ]; then
-        PORT=$PARIO_SLURM_PORT
-        [[ $PORT =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1024 ] && [ "$PORT" -le 65000 ] ||
-            die "PARIO_SLURM_PORT=$PORT is not a port number from 1024 to 65000"
+        port_setting PARIO_SLURM_PORT 1
         if ! { port_free "$PORT" && port_free $((PORT + 1)); }; then
             die "port $PORT or $((PORT + 1)) is in use (PARIO_SLURM_PORT); choose another"
         fi
@@ -175,8 +124,7 @@ pick_ports() {  # sets PORT (slurmctld) and PORT+1 (slurmd)
 machine() {  # sets CPUS_LINE and MEM from what slurmd detects (so the node is never drained)
     local hw
     hw=$(slurmd -C 2>/dev/null | head -n1) || hw=""
-    MEM=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$hw")
-    [ -n "$MEM" ] || MEM=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
+    MEM=$(mem_of "$hw")
     if [ -n "${PARIO_SLURM_CPUS:-}" ]; then
         [[ $PARIO_SLURM_CPUS =~ ^[1-9][0-9]*$ ]] ||
             die "PARIO_SLURM_CPUS=$PARIO_SLURM_CPUS is not a positive number of CPUs"
@@ -190,8 +138,7 @@ machine() {  # sets CPUS_LINE and MEM from what slurmd detects (so the node is n
 }
 
 write_conf() {
-    local user node
-    user=$(id -un)
+    local node
     # The node is named like the host when the name is plain, so Slurm's node lists and
     # MPI_Get_processor_name agree; it is reached over loopback whatever the name resolves to.
     node=$(uname -n); node=${node%%.*}
@@ -202,16 +149,9 @@ write_conf() {
     machine
     pick_ports
     : >"$DIR/plugstack.conf"   # no SPANK plugins of the machine's /etc/slurm
-    cat >"$CONF.new" <<EOF
-# Generated by scripts/local-slurm.sh at every start; edits are lost.
-ClusterName=pario
-SlurmctldHost=localhost
-SlurmUser=$user
-SlurmdUser=$user
-AuthType=auth/munge
-AuthInfo=socket=$SOCK
-CredType=cred/munge
-StateSaveLocation=$DIR/state
+    {
+        slurm_conf_head pario
+        cat <<EOF
 SlurmdSpoolDir=$DIR/spool
 # The PMIx plugin's per-step client directory (spmix_appdir_UID_JOB.STEP) goes under TmpFS, /tmp by
 # default: two of these clusters on one machine (a test run beside a CI run), or one after a cluster
@@ -224,36 +164,19 @@ SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd.log
 SlurmctldPort=$PORT
 SlurmdPort=$((PORT + 1))
-PlugStackConfig=$DIR/plugstack.conf
-# No cgroups: the machine (a container, CI) may not delegate them.
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SchedulerType=sched/backfill
-# Start a batch job within a second of its submission, not up to 3 s after the previous one
-# (batch_sched_delay, default 3): tests submit jobs one after another.
-SchedulerParameters=batch_sched_delay=0
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-SlurmdTimeout=60
-InactiveLimit=0
-KillWait=${PARIO_SLURM_KILLWAIT:-5}
-MinJobAge=300
+EOF
+        slurm_conf_policy "${PARIO_SLURM_KILLWAIT:-5}"
+        cat <<EOF
 ${PARIO_SLURM_CPUS:+SlurmdParameters=config_overrides}
 NodeName=$node NodeAddr=127.0.0.1 $CPUS_LINE RealMemory=$MEM State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
+    } >"$CONF.new"
     mv "$CONF.new" "$CONF"
 }
 
 prepare_dir() {
-    if [ -d "$DIR" ] && [ ! -e "$DIR/$MARK" ] && [ -n "$(ls -A "$DIR" 2>/dev/null)" ]; then
-        die "$DIR is not empty and was not made by local-slurm.sh; give a new or empty directory"
-    fi
+    check_dir_ours "" 1
     # Unix socket paths are limited to 107 bytes; slurmstepd's live in the spool directory.
     [ ${#DIR} -le 64 ] || die "directory path too long for Slurm's and munge's sockets (${#DIR} > 64 characters): $DIR"
     mkdir -p "$DIR"/{munge,state,spool,log,run,tmp}
@@ -261,37 +184,13 @@ prepare_dir() {
     # munged needs every directory above its socket searchable by all; with --force it only
     # warns when a parent (a 0700 temporary directory) is not.
     chmod 755 "$DIR" "$DIR/munge"
-    if [ ! -s "$DIR/munge/munge.key" ]; then
-        if have mungekey; then
-            mungekey --create --keyfile="$DIR/munge/munge.key"
-        else
-            dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 status=none
-        fi
-    fi
-    chmod 400 "$DIR/munge/munge.key"
+    munge_key
 }
 
-wait_for() {  # wait_for SECONDS COMMAND...: poll every 0.05 s
-    local end=$((SECONDS + $1))
-    shift
-    while ! "$@"; do
-        [ $SECONDS -lt $end ] || return 1
-        sleep 0.05
-    done
-}
-
-munge_ok() { munge -n -S "$SOCK" 2>/dev/null | unmunge -S "$SOCK" >/dev/null 2>&1; }
-ctld_ok() { [[ $(SLURM_CONF=$CONF timeout 5 scontrol ping 2>/dev/null) == *"is UP"* ]]; }
 node_ready() { case $(node_state) in idle* | mixed* | allocated*) true ;; *) false ;; esac; }
 
 fail_start() {
-    local f
-    printf '%s: error: %s\n' "$ME" "$1" >&2
-    for f in "$DIR/munge/munged.log" "$DIR/log/slurmctld.log" "$DIR/log/slurmd.log"; do
-        [ -s "$f" ] && { echo "--- last lines of $f" >&2; tail -n 8 "$f" >&2; }
-    done
-    do_stop >/dev/null 2>&1 || true
-    exit 1
+    start_failed "$1" 8 "$DIR/munge/munged.log" "$DIR/log/slurmctld.log" "$DIR/log/slurmd.log"
 }
 
 do_start() {
@@ -306,10 +205,7 @@ do_start() {
     local t0 timeout=${PARIO_SLURM_TIMEOUT:-30}
     t0=$(date +%s.%N)
     rm -f "$SOCK" "$RUN"/*.pid
-    env "$TAG=$DIR" munged --force --key-file="$DIR/munge/munge.key" --socket="$SOCK" \
-        --pid-file="$RUN/munged.pid" --log-file="$DIR/munge/munged.log" \
-        --seed-file="$DIR/munge/munged.seed" 2>>"$DIR/munge/munged.log" ||
-        fail_start "munged did not start"
+    start_munged
     wait_for "$timeout" munge_ok || fail_start "munged does not answer on $SOCK"
     # After a crash the saved state holds jobs whose processes are gone, and slurmctld would
     # bring them back as running or requeue them; only a clean stop keeps the state (and with
@@ -324,7 +220,7 @@ do_start() {
         fail_start "slurmd did not start"
     wait_for "$timeout" node_ready ||
         fail_start "node $NODE is not ready after ${timeout}s (state: $(node_state))"
-    say "up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}') s:" \
+    say "up in $(elapsed "$t0" 2) s:" \
         "cluster pario, partition debug, node $NODE ($CPUS_LINE, RealMemory=$MEM)," \
         "slurmctld port $PORT"
     say "use it with: export SLURM_CONF=$CONF"
@@ -338,7 +234,7 @@ do_stop() {
         say "not running ($DIR)"
         return 0
     fi
-    if pid_of slurmctld >/dev/null && ctld_ok; then
+    if pid_of slurmctld.pid >/dev/null && ctld_ok; then
         clean=yes
         # Steps outlive slurmd by design, so the jobs go first; the wait covers KillWait.
         jobs=$(SLURM_CONF=$CONF squeue -h -o %A 2>/dev/null | sort -u | tr '\n' ' ')
@@ -353,14 +249,14 @@ do_stop() {
         fi
     fi
     for name in slurmd slurmctld; do
-        pid=$(pid_of "$name") && end_pid "$pid" 10
+        pid=$(pid_of "$name.pid") && end_pid "$pid" 10
     done
     # Anything but munged still running now means the jobs did not end cleanly.
     # (not `grep -q`: with pipefail, its early exit can fail the pipe)
     left=$(tagged | grep -vxF "$(cat "$RUN/munged.pid" 2>/dev/null || echo none)" || true)
     [ -z "$left" ] || clean=""
     end_leftovers
-    pid=$(pid_of munged) && end_pid "$pid" 10
+    pid=$(pid_of munged.pid) && end_pid "$pid" 10
     left=$(tagged | tr '\n' ' ')
     [ -z "${left// /}" ] || die "processes still running after stop: $left"
     rm -f "$RUN"/*.pid "$SOCK" "$SOCK.lock" 2>/dev/null || true
@@ -371,7 +267,7 @@ do_stop() {
 do_status() {
     local name pid rc=0 state
     for name in munged slurmctld slurmd; do
-        if pid=$(pid_of "$name"); then
+        if pid=$(pid_of "$name.pid"); then
             say "$name running (pid $pid)"
         else
             say "$name not running"; rc=1
@@ -382,7 +278,7 @@ do_status() {
     [ -z "${extra// /}" ] || say "other processes of this instance: $extra"
     if [ -r "$CONF" ]; then
         # Without slurmctld, sinfo would take 9 s to say so.
-        state=""; pid_of slurmctld >/dev/null && state=$(node_state)
+        state=""; pid_of slurmctld.pid >/dev/null && state=$(node_state)
         say "node: ${state:-no answer from slurmctld}"
         case $state in idle* | mixed* | allocated* | completing*) ;; *) rc=1 ;; esac
     fi
@@ -394,9 +290,4 @@ do_env() {
     printf 'export SLURM_CONF=%q\nexport PARIO_SLURM_DIR=%q\n' "$CONF" "$DIR"
 }
 
-case $CMD in
-    start) do_start ;;
-    stop) do_stop ;;
-    status) do_status ;;
-    env) do_env ;;
-esac
+"do_$CMD"   # start, stop, status or env: checked above

@@ -330,6 +330,27 @@ def test_collective_buffering_is_judged_where_it_moves_data():
     assert "collective-buffering-writes" not in found(_coll_file(8, 4, small, float(mean * mean)))
 
 
+def test_collective_buffering_on_reads_says_reads():
+    """The reads' fix said 'each rank then writes its own block directly' (an HDF5 program's read back)."""
+    nbytes = 16 * MIB
+    m = Rec(module="mpiio", path="/d/shared", rank=-1, nprocs=4, opens=4, reads=16, coll_reads=16, indep_reads=0,
+            bytes_read=nbytes, read_time=0.4, read_sizes=Sizes(exact={MIB: 16}), variance_bytes=0.0,
+            fastest_rank_bytes=nbytes // 4, slowest_rank_bytes=nbytes // 4)
+    p = Rec(module="posix", path="/d/shared", rank=-1, nprocs=4, opens=4, reads=16, bytes_read=nbytes, read_time=0.3,
+            variance_bytes=float(4 * MIB * 4 * MIB), fastest_rank_bytes=nbytes // 4, slowest_rank_bytes=nbytes // 4)
+    fix = found(ctx_of([p, m], nprocs=4))["collective-buffering-reads"][0].fix.text
+    assert "each rank then reads its own block directly" in fix and "writes" not in fix, fix
+
+
+def test_one_left_out_file_is_one_file():
+    from pario.report.advice_text import header
+    said = header({"source": "x.log", "format": "pario", "nprocs": 4, "run_time": 1.0, "io_time": 0.1,
+                   "apart_files": {"MPI implementation helper files": ["<MPI runtime files>"],
+                                   "interpreter, library and system files": ["/", "/tmp"]}})
+    assert "left out: 1 MPI implementation helper file, e.g. <MPI runtime files>" in said, said
+    assert "left out: 2 interpreter, library and system files, e.g. /" in said, said
+
+
 # ---- the unasked budget: each log's own ----
 
 def test_the_unasked_budget_is_each_logs_own(tmp_path, monkeypatch):

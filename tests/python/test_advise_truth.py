@@ -310,6 +310,24 @@ def test_uneven_bytes_and_a_slow_rank_name_their_cause():
     assert "stragglers" not in found(c) and any("not known" in n for n in c.notes)
 
 
+def test_a_program_and_its_children_are_processes_not_ranks():
+    """python3 through pyenv's shims: 50 shell processes, then the interpreter (process 50) does all the
+    I/O. Not 51 ranks: no 'one rank does 100% of the I/O', and pario buffer without -n 51 (it would start
+    51 copies of the program)."""
+    recs = [writes("/d/so.dat", 3000, 100, rank=50)] + [Rec(module="posix", path=f"/d/conf{k}", rank=k, opens=1,
+                                                            reads=1, bytes_read=10) for k in range(50)]
+    got = found(ctx_of(recs, nprocs=51, no_mpi=True))
+    assert "one-rank-io" not in got and "stragglers" not in got
+    fix = got["posix-small-writes"][0].fix
+    assert "(100%) to 1 file are smaller" in got["posix-small-writes"][0].evidence.text   # was '1 file(s)'
+    assert fix.command.startswith("pario buffer --size ") and fix.command.endswith(" -- ./app"), fix.command
+    assert "pario buffer -n" in (found(ctx_of(recs, nprocs=51))["posix-small-writes"][0].fix.command or "")
+    from pario.report.advice_text import header
+    said = header({"source": "so.log", "format": "pario", "nprocs": 51, "no_mpi": True, "run_time": 0.5,
+                   "io_time": 0.01})
+    assert "51 processes (the program and its children; none called MPI_Init), 500.0 ms run" in said[1], said
+
+
 def test_copies_of_a_program_that_never_called_mpi_init():
     recs = [writes("/d/out", 16, MIB, rank=k) for k in range(4)]
     c = ctx_of(recs, nprocs=4, copies=4)

@@ -217,7 +217,8 @@ def test_on_cephfs_the_server_count_shapes_every_file_of_two_objects_or_more(tmp
     # CRUSH draws each object's server: 2 objects on 4 servers load the busiest with 1.25 of them, on
     # 8 servers with 1.125; the count matters although the stripes do not outnumber the servers
     path = _sys(tmp_path, '[fs]\nkind = "cephfs"\nservers = { value = 4, status = "assumed", source = "x" }\n'
-                          'server_bw = "100 MB/s"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n')
+                          'server_bw = "100 MB/s"\nobject_size = "128m"\n[nodes]\nprocess_bw = "10 GiB/s"\n'
+                          'node_bw = "10 GiB/s"\n')
     s = system.load(path)
     one = for_pattern(s, _pattern(1, 2, {"stripe_count": 1}, backend="posix", block="64m"))
     two = for_pattern(s, _pattern(1, 2, {"stripe_count": 2}, backend="posix", block="64m"))
@@ -227,6 +228,63 @@ def test_on_cephfs_the_server_count_shapes_every_file_of_two_objects_or_more(tmp
     more = for_pattern(s.with_values({"servers": 8}, status="stated"),
                        _pattern(1, 2, {"stripe_count": 2}, backend="posix", block="64m"))
     assert more.seconds < two.seconds
+
+
+def test_ranks_sharing_a_file_through_mpiio_pay_its_collective_open_and_close(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\n[mpiio]\ncollective_call_cost = "2 ms"\n')
+    s = system.load(path)
+    assert s["open_cost"] == pytest.approx(4e-3) and s.params["open_cost"].source.startswith("as ")
+    assert s.with_values({"collective_call_cost": 5e-3})["open_cost"] == pytest.approx(1e-2)  # follows its fit
+    measured = s.with_values({"open_cost": 0.02})
+    shared = for_pattern(measured, _pattern(1, 2, backend="mpiio", block="1m", transfer="1m"))
+    assert [t.seconds for t in shared.costs if t.name == "collective open"] == [pytest.approx(0.02)]
+    for other in (dict(backend="posix"), dict(backend="mpiio", strategy="fpp")):   # no collective open
+        pred = for_pattern(measured, _pattern(1, 2, block="1m", transfer="1m", **other))
+        assert "collective open" not in [t.name for t in pred.costs]
+
+
+def test_a_local_page_cache_takes_writes_below_its_dirty_limit_at_the_writers_own_rate(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\nserver_bw = "200 MB/s"\n[nodes]\ncores = 2\n'
+                          'process_bw = "1 GB/s"\ndirty_limit = "3g"\n')
+    s = system.load(path)
+    one = for_pattern(s, _pattern(1, 1, backend="posix", strategy="fpp", block="128m"))
+    two = for_pattern(s, _pattern(1, 2, backend="posix", strategy="fpp", block="64m"))
+    four = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
+    assert one.binding == two.binding == "per-process" and "servers" not in [t.name for t in one.limits]
+    assert two.seconds == pytest.approx(one.seconds / 2, rel=0.01)          # two cores copy at once
+    assert four.seconds == pytest.approx(two.seconds, rel=0.01)             # four ranks share the two cores
+    flushed = for_pattern(s, _pattern(1, 1, backend="posix", strategy="fpp", block="128m", fsync=True))
+    big = for_pattern(s, _pattern(1, 1, backend="posix", strategy="fpp", block="4g", transfer="4m"))
+    assert flushed.binding == big.binding == "servers"                      # the device paces them
+
+
+def test_calibrate_reads_the_dirty_limit_from_proc(tmp_path):
+    from pario.predict import calibrate
+    (tmp_path / "sys" / "vm").mkdir(parents=True)
+    for name, value in (("dirty_ratio", 20), ("dirty_background_ratio", 10), ("dirty_bytes", 0),
+                        ("dirty_background_bytes", 0)):
+        (tmp_path / "sys" / "vm" / name).write_text(f"{value}\n")
+    (tmp_path / "meminfo").write_text("MemTotal: 24000000 kB\nMemAvailable: 20971520 kB\n")
+    limit, how = calibrate.dirty_limit(str(tmp_path))
+    assert limit == 3 << 30 and "dirty_ratio 20" in how
+    assert calibrate.dirty_limit(str(tmp_path / "nowhere")) is None
+
+
+def test_a_cephfs_file_is_its_objects_not_its_stripe_count(tmp_path):
+    from pario.platform.cephfs import objects_of
+    mib = 1 << 20
+    assert objects_of(128 * mib, 1, mib, 128 * mib) == 1 and objects_of(128 * mib, 1, mib, 4 * mib) == 32
+    assert objects_of(128 * mib, 4, mib, 128 * mib) == 4 and objects_of(10 * mib, 4, 4 * mib, 4 * mib) == 3
+    path = _sys(tmp_path, '[fs]\nkind = "cephfs"\nservers = 4\nserver_bw = "50 MiB/s"\nstripe_size = "1m"\n'
+                          'object_size = "128m"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n')
+    s = system.load(path)
+
+    def secs(**run):
+        return for_pattern(s, _pattern(1, 4, run, backend="posix", block="32m", fsync=True)).seconds
+    one = secs()                                                  # 128 MiB in one 128 MiB object: one server
+    assert one == pytest.approx(128 / 50, rel=0.01)
+    assert secs(object_size=4 * mib) < one / 2                    # 32 objects: CRUSH spreads them
+    assert secs(stripe_count=10) < secs(stripe_count=4) < one     # 10 objects on 4 servers: not capped at 4
 
 
 def test_lock_conflicts_spread_over_stripe_objects_are_flagged():

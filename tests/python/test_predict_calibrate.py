@@ -14,7 +14,7 @@ from pario.predict import calibrate, model, system
 
 MIB = 1 << 20
 TRUE = {"process_bw": 2e9, "server_bw": 8e8, "collective_call_cost": 1e-3, "call_latency": 4e-6,
-        "file_cost": 5e-4, "copy_bw": 4e9}
+        "file_cost": 5e-4, "copy_bw": 4e9, "open_cost": 0.015}
 SLOW = [1.0, 3.0, 1.0, 1.0, 1.0]           # one slow round of five: the medians do not see it
 
 
@@ -53,7 +53,7 @@ def test_probes_alternate_and_one_slow_round_moves_the_spread_not_the_median(tmp
     firsts = ["fpp-1", "fpp-n", "coll", "md", "small"]
     assert calls[:5] == firsts and calls[5:10] == firsts[::-1] and len(calls) == 25
     got = system.load(path)
-    for name in ("server_bw", "file_cost", "call_latency"):
+    for name in ("server_bw", "file_cost", "call_latency", "open_cost"):
         p = got.params[name]
         assert p.status == "calibrated" and "5 rounds" in p.how
         assert p.value == pytest.approx(truth[name], rel=0.1)       # the median round: the truth
@@ -101,3 +101,50 @@ def test_the_mpiio_in_effect_is_stated_from_cray_mpichs_environment_or_pario_sta
     assert calibrate._mpiio() == (None, "")
     monkeypatch.setenv("CRAY_MPICH_VERSION", "8.1.23")  # the cray-mpich module: its MPI-IO, whatever the launcher
     assert calibrate._mpiio()[0] == "cray"
+
+
+AUTHOR = '''# Our cluster, as the site's web page states it.
+[system]
+name = "ours"   # the name in our tickets
+
+[fs]
+kind = "local"
+# one NVMe per node
+servers = 1
+server_bw = "2 GB/s"   # the vendor's figure: calibration replaces it
+
+[nodes]
+cores = 2
+'''
+
+
+def _calibrate(tmp_path, monkeypatch, text: str) -> tuple[str, str]:
+    truth = _truth(tmp_path)
+    monkeypatch.setattr(calibrate, "_bench", _fake_bench(truth, [], [1.0] * 5))
+    monkeypatch.setattr(calibrate, "site_facts", lambda d, k: {})
+    monkeypatch.setattr("pario.platform.stack.mpi_facts", lambda mpirun, io: {"available": False})
+    path = tmp_path / "ours.toml"
+    path.write_text(text)
+    args = argparse.Namespace(system=str(path), dir=str(tmp_path / "scratch"), ranks_per_node=2, reps=1, rounds=1)
+    assert calibrate.calibrate(args) == 0
+    return path.read_text(), str(path)
+
+
+def test_calibrate_keeps_the_authors_comments_and_replaces_only_its_figures(tmp_path, monkeypatch, capsys):
+    text, path = _calibrate(tmp_path, monkeypatch, AUTHOR)
+    for kept in ("# Our cluster, as the site's web page states it.", 'name = "ours"   # the name in our tickets',
+                 "# one NVMe per node", "servers = 1\n", "# the vendor's figure: calibration replaces it"):
+        assert kept in text
+    assert '"2 GB/s"' not in text and text.index("[fs]") < text.index("server_bw = {") < text.index("[nodes]")
+    got = system.load(path)
+    assert got.status("server_bw") == "calibrated" and got["server_bw"] == pytest.approx(TRUE["server_bw"], rel=0.1)
+    assert got.status("file_cost") == "calibrated"                   # a figure the author had not written: added
+    assert open(path + ".orig").read() == AUTHOR
+    assert "its other lines and comments kept" in capsys.readouterr().out
+
+
+def test_a_file_it_cannot_edit_line_by_line_is_written_whole_and_says_so(tmp_path, monkeypatch, capsys):
+    text, path = _calibrate(tmp_path, monkeypatch, '# dotted keys\nfs.kind = "local"\nfs.servers = 1\n')
+    assert "# dotted keys" not in text and system.load(path).status("server_bw") == "calibrated"
+    out = capsys.readouterr().out
+    assert "its comments are gone" in out and ".orig" in out

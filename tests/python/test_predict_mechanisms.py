@@ -78,3 +78,13 @@ def test_shared_cores_of_an_oversubscribed_node():
     assert m.shared_cores(2, 2) == 1.0
     assert m.shared_cores(4, 2) == 0.5
     assert m.shared_cores(64, None) == 1.0
+
+
+def test_the_dirty_freerun_ceiling_is_halfway_between_the_background_and_dirty_thresholds():
+    gib = 1 << 30
+    assert m.dirty_freerun(20 * gib, 20, 10) == 3 * gib                 # (4 GiB + 2 GiB) / 2
+    assert m.dirty_freerun(20 * gib, 20, 10, limit_bytes=gib) == gib    # background above dirty: capped
+    assert m.page_cache_absorbs(128 << 20, 3 * gib, flushed=False)
+    assert not m.page_cache_absorbs(128 << 20, 3 * gib, flushed=True)   # fsync: the device paces them
+    assert not m.page_cache_absorbs(4 * gib, 3 * gib, flushed=False)    # beyond it: throttled
+    assert not m.page_cache_absorbs(128 << 20, None, flushed=False)     # nobody stated it

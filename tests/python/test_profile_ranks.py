@@ -27,6 +27,8 @@ def test_an_abort_names_the_lost_and_the_stopped_by_rank():
                                   "signal or a crash)"]
     lines = job_lines(summary(doc)["job"])
     assert "partial: ranks 0, 1, 3 were stopped by a signal; their counters end there" in lines, lines
+    # pario profile show says what pario profile warned of when it ran
+    assert any(line.startswith("rank 2 of 4 left no log") for line in lines), lines
     assert not any("10343" in line for line in lines)
 
 
@@ -39,3 +41,4 @@ def test_a_process_that_is_no_rank_is_named_by_pid():
 def test_a_program_without_mpi_init_under_four_ranks_is_four_copies():
     doc = job_from_parts([_proc(-1, False) for _ in range(4)], {"command": ["./a.out"], "ranks": 4})
     assert ranks_said(doc, 4)[0].startswith("the program never called MPI_Init: 4 independent copies ran")
+    assert job_lines(summary(doc)["job"])[1].startswith("the program never called MPI_Init: 4 independent copies")

@@ -73,14 +73,14 @@ def test_srun_failure_in_one_line(lines, expect):
 
 
 def test_default_launcher_follows_the_allocation(monkeypatch):
-    monkeypatch.setattr(launchers.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(launchers, "which", lambda name: "/usr/bin/" + name)
     assert launchers.resolve(None, SALLOC) == "srun"
     assert launchers.resolve(None, {}) == "mpirun"
     assert launchers.resolve("mpirun", SALLOC) == "mpirun"
 
 
 def test_started_as_many_tasks_is_refused(monkeypatch):
-    monkeypatch.setattr(launchers.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(launchers, "which", lambda name: "/usr/bin/" + name)
     for key, value in {**SALLOC, "SLURM_STEP_ID": "0", "SLURM_STEP_NUM_TASKS": "2"}.items():
         monkeypatch.setenv(key, value)
     with pytest.raises(ParioError, match="one of 2 tasks of srun step 16.0"):

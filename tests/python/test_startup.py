@@ -98,8 +98,50 @@ def test_buffer_starts_its_program_without_the_catalogue_or_anything_heavy(tmp_p
                          text=True, env=env, check=True)
     modules = set(json.loads(out.stdout.splitlines()[-1]))
     assert sorted(m for m in heavy(modules) if not m.startswith(("pario.buffer", "pario.profile", "pario.run"))) == []
-    assert sorted(m for m in modules if m in ("pario.plan.inputs", "pario.platform.slurm", "dataclasses",
-                                               "subprocess", "jsonschema")) == []
+    assert sorted(m for m in modules if m in SPARED) == []
+
+
+# What a wrapper (`pario buffer -- PROG`, `pario profile [-o LOG] -- PROG`, one process) does not
+# load, each costing its start a few milliseconds of the 50 it may add (benchmarks/startup): the
+# typed-row catalogue (plan.inputs, settings.catalogue and their dataclasses), the Slurm module
+# outside an allocation, the schema validator (the parts of the run are merged without it), and the
+# standard modules a wrapper does without (typing: names imported under TYPE_CHECKING; subprocess:
+# run/child.py spawns; tempfile: platform/outfile.py's new_file and new_dir; shutil: cli/args.py
+# reads the terminal's width; textwrap: help only).
+SPARED = ("pario.plan.inputs", "pario.settings.catalogue", "pario.platform.slurm", "dataclasses", "jsonschema",
+          "typing", "subprocess", "tempfile", "shutil", "textwrap")
+
+PROFILED = """
+import json, sys
+from pario.cli import main
+code = main(json.loads(sys.argv[1]))
+print(json.dumps(sorted(sys.modules)))
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["-o", "true.log"], ["-n", "2"]], ids=["default log", "-o LOG", "-n 2"])
+def test_profile_runs_its_program_and_writes_the_log_without_the_catalogue_or_anything_heavy(tmp_path, tmp_path_factory,
+                                                                                              flags):
+    """`pario profile [-o LOG | -n 2] -- PROG`, from its start to its log written, loads no heavy
+    package and none of SPARED: its flags are checked by settings.values alone, mpirun's command
+    line is made without the Slurm module and dataclasses (platform.mpi's MPI is a plain class), the
+    run's parts are merged by the log reader alone. (-n asks `mpirun --version` which MPI it is:
+    through subprocess.)"""
+    from profile_support import preload_lib
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    env["PARIO_PRELOAD"] = preload_lib(tmp_path_factory)
+    words = ["profile", *flags, "--", "true"]
+    out = subprocess.run([sys.executable, "-c", PROFILED, json.dumps(words)], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, check=True)
+    assert f"profile of {'2 processes' if '-n' in flags else '1 process'} written to" in out.stderr, out.stderr
+    modules = set(json.loads(out.stdout.splitlines()[-1]))
+    mine = ("pario.buffer", "pario.profile", "pario.run", "pario.analysis.profile.logread",
+            "pario.analysis.profile.launch")
+    assert sorted(m for m in heavy(modules) if not m.startswith(mine) and m not in ("pario.analysis",
+                                                                                 "pario.analysis.profile")) == []
+    assert sorted(m for m in modules if m in SPARED and not (m == "subprocess" and "-n" in flags)) == []
 
 
 @pytest.mark.parametrize("words", [["--help", "bench"], ["-h", "tune"], ["--he", "results"]], ids=" ".join)

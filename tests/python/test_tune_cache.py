@@ -205,3 +205,10 @@ def test_a_submitted_session_is_judged_against_the_probe_its_jobs_ran(tmp_path):
     assert s.context["ceiling"]["source"] == f"probed inside the job's allocation (run {ids[1]})"
     w = verdict.conclude(s, space(), CASE, 4)
     assert w.cache["judged"] and w.cache["ceiling_mib"] == PROBED["write_mib"], w.cache
+    # and the terminal says what it was judged against: the header had no ceiling yet (tune --submit
+    # printed nothing of it)
+    out = io.StringIO()
+    show.ceiling_line(s, out)
+    said = " ".join(out.getvalue().split())
+    assert said.startswith("device ceiling (write, O_DIRECT probe inside the job's allocation, ") and \
+        f"{PROBED['write_mib']:.0f} MiB/s; the winner and the default are judged against it" in said, said

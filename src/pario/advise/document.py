@@ -46,7 +46,7 @@ def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranke
         "run_time": job.run_time, "io_time": io_time, "partial": list(job.partial), "ignored_files": list(job.ignored),
         "apart_files": {group: list(paths) for group, paths in job.apart.items()},
         "at_stake": at_stake,
-        "copies": job.copies, "launched": job.launched, "missing_ranks": list(job.missing_ranks),
+        "copies": job.copies, "no_mpi": job.no_mpi, "launched": job.launched, "missing_ranks": list(job.missing_ranks),
         "stack": stack_summary(job, stack, measured_in, system),
         "calibration": None if model is None else {
             "runs": model.runs, "where": model.where, "write": _line(model.write), "read": _line(model.read),

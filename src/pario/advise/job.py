@@ -152,6 +152,9 @@ class Job:
     # pario's library records, PnetCDF's own keys in the MPI-IO hints it passed)
     lib_files: dict[str, str] = field(default_factory=dict)
     copies: int = 0                 # a program that never called MPI_Init, started on this many ranks
+    # a pario log of one program that never called MPI_Init: nprocs counts its processes (itself and
+    # its children: a shell script, an interpreter's launcher), not ranks; never launched with -n
+    no_mpi: bool = False
     launched: int = 0               # ranks the launcher started (0: the log does not say)
     missing_ranks: list[int] = field(default_factory=list)   # ranks that left no log
     libs: list[Any] = field(default_factory=list)   # the I/O libraries' records (advise/libjob.py LibRec)

@@ -129,8 +129,9 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                                "its counters end where it stopped")
         dropped = int((proc.get("limits") or {}).get("dropped_records") or 0)
         if dropped:
-            job.partial.append(f"process {info.get('pid')} reached its memory bound: {dropped} file(s) folded "
-                               "into '<other files>' (pario profile --mem raises it)")
+            job.partial.append(f"process {info.get('pid')} reached its memory bound: {dropped} "
+                               f"file{'s' if dropped != 1 else ''} folded into '<other files>' (pario profile --mem "
+                               "raises it)")
         prank = info.get("rank")
         own_rank = prank if isinstance(prank, int) and prank >= 0 else index
         for module, mdoc in (proc.get("modules") or {}).items():
@@ -174,6 +175,7 @@ def _ranks_of(job: Job, procs: list[dict[str, Any]], launch: dict[str, Any], mpi
         copies = max(launched, len(given))
         if copies > 1:
             job.copies = copies
+        job.no_mpi = True
         return
     job.launched = max(launched, world, len(mpi_ranks))
     job.missing_ranks = sorted(set(range(job.launched)) - {int(r) for r in mpi_ranks})

@@ -15,9 +15,9 @@ parser needs (argparse, pario.cli.args, the typed rows of pario.plan.inputs); wh
 runs (rich, numpy, plotly, jinja2, optuna, the store, the analysis, report, tune and advise
 packages) is imported inside run() or the functions it calls, so that `pario NAME --help` and every
 other command stay fast: tests/python/test_startup.py fails otherwise. A command that wraps a
-program (buffer, profile) goes further, since its start is the program's: its flags look their rows
-up only when a value is given (cli.args.row, run_row), and buffer execs the program when nothing
-is left to do after it (benchmarks/startup has the figures).
+program (buffer, profile) goes further, since its start is the program's: its flags are checked by
+settings.values alone (cli.args.row: no catalogue is loaded), and buffer execs the program when
+nothing is left to do after it (benchmarks/startup has the figures).
 """
 from __future__ import annotations
 

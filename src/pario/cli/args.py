@@ -8,13 +8,16 @@ block. tests/python/test_inputs.py checks that no flag of any command takes a va
 from __future__ import annotations
 
 import argparse
+import os
 import re
-import textwrap
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+import sys
 
 from pario.model.errors import ParioError
 
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
 if TYPE_CHECKING:  # imported where a value is checked: `pario --version` and `pario --help` need neither
+    from typing import Any, Callable, NoReturn
+
     from pario.settings.catalogue import Setting
 
 
@@ -46,7 +49,17 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     column and wraps its text under its right one (or below it, when that column is far right), and
     a command continues with a backslash. tests/python/test_help_width.py checks every command."""
 
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        # argparse asks shutil.get_terminal_size for the width, and its parsers make a formatter for
+        # every flag they are given: the terminal's columns read as shutil reads them ($COLUMNS, else
+        # stdout's terminal, else 80) spare each command's start the import of shutil (and of the
+        # compression modules it loads)
+        super().__init__(prog, indent_increment, max_help_position, _columns() if width is None else width)
+
     def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap  # here: a command line that prints no help needs none
+
         out: list[str] = []
         prose: list[str] = []
 
@@ -68,7 +81,24 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return "\n".join(out)
 
 
+def _columns() -> int:
+    """shutil.get_terminal_size().columns, without shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stdout = sys.__stdout__
+    if columns <= 0 and stdout is not None:
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def _fit_line(line: str, width: int) -> list[str]:
+    import textwrap
+
     if len(line) <= width:
         return [line]
     lead = line[: len(line) - len(line.lstrip())]
@@ -159,11 +189,11 @@ class Typed:
     """An argparse `type` made from a typed row: the value converted and checked, or argparse's one
     line naming the flag ("argument -i/--reps: 0 is out of range; give a value from 1 to ...").
     A row may be given as `make`, a function that returns it when a value is first checked: the
-    commands that wrap a program start it sooner when their parser loads no catalogue (run_row)."""
+    commands that wrap a program start it sooner when their parser loads no catalogue."""
 
     def __init__(self, row: Setting | None = None, check: Callable[[str], Any] | None = None,
-                 make: Callable[[], Setting] | None = None, name: str = ""):
-        self._row, self.check, self.make = row, check, make
+                 make: Callable[[], Setting] | None = None, name: str = "", own: OwnRow | None = None):
+        self._row, self.check, self.make, self.own = row, check, make, own
         self.__name__ = row.name if row is not None else name or getattr(check, "__name__", "value")
 
     @property
@@ -178,6 +208,13 @@ class Typed:
                 return self.check(text)
             except ParioError as exc:
                 raise argparse.ArgumentTypeError(str(exc)) from None
+        if self.own is not None:  # a command's own flag: settings.values alone checks it
+            from pario.settings import values
+
+            value, why = values.parse(self.own, text, "pario", max_chars=values.TEXT_MAX)
+            if why:
+                raise argparse.ArgumentTypeError(f"{values.shown(text)} {why}")
+            return value
         from pario.plan import inputs
 
         row = self.row
@@ -197,24 +234,25 @@ def checked(fn: Callable[[str], Any]) -> Typed:
     return Typed(check=fn)
 
 
+class OwnRow:
+    """What settings.values.parse reads of a command's own row, without the catalogue's dataclass:
+    importing dataclasses and plan.inputs was most of what `pario profile -o LOG` cost its start
+    (benchmarks/startup)."""
+
+    __slots__ = ("kind", "lo", "hi", "choices")
+
+    def __init__(self, kind: str, lo: float | None, hi: float | None, choices: tuple[str, ...]) -> None:
+        self.kind, self.lo, self.hi, self.choices = kind, lo, hi, choices
+
+
 def row(name: str, kind: str, doc: str = "", lo: float | None = None, hi: float | None = None,
         choices: tuple[str, ...] = ()) -> Typed:
-    """A flag of a command other than bench, declared where the command is (made when a value is
-    first checked)."""
+    """A flag of a command other than bench, declared where the command is: its value is checked by
+    settings.values alone (at most TEXT_MAX characters; the engine's own limits belong to the plan's
+    rows, typed()), its catalogue row made only when asked for (Typed.row)."""
     def make() -> Setting:
         from pario.settings.catalogue import Setting
 
         return Setting(name, kind, None, tuple(choices), doc, lo, hi)
 
-    return Typed(make=make, name=name)
-
-
-def run_row(name: str) -> Typed:
-    """typed(plan.inputs.RUN[name]), the row looked up when a value is first checked: for the
-    commands that wrap a program (buffer, profile), whose start is the program's."""
-    def make() -> Setting:
-        from pario.plan.inputs import RUN
-
-        return RUN[name]
-
-    return Typed(make=make, name=name)
+    return Typed(make=make, name=name, own=OwnRow(kind, lo, hi, tuple(choices)))

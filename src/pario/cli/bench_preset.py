@@ -14,6 +14,7 @@ from pario.cli.dry_run import dry_run
 from pario.cli.store_run import store_run
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
+from pario.model.units import count
 from pario.plan import presets, validate
 from pario.plan.bench import CASE_DESTS, check_room
 from pario.platform import host, slurm
@@ -123,7 +124,8 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     if request.dry_run:
         return _dry_run(request, plan, preset.name, scale, ranks, engine, mpi, scratch, io)
     store = Store(request.db)
-    note = f"preset {preset.name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}"
+    note = (f"preset {preset.name}: {count(len(plan.cases), 'case')}, {count(len(plan.skipped), 'row')} skipped, "
+            f"scale {scale:g}")
     buffered = Buffered(plan.cases, scratch)
     try:
         record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi,
@@ -158,7 +160,8 @@ def _dry_run(request: BenchRequest, plan, name: str, scale: float, ranks: int, e
              io: str | None) -> int:
     """The preset's cases as bench's --dry-run shows them: one launch runs them all, so one launcher
     line and one spec with every case; buffered cases name the library they would run under."""
-    lines = [f"preset {name}: {len(plan.cases)} case(s), {len(plan.skipped)} row(s) skipped, scale {scale:g}",
+    lines = [f"preset {name}: {count(len(plan.cases), 'case')}, {count(len(plan.skipped), 'row')} skipped, "
+             f"scale {scale:g}",
              *plan.notes]
     buffered = [c["name"] for c in plan.cases if c.get("_buffer")]
     if buffered:
@@ -233,7 +236,7 @@ class Buffered:
         if not self.cases or self.stats_dir is None:
             return []
         from pario.analysis.buffer_stats import docs_in, summarize
-        from pario.model.units import count, human
+        from pario.model.units import human
 
         try:
             stats = summarize(docs_in(self.stats_dir))

@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from pario.cli.args import checked, row, run_row
+from pario.cli.args import checked, row
+from pario.cli.wrapped import LAUNCHER, RANKS
 from pario.model.errors import ParioError
 from pario.settings.values import control_char
 
@@ -71,9 +72,9 @@ def register(subparsers) -> None:
     p.add_argument("--stats", action="store_true", help="print per-file statistics at exit (on stderr)")
     p.add_argument("-o", "--stats-dir", metavar="DIR", type=row("stats_dir", "path"),
                    help="with --env --stats: the directory the processes write their stats to")
-    p.add_argument("-n", "--ranks", type=run_row("ranks"),
+    p.add_argument("-n", "--ranks", type=RANKS,
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--launcher", type=run_row("launcher"),
+    p.add_argument("--launcher", type=LAUNCHER,
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("--env", action="store_true", help="print the exports for a job script and exit")

@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from pario.cli.args import Parser, row, run_row
+from pario.cli.args import Parser, row
 from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
+from pario.cli.wrapped import LAUNCHER, NODES, RANKS
 from pario.model.errors import ParioError
 from pario.settings.values import INT64_MAX as INTEGER_MAX
 from pario.settings.values import INT_MAX
@@ -34,12 +35,12 @@ SECONDS = row("seconds", "float", "seconds after the job's start", lo=0, hi=1e12
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("profile", description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "--ranks", type=run_row("ranks"),
+    p.add_argument("-n", "--ranks", type=RANKS,
                    help="launch with mpirun -n RANKS (MPI programs); inside a Slurm allocation with srun")
-    p.add_argument("--nodes", type=run_row("nodes"), metavar="N",
+    p.add_argument("--nodes", type=NODES, metavar="N",
                    help="with -n: the ranks on N nodes, in blocks (srun -N N inside Slurm, else the first N hosts "
                         "of mpirun's hostfile)")
-    p.add_argument("--launcher", type=run_row("launcher"),
+    p.add_argument("--launcher", type=LAUNCHER,
                    help="default with -n: srun inside a Slurm allocation, else mpirun; --launcher srun without -n "
                         "starts the allocation's tasks (SLURM_NTASKS)")
     p.add_argument("-o", "--output", type=row("output", "path"),
@@ -156,7 +157,7 @@ def profile(args, cmd, prun) -> int:
         child_env.update(env_vars)
         child_env["LD_PRELOAD"] = prun.merged_preload(lib)
     try:  # signals to pario go to the program (a Ctrl-C never SIGKILLs its buffers); pario waits for it
-        ended = child.run(argv, env=child_env)  # and writes the log anyway
+        ended = child.run(argv, env=child_env, meanwhile=_load_merge)  # and writes the log anyway
     except OSError as exc:
         prun.remove_parts(parts)
         if stats_dir:
@@ -204,21 +205,17 @@ def profile(args, cmd, prun) -> int:
     return ended.shell_code
 
 
+def _load_merge() -> None:
+    """What merging the log needs, loaded while the program runs (on another core, not after it)."""
+    from pario.analysis.profile import logread  # noqa: F401
+
+
 def ranks_said(doc: dict, ranks: int | None) -> list[str]:
-    """What the log says about the ranks launched: a program that never called MPI_Init started on
-    N ranks ran as N independent copies (each doing the whole work, each writing the same files);
-    ranks that left no log (MPI_Abort, a signal) are named by rank."""
-    if not ranks or ranks < 2:
-        return []
-    logged = {p["process"].get("rank") for p in doc["processes"]} - {None, -1}
-    if not logged:
-        return [f"the program never called MPI_Init: {ranks} independent copies ran, each doing the whole work "
-                "(launch it without -n, or make it an MPI program that divides the work)"]
-    lost = sorted(set(range(ranks)) - logged)
-    if lost:
-        return [f"rank{'s' if len(lost) > 1 else ''} {', '.join(map(str, lost))} of {ranks} left no log (ended "
-                "before MPI_Finalize and exit: MPI_Abort, a signal or a crash)"]
-    return []
+    """What the log says about the ranks launched (analysis.profile.launch.launch_lines: pario profile
+    show says the same)."""
+    from pario.analysis.profile.launch import launch_lines
+
+    return launch_lines(doc, ranks)
 
 
 def show(log: str, as_json: bool, top: int) -> int:

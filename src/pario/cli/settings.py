@@ -6,6 +6,7 @@ import sys
 
 from pario.cli.args import checked, one_line, row, typed
 from pario.model.errors import ParioError
+from pario.model.units import count
 from pario.plan.inputs import RUN
 
 
@@ -39,7 +40,7 @@ def register(subparsers) -> None:
     c = sub.add_parser("check", help="validate a hints file: unknown keys, bad values, ignored hints")
     c.add_argument("file", type=row("file", "path"),
                    help="a ROMIO hints file (or any dialect: JSON, MPICH_MPIIO_HINTS, ADIOS2 XML, ...)")
-    c.add_argument("--dir", default=".", type=row("dir", "path"),
+    c.add_argument("--dir", default=".", type=typed(RUN["dir"]),
                    help="where the job writes (file system of the checks; default .)")
     c.add_argument("--mpirun", type=typed(RUN["mpirun"]),
                    help="MPI launcher whose MPI-IO is checked against (default mpirun)")
@@ -171,8 +172,8 @@ def check(args) -> int:
             where = f"{args.file}:{f['line']}" if f.get("line") else args.file
             print(one_line(f"{where}: {f['level']}: {f['message']}"))
         impl = stack_view.get("impl") or "unknown MPI-IO"
-        print(f"pario: {args.file}: {sum(f['level'] == 'error' for f in found)} error(s), "
-              f"{sum(f['level'] == 'warning' for f in found)} warning(s) for {impl} on {stack_view.get('fs')}",
+        print(f"pario: {args.file}: {count(sum(f['level'] == 'error' for f in found), 'error')}, "
+              f"{count(sum(f['level'] == 'warning' for f in found), 'warning')} for {impl} on {stack_view.get('fs')}",
               file=sys.stderr)
     return 1 if bad else 0
 

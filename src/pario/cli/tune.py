@@ -1,12 +1,12 @@
 """`pario tune`: the best settings for one case in few runs, proven better than the default beyond
 the noise. The conductor: argparse -> one case (plan) -> the space on this stack (tune.knobs) ->
-the search (tune.search, every trial a stored run) -> the verdict -> report (lines or JSON)."""
+the search (tune.search, every trial a stored run) -> the verdict -> report (lines or JSON); the
+last three run in cli/tune_search.py, the trials as Slurm jobs in cli/tune_submit.py."""
 from __future__ import annotations
 
 import argparse
 import os
 import shlex
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from pario.cli import case_flags, submit, tune_submit
 from pario.cli.args import checked, row, typed
 from pario.cli.bench import default_ranks
 from pario.cli.case_flags import add_case_flags, add_launch_flags
+from pario.cli.tune_search import dry_run, run_search
 from pario.model.errors import ParioError
 from pario.model.units import parse_duration
 from pario.plan.inputs import CASE, INT_MAX, RUN
@@ -22,11 +23,7 @@ from pario.tune import racing
 if TYPE_CHECKING:
     from pario.model.case import Case
     from pario.model.requests import BenchRequest
-    from pario.model.tuning import TuningSession
     from pario.store import Store
-    from pario.tune.search import Budget, Search
-    from pario.tune.space import Space
-    from pario.tune.trials import Evaluator
 
 EPILOG = """\
 One case to tune, given like `pario bench` gives it (IOR flags), or one [[case]] of a job file
@@ -231,7 +228,7 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
             session.context["predict"] = note
             print(f"pario: {note}", file=sys.stderr)
         if store is None:
-            return _dry_run(args, session, space, guesses)
+            return dry_run(args, session, space, guesses)
         if submitting is None:   # probed before the session is stored, so that it is stored with it
             ceiling = session_ceiling(session, engine, scratch.dir, args.no_probe)
         else:   # the trials run in their jobs' allocations, which probe their own device
@@ -239,12 +236,12 @@ def _new_session(args: argparse.Namespace, store: Store | None) -> int:
         session.id = store.add_session(command=session.command, doc=session.to_dict(), status="running",
                                        headline=verdict.summary_line(session))
         if submitting is not None:
-            return _search(args, store, session, space, tune_submit.evaluator(session, store, submitting, args.json),
+            return run_search(args, store, session, space, tune_submit.evaluator(session, store, submitting, args.json),
                            budget, guesses, case, batch=submitting.batch)
         evaluator = EngineTrials(space=space, base=case, ranks=ranks, engine=engine, mpi=mpi, directory=args.dir,
                                  launcher=args.launcher, store=store, ceiling=ceiling, facts={"session": session.id},
                                  timeout=args.timeout, nodes=args.nodes)
-        return _search(args, store, session, space, evaluator, budget, guesses, case)
+        return run_search(args, store, session, space, evaluator, budget, guesses, case)
 
 
 def _one_case(args: argparse.Namespace, request: BenchRequest) -> tuple[Case, int]:
@@ -295,22 +292,6 @@ def _space_request(args: argparse.Namespace) -> tuple[list[str] | None, dict[str
     return only, values
 
 
-def _dry_run(args: argparse.Namespace, session: TuningSession, space: Space, guesses: list) -> int:
-    from pario.report import json as json_report
-    from pario.report.terminal import tune as show
-
-    grid = len(space.grid())
-    if args.json:
-        json_report.emit({"schema": "pario.tune/1", "dry_run": True, "grid": grid,
-                          "guesses": [{"config": c, "why": w} for c, w in guesses], "session": session.to_dict()})
-        return 0
-    show.header(session, grid, columns=False, race_cap=racing.CAP)
-    for i, (config, why) in enumerate(guesses):
-        diff = {k: v for k, v in config.items() if space.default().get(k) != v}
-        print(show._wrap(f"guess {i + 1}: {show.changed(diff)}: {why}", "  "))
-    return 0
-
-
 def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> int:
     from pario.model.tuning import TuningSession
     from pario.platform.engine import engine_path
@@ -352,7 +333,7 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
     session.budget = budget.to_dict()   # the header says the budget of this launch
     if ctx_doc.get("submit"):   # submitted trials: pick up what the jobs measured, submit the rest
         submitted = SubmitPlan.from_dict(ctx_doc["submit"])
-        return _search(args, store, session, space, tune_submit.evaluator(session, store, submitted, args.json),
+        return run_search(args, store, session, space, tune_submit.evaluator(session, store, submitted, args.json),
                        budget, prior.guesses(space), case, batch=submitted.batch)
     scratch = Scratch(directory)
     with guarded(scratch, tidy=True):  # made and probed before the trials: see run/scratch_guard.py
@@ -361,92 +342,4 @@ def _resume(args: argparse.Namespace, store: Store, seconds: float | None) -> in
                                  directory=directory, launcher=launcher, store=store, facts={"session": session.id},
                                  ceiling=session_ceiling(session, engine, scratch.dir, args.no_probe),
                                  timeout=args.timeout, nodes=ctx_doc.get("nodes"))
-        return _search(args, store, session, space, evaluator, budget, prior.guesses(space), case)
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM (a job's time limit, `timeout`) or SIGHUP (the terminal closed): ends the run like
-    Ctrl-C does."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _on_term(signum, frame):
-    raise _Terminated(signum)
-
-
-def _search(args: argparse.Namespace, store: Store, session: TuningSession, space: Space, evaluator: Evaluator,
-            budget: Budget, guesses: list, case: Case, batch: int | None = None) -> int:
-    """The search to its end or an interruption; batch: launches submitted as Slurm job arrays (TPE's proposals
-    that many to an array)."""
-    from pario.cli.tune_progress import LiveLog
-    from pario.report import json as json_report
-    from pario.report.terminal import tune as show
-    from pario.tune import importance, verdict
-    from pario.tune.jobs import BatchedSearch
-    from pario.tune.search import Search
-
-    out = sys.stderr if args.json else sys.stdout
-    live = LiveLog(session, out)
-
-    assert session.id is not None
-    sid: int = session.id
-
-    def listener(s: TuningSession, trial) -> None:
-        store.update_session(sid, doc=s.to_dict(), status=s.status, headline=verdict.summary_line(s))
-        live(s, trial)
-
-    if not args.json:
-        show.header(session, len(space.grid()), race_cap=racing.CAP)
-    elif session.dropped:
-        show.dropped(session.dropped, out)
-    previous = {sig: signal.signal(sig, _on_term) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    search: Search | None = None
-    try:
-        if batch is not None:
-            search = BatchedSearch(space, evaluator, session, budget, listener=listener, on_race=live.race,
-                                   batch_size=batch)
-        else:
-            search = Search(space, evaluator, session, budget, listener=listener, on_race=live.race)
-        search.run(guesses)
-    except KeyboardInterrupt as exc:
-        session.status = "interrupted"
-        queued = []
-        for t in session.trials:
-            if t.state == "running":
-                t.state, t.note = "interrupted", "interrupted: its finished runs are kept"
-                if t.job:   # its job goes on without us
-                    queued.append(t.job)
-                    t.note = f"interrupted while Slurm job {t.job} ran: --resume picks up what it measures"
-        # a race round's jobs (more repetitions of measured trials) go on too
-        queued += [j for j in (search.in_flight if isinstance(search, BatchedSearch) else []) if j not in queued]
-        store.update_session(sid, doc=session.to_dict(), status=session.status,
-                             headline=verdict.summary_line(session))
-        done = sum(1 for t in session.trials if t.state not in ("interrupted", "failed"))
-        more = (f"; Slurm job{'s' if len(queued) > 1 else ''} {', '.join(queued)} go on and --resume picks up "
-                "what they measure" if queued else "")
-        try:
-            print(f"pario: interrupted: session {session.id} keeps {done} finished trial(s){more}; "
-                  f"`pario tune --resume {session.id}` goes on", file=sys.stderr)
-        except OSError:   # the terminal is gone (SIGHUP)
-            pass
-        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if session.context.get("submit"):   # its trials probed the device inside their allocation
-        tune_submit.adopt_ceiling(session, store)
-    session.winner = verdict.conclude(session, space, case, session.ranks)
-    session.importance, session.importance_method = importance.importance(session, space)
-    store.update_session(sid, doc=session.to_dict(), status=session.status,
-                         headline=verdict.summary_line(session))
-    if args.json:
-        json_report.emit({"schema": "pario.tune/1", "db": store.path, "session": session.to_dict()})
-    else:
-        show.winner(session)
-        show.spent(session)
-        print(f"\nStored as tuning session {session.id}: `pario tune --list`; its runs: `pario results`.")
-    ran = any(t.rates for t in session.trials)
-    return 0 if ran else 1
+        return run_search(args, store, session, space, evaluator, budget, prior.guesses(space), case)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any
 
 from pario.model.errors import ParioError
 
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
 if TYPE_CHECKING:  # the TOML and XML parsers are imported by the functions that read those formats
     import xml.etree.ElementTree as ET
+    from typing import Any
 
 MAX_DEPTH = 64  # deeper than any document pario writes or reads (profile logs nest 8 levels)
 

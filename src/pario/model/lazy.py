@@ -4,7 +4,10 @@ import knobs`, as every command's parser does) does not load the package's heavi
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 def exports(package: str, home: dict[str, str]) -> Callable[[str], Any]:

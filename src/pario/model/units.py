@@ -8,9 +8,12 @@ and `tenths` (one decimal, for `pario profile show`)."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pario.model.errors import ParioError
+
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
+if TYPE_CHECKING:
+    from typing import Any
 
 KIB, MIB, GIB, TIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
 _SCALE = {"": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}

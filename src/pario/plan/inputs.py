@@ -18,7 +18,8 @@ from pario.settings.catalogue import Setting
 
 INT_MAX = values.INT_MAX
 INTEGER_MAX = values.INT64_MAX
-TEXT_MAX = 4096
+TEXT_MAX = values.TEXT_MAX
+shown = values.shown  # as every reader of a value quotes it
 
 
 def _lim(name: str, fallback: int) -> int:
@@ -137,20 +138,6 @@ REQUEST: dict[str, Setting] = {
 # Aliases a job file may use for a key (IOR's names).
 ALIASES = {"api": "backend", "xfer": "transfer", "iterations": "reps", "repetitions": "reps",
            "transfer_size": "transfer", "block_size": "block"}
-
-
-def shown(value: Any) -> str:
-    """A value as a message quotes it: strings quoted and cut, numbers as they are."""
-    if isinstance(value, str):
-        return repr(value if len(value) <= 40 else value[:37] + "...")
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    text = str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check(row: Setting, value: Any) -> tuple[Any, str | None]:

@@ -28,6 +28,14 @@ COUNTERS = "perf dump: osd.op_w_in_bytes, osd.op_r_out_bytes, osd.op_w, osd.op_r
 CEPH_TIMEOUT = 20.0
 
 
+def objects_of(size: int, count: int, unit: int, obj: int) -> int:
+    """Objects a file of `size` bytes has data in, at a layout (stripe_count, stripe_unit, object_size)."""
+    count, unit, obj = max(1, count), max(1, unit), max(1, obj)
+    per_set = count * obj
+    full, rem = divmod(size, per_set)
+    return full * count + min(count, -(-rem // unit))
+
+
 def is_cephfs(fs: dict[str, Any] | None) -> bool:
     return (fs or {}).get("type") == "cephfs"
 

@@ -15,10 +15,13 @@ import os
 import stat
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from pario.model.errors import ParioError
 from pario.model.formats import MAX_DEPTH, decode, depth, parse_json, parse_toml, parse_xml
+
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_DEPTH", "TEXT_LIMIT", "decode", "depth", "load_json", "parse_json", "parse_toml", "parse_xml",
            "read_bytes", "read_text", "regular_file", "schema", "validate", "violation", "where_in"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from pario.model.errors import ParioError
 
@@ -15,28 +14,42 @@ INSTALL_MPI = ("install an MPI: Debian/Ubuntu `apt-get install openmpi-bin libop
                "or point --mpirun / $PARIO_MPIRUN at its mpirun")
 
 
-@dataclass
 class MPI:
-    path: str
-    flavour: str                 # openmpi | mpich | intel | unknown
-    version: str                 # `mpirun --version`'s first line, with the version a header names (version_of)
+    """The MPI behind a launcher. A plain class, as a dataclass would be (fields, ==, repr): the
+    commands that wrap an MPI program (`pario profile -n 4`) start it without importing dataclasses,
+    which cost them more than the rest of their launch (benchmarks/startup)."""
+
+    def __init__(self, path: str, flavour: str, version: str) -> None:
+        self.path = path
+        self.flavour = flavour   # openmpi | mpich | intel | unknown
+        self.version = version   # `mpirun --version`'s first line, with the version a header names (version_of)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MPI):
+            return NotImplemented
+        return (self.path, self.flavour, self.version) == (other.path, other.flavour, other.version)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"MPI(path={self.path!r}, flavour={self.flavour!r}, version={self.version!r})"
 
 
 def find_mpirun(explicit: str | None = None) -> str:
     """The launcher: --mpirun, else $PARIO_MPIRUN, else mpirun or mpiexec on PATH. A launcher the user
     named that is not there is bad input (exit 2); no MPI at all is a missing tool (exit 3)."""
-    import shutil
+    from pario.platform.which import which
 
     chosen = explicit or os.environ.get("PARIO_MPIRUN")
     if chosen:
-        found = shutil.which(chosen)
+        found = which(chosen)
         if not found:
             how = "--mpirun" if explicit else "PARIO_MPIRUN"
             raise ParioError(f"MPI launcher {chosen} ({how}) not found or not executable; give the path of "
                              "your MPI's mpirun or mpiexec")
         return found
     for name in ("mpirun", "mpiexec"):
-        found = shutil.which(name)
+        found = which(name)
         if found:
             return found
     raise ParioError(f"no MPI found (no mpirun or mpiexec on PATH); {INSTALL_MPI}", exit_code=3)

@@ -8,14 +8,44 @@ the device or pipe with a file, which as root destroys /dev/null for every progr
 link is followed: what it points to is written, the link stays."""
 from __future__ import annotations
 
+import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from pario.model.errors import ParioError
 
 PSEUDO = ("/proc", "/sys")   # kernel file systems: they take no new files
+
+
+def new_file(parent: str, prefix: str, suffix: str = "") -> tuple[int, str]:
+    """A file of a name no one has in parent, created and opened for writing, mode 0600 (as
+    tempfile.mkstemp makes it): (descriptor, path). OSError when parent takes no file."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    for path in _names(parent, prefix, suffix):
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused name found", parent)
+
+
+def new_dir(parent: str, prefix: str) -> str:
+    """A directory of a name no one has in parent, mode 0700 (as tempfile.mkdtemp makes it)."""
+    for path in _names(parent, prefix, ""):
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused name found", parent)
+
+
+def _names(parent: str, prefix: str, suffix: str):
+    # tempfile's way (a random name, made exclusively, another if it exists) without tempfile: its
+    # random and weakref modules cost a wrapper's start more than writing its log (benchmarks/startup)
+    for _ in range(100):
+        yield os.path.join(parent, f"{prefix}{os.urandom(6).hex()}{suffix}")
 
 
 def check_output(path: str | os.PathLike, flag: str = "-o", what: str = "the file") -> Path:
@@ -82,7 +112,7 @@ def write_output(path: str | os.PathLike, data: bytes, flag: str = "-o") -> int:
     if not parent.is_dir():
         raise ParioError(f"{flag} {given}: directory {parent} does not exist; create it or choose another place")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=str(parent))
+        fd, tmp = new_file(str(parent), f".{out.name}.", ".tmp")
     except OSError as exc:
         raise ParioError(f"cannot write {given}: {exc.strerror}; choose another place with {flag}") from None
     try:

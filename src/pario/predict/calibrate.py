@@ -5,12 +5,13 @@ for the default layout, `mmlsfs -B` for the GPFS block); what they state is reco
 
 The probes (each one `pario bench` run, short sizes): 1 a large-transfer file per process by one
 rank (one process's rate); 2 the same by every rank here (the node's and the servers' ceiling);
-3 a shared file, collective and independent, pieces below and at the lock unit (collective calls,
-lock conflicts); 4 metadata creates (per file, per stripe on Lustre); 5 512-byte writes (the cost
-of one call). On a shared machine one run of them can be 2-7x off (other jobs): the five run
---rounds times, alternated, and the model's figures are fitted to the medians (predict/fit.py);
-the figures fitted to each round alone give each figure's spread, which the prediction's interval
-takes where that figure binds."""
+3 a shared file, collective and independent, pieces below and at the lock unit, and one of 1 MiB
+per rank through MPI-IO (collective calls, lock conflicts, the collective open and close); 4
+metadata creates (per file, per stripe on Lustre); 5 512-byte writes (the cost of one call). On
+a shared machine one run of them can be 2-7x off (other jobs): the five run --rounds times,
+alternated, and the model's figures are fitted to the medians (predict/fit.py); the figures fitted
+to each round alone give each figure's spread, which the prediction's interval takes where that
+figure binds. On a local file system the node's dirty page-cache limit is read from /proc."""
 from __future__ import annotations
 
 import argparse
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pario.model.errors import ParioError
+from pario.predict import sysfile
 from pario.predict import system as systems
 from pario.predict.fit import fit
 from pario.predict.model import predict
@@ -48,6 +50,7 @@ def probes(ranks: int, lock_unit: int, kind: str) -> list[tuple[str, int, list[d
            ("collective calls and lock conflicts", ranks,
             [{"name": "coll", "backend": "mpiio", "collective": True, "transfer": "1m", "block": "1m",
               "segments": 32, "ops": ["write"]},
+             {"name": "open", "backend": "mpiio", "transfer": "1m", "block": "1m", "ops": ["write"]},
              {"name": "below-unit", "backend": "posix", "transfer": small, "block": small, "segments": 256,
               "ops": ["write"]},
              {"name": "at-unit", "backend": "posix", "transfer": lock_unit, "block": lock_unit,
@@ -74,7 +77,7 @@ SERVED = ("lustre", "gpfs", "beegfs", "cephfs", "nfs")
 
 def _fits(kind: str) -> list[str]:
     """The figures the probes can tell apart on this kind of file system."""
-    names = ["process_bw", "server_bw", "collective_call_cost", "call_latency", "file_cost", "copy_bw"]
+    names = ["process_bw", "server_bw", "collective_call_cost", "open_cost", "call_latency", "file_cost", "copy_bw"]
     if kind in ("lustre", "gpfs", "beegfs", "cephfs"):
         names.append("lock_cost")
     return names
@@ -130,9 +133,14 @@ def site_facts(directory: str, kind: str) -> dict[str, tuple[Any, str]]:
         if facts.get("servers"):
             out["servers"] = (facts["servers"], "ceph osd dump (object servers up and in)")
         layout = facts.get("new_file_layout") or {}
-        for key, field in (("stripe_count", "stripe_count"), ("stripe_size", "stripe_unit")):
+        for key, field in (("stripe_count", "stripe_count"), ("stripe_size", "stripe_unit"),
+                           ("object_size", "object_size")):
             if isinstance(layout.get(field), int) and layout[field] > 0:
                 out[key] = (layout[field], f"getfattr -n ceph.dir.layout ({facts.get('layout_source')})")
+    if kind == "local":
+        limit = dirty_limit()
+        if limit:
+            out["dirty_limit"] = limit
     if kind == "gpfs":
         device = fsinfo.mount_of(directory).get("source", "")
         text = fsinfo.run_tool(["mmlsfs", os.path.basename(device), "-B"]) if device else None
@@ -142,41 +150,32 @@ def site_facts(directory: str, kind: str) -> dict[str, tuple[Any, str]]:
     return out
 
 
+def dirty_limit(proc: str = "/proc") -> tuple[int, str] | None:
+    """This node's dirty freerun ceiling (mechanisms.dirty_freerun) from /proc/sys/vm and MemAvailable,
+    and how it was read; None where /proc does not tell (not Linux)."""
+    from pario.predict.mechanisms import dirty_freerun
+
+    def number(name: str) -> int:
+        with open(os.path.join(proc, "sys", "vm", name), encoding="ascii") as fh:
+            return int(fh.read().split()[0])
+    try:
+        vm = {n: number(n) for n in ("dirty_ratio", "dirty_background_ratio", "dirty_bytes",
+                                     "dirty_background_bytes")}
+        with open(os.path.join(proc, "meminfo"), encoding="ascii") as fh:
+            kib = next(int(line.split()[1]) for line in fh if line.startswith("MemAvailable:"))
+    except (OSError, ValueError, StopIteration, IndexError):
+        return None
+    limit = dirty_freerun(kib * 1024, vm["dirty_ratio"], vm["dirty_background_ratio"], vm["dirty_bytes"],
+                          vm["dirty_background_bytes"])
+    how = (f"/proc/sys/vm (dirty_ratio {vm['dirty_ratio']}, dirty_background_ratio {vm['dirty_background_ratio']}"
+           f", dirty_bytes {vm['dirty_bytes']}) and MemAvailable {kib >> 10} MiB: the dirty freerun ceiling")
+    return (limit, how) if limit > 0 else None
+
+
 def _kind(directory: str) -> str:
     from pario.platform import fsinfo
     name = fsinfo.describe(directory).get("type") or "local"
     return name if name in systems.KINDS else "nfs" if name.startswith("nfs") else "local"
-
-
-def dump(sys_: systems.System) -> str:
-    """The system as a TOML file: every figure that is not pario's default, with its provenance."""
-    lines = ["# Written by `pario predict --calibrate`: calibrated figures say when, where and how.",
-             "", "[system]", f"name = {json.dumps(sys_.name)}"]
-    if sys_.description:
-        lines.append(f"description = {json.dumps(sys_.description)}")
-    for section in systems.SECTIONS[1:]:
-        lines += ["", f"[{section}]"]
-        for name, spec in systems.SPECS.items():
-            p = sys_.params.get(name)
-            if spec.section != section or p is None or p.status == "default" or p.source.startswith("as "):
-                continue
-            meta = {"value": p.value, "status": p.status}
-            meta.update({k: getattr(p, k) for k in ("source", "when", "where", "how") if getattr(p, k)})
-            if p.spread > 1:
-                meta["spread"] = p.spread
-            body = ", ".join(f"{k} = {_toml(v)}" for k, v in meta.items())
-            lines.append(f"{name} = {{ {body} }}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else "0"
-    if isinstance(value, int):
-        return str(value)
-    return json.dumps(str(value))
 
 
 @dataclass
@@ -321,8 +320,8 @@ def _now() -> str:
 def write(sys_: systems.System, path: str, kind: str, ranks: int, samples: list[Sample], directory: str) \
         -> systems.System:
     """Fit the figures to the probes' medians, measure their spread over the rounds, and write them
-    into the system file with when, where and how (the author's file kept as FILE.orig). Returns the
-    system as written."""
+    into the system file with when, where and how (predict/sysfile.py: the author's other lines and
+    comments kept; the author's file also kept as FILE.orig). Returns the system as written."""
     if not samples:
         raise ParioError("--calibrate: no probe measured anything; see the messages above")
     values, loss = fit_figures(sys_, kind, [(s.pattern, s.median) for s in samples])
@@ -335,14 +334,24 @@ def write(sys_: systems.System, path: str, kind: str, ranks: int, samples: list[
     for name, value in values.items():
         sys_.params[name] = systems.Param(name, value, "calibrated", "measured", when, where, how,
                                           round(spread[name], 3))
-    if os.path.exists(path) and not os.path.exists(path + ".orig"):
+    text, kept = sysfile.dump(sys_), ""
+    if os.path.exists(path):
         import shutil
-        shutil.copy2(path, path + ".orig")  # the file as its author wrote it, comments and all
+        if not os.path.exists(path + ".orig"):
+            shutil.copy2(path, path + ".orig")  # the file as its author wrote it, comments and all
+        with open(path, encoding="utf-8") as fh:
+            author = fh.read()
+        edited = sysfile.rewrite(author, systems.load(path), sys_)
+        if edited is not None:
+            text, kept = edited, "; its other lines and comments kept"
+        else:
+            kept = (f"; written whole: {path} could not be edited line by line, so its comments are gone "
+                    f"(the author's file: {path}.orig)")
     tmp_path = path + ".tmp"
     with open(tmp_path, "w", encoding="utf-8") as fh:
-        fh.write(dump(sys_))
+        fh.write(text)
     os.replace(tmp_path, path)
-    print(f"pario: wrote {len(values)} calibrated figures into {path}")
+    print(f"pario: wrote {len(values)} calibrated figures into {path}{kept}")
     for name in values:
         print(f"  {name} = {sys_[name]:.4g}" + (f" (rounds moved it x{spread[name]:.2f} either way)"
                                                 if spread[name] > 1 else ""))

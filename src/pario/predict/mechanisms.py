@@ -158,3 +158,21 @@ def metadata_concurrent(files: float, stripes: int, servers: int, md_rate: float
     one more request its OST serves (the objects spread over the servers)."""
     extra = max(0, stripes - 1) * max(0.0, files)
     return max(0.0, files) / md_rate + extra * stripe_cost / max(1, min(servers, stripes))
+
+
+def dirty_freerun(available: int, ratio: int, background_ratio: int, limit_bytes: int = 0,
+                  background_bytes: int = 0) -> int:
+    """Bytes of dirty page cache below which Linux never throttles a writer: balance_dirty_pages()
+    lets a task write freely under the freerun ceiling, halfway between the background and the
+    dirty thresholds (mm/page-writeback.c dirty_freerun_ceiling); each threshold is vm.dirty_bytes
+    (vm.dirty_background_bytes) when set, else that ratio of the available memory."""
+    thresh = limit_bytes or available * ratio // 100
+    background = background_bytes or available * background_ratio // 100
+    return max(0, (thresh + min(background, thresh)) // 2)
+
+
+def page_cache_absorbs(per_node: float, dirty_limit: int | None, flushed: bool) -> bool:
+    """Buffered writes of a node that the page cache takes without waiting for the device: not
+    flushed inside the phase (fsync) and below the node's dirty freerun ceiling. Then the writers'
+    own copies pace them, not the device."""
+    return not flushed and dirty_limit is not None and 0 < per_node < dirty_limit

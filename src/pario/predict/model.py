@@ -57,6 +57,7 @@ class _Reader:
         self.system = system
         self.used: dict[str, str] = {}
         self.servers_cap = True   # the system's server count limits the servers the files reach
+        self.cached = False       # a local page cache takes the writes: the device does not pace them
 
     def __call__(self, name: str):
         self.used[name] = self.system.status(name)
@@ -121,12 +122,15 @@ def _aggregators(p: _Reader, pat: Pattern, count: int) -> int:
 
 def _ceilings(p: _Reader, pat: Pattern, total: float, nodes: int, servers: int, wide: bool) -> list[Term]:
     rd = pat.op == "read"
-    node_bw, server_bw = p("node_read_bw" if rd else "node_bw"), p("server_read_bw" if rd else "server_bw")
+    node_bw = p("node_read_bw" if rd else "node_bw")
     out = [Term("per-node network", total / (nodes * node_bw),
-                f"{nodes} node{'s' if nodes > 1 else ''} x {node_bw / 2**30:.3g} GiB/s"),
-           Term("servers", total / (servers * server_bw),
-                f"{servers} active {'server' if servers == 1 else 'servers'} x {server_bw / 2**30:.3g} GiB/s"
-                + (" (wide striping)" if wide else ""))]
+                f"{nodes} node{'s' if nodes > 1 else ''} x {node_bw / 2**30:.3g} GiB/s")]
+    if p.cached:
+        return out
+    server_bw = p("server_read_bw" if rd else "server_bw")
+    out.append(Term("servers", total / (servers * server_bw),
+                    f"{servers} active {'server' if servers == 1 else 'servers'} x {server_bw / 2**30:.3g} GiB/s"
+                    + (" (wide striping)" if wide else "")))
     fs = p.system.params.get("fs_read_bw" if rd else "fs_bw")
     if fs is not None:
         p("fs_read_bw" if rd else "fs_bw")
@@ -154,13 +158,18 @@ def predict(system: System, pat: Pattern) -> Prediction:
     p, flags = _Reader(system), []  # type: _Reader, list[tuple[str, str]]
     kind = p("kind")
     geo = geometry(pat)
-    count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"))
-    wanted = layout(pat, p("stripe_count"), p("stripe_size"), 1 << 30)[0]
+    count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"), cap=kind != "cephfs")
+    wanted, stripes = layout(pat, p("stripe_count"), p("stripe_size"), 1 << 30)[0], count
+    if kind == "cephfs":  # a file's objects: its stripe count per object set, a set per count x object_size
+        wanted = count = _ceph_objects(p, pat, geo, count, size)
     # the server count limits the servers the files reach: always under GPFS's wide striping; on CephFS
     # once a file has two objects (CRUSH draws each one's server: the busiest one's share depends on
     # the count, crush_load_share); elsewhere where the stripes asked for outnumber the servers
     p.servers_cap = kind == "gpfs" or wanted * geo.files > (1 if kind == "cephfs" else p("servers"))
     lock_unit = p("lock_unit") if kind == "gpfs" else size
+    if kind == "local" and pat.op == "write" and p.system.params.get("dirty_limit") is not None:
+        p.cached = mech.page_cache_absorbs(geo.total / max(1, geo.writer_nodes), p("dirty_limit"),
+                                           bool(pat.case.get("fsync")))
     rd = pat.op == "read"
     pbw = p("process_read_bw" if rd else "process_bw")
     costs: list[Term] = []
@@ -184,6 +193,10 @@ def predict(system: System, pat: Pattern) -> Prediction:
                 costs.append(Term("collective calls", geo.coll_calls * p("collective_call_cost")
                                   / _core_share(p, pat),
                                   f"{geo.coll_calls:.0f} collective calls with collective buffering off"))
+        if api in MPIIO_APIS and geo.writers > geo.files:  # ranks share a file: MPI_File_open/close on them all
+            costs.append(Term("collective open", p("open_cost") / _core_share(p, pat),
+                              "MPI_File_open and MPI_File_close of a file shared by "
+                              f"{geo.writers // max(1, geo.files)} ranks"))
         opens = geo.files / max(1, geo.writers)
         costs.append(Term("metadata", mech.metadata_serial(opens, count if kind == "lustre" else 1, p("file_cost"),
                                                            p("stripe_cost")) if opens >= 1 else 0.0,
@@ -208,7 +221,17 @@ def predict(system: System, pat: Pattern) -> Prediction:
     basis = ("pario defaults" if "default" in statuses else "assumed figures" if "assumed" in statuses
              else "calibrated" if "calibrated" in statuses else "stated hardware")
     return Prediction(seconds, geo.total, seconds / width, seconds * width, binding, costs, limits, flags, basis,
-                      path, aggregators, count, dict(p.used))
+                      path, aggregators, stripes, dict(p.used))
+
+
+def _ceph_objects(p: _Reader, pat: Pattern, geo: Geometry, count: int, unit: int) -> int:
+    """The objects one of the phase's CephFS files has data in (platform.cephfs.objects_of): the
+    layout's stripe count for a file within one object set, more for a larger one (a 128 MiB file at
+    stripe count 1 and Ceph's 4 MiB objects is 32 objects, spread by CRUSH over the servers)."""
+    from pario.platform.cephfs import DEFAULT, objects_of
+    obj = pat.object_size or (p("object_size") if "object_size" in p.system.params else DEFAULT["object_size"])
+    file_bytes = int(geo.total / max(1, geo.files))
+    return max(1, objects_of(file_bytes, count, unit, int(obj))) if file_bytes else count
 
 
 def _skips_check(p: _Reader, pat: Pattern) -> bool:
@@ -250,7 +273,8 @@ def _independent(p: _Reader, pat: Pattern, geo: Geometry, count: int, lock_unit:
         chain += copied * p("buffer_call_cost")
         detail.append(f"{copied:.0f} calls copied into a {pat.buffer >> 20} MiB buffer, {calls:.0f} written")
     chain += mech.call_time(calls, p("call_latency")) / share
-    detail.append(f"{calls:.0f} calls" + (f"; {share:.2g} of a core per rank" if share < 1 else ""))
+    detail.append(f"{calls:.0f} calls" + (f"; {share:.2g} of a core per rank" if share < 1 else "")
+                  + ("; into the page cache, below the node's dirty limit" if p.cached else ""))
     sharing = mech.writers_per_lock_unit(geo.piece, lock_unit, geo.writers, geo.interleaved)
     name = "per-process"
     if sharing > 1 and kind in LOCKING and pat.op == "write":
@@ -334,7 +358,8 @@ RESTS_ON = {"servers": ("servers", "server_bw", "server_read_bw"), "per-node net
             "per-process": ("process_bw", "process_read_bw", "call_latency"),
             "aggregators": ("process_bw", "process_read_bw"), "lock contention": ("lock_cost",),
             "file system": ("fs_bw", "fs_read_bw"), "two-phase exchange": ("node_bw", "copy_bw"),
-            "collective calls": ("collective_call_cost",), "metadata": ("file_cost", "stripe_cost"),
+            "collective calls": ("collective_call_cost",), "collective open": ("open_cost",),
+            "metadata": ("file_cost", "stripe_cost"),
             "metadata (one process)": ("file_cost", "stripe_cost"),
             "metadata (servers)": ("md_rate", "stripe_cost")}
 

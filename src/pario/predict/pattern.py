@@ -21,6 +21,7 @@ class Pattern:
     op: str = "write"                  # write | read (metadata: the case's phases)
     stripe_count: int | None = None    # None: the system's default (or the case's striping_factor hint)
     stripe_size: int | None = None
+    object_size: int | None = None     # CephFS: bytes per object (None: the system's)
     buffer: int | None = None          # bytes: an IOBUF-style user-space buffer coalesces the calls
     volume: float | None = None        # bytes of the phase, when the case does not say (an application)
     fixed: float | None = None         # seconds of the application's I/O that do not scale with anything
@@ -106,9 +107,10 @@ def geometry(pat: Pattern) -> Geometry:
                     within and strategy == "shared", files, writers, writer_nodes)
 
 
-def layout(pat: Pattern, default_count: int, default_size: int, servers: int) -> tuple[int, int]:
+def layout(pat: Pattern, default_count: int, default_size: int, servers: int, cap: bool = True) -> tuple[int, int]:
     """(stripe count, stripe size) of the phase's new files: the run's layout, else the case's
-    striping hints (striping_factor -1: every server), else the system's default."""
+    striping hints (striping_factor -1: every server), else the system's default. `cap`: the count
+    is at most the servers (Lustre's OSTs; not CephFS, whose stripes are objects CRUSH places)."""
     hints = pat.hints
     count = pat.stripe_count
     if count is None and "striping_factor" in hints:
@@ -124,7 +126,8 @@ def layout(pat: Pattern, default_count: int, default_size: int, servers: int) ->
             size = int(hints["striping_unit"])
         except ValueError:
             size = None
-    return max(1, min(count or default_count, servers)), size or default_size
+    count = count or default_count
+    return max(1, min(count, servers) if cap else count), size or default_size
 
 
 def from_case(case: Case, run: dict[str, Any], op: str | None = None) -> Pattern:
@@ -132,12 +135,13 @@ def from_case(case: Case, run: dict[str, Any], op: str | None = None) -> Pattern
     stripe_count, stripe_size, buffer, volume, fixed, assumed)."""
     ops = [o for o in case.get("ops", []) if o in ("write", "read")]
     own = (case.get("_layout") or [{}])[0]  # the layout the case creates its files with (--stripe-count ...)
-    count, size = run.get("stripe_count"), run.get("stripe_size")
+    count, size, obj = run.get("stripe_count"), run.get("stripe_size"), run.get("object_size")
     count = int(own["stripe_count"]) if count is None and own.get("stripe_count") else count
     size = int(own["stripe_size"]) if size is None and own.get("stripe_size") else size
+    obj = int(own["object_size"]) if obj is None and own.get("object_size") else obj
     return Pattern(case=case, nodes=int(run.get("nodes", 1)), ranks_per_node=int(run.get("ranks_per_node", 1)),
                    op=op or (ops[0] if ops else "write"), stripe_count=count,
-                   stripe_size=size, buffer=run.get("buffer"),
+                   stripe_size=size, object_size=int(obj) if obj else None, buffer=run.get("buffer"),
                    volume=run.get("volume") if isinstance(run.get("volume"), (int, float)) else None,
                    fixed=run.get("fixed") if isinstance(run.get("fixed"), (int, float)) else None,
                    assumed=tuple(run.get("assumed", ())))

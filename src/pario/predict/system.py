@@ -53,6 +53,7 @@ SPECS: dict[str, Spec] = {
     "lock_unit": Spec("fs", "size", None, "lock unit: GPFS block size (Lustre: the stripe size)"),
     "stripe_count": Spec("fs", "count", 1, "stripe count of a new file (lfs getstripe -d)"),
     "stripe_size": Spec("fs", "size", 1 << 20, "stripe size of a new file"),
+    "object_size": Spec("fs", "size", None, "CephFS: bytes per object of a new file (default: Ceph's 4 MiB)"),
     "call_latency": Spec("fs", "time", 20e-6, "cost of one I/O call beyond its bytes"),
     "lock_cost": Spec("fs", "time", 1e-3, "cost of a write call whose lock unit another writer holds"),
     "md_rate": Spec("fs", "files_rate", 5000.0, "files per second the metadata server completes under load"),
@@ -61,6 +62,8 @@ SPECS: dict[str, Spec] = {
     "count": Spec("nodes", "count", None, "compute nodes of the system"),
     "cores": Spec("nodes", "count", None, "cores per node"),
     "memory": Spec("nodes", "size", None, "memory per node (client caching can absorb writes below it)"),
+    "dirty_limit": Spec("nodes", "size", None, "unflushed bytes a node's page cache takes before its writers wait "
+                                               "for the device (Linux: the dirty freerun ceiling)"),
     "node_bw": Spec("nodes", "rate", 10 * GIB, "one node's network (and I/O) rate"),
     "node_read_bw": Spec("nodes", "rate", None, "one node's read rate (default: node_bw)"),
     "process_bw": Spec("nodes", "rate", 1 * GIB, "one process's write rate"),
@@ -76,6 +79,8 @@ SPECS: dict[str, Spec] = {
     "lockahead": Spec("mpiio", "bool", False, "Cray's Lustre lockahead is available"),
     "lockahead_efficiency": Spec("mpiio", "ratio", 0.8, "share of an aggregator's rate kept under lockahead"),
     "collective_call_cost": Spec("mpiio", "time", 1e-3, "cost of one collective I/O call (synchronisation)"),
+    "open_cost": Spec("mpiio", "time", None, "cost of opening and closing one file on several ranks through "
+                                             "MPI-IO (default: twice collective_call_cost)"),
 }
 SECTIONS = ("system", "fs", "nodes", "mpiio")
 _META = ("value", "source", "status", "when", "where", "how", "spread")
@@ -111,10 +116,11 @@ class System:
         out = System(self.name, self.path, self.description, dict(self.params))
         for name, value in values.items():
             out.params[name] = Param(name, value, status, how=how)
-        for name, base in DERIVED:  # a figure the file left to another follows it (reads: the writes' rate)
+        for name, base in DERIVED + (OPEN,):  # a figure the file left to another follows it (reads: writes)
             if name not in values and base in values and out.params.get(name) is not None \
                     and out.params[name].source.startswith(f"as {base}"):
-                out.params[name] = Param(name, values[base], status, f"as {base}", how=how)
+                out.params[name] = Param(name, values[base] * (OPEN_CALLS if (name, base) == OPEN else 1), status,
+                                         out.params[name].source, how=how)
         return out
 
 
@@ -247,6 +253,9 @@ def from_dict(doc: dict[str, Any], path: str) -> System:
 DERIVED = (("server_read_bw", "server_bw"), ("node_read_bw", "node_bw"), ("process_read_bw", "process_bw"),
            ("fs_read_bw", "fs_bw"), ("lock_unit", "stripe_size"))
 
+# A collective MPI-IO open and close, when nothing measured it: two collective calls.
+OPEN, OPEN_CALLS = ("open_cost", "collective_call_cost"), 2
+
 
 def _derived(params: dict[str, Param]) -> None:
     """Parameters that default to another one (reads to writes, the lock unit to the stripe size)."""
@@ -254,6 +263,10 @@ def _derived(params: dict[str, Param]) -> None:
         if name not in params and base in params:
             b = params[base]
             params[name] = Param(name, b.value, b.status, f"as {base}" + (f" ({b.source})" if b.source else ""))
+    if OPEN[0] not in params:  # MPI_File_open and MPI_File_close are collective: one synchronisation each at least
+        b = params[OPEN[1]]
+        params[OPEN[0]] = Param(OPEN[0], b.value * OPEN_CALLS, b.status,
+                                f"as {OPEN[1]} x {OPEN_CALLS} (MPI_File_open and MPI_File_close are collective)")
     if "driver" not in params:
         kind = params["kind"].value
         params["driver"] = Param("driver", {"lustre": "lustre", "gpfs": "gpfs"}.get(kind, "generic"), "default",

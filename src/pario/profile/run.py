@@ -27,16 +27,16 @@ def program_mpi(cmd: list[str]) -> str | None:
     """The MPI an executable is linked against, from the names of the shared libraries it needs
     (the dynamic string table holds them): "mpich", "openmpi", or None (not an ELF program, no MPI,
     or an interpreter such as python whose script loads MPI later)."""
-    import shutil
+    from pario.platform.elf import NotELF, dynamic_strings
+    from pario.platform.which import which
 
-    path = shutil.which(cmd[0]) if cmd else None
+    path = which(cmd[0]) if cmd else None
     try:
         with open(path or "", "rb") as f:
-            if f.read(4) != b"\x7fELF":
-                return None
-            f.seek(0)
-            data = f.read(64 << 20)
-    except OSError:
+            data = dynamic_strings(f)
+    except (OSError, NotELF):
+        return None
+    if data is None:  # a static program: nothing to preload into
         return None
     if b"libmpich.so" in data:
         return "mpich"
@@ -104,13 +104,11 @@ def merged_preload(lib: str, environ=None) -> str:
 
 def make_parts_dir(output: Path) -> Path:
     """A fresh directory next to the output (shared file systems see it from every node)."""
-    import tempfile
-
-    from pario.model.errors import ParioError
+    from pario.platform.outfile import new_dir
 
     parent = output.parent if str(output.parent) else Path(".")
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{output.name}.parts-", dir=parent))
+        return Path(new_dir(str(parent), f".{output.name}.parts-"))
     except OSError as exc:   # the command line checked the place; a file system can still refuse
         raise ParioError(f"cannot make the profile's parts directory in {parent}: {exc.strerror}; choose another "
                          "place with -o") from None

@@ -115,6 +115,8 @@ def header(job: dict[str, Any]) -> list[str]:
         out.append(job["command"])
     rt, io = job.get("run_time"), job.get("io_time") or 0.0
     procs = "1 process" if job["nprocs"] == 1 else f"{job['nprocs']} ranks"
+    if job.get("no_mpi") and not job.get("copies") and job["nprocs"] > 1:   # a script and its children: not ranks
+        procs = f"{job['nprocs']} processes (the program and its children; none called MPI_Init)"
     if job.get("copies"):
         procs = f"never called MPI_Init: {job['copies']} independent copies"
     elif job.get("missing_ranks"):
@@ -147,7 +149,8 @@ def header(job: dict[str, Any]) -> list[str]:
         apart = {"MPI implementation helper files": ignored}
     for group, paths in apart.items():
         if paths:
-            out.append(f"left out: {len(paths)} {group}, e.g. {paths[0]}")
+            one = group.replace(" files", " file") if len(paths) == 1 else group   # '1 MPI ... helper files' was
+            out.append(f"left out: {len(paths)} {one}, e.g. {paths[0]}")
     return out
 
 

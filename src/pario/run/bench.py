@@ -202,7 +202,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         outcome = watchdog.Outcome(returncode=128 + exc.signum)
     except KeyboardInterrupt:  # no stop handlers in place (a caller other than cli/bench.py)
         removed = scratch.cleanup()
-        observer.note(f"interrupted: ended the run and removed its {removed} file(s) in {scratch.dir}")
+        observer.note(f"interrupted: ended the run and removed its {count(removed, 'file')} in {scratch.dir}")
         raise
     finally:
         if tee is not None:
@@ -230,7 +230,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         scratch.cleanup()
     left = scratch.leftovers()
     if left and status != "complete":
-        observer.note(f"could not remove {len(left)} file(s) of this run, e.g. {left[0]}")
+        observer.note(f"could not remove {count(len(left), 'file')} of this run, e.g. {left[0]}")
     if outcome.stragglers:
         observer.note(f"{outcome.stragglers} process(es) of the launch outlived the launcher; they were ended")
     if outcome.removed:

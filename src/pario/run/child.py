@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from types import FrameType
-from typing import NoReturn
 
 from pario.model.errors import ParioError
+
+TYPE_CHECKING = False  # typing itself costs a wrapper's start (benchmarks/startup)
+if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Callable, NoReturn
 
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 FROM_TERMINAL = (signal.SIGINT, signal.SIGQUIT)
@@ -85,33 +88,51 @@ def replace(argv: list[str], env: dict[str, str]) -> NoReturn:
         raise
 
 
-def run(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> ChildExit:
-    """Start argv and wait for it, passing FORWARDED signals on. OSError (no such program, not
-    executable) is the caller's to name. Call it from the main thread (signal handlers)."""
-    import subprocess  # here: replace() needs none
+def run(argv: list[str], env: dict[str, str] | None = None, meanwhile: Callable[[], object] | None = None) -> ChildExit:
+    """Start argv and wait for it, passing FORWARDED signals on; meanwhile(), if given, is called
+    once the program runs (what the caller needs only after it: imports, on another core). OSError
+    (no such program, not executable) is the caller's to name. Call it from the main thread
+    (signal handlers).
 
+    The program is started with posix_spawn, as a shell would start it: the signals Python ignores
+    for itself (SIGPIPE, SIGXFSZ) are back to their default in it, and the descriptors pario was
+    given stay open in it (pario's own are close-on-exec). subprocess, which would do the same
+    through its own child code, costs the wrapper's start more than the rest of its work
+    (benchmarks/startup)."""
     out = ChildExit(returncode=0)
-    proc: subprocess.Popen | None = None
+    pid: int | None = None
+    done = False
     pending: list[int] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if signum in FROM_TERMINAL and in_terminal_foreground():
             return  # the terminal sent it to the program as well
-        if proc is None:
+        if done:
+            return  # the program has ended (and its process id may be another's)
+        if pid is None:
             pending.append(signum)  # came before the program started: passed on once it has
             return
         try:
-            proc.send_signal(signum)
+            os.kill(pid, signum)
             out.forwarded.append(signum)
         except ProcessLookupError:
             pass
 
+    ignored = [s for s in (getattr(signal, "SIGPIPE", None), getattr(signal, "SIGXFSZ", None)) if s is not None]
     old = {sig: signal.signal(sig, handler) for sig in FORWARDED}
     try:
-        proc = subprocess.Popen(argv, env=env, cwd=cwd)
+        for stream in (sys.stdout, sys.stderr):  # what pario said comes before what the program says
+            stream.flush()
+        pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env, setsigdef=ignored)
         for signum in pending:
             handler(signum, None)
-        out.returncode = proc.wait()  # retried after each handler (PEP 475)
+        try:
+            if meanwhile is not None:
+                meanwhile()
+        finally:
+            _, status = os.waitpid(pid, 0)  # retried after each handler (PEP 475)
+        done = True
+        out.returncode = os.waitstatus_to_exitcode(status)
     finally:
         for sig, disposition in old.items():
             signal.signal(sig, disposition)

@@ -6,10 +6,9 @@ needs only the catalogue, the knobs or the value checks (`from pario.settings im
 every command's parser does) does not load the dialects and the equivalence rules with them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pario.model.lazy import exports
 
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
 if TYPE_CHECKING:
     from pario.settings.dialects import DIALECTS, parse, render, sniff
     from pario.settings.equivalence import Applied, canonical, explain, view

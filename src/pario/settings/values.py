@@ -17,13 +17,28 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
 
 from pario.model.errors import did_you_mean
 
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
 if TYPE_CHECKING:  # the rows are only read here: a wrapper's parser checks names with this module alone
+    from typing import Any, Protocol
+
     from pario.settings.catalogue import Setting
 
+    class Row(Protocol):
+        """What parse reads of a row: a catalogue Setting, or a command's own flag (cli.args.row)."""
+
+        @property
+        def kind(self) -> str: ...
+        @property
+        def lo(self) -> float | None: ...
+        @property
+        def hi(self) -> float | None: ...
+        @property
+        def choices(self) -> tuple[str, ...]: ...
+
+TEXT_MAX = 4096  # characters of any text a flag or key takes: a path's; a megabyte of text is a mistake
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1  # C int: what atoi, strtol into an int and std::stoi hold
 INT64_MAX = (1 << 63) - 1
 _DECIMAL = re.compile(r"^[+-]?\d+$")
@@ -97,7 +112,7 @@ def _range(number: float, lo: float | None, hi: float | None) -> str | None:
     return f"is out of range; give a value {span}"
 
 
-def parse(row: Setting, value: Any, syntax: str = "pario", max_chars: int | None = None) -> tuple[Any, str | None]:
+def parse(row: Row, value: Any, syntax: str = "pario", max_chars: int | None = None) -> tuple[Any, str | None]:
     """(the typed value, None) or (None, what is wrong: a phrase that follows the value).
     int/bytes/size -> int, float -> float, bool -> bool, choice -> the row's spelling, str -> str.
     `value` is the text a user typed, or a TOML/JSON value (an int where a number belongs)."""
@@ -178,6 +193,20 @@ def parse(row: Setting, value: Any, syntax: str = "pario", max_chars: int | None
     if max_chars is not None and len(text) > max_chars:
         return None, f"is {len(text)} characters long; at most {max_chars} are passed on"
     return text, None
+
+
+def shown(value: Any) -> str:
+    """A value as a message quotes it: strings quoted and cut, numbers as they are."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def describe(row: Setting) -> str:

@@ -16,7 +16,7 @@ from pario.advise.rules.base import (
     strategy_of,
 )
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 
 
 def _random(r: Rec, op: str) -> int:
@@ -148,7 +148,7 @@ def read_back(ctx: Ctx) -> list[Candidate]:
     if not hits:
         return []
     rank, log_s, crit = slowest_rank(hits, lambda r: r.read_time)
-    text = (f"{len(hits)} file(s) are read back by the process that wrote them "
+    text = (f"{count(len(hits), 'file')} {'is' if len(hits) == 1 else 'are'} read back by the process that wrote them "
             f"({human(sum(r.bytes_read for r in hits))} read after {human(sum(r.bytes_written for r in hits))} "
             f"written); the busiest rank spent {s(log_s)} reading.")
     return [Candidate(rule="read-back", title="data read back after writing it",
@@ -222,8 +222,8 @@ def seek_per_transfer(ctx: Ctx) -> list[Candidate]:
                        if k)
     calls = "pwrite" if "write" in ops and "read" not in ops else "pread" if "read" in ops and "write" not in ops \
         else "pread/pwrite"
-    text = (f"{seeks:,} lseek calls for {n:,} {ops}s of {len(hits)} file(s): a seek before every transfer, one more "
-            f"system call each; the busiest rank spent up to {s(log_s)} in them (the log keeps seeks with the "
+    text = (f"{seeks:,} lseek calls for {n:,} {ops}s of {count(len(hits), 'file')}: a seek before every transfer, "
+            f"one more system call each; the busiest rank spent up to {s(log_s)} in them (the log keeps seeks with the "
             "other metadata calls: their share by count).")
     return [Candidate(rule="seek-per-transfer", title=f"a seek before every {ops} ({seeks:,} seeks)",
                       evidence=Evidence(text=text, counters={"POSIX_SEEKS": seeks, "POSIX_WRITES": sum(

@@ -9,7 +9,7 @@ from pario.advise.costs import FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 
 
 def app_view(recs: list[Rec]) -> list[Rec]:
@@ -50,8 +50,8 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
     text = (f"the program never called MPI_Init: the launcher started {n} independent copies, each doing the "
             "whole work")
     if shared:
-        text += (f"; {len(shared)} file(s) were written by {max(len(writers[p]) for p in shared)} copies each, "
-                 f"the same data over and over (e.g. {shared[0]})")
+        text += (f"; {count(len(shared), 'file')} {'was' if len(shared) == 1 else 'were'} written by "
+                 f"{max(len(writers[p]) for p in shared)} copies each, the same data over and over (e.g. {shared[0]})")
     cmd = ctx.job.command or "the program"
     return [Candidate(rule="non-mpi-copies", title=f"never called MPI_Init: {n} independent copies",
                       evidence=Evidence(text=text + ".", counters={"PROCESSES": n}, files=shared[:3]),
@@ -65,7 +65,7 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
 
 def one_rank(ctx: Ctx) -> list[Candidate]:
     n = ctx.job.nprocs
-    if n < 2 or ctx.job.copies:
+    if n < 2 or ctx.job.copies or ctx.job.no_mpi:   # a program and its children share no work to balance
         return []
     recs = ctx.recs()
     by, t = _per_rank(recs, n)
@@ -227,7 +227,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
     # across the ranks' own files (file per process)
     n = ctx.job.nprocs
     own = [r for r in app_view(ctx.recs()) if r.rank >= 0]
-    if n > 1 and own:
+    if n > 1 and own and not ctx.job.no_mpi:
         by, t = _per_rank(own, n)
         busy = [k for k in t if t[k] > 0]
         if len(busy) > 1:

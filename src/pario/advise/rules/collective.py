@@ -11,7 +11,7 @@ from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, passes, s
 from pario.advise.rules.layout import rendered
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 from pario.settings import Settings
 from pario.settings.equivalence import explain
 
@@ -230,7 +230,7 @@ def collective_buffering(op: str):
                                  evidence=Evidence(text=text, counters={f"MPIIO_COLL_{op.upper()}S": coll,
                                                                         "MPIIO_NPROCS": r.nprocs}, files=[r.path]),
                                  fix=Fix(kind="settings", text=(f"turn collective buffering off for this file ("
-                                         f"{key}={off.hints[key]}): each rank then writes its own block directly, "
+                                         f"{key}={off.hints[key]}): each rank then {op}s its own block directly, "
                                          "without the exchange through aggregators"),
                                          settings=dict(off.hints), rendered=rendered(ctx, off)),
                                  cost=Ratio(log_s=log_s, what=f"{op}s without collective buffering") if plan else
@@ -273,7 +273,7 @@ def hints_not_in_effect(ctx: Ctx) -> list[Candidate]:
             continue
         text = f"{r.path}: " + "; ".join(f"{k}={v} requested, {'in effect: ' + h if h is not None else 'not in effect'}"
                                           f" ({w})" for k, v, h, w in lost)
-        out.append(Candidate(rule="hints-not-in-effect", title=f"{len(lost)} requested hint(s) not in effect",
+        out.append(Candidate(rule="hints-not-in-effect", title=f"{count(len(lost), 'requested hint')} not in effect",
                              evidence=Evidence(text=text + ".", counters={}, files=[r.path]),
                              fix=Fix(kind="settings", text="drop these hints or spell them the way this MPI-IO "
                                      "layer reads them (`pario settings check` explains each one)",

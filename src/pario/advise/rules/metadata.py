@@ -8,7 +8,7 @@ from pario.advise.costs import Cost, PerOp, Ratio
 from pario.advise.job import Rec, directory
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, per_rank, phases, ranks_of, s
 from pario.model.findings import Evidence, Fix
-from pario.model.units import human
+from pario.model.units import count, human
 
 
 def _files_by_rank(recs: list[Rec]) -> dict[int, set[str]]:
@@ -87,7 +87,7 @@ def reopen(ctx: Ctx) -> list[Candidate]:
     if n < 1:
         return []
     total_extra = sum(extra.values())
-    text = (f"{sum(r.opens for r in hits):,} opens of {len(hits)} file(s): {total_extra:,} more than one per "
+    text = (f"{sum(r.opens for r in hits):,} opens of {count(len(hits), 'file')}: {total_extra:,} more than one per "
             f"process and run of reads or writes (two allowed); {worst.path} alone is opened {n + phases(worst):,} "
             "times by one rank.")
     return [Candidate(rule="reopen", title="the same files opened again and again",
@@ -112,7 +112,7 @@ def stats(ctx: Ctx) -> list[Candidate]:
     n = int(per_rank(worst, worst.stats or 0)) - phases(worst)
     if n < 1:
         return []
-    text = (f"{sum(r.stats or 0 for r in hits):,} stat calls on {len(hits)} file(s); {worst.path}: "
+    text = (f"{sum(r.stats or 0 for r in hits):,} stat calls on {count(len(hits), 'file')}; {worst.path}: "
             f"{n + phases(worst):,} by one rank. Each asks the metadata server (and on Lustre every OST of the file "
             "for its size).")
     return [Candidate(rule="stat-calls", title="repeated stat calls",

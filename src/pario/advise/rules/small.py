@@ -11,7 +11,7 @@ from pario.advise.costs import Coalesce, Cost, NotCosted
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, ranks_of, s, slowest_rank, strategy_of
 from pario.model.findings import Evidence, Fix
-from pario.model.units import MIB, exact, human
+from pario.model.units import MIB, count, exact, human
 
 PREFIX = {"posix": "POSIX", "stdio": "STDIO", "mpiio": "MPIIO"}
 # the largest buffer advised: what IOBUF's users ran with in the seeds (64 MiB buffers, KAUST)
@@ -112,7 +112,9 @@ def _fix(ctx: Ctx, module: str, op: str, target: int, sequential: bool, buffered
                                      "fflush calls is a write(2) of what the stream holds, and no buffer can "
                                      "join them")
     if op == "write" and module in ("posix", "stdio") and sequential and not buffered:
-        launch = f"-n {ctx.job.nprocs} " if ctx.job.nprocs > 1 else ""
+        # -n for an MPI job only: a program's child processes are not ranks ('pario buffer -n 51' of a
+        # python3 whose launcher script forked 50 times would start 51 copies)
+        launch = f"-n {ctx.job.nprocs} " if ctx.job.nprocs > 1 and not ctx.job.no_mpi else ""
         text = (f"coalesce the writes into {human(target)} pieces without changing the program: pario buffer "
                 f"keeps them in memory and writes {human(target)} at a time (flushing on fsync, close and exit; "
                 f"SIGKILL loses at most {human(target)} per file)")
@@ -176,9 +178,9 @@ def small_requests(module: str, op: str):
         target = target_size(ctx, crit[0], op, int(per_rank_bytes))
         sequential = all(_sequential(h[0], op) for h in hits)
         files = names(h[0] for h in hits)
-        where = "rank" if ctx.job.nprocs > 1 else "process"
-        text = (f"{n_small:,} of {n_all:,} {op}s ({100 * n_small / n_all:.0f}%) to {len(hits)} file(s) are smaller "
-                f"than {human(limit)} ({why}); most are {human(typical)}"
+        where = "rank" if ctx.job.nprocs > 1 and not ctx.job.no_mpi else "process"
+        text = (f"{n_small:,} of {n_all:,} {op}s ({100 * n_small / n_all:.0f}%) to {count(len(hits), 'file')} are "
+                f"smaller than {human(limit)} ({why}); most are {human(typical)}"
                 f"{', in file order' if sequential else ', not in file order'}. The busiest {where} spent "
                 f"{s(log_s)} in them.")
         if unknown:

@@ -18,14 +18,6 @@ from pario.platform import cephfs
 from pario.settings import Settings, render
 
 
-def objects_of(size: int, count: int, unit: int, obj: int) -> int:
-    """Objects a file of `size` bytes has data in, at a layout (stripe_count, stripe_unit, object_size)."""
-    count, unit, obj = max(1, count), max(1, unit), max(1, obj)
-    per_set = count * obj
-    full, rem = divmod(size, per_set)
-    return full * count + min(count, -(-rem // unit))
-
-
 def spread_object_size(size: int, servers: int, unit: int, obj: int) -> int:
     """An object size that cuts the file into at least 4 objects per server (CRUSH places objects
     pseudo-randomly: with few, one server often gets two; with many, each gets its share), never
@@ -52,7 +44,7 @@ def cephfs_one_server(ctx: Ctx) -> list[Candidate]:
         size = max(r.max_byte_written or -1, r.max_byte_read or -1) + 1
         count, unit = f.stripe_count or 1, f.stripe_size or cephfs.DEFAULT["stripe_unit"]
         obj = f.object_size or cephfs.DEFAULT["object_size"]
-        if size < 2 * unit or objects_of(size, count, unit, obj) > 1:
+        if size < 2 * unit or cephfs.objects_of(size, count, unit, obj) > 1:
             continue
         writers = r.nprocs
         new = min(writers, f.servers, -(-size // unit))
@@ -66,7 +58,7 @@ def cephfs_one_server(ctx: Ctx) -> list[Candidate]:
         text = (f"{r.path} ({human(size)}) is written by {writers} ranks and lies in one object (stripe_count "
                 f"{count}, object_size {human(obj)}; {f.source}): all its bytes go through one of the "
                 f"{f.servers} object servers.")
-        pieces = objects_of(size, new, unit, new_obj)
+        pieces = cephfs.objects_of(size, new, unit, new_obj)
         fix = Fix(kind="layout", command=f'setfattr -n ceph.dir.layout -v "{value}" {d}',
                   text=f"give the directory a layout of {new} stripes of {human(new_obj)} objects before the job "
                        f"creates the file (a layout is fixed at creation): its {human(size)} then fill {pieces} "

@@ -4,10 +4,9 @@ The names below are loaded when first used (`from pario.analysis.profile import 
 `pario profile`, which merges the logs of its run with logread alone, does not load the views."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pario.model.lazy import exports
 
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
 if TYPE_CHECKING:
     from pario.analysis.profile.logread import load
     from pario.analysis.profile.views import file_view, job_view, summary

@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from pario.model.errors import ParioError
 from pario.platform import documents
+
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = "pario-profile"
 VERSION = 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pario.analysis.profile.launch import launch_lines
 from pario.analysis.profile.libviews import (
     LIBRARIES,
     ON_TOP_OF,
@@ -252,6 +253,7 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "partial": any(p.get("partial") for p in pinfo),
         "partial_processes": [p.get("pid") for p in pinfo if p.get("partial")],
         "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial")],   # -1 or None: not an MPI rank
+        "launch": launch_lines(job, (job.get("job") or {}).get("ranks")),   # copies, ranks that left no log
         "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),
         "trace_dropped": sum(int(lim.get("trace_dropped", 0)) for lim in limits),

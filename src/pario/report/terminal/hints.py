@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from pario.model.units import count
 from pario.report.terminal.cells import new_table
 
 
@@ -86,7 +87,7 @@ def print_hints(console: Console, cases: list[dict]) -> None:
         if hints.get("get_info") and hints.get("source") != "MPI_File_get_info":
             echo = hints["get_info"] == hints.get("requested")
             console.print(f"  (MPI_File_get_info {'only echoed the requested' if echo else 'returned'} "
-                          f"{len(hints['get_info'])} key(s); --json keeps them as get_info)")
+                          f"{count(len(hints['get_info']), 'key')}; --json keeps them as get_info)")
     for case in cases:
         lay = case.get("layout")
         if lay and lay.get("from") == "hints" and case.get("fs_layout"):

@@ -73,7 +73,7 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     procs = f"{view['processes']} ({view['ranks']} MPI ranks)" if view["ranks"] else str(view["processes"])
     cmds = [" ".join(c) for c in view["commands"] if c]
     others = f"  (+{len(set(cmds)) - 1} other)" if len(set(cmds)) > 1 else ""
-    lines = [f"processes: {procs}   hosts: {', '.join(view['hosts'])}",
+    lines = [f"processes: {procs}   hosts: {', '.join(view['hosts'])}", *view.get("launch", []),
              f"command: {cmds[0] if cmds else '-'}{others}",
              f"started: {start}   wall time: {secs(view.get('wall_time'))} (first process start to last "
              "process end)"]

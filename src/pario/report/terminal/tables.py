@@ -174,9 +174,11 @@ def flag_lines(rows: list[dict], labels: dict[str, str] | None = None) -> list[s
                 lines.append(escape(f"  warm-up?: {labels[r['name']]} {op}: first repetition {num(up['first'])} "
                                     f"MiB/s, {slower} than the median of the others ({num(up['others_median'])})."))
     lines += [escape(f"  {labels[r['name']]}: {line}") for r in rows for line in r.get("ior_notes", [])]
-    details = [escape(f"{labels[r['name']]}: {', '.join(r['cache_details'])}") for r in rows if r.get("cache_details")]
+    # one line per case, as the warm-up lines (six cases ran on as one paragraph of 16 lines)
+    details = [escape(f"  above the ceiling: {labels[r['name']]}: {', '.join(r['cache_details'])}.")
+               for r in rows if r.get("cache_details")]
     if details:
-        lines.append("  above the ceiling: " + "; ".join(details))
+        lines += details
         probe = next((r["ceiling"] for r in rows if r.get("ceiling")), None)
         if probe and probe["streams"] < probe["ranks_per_host"]:
             lines.append(f"  (ceiling: O_DIRECT probe with {probe['streams']} stream"

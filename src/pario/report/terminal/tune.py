@@ -48,14 +48,7 @@ def header(session: TuningSession, grid: int, out: TextIO = sys.stdout, columns:
     only = (session.context or {}).get("only")
     # with --space, what is out of the default space matters only for the knobs the user named
     dropped([d for d in session.dropped if only is None or d.evidence or d.key.split("=")[0] in only], out)
-    ceiling = ceiling_of(session)
-    if ceiling is not None and ceiling.get(f"{session.objective}_mib"):
-        streams = int(ceiling.get("streams") or 1)
-        print(_wrap(f"device ceiling ({session.objective}, O_DIRECT probe, {streams} stream"
-                    f"{'s' if streams != 1 else ''}): {ceiling[f'{session.objective}_mib']:.0f} MiB/s; a trial whose "
-                    "median is above it is marked cache? (page cache, not the file system)"
-                    + ("; these writes are flushed inside the timed phase (-e), so none is" if flushed(session)
-                       else ""), "", "  "), file=out)
+    ceiling_line(session, out)
     kept = [t for t in session.trials if t.state != "running"]
     if kept:   # --resume: what the session brings along
         reps = sum(len(t.rates) for t in kept)
@@ -146,6 +139,25 @@ def spent_lines(session: TuningSession) -> list[str]:
            f"included) and {reps} counted repetitions in all{runs}."]
     # what --resume did not take up: the trial numbers skip it, the count leaves it out
     return out + [f"trial {t.number}: {t.note}" for t in session.trials if t.state == "interrupted"]
+
+
+def ceiling_line(session: TuningSession, out: TextIO = sys.stdout) -> None:
+    """The device ceiling the session's figures are judged by, when it has one: above the trials of a
+    session probed here; after them for a session whose jobs probed it inside their allocation
+    (tune --submit said nothing of it)."""
+    ceiling = ceiling_of(session)
+    if ceiling is None or not ceiling.get(f"{session.objective}_mib"):
+        return
+    streams = int(ceiling.get("streams") or 1)
+    jobs = "allocation" in str(ceiling.get("source"))
+    where = "O_DIRECT probe inside the job's allocation" if jobs else "O_DIRECT probe"
+    print(_wrap(f"device ceiling ({session.objective}, {where}, "
+                f"{streams} stream{'s' if streams != 1 else ''}): {ceiling[f'{session.objective}_mib']:.0f} MiB/s; "
+                + ("the winner and the default are judged against it (a median above it: page cache, not the file "
+                   "system)" if jobs else
+                   "a trial whose median is above it is marked cache? (page cache, not the file system)")
+                + ("; these writes are flushed inside the timed phase (-e), so none is" if flushed(session)
+                   else ""), "", "  "), file=out)
 
 
 def spent(session: TuningSession, out: TextIO = sys.stdout) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 from pario.model.errors import ParioError
-from pario.platform import slurm
 from pario.platform.mpi import MPI
 
 # The hostfiles each MPI's launcher reads from the environment (Open MPI: orte_default_hostfile;
@@ -70,6 +69,8 @@ def check(mpi: MPI, launcher: str, ranks: int, nodes: int | None, environ=None) 
     if nodes > ranks:
         raise ParioError(f"--nodes {nodes} with -n {ranks}: every node runs at least one rank; give -n {nodes} "
                          "or more, or fewer nodes")
+    from pario.platform import slurm  # here: a launch without --nodes needs none
+
     alloc = slurm.allocation(environ)
     if alloc is not None:
         if alloc.nodes and nodes > alloc.nodes:
@@ -93,6 +94,8 @@ def check(mpi: MPI, launcher: str, ranks: int, nodes: int | None, environ=None) 
 def reachable(mpi: MPI, environ=None) -> int:
     """How many nodes this MPI's launches can reach from here: the Slurm allocation's nodes, else
     the hosts of the launcher's hostfile, else 1."""
+    from pario.platform import slurm
+
     alloc = slurm.allocation(environ)
     if alloc is not None:
         return alloc.nodes or 1
@@ -111,6 +114,8 @@ def elsewhere(mpi: MPI, launcher: str, nodes: int | None, environ=None) -> bool:
     env = os.environ if environ is None else environ
     if nodes and nodes > 1:
         return True
+    from pario.platform import slurm
+
     alloc = slurm.allocation(env)
     if alloc is not None:   # a batch script or step runs on a node of its allocation; salloc's shell
         return not env.get("SLURMD_NODENAME") or bool(alloc.nodes and alloc.nodes > 1)  # where it was typed
