@@ -137,7 +137,8 @@ def test_profile_runs_its_program_and_writes_the_log_without_the_catalogue_or_an
                          env=env, cwd=tmp_path, check=True)
     assert f"profile of {'2 processes' if '-n' in flags else '1 process'} written to" in out.stderr, out.stderr
     modules = set(json.loads(out.stdout.splitlines()[-1]))
-    mine = ("pario.buffer", "pario.profile", "pario.run", "pario.analysis.profile.logread")
+    mine = ("pario.buffer", "pario.profile", "pario.run", "pario.analysis.profile.logread",
+            "pario.analysis.profile.launch")
     assert sorted(m for m in heavy(modules) if not m.startswith(mine) and m not in ("pario.analysis",
                                                                                  "pario.analysis.profile")) == []
     assert sorted(m for m in modules if m in SPARED and not (m == "subprocess" and "-n" in flags)) == []

@@ -211,9 +211,9 @@ def _load_merge() -> None:
 
 
 def ranks_said(doc: dict, ranks: int | None) -> list[str]:
-    """What the log says about the ranks launched (analysis.profile.views.launch_lines: pario profile
+    """What the log says about the ranks launched (analysis.profile.launch.launch_lines: pario profile
     show says the same)."""
-    from pario.analysis.profile.views import launch_lines
+    from pario.analysis.profile.launch import launch_lines
 
     return launch_lines(doc, ranks)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pario.analysis.profile.launch import launch_lines
 from pario.analysis.profile.libviews import (
     LIBRARIES,
     ON_TOP_OF,
@@ -218,23 +219,6 @@ def _add_rank_time(own: dict[int, float], shared: list[dict[str, Any]], rank: in
                        "nprocs": c.get(f"{p}_NPROCS", 0)})
     else:
         own[rank] = own.get(rank, 0.0) + sum(float(c.get(f"{p}_F_{k}_TIME") or 0.0) for k in ("READ", "WRITE", "META"))
-
-
-def launch_lines(job: dict[str, Any], ranks: int | None) -> list[str]:
-    """What the log says about the ranks launched: a program that never called MPI_Init started on
-    N ranks ran as N independent copies (each doing the whole work, each writing the same files);
-    ranks that left no log (MPI_Abort, a signal) are named by rank."""
-    if not isinstance(ranks, int) or ranks < 2:
-        return []
-    logged = {(p.get("process") or {}).get("rank") for p in job.get("processes") or []} - {None, -1}
-    if not logged:
-        return [f"the program never called MPI_Init: {ranks} independent copies ran, each doing the whole work "
-                "(launch it without -n, or make it an MPI program that divides the work)"]
-    lost = sorted(set(range(ranks)) - logged)
-    if lost:
-        return [f"rank{'s' if len(lost) > 1 else ''} {', '.join(map(str, lost))} of {ranks} left no log (ended "
-                "before MPI_Finalize and exit: MPI_Abort, a signal or a crash)"]
-    return []
 
 
 def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
