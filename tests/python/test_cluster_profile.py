@@ -43,6 +43,15 @@ def test_node_local_files_are_reduced_per_node(nodes, tmp_path, tmp_path_factory
     text = " ".join(text.split())
     assert "By node (POSIX and stdio I/O)" in text
     assert "/tmp/pario-node-local.dat (on node2)" in text
+    # the HTML page's plots keep the nodes' files apart (one category per label: the same label stacked them)
+    from pario.analysis.profile import load
+    from pario.report.html.profile import section
+    plots = {p.title: p.figure for p in section(1, "job", load(tmp_path / "job.json"), doc).items
+             if hasattr(p, "figure")}
+    for title in ("Per-rank spread of shared files", "Time split: read, write, metadata"):
+        labels = {y for trace in plots[title].data for y in (trace.y or []) if y and "node-local" in y}
+        assert sorted(y.split(" (slowest")[0] for y in labels) == [
+            f"posix: /tmp/pario-node-local.dat (on node{k})" for k in (1, 2, 3)], (title, labels)
     # advise: the node-local path is three files, each named with its node and worked on by that
     # node's ranks beside the other nodes' (its busiest rank carries one of them, not all three)
     from pario.advise.read_pario import read
