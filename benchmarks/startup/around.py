@@ -46,7 +46,7 @@ def steps(work: str, reps: int) -> list[dict]:
     from pario.run.sentinel import Sentinel
     from pario.store import Store, spool
 
-    rows = []
+    rows = wrapper_steps(work, reps)
 
     def sentinel(private: bool) -> tuple[list[float], list[float]]:
         """(start, close) seconds of `reps` sentinels; the close comes once the sentinel is up, as
@@ -115,6 +115,45 @@ def steps(work: str, reps: int) -> list[dict]:
 
     rows.append({"what": f"writing a run to the store ({len(json.dumps(fields)) // 1024} KiB: a 1-case null run)",
                  "who": "each stored run: bench, each tune trial", **stats(each(write, reps))})
+    return rows
+
+
+def wrapper_steps(work: str, reps: int) -> list[dict]:
+    """What `pario profile` and `pario buffer` do around the program, besides Python's and their
+    modules' start (run.py's wrapper rows hold the whole): which MPI the program links, the parts
+    directory, the merge of the parts into the job log."""
+    import shutil
+    from pathlib import Path
+
+    from pario.profile import run as prun
+
+    rows = []
+    big = os.path.join(work, "bigprog-around")
+    with open(shutil.which("true") or "/bin/true", "rb") as src, open(big, "wb") as dst:
+        dst.write(src.read())
+        for _ in range(64):
+            dst.write(b"\x5a" * (1 << 20))
+    os.chmod(big, 0o755)
+    rows.append({"what": "which MPI a program links (its ELF headers and string table; a 64 MiB program)",
+                 "who": "pario profile and pario buffer, each run",
+                 **stats(each(lambda: prun.program_mpi([big]), reps))})
+    out = Path(work) / "around.pario-profile.json"
+    rows.append({"what": "the profile's parts directory, made and removed", "who": "pario profile, each run",
+                 **stats(each(lambda: prun.remove_parts(prun.make_parts_dir(out)), reps))})
+    lib = prun.preload_path()
+    for nproc in (1, 4):
+        parts = prun.make_parts_dir(out)
+        for _ in range(nproc):  # the parts the library writes, as a run of `true` leaves them
+            subprocess.run(["true"], env={**os.environ, "LD_PRELOAD": lib, "PARIO_PROFILE_DIR": str(parts)},
+                           check=True)
+        job = {"command": ["true"], "cwd": work, "launcher": "direct", "ranks": 0, "exit_code": 0, "start": 0.0,
+               "end": 0.0}
+        parts_of = "one process's part" if nproc == 1 else f"{nproc} processes' parts"
+        rows.append({"what": f"merging {parts_of} into the job log, written",
+                     "who": "pario profile" + (f" -n {nproc}" if nproc > 1 else ""),
+                     **stats(each(lambda parts=parts, job=job: prun.merge(parts, out, dict(job)), reps))})
+        prun.remove_parts(parts)
+    out.unlink(missing_ok=True)
     return rows
 
 

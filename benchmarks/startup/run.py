@@ -9,7 +9,8 @@ so every figure is a median over alternated pairs, each pair run back to back.
 3. Wrapping a program that does nothing (/bin/true): `pario buffer -- PROG` and `pario profile
    -- PROG` against PROG alone, target at most 0.05 s more; the same with `-n 4` against
    `mpirun -n 4 PROG` (with the flags this machine needs: --oversubscribe, --allow-run-as-root
-   as root), target at most 0.1 s more.
+   as root), target at most 0.1 s more. And a large program, BIGPROG (PROG padded to 64 MiB):
+   what a wrapper reads of it to know its MPI shows there.
 4. `pario buffer -- smallwrites -n 200000 OUT` (benchmarks/buffer/smallwrites.c: 200,000 x 512 B
    write() calls) against the plain program, end to end; target: faster in every pair.
 5. What pario does around a run, timed in one process (around.py): a run's sentinel, a command's
@@ -131,12 +132,12 @@ def loaded_by_import() -> list[str]:
     return sorted(m for m in mods if any(m == h or m.startswith(h + ".") for h in HEAVY))
 
 
-def over(prog: list[str], wrapper: list[str], n: int, target: float, cwd: str) -> dict:
+def over(prog: list[str], wrapper: list[str], n: int, target: float, cwd: str, name: str = "PROG") -> dict:
     """`prog` (PROG last, maybe after its launcher) against `pario WRAPPER... PROG`, n alternated
     pairs; what pario adds is the median over the pairs of (wrapped - alone)."""
     plain, got = pairs(prog, pario() + wrapper + prog[-1:], n, cwd=cwd)
     added = [w - p for p, w in zip(plain, got)]
-    return {"command": "pario " + " ".join(wrapper) + " PROG", "against": " ".join(prog[:-1] + ["PROG"]),
+    return {"command": "pario " + " ".join(wrapper) + " " + name, "against": " ".join(prog[:-1] + [name]),
             "plain_median_s": statistics.median(plain), "wrapped_median_s": statistics.median(got),
             "added_median_s": statistics.median(added), "target_added_s": target,
             "added_cpu_median_s": statistics.median(w.cpu - p.cpu for p, w in zip(plain, got)),
@@ -149,6 +150,19 @@ def wrappers(n: int, work: str) -> list[dict]:
     rows = [over([prog], ["buffer", "--"], n, 0.05, work),
             over([prog], ["profile", "--"], n, 0.05, work),
             over([prog], ["profile", "-o", "p.json", "--"], n, 0.05, work)]
+    # a large program (BIGPROG: PROG followed by 64 MiB, as a scientific code's size; it runs as PROG):
+    # what a wrapper reads of it to know which MPI it links (the ELF headers and string table) shows
+    big = Path(work) / "bigprog"
+    with open(prog, "rb") as src, open(big, "wb") as dst:
+        dst.write(src.read())
+        for _ in range(64):  # written, not a hole: read as a real program's pages are
+            dst.write(b"\x5a" * (1 << 20))
+    big.chmod(0o755)
+    with open(big, "rb") as fh:  # in the page cache, as a program run before is
+        while fh.read(1 << 20):
+            pass
+    rows += [over([str(big)], ["buffer", "--"], n, 0.05, work, "BIGPROG"),
+             over([str(big)], ["profile", "--"], n, 0.05, work, "BIGPROG")]
     # the profiler's own share, for scale: PROG under its library, started by hand (no pario)
     lib = subprocess.run([python(), "-c", "from pario.profile.run import preload_path; print(preload_path())"],
                          capture_output=True, text=True, check=True).stdout.strip()

@@ -68,6 +68,14 @@ def test_ompio_single_aggregator_and_the_table(nodes, tmp_path):
     assert [(r[1], r[2].split(" ")[0], r[4] != "0 B") for r in rank_rows(stored["result"])] == [
         ("0", "node1", True), ("1", "node1", False), ("2", "node2", False), ("3", "node2", False),
         ("4", "node3", False), ("5", "node3", False)]   # ompio: rank 0 alone wrote at the file system
+    # the HTML per-rank timeline names each rank's node
+    from pario.analysis.nodes import rank_hosts
+    from pario.report.html.timeline import case_plot
+    plot = case_plot(1, "case", stored["result"]["cases"][0], rank_hosts(stored["result"]))
+    assert plot is not None and "its node in brackets" in plot.caption
+    assert list(plot.figure.data[0].y) == ["r0 (node1)", "r1 (node1)", "r2 (node2)", "r3 (node2)", "r4 (node3)",
+                                           "r5 (node3)"]
+    assert plot.figure.data[0].hovertext[3].startswith("rank 3 (node2): open")
 
 
 def test_per_node_strategy_writes_a_file_per_node_and_leaders_aggregate(nodes, tmp_path):

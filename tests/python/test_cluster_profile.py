@@ -43,3 +43,31 @@ def test_node_local_files_are_reduced_per_node(nodes, tmp_path, tmp_path_factory
     text = " ".join(text.split())
     assert "By node (POSIX and stdio I/O)" in text
     assert "/tmp/pario-node-local.dat (on node2)" in text
+    # the HTML page's plots keep the nodes' files apart (one category per label: the same label stacked them)
+    from pario.analysis.profile import load
+    from pario.report.html.profile import section
+    plots = {p.title: p.figure for p in section(1, "job", load(tmp_path / "job.json"), doc).items
+             if hasattr(p, "figure")}
+    for title in ("Per-rank spread of shared files", "Time split: read, write, metadata"):
+        labels = {y for trace in plots[title].data for y in (trace.y or []) if y and "node-local" in y}
+        assert sorted(y.split(" (slowest")[0] for y in labels) == [
+            f"posix: /tmp/pario-node-local.dat (on node{k})" for k in (1, 2, 3)], (title, labels)
+    # advise: the node-local path is three files, each named with its node and worked on by that
+    # node's ranks beside the other nodes' (its busiest rank carries one of them, not all three)
+    from pario.advise.read_pario import read
+    job = read(str(tmp_path / "job.json"))
+    recs = [r for r in job.records if r.path == "/tmp/pario-node-local.dat"]
+    assert sorted((r.name, r.ranks_of()) for r in recs) == [(f"/tmp/pario-node-local.dat (on node{k})",
+                                                             [2 * k - 2, 2 * k - 1]) for k in (1, 2, 3)]
+    adv = pario(nodes, ["advise", "--json", "--no-calibrate", tmp_path / "job.json"], tmp_path)
+    assert adv.returncode == 0, adv.stderr
+    (advised,) = json.loads(adv.stdout)["jobs"]
+    (tmpfs,) = [f for f in advised["stack"]["file_systems"] if f["fs"] == "tmpfs"]
+    assert tmpfs["files"] == 3 and all(p.endswith(")") and "(on node" in p for p in tmpfs["paths"])
+    own: dict[int, float] = {}
+    for r in job.records:
+        if r.rank >= 0:
+            own[r.rank] = own.get(r.rank, 0.0) + r.io_time
+    across = sum(r.io_time / r.nprocs for r in job.records if r.rank < 0 and not r.node)
+    one_node = max(r.io_time / r.nprocs for r in recs)   # each node's file took time: all three would exceed it
+    assert 0 < advised["io_time"] <= max(own.values(), default=0.0) + across + one_node + 1e-9

@@ -119,7 +119,7 @@ def test_hdf5_program(lib, tmp_path):
     src = tmp_path / "h5w.c"
     src.write_text(HDF5_PROG)
     exe = tmp_path / "h5w"
-    subprocess.run([h5cc, "-o", str(exe), str(src)], check=True)
+    subprocess.run([h5cc, "-o", str(exe), str(src)], check=True, cwd=tmp_path)   # h5cc leaves h5w.o where it runs
     plain = _run([str(exe), "{out}/x.h5"], tmp_path / "plain", tmp_path, dict(os.environ))
     logs = tmp_path / "log"
     prof = _run([str(exe), "{out}/x.h5"], tmp_path / "prof", tmp_path,

@@ -37,8 +37,9 @@ def _run(lib, logs, argv, n=RANKS):
 
 def _build(tmp_path, name, cmd):
     exe = tmp_path / name
+    # in tmp_path: h5pcc leaves its object file (h5_known.o) in the directory it runs in
     proc = subprocess.run([*cmd[:1], "-o", str(exe), str(PROGRAMS / f"{name}.c"), *cmd[1:]], capture_output=True,
-                          text=True)
+                          text=True, cwd=tmp_path)
     if proc.returncode != 0:
         pytest.skip(f"cannot build {name}.c: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else '?'}")
     return exe

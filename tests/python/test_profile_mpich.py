@@ -37,7 +37,7 @@ def _pario(args, tmp_path, **env):
 def _build(tmp_path, name, cc, *flags):
     exe = tmp_path / name
     run = subprocess.run([cc, "-O2", "-o", str(exe), str(PROGRAMS / f"{name}.c"), *flags], capture_output=True,
-                         text=True)
+                         text=True, cwd=tmp_path)   # h5pcc leaves its object file where it runs
     if run.returncode:
         pytest.skip(f"cannot build {name}.c with {cc}: {(run.stderr.strip().splitlines() or ['?'])[-1]}")
     return exe

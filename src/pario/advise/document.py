@@ -8,7 +8,7 @@ from typing import Any
 from pario.advise.advisor import Ranked
 from pario.advise.costs import Model
 from pario.advise.facts import StackFacts
-from pario.advise.job import Job
+from pario.advise.job import Job, rank_shares
 
 SCHEMA = "pario.advise/1"
 
@@ -22,9 +22,9 @@ def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None,
     kinds: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     for rec in job.records:
-        if rec.path in seen or not rec.bytes:
+        if rec.name in seen or not rec.bytes:
             continue   # files with data: directories the MPI library opens are not what is advised on
-        seen.add(rec.path)
+        seen.add(rec.name)
         f = stack.of(rec)
         key = f.fs or "?"
         row = kinds.setdefault(key, {"fs": f.fs, "unit": f.unit, "unit_source": f.unit_source, "files": 0,
@@ -32,7 +32,7 @@ def stack_summary(job: Job, stack: StackFacts, measured_in: str | None = None,
                                      "paths": []})
         row["files"] += 1
         if len(row["paths"]) < 3:   # what the files are, for a reader of a file system without a name
-            row["paths"].append(rec.path)
+            row["paths"].append(rec.name)
     return {"impl": stack.impl, "impl_source": stack.impl_source, "file_systems": list(kinds.values()),
             "measured_in": measured_in, "measured_why": stack.measure_why, "system": system or {}}
 
@@ -62,17 +62,10 @@ def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranke
 
 
 def io_seconds(job: Job) -> float:
-    """The busiest rank's time in I/O calls (reduced records count their per-rank mean)."""
-    per: dict[int, float] = {}
-    shared = 0.0
-    through = {r.path for r in job.records if r.module == "mpiio"}
-    for r in job.records:
-        if r.module == "posix" and r.path in through:
-            continue   # MPI-IO's time already holds the POSIX calls it made
-        if r.rank < 0:
-            shared += r.io_time / max(1, r.nprocs)
-        else:
-            per[r.rank] = per.get(r.rank, 0.0) + r.io_time
+    """The busiest rank's time in I/O calls (reduced records count their per-rank mean: job.rank_shares)."""
+    through = {r.path for r in job.records if r.module == "mpiio"}   # MPI-IO's time holds its POSIX calls
+    per, shared = rank_shares((r for r in job.records if not (r.module == "posix" and r.path in through)),
+                              lambda r: r.io_time)
     return (max(per.values()) if per else 0.0) + shared
 
 

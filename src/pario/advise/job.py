@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -57,7 +58,9 @@ class Sizes:
 @dataclass
 class Rec:
     """One file as one interface saw it, on one rank (rank >= 0) or reduced over `nprocs` ranks
-    (rank -1: the log merged the ranks that opened it)."""
+    (rank -1: the log merged the ranks that opened it). A file of a node-local file system (tmpfs,
+    /dev/shm) names its node: the same path on another node is another file, reduced over that
+    node's ranks only (pario profile over several nodes)."""
     module: str                     # posix | stdio | mpiio
     path: str
     rank: int
@@ -107,6 +110,19 @@ class Rec:
     fs: str | None = None
     stripe_size: int | None = None
     stripe_count: int | None = None
+    node: str | None = None         # the node of a node-local file (None: a file every node sees)
+    node_ranks: list[int] | None = None   # a record reduced over one node's ranks: that node's ranks
+
+    @property
+    def name(self) -> str:
+        """The file as findings name it: its path, and its node where the path is node-local."""
+        return f"{self.path} (on {self.node})" if self.node else self.path
+
+    def ranks_of(self) -> list[int] | None:
+        """The ranks a record reduced over one node's ranks stands for: the first `nprocs` of that
+        node's ranks (the log keeps the node, not which of its ranks opened the file); None for a
+        record of one rank or one reduced across nodes."""
+        return self.node_ranks[:max(1, self.nprocs)] if self.rank < 0 and self.node_ranks else None
 
     @property
     def shared(self) -> bool:
@@ -174,6 +190,24 @@ _HELPERS = (re.compile(r"^<MPI runtime files>$"),
             re.compile(r"\.sm$"), re.compile(r"/ompi\.[^/]+/"), re.compile(r"\.locktest(\.\d+)?$"),
             re.compile(r"\.lockedfile$"), re.compile(r"/\.[^/]+\.shfp\.\d+$"), re.compile(r"/vader_segment\."),
             re.compile(r"^/dev/shm/"), re.compile(r"/sm_segment\."))
+
+
+def rank_shares(recs: Iterable[Rec], value: Callable[[Rec], float]) -> tuple[dict[int, float], float]:
+    """(per rank: `value` over its own records, plus the per-rank mean of each record reduced over
+    its node's ranks; the per-rank mean of the records reduced across nodes, which every rank
+    carries). The busiest rank's time is max(per) + the second: the nodes' files side by side."""
+    per: dict[int, float] = {}
+    shared = 0.0
+    for r in recs:
+        mine = r.ranks_of()
+        if mine:
+            for k in mine:
+                per[k] = per.get(k, 0.0) + value(r) / max(1, r.nprocs)
+        elif r.rank < 0:
+            shared += value(r) / max(1, r.nprocs)
+        else:
+            per[r.rank] = per.get(r.rank, 0.0) + value(r)
+    return per, shared
 
 
 def is_mpi_helper(path: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pario.advise.advisor import Ranked
-from pario.advise.job import Job, Rec
+from pario.advise.job import Job, Rec, rank_shares
 from pario.model.findings import Finding
 from pario.model.units import seconds
 
@@ -34,7 +34,7 @@ def components(rule: str) -> frozenset[str]:
 def _files(f: Finding, job: Job) -> frozenset[str]:
     named = [p for p in f.evidence.files if not p.startswith("... and ")]
     if len(named) < len(f.evidence.files) or not named:
-        return frozenset(r.path for r in job.records)   # a list cut short: any of the job's files
+        return frozenset(r.name for r in job.records)   # a list cut short: any of the job's files
     return frozenset(named)
 
 
@@ -45,17 +45,11 @@ def _time(r: Rec, comps: frozenset[str]) -> float:
 
 def drawn(job: Job, files: frozenset[str], comps: frozenset[str]) -> float:
     """The busiest rank's seconds in these kinds of time on these files (a reduced record counts its
-    per-rank mean; a file reached through MPI-IO counts its MPI-IO time, which holds the POSIX calls)."""
+    per-rank mean, for its node's ranks where its file is node-local; a file reached through MPI-IO
+    counts its MPI-IO time, which holds the POSIX calls)."""
     through = {r.path for r in job.records if r.module == "mpiio"}
-    per: dict[int, float] = {}
-    shared = 0.0
-    for r in job.records:
-        if r.path not in files or (r.module == "posix" and r.path in through):
-            continue
-        if r.rank < 0:
-            shared += _time(r, comps) / max(1, r.nprocs)
-        else:
-            per[r.rank] = per.get(r.rank, 0.0) + _time(r, comps)
+    per, shared = rank_shares((r for r in job.records if r.name in files and not (r.module == "posix" and r.path in
+                                                                                 through)), lambda r: _time(r, comps))
     return (max(per.values()) if per else 0.0) + shared
 
 

@@ -144,8 +144,11 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
                     if lib is not None:
                         job.libs.append(lib)
                     continue
-                job.records.append(_rec(module, fname, rank, c, raw))
+                rec = _rec(module, fname, rank, c, raw)
+                rec.node = str(raw["node"]) if raw.get("node") else None
+                job.records.append(rec)
     _ranks_of(job, procs, launch, mpi_ranks)
+    _nodes_of(job, procs)
     job.cluster = str((launch.get("slurm") or {}).get("cluster") or "")
     job.buffered = _buffered(doc)
     names = {"hdf5": "HDF5", "pnetcdf": "PnetCDF", "netcdf": "NetCDF-4", "adios2": "ADIOS2"}
@@ -184,6 +187,18 @@ def _ranks_of(job: Job, procs: list[dict[str, Any]], launch: dict[str, Any], mpi
         job.partial.append(f"rank{'s' if len(job.missing_ranks) > 1 else ''} {lost} of {job.launched} left no log "
                            "(ended before MPI_Finalize and exit: MPI_Abort, a signal, a crash): their I/O is not "
                            "counted")
+
+
+def _nodes_of(job: Job, procs: list[dict[str, Any]]) -> None:
+    """Each record of a node-local file (the log names its node) gets that node's ranks."""
+    on: dict[str, list[int]] = {}
+    for p in procs:
+        info = p.get("process") or {}
+        if isinstance(info.get("rank"), int) and info["rank"] >= 0 and info.get("host"):
+            on.setdefault(str(info["host"]), []).append(info["rank"])
+    for r in job.records:
+        if r.node and r.rank < 0 and r.node in on:
+            r.node_ranks = sorted(on[r.node])
 
 
 def _buffered(doc: dict[str, Any]) -> dict[str, dict[str, Any]] | None:

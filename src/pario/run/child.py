@@ -94,11 +94,13 @@ def run(argv: list[str], env: dict[str, str] | None = None, meanwhile: Callable[
     (no such program, not executable) is the caller's to name. Call it from the main thread
     (signal handlers).
 
-    The program is started with posix_spawn, as a shell would start it: the signals Python ignores
-    for itself (SIGPIPE, SIGXFSZ) are back to their default in it, and the descriptors pario was
-    given stay open in it (pario's own are close-on-exec). subprocess, which would do the same
-    through its own child code, costs the wrapper's start more than the rest of its work
-    (benchmarks/startup)."""
+    The program is started with posix_spawn: the signals Python ignores for itself (SIGPIPE,
+    SIGXFSZ) are back to their default in it, and the descriptors pario was given stay open in it
+    (pario's own are close-on-exec), as a shell leaves them. One difference from a shell: glibc's
+    posix_spawn leaves the two signals it keeps for itself (32 and 33, below SIGRTMIN) ignored in
+    the program, where glibc installs its own handlers when it uses them (as with subprocess
+    whenever it spawns that way). subprocess's own fork and exec would cost the wrapper's start
+    more than the rest of its work (benchmarks/startup)."""
     out = ChildExit(returncode=0)
     pid: int | None = None
     done = False

@@ -129,11 +129,11 @@ def redundant_reads(ctx: Ctx) -> list[Candidate]:
         save = r.elapsed(r.read_time) * (1 - 1 / times)
         p_ = "MPIIO" if r.module == "mpiio" else "POSIX"
         out.append(Candidate(rule="redundant-reads", title=f"the same bytes read {times:.1f} times",
-                             evidence=Evidence(text=f"{r.path}: {what}.",
+                             evidence=Evidence(text=f"{r.name}: {what}.",
                                                counters={f"{p_}_BYTES_READ": r.bytes_read,
                                                          "POSIX_MAX_BYTE_READ": p.max_byte_read,
                                                          f"{p_}_RW_SWITCHES": r.rw_switches or 0},
-                                               files=[r.path], ranks=[r.rank] if r.rank >= 0 else []),
+                                               files=[r.name], ranks=[r.rank] if r.rank >= 0 else []),
                              fix=fix, cost=FromLog(save, f"the log: {s(r.elapsed(r.read_time))} reading it; all but "
                                                          f"1/{times:.1f} of that is a repeat"),
                              confidence="high"))

@@ -28,10 +28,10 @@ def _per_rank(recs: list[Rec], nprocs: int) -> tuple[dict[int, int], dict[int, f
         if r.rank >= 0:
             by[r.rank] = by.get(r.rank, 0) + r.bytes
             t[r.rank] = t.get(r.rank, 0.0) + r.io_time
-        else:
-            for k in range(min(r.nprocs, nprocs)):
-                by[k] += r.bytes // r.nprocs
-                t[k] += r.io_time / r.nprocs
+        else:   # a node-local file: its node's ranks; else the first nprocs
+            for k in r.ranks_of() or range(min(r.nprocs, nprocs)):
+                by[k] = by.get(k, 0) + r.bytes // r.nprocs
+                t[k] = t.get(k, 0.0) + r.io_time / r.nprocs
     return by, t
 
 
@@ -189,23 +189,23 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
                                other_op=min(r.bytes_written, r.bytes_read), syncs_s=_syncs_s(ctx, synced))
         if why is None:
             if said:
-                ctx.notes.append(f"{r.path}: {said}")
+                ctx.notes.append(f"{r.name}: {said}")
             continue
         counters = {f"{p}_F_SLOWEST_RANK_TIME": r.slowest_time, f"{p}_F_FASTEST_RANK_TIME": r.fastest_time,
                     f"{p}_SLOWEST_RANK_BYTES": r.slowest_rank_bytes or 0,
                     f"{p}_FASTEST_RANK_BYTES": r.fastest_rank_bytes or 0}
         if why == "bytes":
             counters[f"{p}_F_VARIANCE_RANK_BYTES"] = r.variance_bytes or 0
-            text = (f"{r.path}: the {r.nprocs} ranks move different amounts: {human(b_sd)} around a mean of "
+            text = (f"{r.name}: the {r.nprocs} ranks move different amounts: {human(b_sd)} around a mean of "
                     f"{human(b_mean)} per rank ({100 * b_sd / b_mean:.0f}%); the most loaded moves at least "
                     f"{human(b_sd / math.sqrt(max(1, r.nprocs - 1)))} more than the mean.")
-            title = f"ranks move uneven amounts of {r.path.rsplit('/', 1)[-1]}"
+            title = f"ranks move uneven amounts of {r.name.rsplit('/', 1)[-1]}"
             fix = Fix(kind="code", text="give every rank the same amount of data to move (the decomposition gives "
                                         "some ranks more than others)")
             how = (f"the log: the ranks' mean rate on this file ({s(t_mean)} for {human(b_mean)}) applied to the "
                    "most loaded rank's extra bytes")
         elif why == "syncs":
-            text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
+            text = (f"{r.name}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
                     f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes; the file's "
                     f"{sum(x.fsyncs or 0 for x in synced):,} syncs cost about {s(_syncs_s(ctx, synced) or 0)} here, "
                     "more than the slow rank's extra time, and they come after (nearly) each write of a "
@@ -216,7 +216,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
             how = f"the log: the slowest rank's {s(r.slowest_time)} against the mean {s(t_mean)}"
             counters["POSIX_FSYNCS"] = sum(x.fsyncs or 0 for x in synced)
         else:
-            text = (f"{r.path}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
+            text = (f"{r.name}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
                     f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes: a spread of "
                     f"{100 * (r.slowest_time - r.fastest_time) / t_mean:.0f}% of the mean, beyond this system's "
                     f"{100 * (noise or 0):.0f}% ({noise_why}).")
@@ -226,7 +226,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
                                          "its stripes land on: `lfs getstripe`) before changing the program"))
             how = f"the log: the slowest rank's {s(r.slowest_time)} against the mean {s(t_mean)}"
         out.append(Candidate(rule="stragglers", title=title,
-                             evidence=Evidence(text=text, counters=counters, files=[r.path],
+                             evidence=Evidence(text=text, counters=counters, files=[r.name],
                                                ranks=[k for k in (r.slowest_rank, r.fastest_rank) if k is not None]),
                              fix=fix, cost=FromLog(sec, how), confidence="medium" if why == "bytes" else "low"))
     # across the ranks' own files (file per process)

@@ -155,12 +155,18 @@ class Ctx:
 
 def slowest_rank(recs: Iterable[Rec], time: Callable[[Rec], float]) -> tuple[int | None, float, list[Rec]]:
     """(rank, seconds, its records) of the rank that spent the most time in `time` over `recs`.
-    A record reduced over ranks counts its per-rank mean for each of its ranks (rank None)."""
+    A record reduced over ranks counts its per-rank mean for each of its ranks: its node's (Rec.ranks_of),
+    else every rank's (rank None when no record is of one rank or one node)."""
     per: dict[int, float] = {}
     recs_of: dict[int, list[Rec]] = {}
     shared_s, shared = 0.0, []
     for r in recs:
-        if r.rank < 0:
+        mine = r.ranks_of()
+        if mine:   # a node-local file: its node's ranks, side by side with the other nodes'
+            for k in mine:
+                per[k] = per.get(k, 0.0) + time(r) / max(1, r.nprocs)
+                recs_of.setdefault(k, []).append(r)
+        elif r.rank < 0:
             shared_s += time(r) / max(1, r.nprocs)
             shared.append(r)
         else:
@@ -197,8 +203,8 @@ def passes(r: Rec) -> int:
 def names(recs: Iterable[Rec], top: int = 3) -> list[str]:
     out: list[str] = []
     for r in sorted(recs, key=lambda r: (not r.bytes, -r.io_time)):
-        if r.path not in out:
-            out.append(r.path)
+        if r.name not in out:
+            out.append(r.name)
     return out[:top] + ([f"... and {len(out) - top} more"] if len(out) > top else [])
 
 

@@ -81,7 +81,7 @@ def independent_pieces(op: str):
                 continue
             log_s = r.elapsed(r.write_time if op == "write" else r.read_time)
             shape = "small" if small else "scattered"
-            text = (f"{r.path}: {r.nprocs} ranks make {indep:,} independent {op}s of ~{human(size)}"
+            text = (f"{r.name}: {r.nprocs} ranks make {indep:,} independent {op}s of ~{human(size)}"
                     f"{' (smaller than ' + human(limit) + ': ' + why + ')' if small and limit else ''}"
                     f"{', each rank' + chr(39) + 's pieces far apart' if contiguous is False else ''}; "
                     f"{s(log_s)} per rank in them.")
@@ -98,10 +98,10 @@ def independent_pieces(op: str):
                                  evidence=Evidence(text=text, counters={f"MPIIO_INDEP_{op.upper()}S": indep,
                                                                         f"MPIIO_COLL_{op.upper()}S": coll,
                                                                         "MPIIO_NPROCS": r.nprocs},
-                                                   files=[r.path]),
+                                                   files=[r.name]),
                                  fix=fix, cost=NotCosted("one call per rank through a file view is not a pattern "
                                                          "pario bench replays from the log"),
-                                 confidence="medium", stance=(r.path, "collective")))
+                                 confidence="medium", stance=(r.name, "collective")))
         return out
     return rule
 
@@ -168,7 +168,7 @@ def one_aggregator(ctx: Ctx) -> list[Candidate]:
                                         f"MPI's OMPIO: io_ompio_num_aggregators={r.nprocs}), so that the ranks' "
                                         "data does not all cross to one process",
                   settings=dict(agg.hints), rendered=rendered(ctx, agg))
-        text = (f"{r.path}: {r.nprocs} ranks make {coll:,} collective calls and each moves its own data at the "
+        text = (f"{r.name}: {r.nprocs} ranks make {coll:,} collective calls and each moves its own data at the "
                 f"MPI-IO level ({human(r.bytes)} in all), but at the POSIX level one rank moved all "
                 f"{human(total)}: collective buffering through one aggregator; {s(log_s)} per rank in these calls.")
         out.append(Candidate(rule="one-aggregator", title=f"one aggregator for {r.nprocs} ranks' collective I/O",
@@ -176,11 +176,11 @@ def one_aggregator(ctx: Ctx) -> list[Candidate]:
                                                                     "MPIIO_COLL_READS": r.coll_reads or 0,
                                                                     "MPIIO_BYTES_WRITTEN": r.bytes_written,
                                                                     "POSIX_SLOWEST_RANK_BYTES": total},
-                                               files=[r.path]),
+                                               files=[r.name]),
                              fix=fix, cost=Ratio(log_s=plan.log_s, what=plan.what.split(" vs ", 1)[-1] + f" {op}s")
                              if plan else
                              NotCosted("no request size the engine can replay"),
-                             confidence="medium", plan=plan, stance=(r.path, "independent"), veto=False))
+                             confidence="medium", plan=plan, stance=(r.name, "independent"), veto=False))
     return out
 
 
@@ -197,7 +197,7 @@ def collective_buffering(op: str):
         for r in ctx.recs("mpiio"):
             coll = (r.coll_writes if op == "write" else r.coll_reads) or 0
             indep = (r.indep_writes if op == "write" else r.indep_reads) or 0
-            if not r.shared or coll <= indep or r.path in one:
+            if not r.shared or coll <= indep or r.name in one:
                 continue
             size = _typical(r, op)
             limit, _ = ctx.small_limit(r, op)
@@ -223,19 +223,19 @@ def collective_buffering(op: str):
                             what=f"{human(size)} collective {op}s by {ranks} ranks, with and without collective "
                                  "buffering")
             key = next(iter(off.hints))
-            text = (f"{r.path}: {r.nprocs} ranks make {coll:,} collective {op}s of ~{human(size)} (not small "
+            text = (f"{r.name}: {r.nprocs} ranks make {coll:,} collective {op}s of ~{human(size)} (not small "
                     f"here){', each rank its own contiguous block' if _contiguous_per_rank(r, size) else ''}; "
                     f"{key} is {(r.hints or {}).get(key, 'not set (automatic)')}; {s(log_s)} per rank in them.")
             out.append(Candidate(rule=f"collective-buffering-{op}s", title=f"collective buffering on large {op}s",
                                  evidence=Evidence(text=text, counters={f"MPIIO_COLL_{op.upper()}S": coll,
-                                                                        "MPIIO_NPROCS": r.nprocs}, files=[r.path]),
+                                                                        "MPIIO_NPROCS": r.nprocs}, files=[r.name]),
                                  fix=Fix(kind="settings", text=(f"turn collective buffering off for this file ("
                                          f"{key}={off.hints[key]}): each rank then {op}s its own block directly, "
                                          "without the exchange through aggregators"),
                                          settings=dict(off.hints), rendered=rendered(ctx, off)),
                                  cost=Ratio(log_s=log_s, what=f"{op}s without collective buffering") if plan else
                                  NotCosted("no request size the engine can replay"),
-                                 confidence="medium", plan=plan, stance=(r.path, "independent")))
+                                 confidence="medium", plan=plan, stance=(r.name, "independent")))
         return out
     return rule
 
@@ -271,10 +271,10 @@ def hints_not_in_effect(ctx: Ctx) -> list[Candidate]:
                 lost.append((key, value, None, "the MPI-IO layer does not report it"))
         if not lost:
             continue
-        text = f"{r.path}: " + "; ".join(f"{k}={v} requested, {'in effect: ' + h if h is not None else 'not in effect'}"
+        text = f"{r.name}: " + "; ".join(f"{k}={v} requested, {'in effect: ' + h if h is not None else 'not in effect'}"
                                           f" ({w})" for k, v, h, w in lost)
         out.append(Candidate(rule="hints-not-in-effect", title=f"{count(len(lost), 'requested hint')} not in effect",
-                             evidence=Evidence(text=text + ".", counters={}, files=[r.path]),
+                             evidence=Evidence(text=text + ".", counters={}, files=[r.name]),
                              fix=Fix(kind="settings", text="drop these hints or spell them the way this MPI-IO "
                                      "layer reads them (`pario settings check` explains each one)",
                                      settings={k: v for k, v, _, _ in lost}),

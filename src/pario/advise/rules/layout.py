@@ -166,7 +166,7 @@ def lustre_one_stripe(ctx: Ctx) -> list[Candidate]:
         settings = Settings(hints={"striping_factor": str(count), "striping_unit": str(facts.stripe_size)},
                             layout=[{"stripe_count": str(count), "stripe_size": str(facts.stripe_size)}])
         d = r.path.rsplit("/", 1)[0] or "."
-        text = (f"{r.path} ({human(size)}) is written by {writers} ranks and lies on one OST (stripe count 1, "
+        text = (f"{r.name} ({human(size)}) is written by {writers} ranks and lies on one OST (stripe count 1, "
                 f"{facts.source}): all its bytes go through one server.")
         fix = Fix(kind="layout", command=f"lfs setstripe -c {count} -S {exact(facts.stripe_size, 'GMK')} {d}",
                   text=f"stripe the directory over {count} OSTs{capped} before the job creates the file (a layout "
@@ -176,7 +176,7 @@ def lustre_one_stripe(ctx: Ctx) -> list[Candidate]:
         out.append(Candidate(rule="lustre-one-stripe", title=f"shared file on one stripe ({human(size)})",
                              evidence=Evidence(text=text, counters={"POSIX_STRIPE_COUNT": 1,
                                                                     "POSIX_NPROCS": writers},
-                                               files=[r.path]),
+                                               files=[r.name]),
                              fix=fix, cost=NotCosted("striping can only be measured on Lustre: run --verify there"),
                              confidence="high" if facts.ost_count else "medium"))
     return out
@@ -238,12 +238,12 @@ def aggregators_vs_stripes(ctx: Ctx) -> list[Candidate]:
                 "stripe_count": count, "ops": ["write"]}
         canon, applied = explain(settings, view)
         note = "; ".join(a.reason() for a in applied)
-        text = (f"{r.path}: {nodes} aggregators (cb_nodes in effect) write a file of {count} stripes: "
+        text = (f"{r.name}: {nodes} aggregators (cb_nodes in effect) write a file of {count} stripes: "
                 f"{nodes} is neither a multiple nor a divisor of {count}, so some OSTs serve two aggregators "
                 "and others wait.")
         out.append(Candidate(rule="aggregators-vs-stripes", title=f"{nodes} aggregators for {count} stripes",
                              evidence=Evidence(text=text, counters={"MPIIO_COLL_WRITES": r.coll_writes or 0},
-                                               files=[r.path]),
+                                               files=[r.name]),
                              fix=Fix(kind="settings", text=f"use {want} aggregators (a whole number per stripe)"
                                      f"{': ' + note if note else ''}",
                                      settings=canon.hints, rendered=rendered(ctx, canon)),

@@ -88,7 +88,7 @@ def reopen(ctx: Ctx) -> list[Candidate]:
         return []
     total_extra = sum(extra.values())
     text = (f"{sum(r.opens for r in hits):,} opens of {count(len(hits), 'file')}: {total_extra:,} more than one per "
-            f"process and run of reads or writes (two allowed); {worst.path} alone is opened {n + phases(worst):,} "
+            f"process and run of reads or writes (two allowed); {worst.name} alone is opened {n + phases(worst):,} "
             "times by one rank.")
     return [Candidate(rule="reopen", title="the same files opened again and again",
                       evidence=Evidence(text=text, counters={f"{hits[0].module.upper()}_OPENS":
@@ -112,7 +112,7 @@ def stats(ctx: Ctx) -> list[Candidate]:
     n = int(per_rank(worst, worst.stats or 0)) - phases(worst)
     if n < 1:
         return []
-    text = (f"{sum(r.stats or 0 for r in hits):,} stat calls on {count(len(hits), 'file')}; {worst.path}: "
+    text = (f"{sum(r.stats or 0 for r in hits):,} stat calls on {count(len(hits), 'file')}; {worst.name}: "
             f"{n + phases(worst):,} by one rank. Each asks the metadata server (and on Lustre every OST of the file "
             "for its size).")
     return [Candidate(rule="stat-calls", title="repeated stat calls",

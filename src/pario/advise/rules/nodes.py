@@ -103,7 +103,7 @@ def aggregators_per_node(ctx: Ctx) -> list[Candidate]:
                 "hosts": nodes, "stripe_count": stripes, "ops": ["write"]}
         canon, applied = explain(settings, view)
         log_s = r.elapsed(r.write_time)
-        text = (f"{r.path}: {r.nprocs} ranks on {nodes} nodes ({per_node} per node) write it collectively "
+        text = (f"{r.name}: {r.nprocs} ranks on {nodes} nodes ({per_node} per node) write it collectively "
                 f"({coll:,} writes of ~{human(size)}) through {agg} aggregator{'s' if agg != 1 else ''} "
                 f"({known}): every node's {per_node} ranks send their data through "
                 f"{'one rank' if agg <= nodes else str(agg // nodes) + ' ranks'}; {r.elapsed(r.write_time):.3g} s "
@@ -113,7 +113,7 @@ def aggregators_per_node(ctx: Ctx) -> list[Candidate]:
         out.append(Candidate(
             rule="aggregators-per-node", title=f"one aggregator per node for {per_node} ranks per node",
             evidence=Evidence(text=text, counters={"MPIIO_COLL_WRITES": coll, "MPIIO_NPROCS": r.nprocs,
-                                                   "nodes": nodes}, files=[r.path]),
+                                                   "nodes": nodes}, files=[r.name]),
             fix=Fix(kind="settings", text=f"{how} (CSC measured 1.26x from *:2 on 16 Lustre nodes; measure it: "
                                           f"pario advise --verify on {nodes if plan else 'several'} nodes)"
                                           f"{': ' + note if note else ''}",

@@ -236,7 +236,7 @@ def buffered_writes(ctx: Ctx, module: str, recs: list[Rec]) -> list[Candidate]:
     mean = fs["sys_bytes"] / fs["sys_writes"]
     reasons = sorted(fs["flush_reasons"].items(), key=lambda kv: -kv[1])
     said = ", ".join(f"{n:,} at a {why_}" for why_, n in reasons[:3]) or "no reason recorded"
-    text = (f"recorded under pario buffer: the program made {r.writes:,} writes to {r.path}; the file system saw "
+    text = (f"recorded under pario buffer: the program made {r.writes:,} writes to {r.name}; the file system saw "
             f"{fs['sys_writes']:,} writes of ~{human(int(mean))} (smaller than {human(int(limit or 0))}: {why}). "
             f"The buffer wrote its bytes out {said}.")
     top = reasons[0][0] if reasons else ""

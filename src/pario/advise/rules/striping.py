@@ -55,7 +55,7 @@ def cephfs_one_server(ctx: Ctx) -> list[Candidate]:
         layout = {"stripe_count": str(new), "object_size": str(new_obj)}
         value = f"stripe_count={new} object_size={new_obj}"
         settings = Settings(layout=[layout])
-        text = (f"{r.path} ({human(size)}) is written by {writers} ranks and lies in one object (stripe_count "
+        text = (f"{r.name} ({human(size)}) is written by {writers} ranks and lies in one object (stripe_count "
                 f"{count}, object_size {human(obj)}; {f.source}): all its bytes go through one of the "
                 f"{f.servers} object servers.")
         pieces = cephfs.objects_of(size, new, unit, new_obj)
@@ -77,7 +77,7 @@ def cephfs_one_server(ctx: Ctx) -> list[Candidate]:
         out.append(Candidate(rule="cephfs-one-server", title=f"shared file on one object server ({human(size)})",
                              evidence=Evidence(text=text, counters={"POSIX_NPROCS": writers,
                                                                     "POSIX_BYTES_WRITTEN": r.bytes_written or 0},
-                                               files=[r.path]),
+                                               files=[r.name]),
                              fix=fix, cost=Ratio(log_s=r.elapsed(r.write_time),
                                                  what=f"the file at {new} stripes of {exact(unit, 'GMK')} in "
                                                       f"{exact(new_obj, 'GMK')} objects"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from pario.analysis.nodes import rank_hosts
 from pario.analysis.summary import FLAG_HELP, OPS
 from pario.model.case import MD_OPS
 from pario.report.html import anchors, settings, timeline
@@ -150,8 +151,9 @@ def section(run: dict, rows: list[dict]) -> Section:
         sec.items.append(_rate_plot(run_id, labels, data, env, "iops"))
         sec.items.append(_imbalance_plot(run_id, labels, data))
         cases = {c.get("index"): c for c in result.get("cases") or []}
+        hosts = rank_hosts(result)
         for label, row in zip(labels, data):
-            plot = timeline.case_plot(run_id, label, cases.get(row["index"]) or {})
+            plot = timeline.case_plot(run_id, label, cases.get(row["index"]) or {}, hosts)
             if plot:
                 sec.items.append(plot)
     if metadata:

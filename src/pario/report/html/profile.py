@@ -80,14 +80,14 @@ def _time_split(n: int, files: list[dict[str, Any]]) -> Plot | None:
     top = [f for f in top if f["read_time"] + f["write_time"] + f["meta_time"] > 0]
     fig = make_subplots(rows=2, cols=1, row_heights=[0.3, 0.7], vertical_spacing=0.12,
                         subplot_titles=["per interface", f"the {len(top)} files with the longest time"])
-    labels = [f"{f['module']}: {_short(f['path'])}" for f in top]
+    labels = [f"{f['module']}: {_short(shown.labelled(f))}" for f in top]   # a node-local file: a bar per node
     for key, name in (("read_time", "read"), ("write_time", "write"), ("meta_time", "meta")):
         fig.add_trace(go.Bar(y=list(mods), x=[m[key] for m in mods.values()], orientation="h", name=name,
                              marker={"color": COLOURS[name]}, legendgroup=name,
                              hovertemplate=f"%{{y}} {name}: %{{x:.4g}} s<extra></extra>"), row=1, col=1)
         fig.add_trace(go.Bar(y=labels, x=[f[key] for f in top], orientation="h", name=name, showlegend=False,
                              marker={"color": COLOURS[name]}, legendgroup=name,
-                             hovertext=[f"{plain(f['path'])}<br>{name}: {f[key]:.4g} s" for f in top],
+                             hovertext=[f"{plain(shown.labelled(f))}<br>{name}: {f[key]:.4g} s" for f in top],
                              hoverinfo="text"),
                       row=2, col=1)
     fig.update_layout(layout(height=260 + 24 * (len(top) + len(mods)), barmode="stack"))
@@ -118,7 +118,8 @@ def _spread(n: int, files: list[dict[str, Any]]) -> Plot | None:
     for f in shared:
         c, p = f["counters"], f["module"].upper()
         tf, ts = float(c.get(f"{p}_F_FASTEST_RANK_TIME") or 0), float(c.get(f"{p}_F_SLOWEST_RANK_TIME") or 0)
-        y = f"{f['module']}: {_short(f['path'])}" + (f" (slowest {ts / tf:.2f}x fastest)" if tf else "")
+        # a node-local file (one per node under one path) with its node: the nodes' rows stay apart
+        y = f"{f['module']}: {_short(shown.labelled(f))}" + (f" (slowest {ts / tf:.2f}x fastest)" if tf else "")
         ys.append(y)
         var = c.get(f"{p}_F_VARIANCE_RANK_TIME")
         sd = f", sd {var ** 0.5:.3g} s" if var is not None else ""
@@ -126,9 +127,9 @@ def _spread(n: int, files: list[dict[str, Any]]) -> Plot | None:
         line_y += [y, y, None]
         fast.append(tf)
         slow.append(ts)
-        fast_h.append(f"{plain(f['path'])}<br>fastest: rank {c.get(f'{p}_FASTEST_RANK')} {tf:.4g} s, "
+        fast_h.append(f"{plain(shown.labelled(f))}<br>fastest: rank {c.get(f'{p}_FASTEST_RANK')} {tf:.4g} s, "
                       f"{tenths(c.get(f'{p}_FASTEST_RANK_BYTES'))}{sd}")
-        slow_h.append(f"{plain(f['path'])}<br>slowest: rank {c.get(f'{p}_SLOWEST_RANK')} {ts:.4g} s, "
+        slow_h.append(f"{plain(shown.labelled(f))}<br>slowest: rank {c.get(f'{p}_SLOWEST_RANK')} {ts:.4g} s, "
                       f"{tenths(c.get(f'{p}_SLOWEST_RANK_BYTES'))} ({f['nprocs']} processes){sd}")
     fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="lines", line={"color": "#999999", "width": 2},
                              showlegend=False, hoverinfo="skip"))

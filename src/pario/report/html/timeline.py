@@ -1,7 +1,7 @@
 """Per-rank timeline of one case: for each rank, when it opened, transferred, synced and closed
 (from the engine's per-rank durations; the four steps are back to back, so a rank started at
 done - open - xfer - sync - close). One phase is shown at a time, the most imbalanced first;
-a menu picks another."""
+a menu picks another. A run over several nodes labels each rank with its node."""
 from __future__ import annotations
 
 from typing import Any
@@ -35,9 +35,10 @@ def _columns(p: dict) -> dict[str, list[float]] | None:
         return None
 
 
-def _phase_traces(cols: dict[str, list[float]], visible: bool) -> list[go.Bar | go.Scatter]:
+def _phase_traces(cols: dict[str, list[float]], visible: bool, hosts: list[str] | None) -> list[go.Bar | go.Scatter]:
     n = len(cols["done"])
-    ranks = [f"r{r}" for r in range(n)]
+    on = [f" ({hosts[r]})" if hosts else "" for r in range(n)]
+    ranks = [f"r{r}{on[r]}" for r in range(n)]
     start = [cols["done"][r] - sum(cols[s][r] for s in STEPS) for r in range(n)]
     base = list(start)
     traces: list[Any] = []
@@ -46,25 +47,27 @@ def _phase_traces(cols: dict[str, list[float]], visible: bool) -> list[go.Bar | 
         traces.append(go.Bar(
             y=ranks, x=durations, base=list(base), orientation="h", name=NAMES[step], visible=visible,
             marker={"color": COLOURS[step], "line": {"width": 0}}, legendgroup=step,
-            hovertext=[f"rank {r}: {NAMES[step]} {durations[r] * 1e3:.3g} ms, from {base[r]:.4g} s"
+            hovertext=[f"rank {r}{on[r]}: {NAMES[step]} {durations[r] * 1e3:.3g} ms, from {base[r]:.4g} s"
                        for r in range(n)], hoverinfo="text"))
         base = [b + d for b, d in zip(base, durations)]
     first = min(cols["done"])
     traces.append(go.Scatter(
         y=ranks, x=cols["done"], mode="markers", name="done", visible=visible, legendgroup="done",
         marker={"symbol": "line-ns-open", "size": 12, "color": "#000000"},
-        hovertext=[f"rank {r} done at {d:.4g} s, {d - first:.3g} s after the first" for r, d in
+        hovertext=[f"rank {r}{on[r]} done at {d:.4g} s, {d - first:.3g} s after the first" for r, d in
                    enumerate(cols["done"])], hoverinfo="text"))
     return traces
 
 
-def case_plot(run_id: int | str, label: str, case: dict) -> Plot | None:
-    """The timeline plot of one result case (schemas/result.schema.json), or None without per-rank data."""
+def case_plot(run_id: int | str, label: str, case: dict, rank_hosts: list[str] | None = None) -> Plot | None:
+    """The timeline plot of one result case (schemas/result.schema.json), or None without per-rank data;
+    rank_hosts: the host of every rank (analysis.nodes.rank_hosts), shown when the ranks ran on several."""
     phases = [(p, c) for p in case.get("phases") or [] if p.get("op") in ("write", "read", "verify")
               for c in [_columns(p)] if c]
     if not phases:
         return None
     nranks = len(phases[0][1]["done"])
+    hosts = rank_hosts if rank_hosts and len(rank_hosts) == nranks and len(set(rank_hosts)) > 1 else None
     cut = ""
     if nranks * len(phases) > MAX_BARS:
         worst: dict[str, tuple[dict, dict[str, list[float]]]] = {}
@@ -79,7 +82,7 @@ def case_plot(run_id: int | str, label: str, case: dict) -> Plot | None:
     per = len(STEPS) + 1
     buttons = []
     for i, (p, c) in enumerate(phases):
-        for t in _phase_traces(c, i == shown):
+        for t in _phase_traces(c, i == shown, hosts):
             fig.add_trace(t)
         visible = [j // per == i for j in range(per * len(phases))]
         buttons.append({"label": f"{p['op']} rep {p.get('rep', 0) + 1} (imbalance {_imbalance(p):.2f})",
@@ -91,7 +94,8 @@ def case_plot(run_id: int | str, label: str, case: dict) -> Plot | None:
                              yaxis={"autorange": "reversed", "title": None, "type": "category"},
                              legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}))
     p0 = phases[shown][0]
-    caption = (f"Each rank's open, transfer, sync and close, back to back; the tick marks when it was done. "
+    caption = (f"Each rank's open, transfer, sync and close, back to back{', its node in brackets' if hosts else ''}; "
+               "the tick marks when it was done. "
                f"Shown first: {p0['op']} repetition {p0.get('rep', 0) + 1}, the most imbalanced "
                f"(last done {_imbalance(p0):.2f}x the first); the menu shows the other phases.{cut}")
     return Plot(anchors.run(run_id, "timeline", case.get("index", 0)), f"Per-rank timeline: {label}", fig, caption)
