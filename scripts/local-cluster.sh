@@ -37,7 +37,7 @@ MARK=.pario-local-cluster      # marks a directory as ours, so start never write
 MAX_NODES=16
 GONE=99        # what a wait_for condition returns when waiting longer cannot help
 # shellcheck source=lib/local-common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib/local-common.sh"
+. "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/lib/local-common.sh"   # also when run through a link
 
 usage() {
     cat >&2 <<EOF

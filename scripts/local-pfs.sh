@@ -33,7 +33,7 @@ MARK=.pario-local-pfs          # marks a directory as ours, so start never write
 CGROOT=/sys/fs/cgroup/blkio
 POLL=0.1       # wait_for's interval: its conditions run the ceph command
 # shellcheck source=lib/local-common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib/local-common.sh"
+. "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/lib/local-common.sh"   # also when run through a link
 
 usage() {
     echo "usage: $0 start [--servers N] [--cap RATE] [--object-size SIZE] [--dir DIR] | stop|status|env [--dir DIR]" >&2

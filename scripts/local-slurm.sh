@@ -25,7 +25,7 @@ TAG=PARIO_LOCAL_SLURM          # set in the daemons' environment: finds them aft
 MARK=.pario-local-slurm        # marks a directory as ours, so start never writes elsewhere
 TAGGED_ALSO=stepds             # tagged() also lists this instance's slurmstepd
 # shellcheck source=lib/local-common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib/local-common.sh"
+. "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/lib/local-common.sh"   # also when run through a link
 
 usage() {
     echo "usage: $0 start|stop|status|env [DIR]   (DIR defaults to \$PARIO_SLURM_DIR)" >&2

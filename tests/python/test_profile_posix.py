@@ -42,6 +42,27 @@ def test_sequential_write_then_read(lib, tmp_path):
     assert c["POSIX_F_WRITE_TIME"] > 0 and c["POSIX_F_WRITE_START_TIMESTAMP"] <= c["POSIX_F_WRITE_END_TIMESTAMP"]
 
 
+def test_files_are_named_as_the_program_named_them(lib, tmp_path):
+    """A file is named by its open call's path (tests/preload/named.c): openat's directory joined,
+    a symbolic link kept, as MPI-IO and the libraries name theirs; a stream fdopen'd on a descriptor
+    by that descriptor's file; a file without a name (O_TMPFILE) as /proc/self/fd names it."""
+    work, logs, _ = _run(lib, tmp_path, "named")
+    view = files(logs)
+    written = {path: f["bytes_written"] for (module, path), f in view.items() if module == "posix" and
+               f["bytes_written"]}
+    assert written.pop(str(work / "sub" / "at.dat")) == 4096
+    assert written.pop(str(work / "link" / "via.dat")) == 3072
+    assert view[("stdio", str(work / "stream.dat"))]["bytes_written"] == 2048
+    assert view[("posix", str(work / "stream.dat"))]["counters"]["POSIX_OPENS"] == 1
+    try:
+        os.close(os.open(work, os.O_TMPFILE | os.O_WRONLY, 0o600))
+        nameless = True
+    except OSError:
+        nameless = False
+    unnamed = {p: n for p, n in written.items() if p.startswith(f"{work}/#") and p.endswith(" (deleted)")}
+    assert list(unnamed.values()) == ([1024] if nameless else []), written
+
+
 def test_random_misaligned_one_mib_vectors_and_metadata(lib, tmp_path):
     work, logs, _ = _run(lib, tmp_path, "posix_misc")
     view = files(logs)

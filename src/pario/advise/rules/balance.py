@@ -154,10 +154,15 @@ def judge(bytes_mean: float, bytes_sd: float, nranks: int, t_slow: float, t_fast
 
 def _syncs_s(ctx: Ctx, recs: list[Rec]) -> float | None:
     """What the syncs on these files cost, at this system's measured cost of one, where the counters
-    show a rank syncing after (nearly) each of its writes (Ctx.syncs_each_write; None: not so, or no
-    calibration of the job's system)."""
+    show a rank syncing after (nearly) each of its writes (Ctx.syncs_each_write) and fewer syncs than
+    the ranks' writes: some ranks' writes go unsynced, so the syncs fall on fewer ranks than write
+    and may be what makes one slower. As many syncs as writes or more (every rank syncing after each
+    of its writes: IOR -Y) is an even share that names no rank. None: not so, or no calibration of
+    the job's system."""
     synced = [r for r in recs if r.module == "posix" and ctx.syncs_each_write(r)]
     n = sum(r.fsyncs or 0 for r in synced)
+    if n >= sum(r.writes for r in recs if r.module == "posix"):
+        return None
     per = ctx.model.fsync_s if ctx.model is not None else None
     return n * per if n and per else None
 
