@@ -163,3 +163,39 @@ def test_a_word_that_is_no_command_is_refused_with_every_command_named(capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all("invalid choice" in line for line in err)
     assert all(all(repr(name) in line for name in COMMANDS) for line in err), err
+
+
+END_NOW = """
+import atexit, sys
+from pario.cli import _end_now
+if sys.argv[1] == "handler":
+    atexit.register(lambda: print("handler ran"))
+print("said", end="")
+_end_now(7)
+print(" and returned")
+"""
+
+
+@pytest.mark.parametrize("case", ["nothing left", "handler"])
+def test_a_command_that_says_nothing_is_left_ends_without_the_teardown_unless_something_needs_it(case):
+    """cli._end_now: stdout flushed, then the process ends with the command's code; with an atexit
+    handler registered (or another thread) it returns and the ordinary exit runs the handler."""
+    out = subprocess.run([sys.executable, "-c", END_NOW, case], capture_output=True, text=True)
+    if case == "handler":
+        assert (out.returncode, out.stdout) == (0, "said and returned\nhandler ran\n")
+    else:
+        assert (out.returncode, out.stdout) == (7, "said")
+
+
+def test_profile_as_the_program_ends_with_the_program_status_and_its_log_written(tmp_path, tmp_path_factory):
+    """`python -m pario profile` (main() as the program: it ends without the teardown) exits with
+    the program's status, having written its log and said so."""
+    from profile_support import preload_lib
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    env["PARIO_PRELOAD"] = preload_lib(tmp_path_factory)
+    out = subprocess.run([sys.executable, "-m", "pario", "profile", "-o", "sh.log", "--", "sh", "-c", "exit 3"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 3, out.stderr
+    assert "profile of 1 process written to sh.log" in out.stderr and "exited with status 3" in out.stderr
+    assert json.loads((tmp_path / "sh.log").read_text())["kind"] == "job"

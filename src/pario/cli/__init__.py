@@ -116,6 +116,26 @@ def _asked_json(words: list[str]) -> tuple[bool, str | None]:
     return "--json" in given, command
 
 
+def _end_now(code: int) -> None:
+    """End the process without the interpreter's teardown, for a command that has said nothing is
+    left to do (args.end_now: `pario profile` once its log is written): freeing every module and
+    object cost it 15 ms of CPU, a third of what it adds to the program (benchmarks/startup).
+    stdout and stderr are flushed first; the ordinary exit is kept (this returns) if anything may
+    still need it: an atexit handler (a temporary directory's cleanup registers one), another
+    thread, or a stream that cannot be flushed (the ordinary exit reports it)."""
+    import atexit
+
+    threading = sys.modules.get("threading")
+    if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
+
+
 def main(argv=None) -> int:
     from pario.model.errors import ParioError, Stopped
 
@@ -127,7 +147,10 @@ def main(argv=None) -> int:
         if not getattr(args, "run", None):
             parser.print_help()
             return 2
-        return int(args.run(args) or 0)
+        code = int(args.run(args) or 0)
+        if argv is None and getattr(args, "end_now", False):  # the program (console script, python -m pario)
+            _end_now(code)
+        return code
     except ParioError as exc:
         import json
 

@@ -202,6 +202,7 @@ def profile(args, cmd, prun) -> int:
         print(f"pario: the program was ended by {signal.Signals(ended.signal).name}", file=sys.stderr)
     elif code != 0:
         print(f"pario: the program exited with status {code}", file=sys.stderr)
+    args.end_now = True  # the log is written and closed, the parts removed: main may skip the teardown
     return ended.shell_code
 
 
