@@ -116,7 +116,7 @@ def _doc(a_samples, b_samples, skip=None):
     preset = presets.load(presets.available()["lrz-hints"])
     facts = {"fs_type": "xfs", "hosts": 1, "flavour": "mpich", "cray": False, "io": None, "built": {},
              "buffer": None}
-    plan = presets.plan(preset, 4, 1 / 64, facts)
+    plan = presets.plan(preset, 4, 1 / 64, facts, storage=True)
     if skip:
         plan.skipped.append(presets.Skipped(skip, plan.labels[skip], "needs Lustre"))
     rows = [{"name": "str-small-enable", "write": _spread(*a_samples), "flags": []},
@@ -303,7 +303,7 @@ def test_a_buffered_case_names_its_buffer(tmp_path):
     preset = presets.load(path)
     assert preset.rows[0].buffer == 8 << 20 and "pario-buffer" in preset.rows[0].requires
     facts = {"fs_type": "xfs", "hosts": 1, "flavour": "mpich", "cray": False, "io": None, "built": {}, "buffer": None}
-    case = presets.plan(preset, 1, 1 / 64, facts).cases[0]
+    case = presets.plan(preset, 1, 1 / 64, facts, storage=True).cases[0]
     assert case["_buffer"] == 8 << 20                  # pario's key: the engine's spec never sees it
     path.write_text(base + 'requires = ["pario-buffer"]\n')
     with pytest.raises(ParioError, match="give the buffer size too"):

@@ -58,7 +58,9 @@ Presets (--preset NAME, --preset list): the seeds' experiments (LRZ's hints matr
 strategies, small writes and striping, ARCHER's small files, ARCHER2's aggregators and layers), each a
 job file in examples/presets/ with the seed's table: this system's median [min-max] beside the seed's
 figure per cell, rows this system cannot run named with the reason, and a reading only where the
-ranges do not overlap. --scale F multiplies the data (default: what fits --time); -n, -i apply.
+ranges do not overlap. --scale F multiplies the data (default: what fits --time); -n, -i apply. Like
+the suites, a preset measures the storage (synced writes, evicted reads; a row's own fsync stays);
+--cache asks for page-cache figures.
 
 Metadata workload (like mdtest): --metadata [--files-per-dir N] [--file-size S] [--depth D]
 [--branching B] [--per-rank-dirs (mdtest -u)] [--md-ops create,stat,open_close,read_small,remove]:
@@ -122,8 +124,8 @@ def register(subparsers) -> None:
     r.add_argument("--io", type=typed(RUN["io"]), help="Open MPI io component: ompio | romio321")
     add_launch_flags(r)
     r.add_argument("--cache", action="store_const", const=True, default=None,
-                   help="suites: page-cache figures (writes not synced in the timed phase, reads not evicted); "
-                        "without it a suite measures the storage (-e and --drop-caches)")
+                   help="suites and presets: page-cache figures (writes not synced in the timed phase, reads not "
+                        "evicted); without it they measure the storage (-e and --drop-caches)")
     r.add_argument("--drop-caches", nargs="?", const="files", metavar="all", type=typed(RUN["drop_caches"]),
                    help="cold reads: before each read, evict the run's own files from the page cache (fsync + "
                         "POSIX_FADV_DONTNEED, as any user) and measure what is left (mincore); 'all': also "

@@ -4,6 +4,7 @@ bench's preset path: request -> plan (the preset's cases this system can run, si
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 
 from rich.console import Console
@@ -15,15 +16,15 @@ from pario.cli.store_run import store_run
 from pario.model.errors import ParioError
 from pario.model.requests import BenchRequest
 from pario.model.units import count
-from pario.plan import presets, validate
-from pario.plan.bench import CASE_DESTS, check_room
+from pario.plan import presets, suites, validate
+from pario.plan.bench import CASE_DESTS, apply_drop_caches, check_room
 from pario.platform import host, slurm
 from pario.platform.ceiling import device_ceiling
 from pario.platform.engine import engine_listing, engine_path
 from pario.platform.mpi import detect, find_mpirun
 from pario.platform.scratch import Scratch
 from pario.report import json as json_report
-from pario.report.terminal.bench import verify_lines
+from pario.report.terminal.bench import measured_line, verify_lines
 from pario.report.terminal.presets import print_list, print_table
 from pario.report.terminal.progress import Progress
 from pario.report.terminal.servers import print_servers
@@ -90,6 +91,7 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     if request.nodes:   # --nodes: the rows' per-node settings (cb_config_list *:k) act per node, as in the seed
         facts["hosts"] = request.nodes
     ceiling = None
+    storage = suites.measures_storage(request)   # bench's default: the storage, unless --cache
     notes = [rank_note] if rank_note else []
     if facts["hosts"] > 1:
         notes.append(f"on {facts['hosts']} nodes: a row's cb_config_list *:k allows k aggregators on each node, as "
@@ -106,11 +108,12 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     else:  # the largest scale (at most 1) that fits --time at the device's rate
         scratch.prepare()
         ceiling = device_ceiling(engine, scratch.dir, skip=request.no_probe)
-        rate = max(float(ceiling.get("write_mib") or 0), 100.0) if ceiling.get("write_mib") else 150.0
+        rate = suites.storage_rate(ceiling, not storage)
         scale = presets.choose_scale(preset, ranks, facts, request.time, rate, request.reps)
         notes.append(f"scale {scale:g} fits --time {request.time:g} s at about {rate:.0f} MiB/s (--scale sets it)")
-    plan = presets.plan(preset, ranks, scale, facts, request.reps)
-    plan.notes = notes
+    plan = presets.plan(preset, ranks, scale, facts, request.reps, storage=storage, drop_caches=request.drop_caches)
+    apply_drop_caches(plan.cases, request.drop_caches, os.geteuid() == 0)
+    plan.notes = notes + [n for n in [_storage_note(plan.cases, storage)] if n]
     if not plan.cases:
         doc = analysis.table(plan, [], {}, _model(preset))
         _show(request, doc, None, None, [])
@@ -127,11 +130,12 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     note = (f"preset {preset.name}: {count(len(plan.cases), 'case')}, {count(len(plan.skipped), 'row')} skipped, "
             f"scale {scale:g}")
     buffered = Buffered(plan.cases, scratch)
+    dropped = {"drop_caches": request.drop_caches} if request.drop_caches else {}
     try:
         record = execute(RunRequest(cases=plan.cases, note=note, ranks=ranks, engine=engine, mpi=mpi,
                                     scratch=scratch, io=io, launcher=launcher, ceiling=ceiling,
                                     no_probe=request.no_probe, facts={"preset": preset.name, "preset_scale": scale,
-                                                                      **buffered.facts()},
+                                                                      **buffered.facts(), **dropped},
                                     timeout=request.timeout, env=buffered.env, nodes=request.nodes),
                          Progress(plain=request.json))
         plan.notes += buffered.notes(plan.labels)
@@ -156,6 +160,20 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
     return 0 if record.complete and not bad else 1
 
 
+def _storage_note(cases: list[dict], storage: bool) -> str:
+    """What the preset's figures are of (suites.storage_note, the suites' header's words), from its cases."""
+    data = [c for c in cases if c.get("workload", "data") != "metadata" and c.get("backend") != "null"]
+    ops = [op for op in ("write", "read", "verify") if any(op in c["ops"] for c in data)]
+    synced = all(c.get("fsync") or c.get("odirect") or c.get("backend") in suites.NO_SYNC
+                 for c in data if "write" in c["ops"])
+    said = suites.storage_note(storage, {"fsync": synced}, ops) if ops else ""
+    said = ("this preset " + said) if storage and said else said
+    if any(c.get("workload") == "metadata" and "read_small" in c["ops"] for c in cases):
+        said += ("; " if said else "") + ("the metadata rows read files they just created, not evicted first "
+                                          "(the page cache may hold them)")
+    return said
+
+
 def _dry_run(request: BenchRequest, plan, name: str, scale: float, ranks: int, engine: str, mpi, scratch: Scratch,
              io: str | None) -> int:
     """The preset's cases as bench's --dry-run shows them: one launch runs them all, so one launcher
@@ -170,6 +188,9 @@ def _dry_run(request: BenchRequest, plan, name: str, scale: float, ranks: int, e
 
 
 def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
+    if record is not None:   # what the figures are of, from the cases that ran (bench's line above its table)
+        cures = ("", "") if suites.measures_storage(request) else (" (without --cache they are)",) * 2
+        doc["measured"] = measured_line(record.result.get("cases") or [], cures)
     if request.json:
         out = {"preset": doc, "run": run_id}
         if record is not None:
@@ -181,7 +202,7 @@ def _show(request: BenchRequest, doc, record, run_id, rows) -> None:
     where = ""
     if record is not None:
         where = f" on {record.env.get('hostname')}, {record.directory} ({record.env.get('fs_type') or 'fs ?'})"
-    print_table(console, doc, where)
+    print_table(console, doc, where, doc.get("measured") or "")
     for line in verify_lines(rows):
         console.print(line, highlight=False)
     if record is not None:  # a striped file system's servers: their bytes per row, the placement's time

@@ -14,6 +14,7 @@ from pario.model.case import MD_OPS, OPS, Case, case_bytes, md_files
 from pario.model.errors import ParioError, did_you_mean
 from pario.model.presets import RATIOS, Column, Preset, PresetPlan, Reading, Row, Skipped
 from pario.model.units import exact, parse_size
+from pario.plan import suites
 from pario.plan.cases import build_case, normalise
 from pario.plan.jobfile import JOB_FILE_LINES
 from pario.plan.layers import INSTALL
@@ -336,11 +337,15 @@ def _label(row: Row | str, case: Case, ranks: int) -> str:
         return text
 
 
-def plan(preset: Preset, ranks: int, scale: float, facts_: dict[str, Any], reps: int | None = None) -> PresetPlan:
-    """The cases this system runs at this scale, and the rows it leaves out with the reason."""
+def plan(preset: Preset, ranks: int, scale: float, facts_: dict[str, Any], reps: int | None = None, *,
+         storage: bool, drop_caches: str | None = None) -> PresetPlan:
+    """The cases this system runs at this scale, and the rows it leaves out with the reason.
+    storage (suites.measures_storage: bench's default, --cache turns it off): each row's writes
+    synced inside the timed phase and its reads of evicted files, as bench's suites, unless the
+    seed's row says fsync itself; drop_caches: --drop-caches given, the command line evicts instead."""
     cases, skipped, labels, header = [], [], {}, preset.row_header
     for row, raw in zip(preset.rows, preset.cases):
-        opts = {**preset.defaults, **raw}
+        opts = suites.storage_keys({**preset.defaults, **raw}, storage)
         if reps is not None:
             opts["reps"] = reps
         case = build_case(scale_opts(opts, scale), f"{preset.path} ('{row.case}')")
@@ -355,16 +360,20 @@ def plan(preset: Preset, ranks: int, scale: float, facts_: dict[str, Any], reps:
             skipped.append(Skipped(row.case, labels[row.case], reason))
         else:
             cases.append(case)
+    if storage:
+        suites.evict_reads(cases, drop_caches)
     return PresetPlan(preset=preset, cases=cases, skipped=skipped, ranks=ranks, scale=scale, labels=labels,
                       row_header=header)
 
 
 def choose_scale(preset: Preset, ranks: int, facts_: dict[str, Any], budget_s: float, rate_mib: float,
                  reps: int | None = None) -> float:
-    """The largest power of two, at most 1, whose runnable cases fit the time budget (down to 1/4096)."""
+    """The largest power of two, at most 1, whose runnable cases fit the time budget (down to 1/4096);
+    rate_mib: suites.storage_rate, the pace of what is measured."""
     scale = 1.0
     while scale > 1 / 4096:
-        if estimate_seconds(plan(preset, ranks, scale, facts_, reps).cases, ranks, rate_mib) <= budget_s:
+        sized = plan(preset, ranks, scale, facts_, reps, storage=False).cases   # sizes only: rate_mib is the pace
+        if estimate_seconds(sized, ranks, rate_mib) <= budget_s:
             break
         scale /= 2
     return scale

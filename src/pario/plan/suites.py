@@ -77,12 +77,11 @@ def layers_suite(request: BenchRequest, ranks: int, listing: dict | None, free_d
     size = parse_size(request.size, "--size") if request.size else None
     block = suite_block(ranks, nphases, request.time, size, host.meminfo()["mem_available"],
                                 free_disk, rate_mib)
-    storage = not request.cache
-    if storage and "write" in ops:
-        run_opts.setdefault("fsync", True)
+    storage = measures_storage(request)
+    run_opts = storage_keys({**run_opts, "ops": ops}, storage)
     cases = layers.suite_cases(block, ops, reps, listing, run_opts)
     if storage:
-        _evict(cases, request)
+        evict_reads(cases, request.drop_caches)
     parts = [f"layers suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, one shared file, "
              f"{human(block)} per rank per phase ({human(block * ranks)} over {count(ranks, 'rank')}), "
              f"{human(min(MIB, block))} transfers", storage_note(storage, run_opts, ops)]
@@ -100,12 +99,11 @@ def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_
     mem = host.meminfo()["mem_available"]
     size = parse_size(request.size, "--size") if request.size else None
     block = suite_block(ranks, nphases, request.time, size, mem, free_disk, rate_mib)
-    storage = not request.cache
-    if storage and "write" in ops:
-        run_opts.setdefault("fsync", True)
+    storage = measures_storage(request)
+    run_opts = storage_keys({**run_opts, "ops": ops}, storage)
     cases = default_cases(ranks, block, ops, reps, mpiio, run_opts)
     if storage:
-        _evict(cases, request)
+        evict_reads(cases, request.drop_caches)
     note = (f"default suite: {len(cases)} cases x {reps} reps of {'+'.join(ops)}, "
             f"{human(block)} per rank per phase ({human(block * ranks)} over {count(ranks, 'rank')}), "
             f"1 MiB transfers" + ("" if mpiio else "; mpiio cases skipped: backend not built")
@@ -116,13 +114,37 @@ def default_suite(request: BenchRequest, ranks: int, listing: dict | None, free_
 STORAGE_EVICT = 1   # plan.bench.EVICT["files"]: the run's own files, as any user (fsync + POSIX_FADV_DONTNEED)
 
 
-def _evict(cases: list[Case], request: BenchRequest) -> None:
-    """A suite's reads are of files evicted from the page cache first (--drop-caches given: the
-    command line applies its own level)."""
-    if request.drop_caches is not None:
+def measures_storage(request: BenchRequest) -> bool:
+    """The one place the default is decided, for the suites and the presets alike: their figures are
+    the storage's (writes synced inside the timed phase, reads of evicted files) unless --cache asks
+    for the page cache's."""
+    return not request.cache
+
+
+def storage_keys(keys: dict[str, Any], storage: bool) -> dict[str, Any]:
+    """A case's keys (a suite's run flags, a preset's row) with the storage's default: its writes
+    synced inside the timed phase (fsync), unless the keys say fsync themselves (-e, a seed's row)
+    or the case has nothing to sync: no write, the metadata workload, O_DIRECT, adios2 (BP5 has no
+    fsync: its close is timed) or the null backend."""
+    ops = keys.get("ops") or ()
+    if (not storage or "fsync" in keys or "write" not in ops or keys.get("odirect")
+            or keys.get("workload", "data") == "metadata" or str(keys.get("backend", "")).lower() in NO_SYNC):
+        return keys
+    return {**keys, "fsync": True}
+
+
+NO_SYNC = ("adios2", "null")   # backends a case's fsync is not given to (validate refuses adios2's)
+
+
+def evict_reads(cases: list[Case], drop_caches: str | None) -> None:
+    """The storage's reads: each data case that reads has its files evicted from the page cache
+    first, as any user, and the residency measured (--drop-caches given: the command line applies
+    its own level instead, plan.bench.apply_drop_caches)."""
+    if drop_caches is not None:
         return
     for case in cases:
-        if set(case["ops"]) & {"read", "verify"}:
+        if (set(case["ops"]) & {"read", "verify"} and case.get("workload", "data") != "metadata"
+                and case.get("backend") != "null"):
             case["evict"], case["residency"] = STORAGE_EVICT, True
 
 

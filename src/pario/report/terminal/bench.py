@@ -54,9 +54,14 @@ def where(mpi: dict, env: dict) -> str:
     return str(hosts[0] if hosts else env.get("hostname"))
 
 
-def measured_line(cases: list[dict]) -> str:
+CURES = (" (-e syncs them inside the timed phase)", " (--drop-caches evicts them)")   # bench's flags
+
+
+def measured_line(cases: list[dict], cures: tuple[str, str] = CURES) -> str:
     """What the figures are of, from the cases that ran: the storage (writes synced inside the timed
-    phase, reads of evicted files) or, in part, the page cache; "" without data cases."""
+    phase, reads of evicted files) or, in part, the page cache; "" without data cases. cures: what
+    syncs the writes and evicts the reads, after "not synced" and "not evicted first" (a preset's
+    cases are its file's: bench's -e and --drop-caches are not its cure)."""
     specs = [c.get("spec") or {} for c in cases]
     specs = [s for s in specs if s.get("workload", "data") == "data" and s.get("backend") != "null"]
     writers = [s for s in specs if "write" in (s.get("ops") or ())]
@@ -66,9 +71,9 @@ def measured_line(cases: list[dict]) -> str:
     said, cache = [], []
     for group, synced, what, yes, no in (
             (writers, lambda s: s.get("fsync") or s.get("odirect"), "writes", "synced inside the timed phase",
-             "not synced (-e syncs them inside the timed phase)"),
+             "not synced" + cures[0]),
             (readers, lambda s: s.get("evict") or s.get("odirect"), "reads", "of files evicted from the page cache",
-             "not evicted first (--drop-caches evicts them)")):
+             "not evicted first" + cures[1])):
         if not group:
             continue
         done = sum(1 for s in group if synced(s))

@@ -79,13 +79,16 @@ def _model(model: dict[str, Any] | None) -> str:
     return text + ("*" if model["calibration"] else "") + ("!" if model["flags"] else "")
 
 
-def print_table(console: Console, doc: dict[str, Any], where: str = "") -> None:
-    """The seed-shaped table of a preset run, then what was skipped, the readings and the notes."""
+def print_table(console: Console, doc: dict[str, Any], where: str = "", measured: str = "") -> None:
+    """The seed-shaped table of a preset run, then what was skipped, the readings and the notes;
+    measured: what the figures are of (report.terminal.bench.measured_line), above the table."""
     console.print(f"[bold]{escape(doc['title'])}[/bold]", highlight=False)
     console.print(escape(f"seed: {doc['seed']}"), highlight=False)
     console.print(escape(f"seed's setup: {doc['setup']}"), highlight=False)
     ranks = f"{doc['ranks']} rank{'s' if doc['ranks'] != 1 else ''}"
     console.print(escape(f"here: {ranks}{where}, scale {doc['scale']:g}"), highlight=False)
+    if measured:
+        console.print(escape(measured), highlight=False)
     table = new_table(None)
     # the labels fold at words; the figures never wrap (a cut range would mislead)
     longest = max((len(w) for r in doc["rows"] for w in r["label"].split()), default=8)
