@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 pario=${PARIO:-$here/../../.venv/bin/pario}
 out=${OUT:-$here/out}
 mkdir -p "$out"
-for name in $("$pario" bench --preset list --json | python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)))'); do
+for name in $("$pario" bench --preset list --json | python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["presets"]))'); do
     cmd="pario bench --preset $name -n ${N:-4} ${EXTRA:-}"
     echo "== $cmd"
     { echo "\$ $cmd"; COLUMNS=80 "$pario" bench --preset "$name" -n "${N:-4}" ${EXTRA:-} 2>"$out/$name.err"; echo "(exit $?)"; } \

@@ -56,6 +56,20 @@ def test_measured_cold_reads_say_their_residency_not_cache():
     assert "fpp/posix read: 0% resident before each of 3 repetitions (evicted: fsync + POSIX_FADV_DONTNEED)" in text
 
 
+def test_evicted_verify_reads_are_cold_not_warm():
+    """A write + verify case (-w -W, the presets of ARCHER2 and CSC) whose verify phases read files
+    evicted first was 'warm' (reads may come from page cache): the residency measured says cold."""
+    c = _with_cache(case("shared-mpiio", 0, write=[400.0, 410.0, 420.0], verify_errors=0), [0.0, 0.0, 0.002])
+    (row,) = _rows(c, env={**CEILING, "mem_total": 24 * GIB})
+    assert "cold" in row["flags"] and "warm" not in row["flags"], row["flags"]
+    warm = _with_cache(case("shared-mpiio", 0, write=[400.0, 410.0, 420.0], verify_errors=0), [0.0, 0.9, 0.9])
+    (row,) = _rows(warm, env={**CEILING, "mem_total": 24 * GIB})
+    assert "cached" in row["flags"] and "warm" not in row["flags"], row["flags"]
+    (row,) = _rows(case("shared-mpiio", 0, write=[400.0, 410.0, 420.0], verify_errors=0),
+                   env={**CEILING, "mem_total": 24 * GIB})
+    assert "warm" in row["flags"]   # nothing measured: still suspected
+
+
 def test_measured_warm_reads_are_known_cached():
     # --reuse with two repetitions: the first reads cold, the second what the first cached
     c = _with_cache(case("fpp-posix", 0, read=[300.0, 5000.0, 5200.0]), [0.0, 1.0, 1.0], evicted="none")

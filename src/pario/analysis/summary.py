@@ -199,6 +199,13 @@ def _flags(case: dict, spec: dict, stats: dict, verify: dict | None, env: dict, 
     mem = env.get("mem_total")
     reads = stats.get("read") or verify
     measured = (stats.get("read") or {}).get("resident") is not None
+    if not stats.get("read") and verify:   # write + verify (-W): its verify reads' residency, measured as reads'
+        checked = [p.get("cache") or {} for p in case.get("phases", []) if p["op"] == "verify"]
+        if checked and all("resident" in c for c in checked):
+            measured = True
+            flag = "cold" if max(float(c["resident"]) for c in checked) < COLD_RESIDENT else "cached"
+            if flag not in flags:
+                flags.append(flag)
     if reads and mem and case.get("total_bytes", 0) < 2 * mem and not measured \
             and not _reads_cold(case, spec, env, hosts):
         flags.append("warm")
