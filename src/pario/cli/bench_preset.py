@@ -161,13 +161,21 @@ def _run(request: BenchRequest, preset, scratch: Scratch) -> int:
 
 
 def _storage_note(cases: list[dict], storage: bool) -> str:
-    """What the preset's figures are of (suites.storage_note, the suites' header's words), from its cases."""
+    """What the preset's figures are of, from its cases (the suites' header's words, suites.storage_note,
+    without bench's -e and --drop-caches, which a preset does not take)."""
     data = [c for c in cases if c.get("workload", "data") != "metadata" and c.get("backend") != "null"]
     ops = [op for op in ("write", "read", "verify") if any(op in c["ops"] for c in data)]
-    synced = all(c.get("fsync") or c.get("odirect") or c.get("backend") in suites.NO_SYNC
-                 for c in data if "write" in c["ops"])
-    said = suites.storage_note(storage, {"fsync": synced}, ops) if ops else ""
-    said = ("this preset " + said) if storage and said else said
+    said = ""
+    if ops and storage:
+        said = "this preset " + suites.storage_note(True, {"fsync": True}, ops, flags=False)
+        unsynced = sorted({c["backend"] for c in data if "write" in c["ops"] and not c.get("fsync")})
+        if unsynced:
+            said += f"; {', '.join(unsynced)} rows are not synced" + (
+                " (BP5 has no fsync: its close is timed)" if unsynced == ["adios2"] else "")
+    elif ops:
+        parts = ["writes not synced inside the timed phase unless the preset's row says fsync itself"] * (
+            "write" in ops) + ["reads not evicted first"] * bool({"read", "verify"} & set(ops))
+        said = "page-cache figures (--cache): " + ", ".join(parts)
     if any(c.get("workload") == "metadata" and "read_small" in c["ops"] for c in cases):
         said += ("; " if said else "") + ("the metadata rows read files they just created, not evicted first "
                                           "(the page cache may hold them)")

@@ -148,18 +148,19 @@ def evict_reads(cases: list[Case], drop_caches: str | None) -> None:
             case["evict"], case["residency"] = STORAGE_EVICT, True
 
 
-def storage_note(storage: bool, run_opts: dict[str, Any], ops: list[str]) -> str:
-    """What a suite's figures are of, for its header: the storage (the default) or the page cache."""
+def storage_note(storage: bool, run_opts: dict[str, Any], ops: list[str], flags: bool = True) -> str:
+    """What a suite's figures are of, for its header: the storage (the default) or the page cache;
+    flags: name bench's -e and --drop-caches (a preset takes neither -e nor a job file's keys)."""
     if not storage:
         return ("page-cache figures (--cache): writes are not synced inside the timed phase"
                 + ("" if run_opts.get("fsync") else " and may end in memory")
                 + ", reads may come from memory")
     said = []
     if "write" in ops:
-        said.append("writes synced inside the timed phase (-e)" if run_opts.get("fsync") else
+        said.append("writes synced inside the timed phase" + " (-e)" * flags if run_opts.get("fsync") else
                     "writes not synced (-e was turned off by a job file?)")
     if set(ops) & {"read", "verify"}:
-        said.append("reads of files evicted from the page cache first (--drop-caches)")
+        said.append("reads of files evicted from the page cache first" + " (--drop-caches)" * flags)
     return "measures the storage: " + ", ".join(said) + "; --cache for page-cache figures"
 
 
