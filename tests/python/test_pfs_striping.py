@@ -99,7 +99,10 @@ def test_capped_servers_count_a_shared_file_by_its_placement(pfs, tmp_path):
         assert 0.97 * 64 * MIB <= sum(moved.values()) <= 1.1 * 64 * MIB, moved  # the data, and little else
         busiest = ph["servers"]["busiest"]
         assert ph["servers"]["predicted_s"] == pytest.approx(moved[busiest] / pfs.cap, rel=1e-3)
-        assert ph["open_to_close_s"] >= 0.8 * ph["servers"]["predicted_s"], ph  # the caps hold (blkio's burst aside)
+        # the caps hold, blkio's burst aside: its throttle lets a time slice's budget through at once (0.235 s
+        # against 0.32 s predicted was seen under load), while data left in ceph-fuse's cache, not at the
+        # servers, shows as a third of the prediction or less (benchmarks/cephfs/RESULTS.md, without -e)
+        assert ph["open_to_close_s"] >= 0.6 * ph["servers"]["predicted_s"], ph
     one, four = (ph["servers"]["bytes"] for ph in phases)
     assert max(one.values()) >= 0.99 * 64 * MIB  # one object, one server
     assert all(abs(b / (16 * MIB) - round(b / (16 * MIB))) < 0.05 for b in four.values())  # whole 16 MiB objects
