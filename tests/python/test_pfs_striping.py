@@ -100,9 +100,9 @@ def test_capped_servers_count_a_shared_file_by_its_placement(pfs, tmp_path):
         busiest = ph["servers"]["busiest"]
         assert ph["servers"]["predicted_s"] == pytest.approx(moved[busiest] / pfs.cap, rel=1e-3)
         # the caps hold, blkio's burst aside: its throttle lets a time slice's budget through at once (0.235 s
-        # against 0.32 s predicted was seen under load), while data left in ceph-fuse's cache, not at the
-        # servers, shows as a third of the prediction or less (benchmarks/cephfs/RESULTS.md, without -e)
-        assert ph["open_to_close_s"] >= 0.6 * ph["servers"]["predicted_s"], ph
+        # against 0.32 s predicted, 0.73 of it, was seen under load), while data left in ceph-fuse's cache, not
+        # at the servers, shows as 0.37 and 0.59 of it (benchmarks/cephfs/RESULTS.md, without -e)
+        assert ph["open_to_close_s"] >= 0.65 * ph["servers"]["predicted_s"], ph
     one, four = (ph["servers"]["bytes"] for ph in phases)
     assert max(one.values()) >= 0.99 * 64 * MIB  # one object, one server
     assert all(abs(b / (16 * MIB) - round(b / (16 * MIB))) < 0.05 for b in four.values())  # whole 16 MiB objects
