@@ -96,6 +96,13 @@ void pario_lib_version(int lib, const char *version) {
   if (version && !libs[lib].version[0]) snprintf(libs[lib].version, sizeof libs[lib].version, "%s", version);
 }
 
+void pario_lib_version_word(int lib, const char *text) {
+  char v[64];
+  snprintf(v, sizeof v, "%s", text ? text : "");
+  v[strcspn(v, " ")] = 0;
+  pario_lib_version(lib, v);
+}
+
 /* ---- handles ---- */
 static uint64_t hkey(uint64_t a, uint64_t b) {
   uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;

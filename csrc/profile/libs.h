@@ -36,12 +36,28 @@ void *pario_lib_sym(int lib, const char *name, int required);
 void *pario_lib_opt(int lib, const char *name);
 /* The library's version, said once by the wrappers (copied). */
 void pario_lib_version(int lib, const char *version);
+/* The same from the library's own version text: its first word ("4.9.0 of Aug  7 2022 ..."). */
+void pario_lib_version_word(int lib, const char *text);
 
 /* A wrapper records only when the profiler records and the thread is not inside the profiler
  * (nor inside one of its questions to a library). */
 #define PARIO_LIB_ACTIVE() (atomic_load_explicit(&pario_active, memory_order_relaxed) && !pario_guard)
 static inline void pario_lib_enter(void) { pario_guard = 1; }
 static inline void pario_lib_leave(void) { pario_guard = 0; }
+
+/* The head of a wrapper of `fn` (an int-returning function of library `lib`) that times the real
+ * call: -1 when the real function is missing; the real call alone when `pass` (not recording);
+ * else `ret` from the real call between the clock reads `t0` and `t1`, with `enter` and `leave`
+ * around it (a counter of nesting, where the library calls its own wrapped functions). */
+#define PARIO_LIB_TIMED(lib, fn, args, pass, enter, leave) \
+  PARIO_LIB_REAL(lib, fn);                                  \
+  if (!real_##fn) return -1;                                \
+  if (pass) return real_##fn args;                          \
+  int64_t t0 = pario_ticks();                               \
+  enter;                                                    \
+  int ret = real_##fn args;                                 \
+  leave;                                                    \
+  int64_t t1 = pario_ticks()
 
 /* ---- handles ---- */
 struct pario_handle {

@@ -56,18 +56,16 @@ static int nc_ready(void) {
   OPT(libvers, "nc_inq_libvers"); OPT(inq_format, "nc_inq_format"); OPT(inq_path, "nc_inq_path");
   OPT(inq_var, "nc_inq_var"); OPT(inq_dimlen, "nc_inq_dimlen"); OPT(inq_unlimdims, "nc_inq_unlimdims");
   OPT(inq_type, "nc_inq_type"); OPT(inq_var_chunking, "nc_inq_var_chunking"); OPT(inq_var_deflate, "nc_inq_var_deflate");
-  if (nc.libvers) {
-    char v[64];
-    snprintf(v, sizeof v, "%s", nc.libvers());
-    v[strcspn(v, " ")] = 0; /* "4.9.0 of Aug  7 2022 ..." */
-    pario_lib_version(PARIO_LIB_NETCDF, v);
-  }
+  if (nc.libvers) pario_lib_version_word(PARIO_LIB_NETCDF, nc.libvers()); /* "4.9.0 of Aug  7 2022 ..." */
   nc.ok = nc.inq_var && nc.inq_dimlen && nc.inq_path && nc.inq_type ? 1 : -1;
   return nc.ok > 0;
 }
 
 /* Inside a wrapped call (nc_create calls nc__create): nested calls are the library's own. */
 static __thread int nc_inside;
+/* A wrapper's head: the real call timed (t0, ret, t1), or passed through. */
+#define NC_TIMED(fn, args) \
+  PARIO_LIB_TIMED(PARIO_LIB_NETCDF, fn, args, nc_inside || !PARIO_LIB_ACTIVE() || !nc_ready(), nc_inside++, nc_inside--)
 
 static struct pario_hmap files = PARIO_HMAP_INIT; /* file part of the ncid -> file record, parallel */
 static struct pario_hmap vars = PARIO_HMAP_INIT;  /* (ncid, varid) -> records and what is known */
@@ -113,39 +111,30 @@ static void file_opened(int ncid, const char *path, int idx, int parallel, int64
   }
 }
 
-#define OPEN_WRAP(fn, idx, params, args)                                                  \
-  int fn params {                                                                         \
-    PARIO_LIB_REAL(PARIO_LIB_NETCDF, fn);                                                  \
-    if (!real_##fn) return -1;                                                             \
-    if (nc_inside || !PARIO_LIB_ACTIVE() || !nc_ready()) return real_##fn args;                         \
-    int64_t t0 = pario_ticks();                                                            \
-    nc_inside++; int ret = real_##fn args; nc_inside--;                                                              \
-    int64_t t1 = pario_ticks();                                                            \
-    if (ret == NC_NOERR) { pario_lib_enter(); file_opened(*ncidp, path, idx, 0, t0, t1); pario_lib_leave(); } \
-    return ret;                                                                            \
+#define OPEN_WRAP(fn, idx, par, params, args)      \
+  int fn params {                                  \
+    NC_TIMED(fn, args);                            \
+    if (ret == NC_NOERR) {                         \
+      pario_lib_enter();                           \
+      file_opened(*ncidp, path, idx, par, t0, t1); \
+      pario_lib_leave();                           \
+    }                                              \
+    return ret;                                    \
   }
-OPEN_WRAP(nc_create, PARIO_NETCDF_FILE_CREATES, (const char *path, int cmode, int *ncidp), (path, cmode, ncidp))
-OPEN_WRAP(nc__create, PARIO_NETCDF_FILE_CREATES,
+OPEN_WRAP(nc_create, PARIO_NETCDF_FILE_CREATES, 0, (const char *path, int cmode, int *ncidp), (path, cmode, ncidp))
+OPEN_WRAP(nc__create, PARIO_NETCDF_FILE_CREATES, 0,
           (const char *path, int cmode, size_t initialsz, size_t *hint, int *ncidp), (path, cmode, initialsz, hint, ncidp))
-OPEN_WRAP(nc_open, PARIO_NETCDF_FILE_OPENS, (const char *path, int mode, int *ncidp), (path, mode, ncidp))
-OPEN_WRAP(nc__open, PARIO_NETCDF_FILE_OPENS, (const char *path, int mode, size_t *hint, int *ncidp),
+OPEN_WRAP(nc_open, PARIO_NETCDF_FILE_OPENS, 0, (const char *path, int mode, int *ncidp), (path, mode, ncidp))
+OPEN_WRAP(nc__open, PARIO_NETCDF_FILE_OPENS, 0, (const char *path, int mode, size_t *hint, int *ncidp),
           (path, mode, hint, ncidp))
 
 #ifdef PARIO_HAVE_MPI
 #include <mpi.h>
 int nc_create_par(const char *path, int cmode, MPI_Comm comm, MPI_Info info, int *ncidp);
 int nc_open_par(const char *path, int mode, MPI_Comm comm, MPI_Info info, int *ncidp);
-#define PAR_WRAP(fn, idx)                                                                          \
-  int fn(const char *path, int mode, MPI_Comm comm, MPI_Info info, int *ncidp) {                   \
-    PARIO_LIB_REAL(PARIO_LIB_NETCDF, fn);                                                           \
-    if (!real_##fn) return -1;                                                                      \
-    if (nc_inside || !PARIO_LIB_ACTIVE() || !nc_ready()) return real_##fn(path, mode, comm, info, ncidp);        \
-    int64_t t0 = pario_ticks();                                                                     \
-    nc_inside++; int ret = real_##fn(path, mode, comm, info, ncidp); nc_inside--;                                             \
-    int64_t t1 = pario_ticks();                                                                     \
-    if (ret == NC_NOERR) { pario_lib_enter(); file_opened(*ncidp, path, idx, 1, t0, t1); pario_lib_leave(); } \
-    return ret;                                                                                     \
-  }
+#define PAR_WRAP(fn, idx) \
+  OPEN_WRAP(fn, idx, 1, (const char *path, int mode, MPI_Comm comm, MPI_Info info, int *ncidp), \
+            (path, mode, comm, info, ncidp))
 PAR_WRAP(nc_create_par, PARIO_NETCDF_FILE_CREATES)
 PAR_WRAP(nc_open_par, PARIO_NETCDF_FILE_OPENS)
 #endif
@@ -170,12 +159,7 @@ int nc_close(int ncid) {
 
 #define FILE_WRAP(fn, idx, params, args)                                   \
   int fn params {                                                          \
-    PARIO_LIB_REAL(PARIO_LIB_NETCDF, fn);                                  \
-    if (!real_##fn) return -1;                                             \
-    if (nc_inside || !PARIO_LIB_ACTIVE() || !nc_ready()) return real_##fn args;         \
-    int64_t t0 = pario_ticks();                                            \
-    nc_inside++; int ret = real_##fn args; nc_inside--;                                              \
-    int64_t t1 = pario_ticks();                                            \
+    NC_TIMED(fn, args);                                                    \
     if (ret == NC_NOERR) {                                                 \
       pario_lib_enter();                                                   \
       struct pario_rec *r = file_rec(ncid, NULL, NULL);                    \
@@ -348,12 +332,7 @@ static void data_call(int ncid, int varid, int kind, int form, const size_t *cou
 
 #define NC_WRAP(NAME, PARAMS, ARGS, FORM, COUNT, KIND, ESIZE)                      \
   int NAME PARAMS {                                                                \
-    PARIO_LIB_REAL(PARIO_LIB_NETCDF, NAME);                                         \
-    if (!real_##NAME) return -1;                                                    \
-    if (nc_inside || !PARIO_LIB_ACTIVE() || !nc_ready()) return real_##NAME ARGS;                \
-    int64_t t0 = pario_ticks();                                                     \
-    nc_inside++; int ret = real_##NAME ARGS; nc_inside--;                                                     \
-    int64_t t1 = pario_ticks();                                                     \
+    NC_TIMED(NAME, ARGS);                                                          \
     if (ret == NC_NOERR) data_call(ncid, varid, KIND, FORM, COUNT, ESIZE, t0, t1);  \
     return ret;                                                                     \
   }

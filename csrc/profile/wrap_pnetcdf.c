@@ -61,15 +61,14 @@ static int pn_ready(void) {
   OPT(inq_header_size, "ncmpi_inq_header_size"); OPT(inq_header_extent, "ncmpi_inq_header_extent");
   OPT(inq_varoffset, "ncmpi_inq_varoffset"); OPT(inq_var, "ncmpi_inq_var"); OPT(inq_dimlen, "ncmpi_inq_dimlen");
   OPT(inq_unlimdim, "ncmpi_inq_unlimdim"); OPT(inq_nreqs, "ncmpi_inq_nreqs"); OPT(inq_path, "ncmpi_inq_path");
-  if (pn.libvers) {
-    char v[64];
-    snprintf(v, sizeof v, "%s", pn.libvers());
-    v[strcspn(v, " ")] = 0; /* "1.12.3 of March 29, 2022" */
-    pario_lib_version(PARIO_LIB_PNETCDF, v);
-  }
+  if (pn.libvers) pario_lib_version_word(PARIO_LIB_PNETCDF, pn.libvers()); /* "1.12.3 of March 29, 2022" */
   pn.ok = pn.inq_var && pn.inq_dimlen && pn.inq_unlimdim && pn.inq_path ? 1 : -1;
   return pn.ok > 0;
 }
+
+/* A wrapper's head: the real call timed (t0, ret, t1), or passed through. */
+#define PN_TIMED(fn, args) \
+  PARIO_LIB_TIMED(PARIO_LIB_PNETCDF, fn, args, !PARIO_LIB_ACTIVE() || !pn_ready(), (void)0, (void)0)
 
 static struct pario_hmap files = PARIO_HMAP_INIT; /* ncid -> file record */
 static struct pario_hmap vars = PARIO_HMAP_INIT;  /* (ncid, varid) -> variable and file records */
@@ -149,12 +148,7 @@ static struct pario_rec *file_rec(int ncid, const char *path) {
 
 #define OPEN_WRAP(fn, idx, mode)                                                                 \
   int fn(MPI_Comm comm, const char *path, int mode, MPI_Info info, int *ncidp) {                 \
-    PARIO_LIB_REAL(PARIO_LIB_PNETCDF, fn);                                                        \
-    if (!real_##fn) return -1;                                                                    \
-    if (!PARIO_LIB_ACTIVE() || !pn_ready()) return real_##fn(comm, path, mode, info, ncidp);     \
-    int64_t t0 = pario_ticks();                                                                   \
-    int ret = real_##fn(comm, path, mode, info, ncidp);                                           \
-    int64_t t1 = pario_ticks();                                                                   \
+    PN_TIMED(fn, (comm, path, mode, info, ncidp));                                                \
     if (ret == NC_NOERR) {                                                                        \
       pario_lib_enter();                                                                          \
       pario_hmap_del(&files, (uint64_t)*ncidp, 0);                                                \
@@ -191,12 +185,7 @@ int ncmpi_close(int ncid) {
 /* Calls on the whole file: counted, timed; after an enddef, the header and hints in effect. */
 #define FILE_WRAP(fn, idx, facts, params, args)                              \
   int fn params {                                                            \
-    PARIO_LIB_REAL(PARIO_LIB_PNETCDF, fn);                                   \
-    if (!real_##fn) return -1;                                               \
-    if (!PARIO_LIB_ACTIVE() || !pn_ready()) return real_##fn args;           \
-    int64_t t0 = pario_ticks();                                              \
-    int ret = real_##fn args;                                                \
-    int64_t t1 = pario_ticks();                                              \
+    PN_TIMED(fn, args);                                                      \
     if (ret == NC_NOERR) {                                                   \
       pario_lib_enter();                                                     \
       struct pario_rec *r = file_rec(ncid, NULL);                            \
@@ -357,12 +346,7 @@ static void data_call(int ncid, int varid, int kind, int mode, int varn, int for
  * vars/varm, 3 varn), direction, mode, element size (0: flexible) and its flexible arguments. */
 #define PN_WRAP(NAME, PARAMS, ARGS, FORM, VARN, COUNT, NUM, COUNTS, KIND, MODE, ESIZE, BUFCOUNT, BUFTYPE) \
   int NAME PARAMS {                                                                                       \
-    PARIO_LIB_REAL(PARIO_LIB_PNETCDF, NAME);                                                               \
-    if (!real_##NAME) return -1;                                                                           \
-    if (!PARIO_LIB_ACTIVE() || !pn_ready()) return real_##NAME ARGS;                                       \
-    int64_t t0 = pario_ticks();                                                                            \
-    int ret = real_##NAME ARGS;                                                                            \
-    int64_t t1 = pario_ticks();                                                                            \
+    PN_TIMED(NAME, ARGS);                                                                                  \
     if (ret == NC_NOERR)                                                                                   \
       data_call(ncid, varid, KIND, MODE, VARN, FORM, 0, COUNT, NUM, COUNTS, ESIZE, BUFCOUNT, BUFTYPE, t0, t1); \
     return ret;                                                                                            \

@@ -3,11 +3,14 @@ place, never replaced: `pario report -o /dev/null` as root once turned /dev/null
 import os
 import stat
 import threading
+from pathlib import PurePosixPath
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pario.model.errors import ParioError
-from pario.platform.outfile import write_output
+from pario.platform.outfile import path_text, suffix, write_output
 
 
 def test_regular_file_replaced_whole_with_its_mode(tmp_path):
@@ -54,3 +57,14 @@ def test_symbolic_link_is_kept_and_its_target_written(tmp_path):
     write_output(link, b"new page")
     assert link.is_symlink() and target.read_bytes() == b"new page"
     assert sorted(p.name for p in target.parent.iterdir()) == ["r.html"]
+
+
+# The wrappers' paths are strings (pathlib costs their start: tests/python/test_startup.py): what
+# they print and the names they make are pathlib's all the same.
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="/.ab ", max_size=12))
+def test_a_path_is_written_as_pathlib_writes_it(text):
+    assert path_text(text) == str(PurePosixPath(text))
+    name = text.replace("/", "")
+    if name not in ("", ".", ".."):
+        assert suffix(name) == PurePosixPath(name).suffix

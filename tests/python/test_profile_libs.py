@@ -7,6 +7,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,6 +131,8 @@ def test_pnetcdf_exact(lib, tmp_path):
         "READS": n}
     assert f["HEADER_SIZE"] > 0 and f["HEADER_EXTENT"] >= f["HEADER_SIZE"]
     assert rows[("pnetcdf_file", target)]["hints"]["req:nc_var_align_size"] == "4096"
+    # the version is the first word of ncmpi_inq_libvers ("1.12.3 of March 29, 2022")
+    assert all(re.fullmatch(r"\d+(\.\d+)+", x["pnetcdf"]["version"]) for x in _libraries(logs)), _libraries(logs)
 
 
 @pytest.mark.skipif(not os.path.exists(f"{NETCDF_MPI}/include/netcdf_par.h"), reason="no parallel NetCDF")
@@ -157,6 +160,8 @@ def test_netcdf4_exact(lib, tmp_path):
     # the netCDF-4 file is HDF5 underneath: HDF5 saw the same puts
     assert _counters(rows, "h5d", f"{target}:/temp", "H5D")["WRITES"] == 3 * n
     assert "NetCDF (2 files, over HDF5 over MPI-IO over POSIX)" in _show(logs)
+    # the version is the first word of nc_inq_libvers ("4.9.0 of Aug  7 2022 ...")
+    assert all(re.fullmatch(r"\d+(\.\d+)+", x["netcdf"]["version"]) for x in _libraries(logs)), _libraries(logs)
 
 
 def _adios2_config():

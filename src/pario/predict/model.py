@@ -2,22 +2,18 @@
 the data, the application's fixed part), the data part the slowest of its limits (the writers'
 own chain of calls, locks and bytes; the nodes' network; the servers; the file system). Every
 term is a named mechanism of predict/mechanisms.py; what the model cannot capture is flagged on
-the prediction, decided from the pattern and the system before any figure is compared."""
+the prediction, and its interval and basis judged, by predict/basis.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pario.predict import basis
 from pario.predict import mechanisms as mech
+from pario.predict.basis import LOCKING, Reader
 from pario.predict.pattern import Geometry, Pattern, geometry, layout
 from pario.predict.system import System
 
 MPIIO_APIS = ("mpiio", "hdf5", "pnetcdf", "netcdf4")
-LOCKING = ("lustre", "gpfs", "beegfs", "cephfs")
-# The interval's width by the status of the figures a prediction uses (a stated band, not a
-# statistical one: benchmarks/predict/RESULTS.md records how often the published figure fell in it),
-# at least the spread a calibration measured for them (system.Param.spread).
-WIDTH = {"calibrated": 1.3, "stated": 1.5, "assumed": 2.0, "default": 3.0}
-FLAG_WIDTH, MAX_WIDTH = 1.3, 5.0
 CAVEAT = ("other jobs share the file system: the model predicts an unloaded system, and a loaded "
           "one is slower (ARCHER's seed: 'huge variance in results')")
 
@@ -50,20 +46,6 @@ class Prediction:
         return self.total / self.seconds if self.seconds > 0 else 0.0
 
 
-class _Reader:
-    """The system's figures, recording which ones a prediction used (for its basis and interval)."""
-
-    def __init__(self, system: System):
-        self.system = system
-        self.used: dict[str, str] = {}
-        self.servers_cap = True   # the system's server count limits the servers the files reach
-        self.cached = False       # a local page cache takes the writes: the device does not pace them
-
-    def __call__(self, name: str):
-        self.used[name] = self.system.status(name)
-        return self.system[name]
-
-
 def _hint_int(hints: dict[str, str], key: str, default: int) -> int:
     try:
         return int(hints[key])
@@ -78,7 +60,7 @@ def _per_node(text: str) -> int:
     return int(n) if n.strip().isdigit() else 1
 
 
-def _two_phase(p: _Reader, pat: Pattern, geo: Geometry, flags: list) -> bool:
+def _two_phase(p: Reader, pat: Pattern, geo: Geometry, flags: list) -> bool:
     """Does a collective call go through two-phase I/O? romio_cb_write/read decides; 'automatic' is
     the MPI-IO library's heuristic. ROMIO's drivers agree where one call's ranges of the ranks
     interleave (collective buffering: the interleave test of ad_write_coll.c and ad_gpfs_wrcoll.c,
@@ -105,7 +87,7 @@ def _two_phase(p: _Reader, pat: Pattern, geo: Geometry, flags: list) -> bool:
     return driver == "lustre"
 
 
-def _aggregators(p: _Reader, pat: Pattern, count: int) -> int:
+def _aggregators(p: Reader, pat: Pattern, count: int) -> int:
     hints, impl = pat.hints, p("impl")
     if impl == "cray":
         return mech.cray_aggregators(count, _hint_int(hints, "cray_cb_nodes_multiplier", 1), pat.ranks)
@@ -120,7 +102,7 @@ def _aggregators(p: _Reader, pat: Pattern, count: int) -> int:
     return n
 
 
-def _ceilings(p: _Reader, pat: Pattern, total: float, nodes: int, servers: int, wide: bool) -> list[Term]:
+def _ceilings(p: Reader, pat: Pattern, total: float, nodes: int, servers: int, wide: bool) -> list[Term]:
     rd = pat.op == "read"
     node_bw = p("node_read_bw" if rd else "node_bw")
     out = [Term("per-node network", total / (nodes * node_bw),
@@ -138,7 +120,7 @@ def _ceilings(p: _Reader, pat: Pattern, total: float, nodes: int, servers: int, 
     return out
 
 
-def _metadata(p: _Reader, pat: Pattern, geo: Geometry, count: int) -> tuple[list[Term], list[Term]]:
+def _metadata(p: Reader, pat: Pattern, geo: Geometry, count: int) -> tuple[list[Term], list[Term]]:
     files, stripes = geo.files, count if p("kind") == "lustre" else 1
     serial = mech.metadata_serial(files / geo.writers, stripes, p("file_cost"), p("stripe_cost"))
     md = [Term("metadata (one process)", serial,
@@ -155,7 +137,7 @@ def _metadata(p: _Reader, pat: Pattern, geo: Geometry, count: int) -> tuple[list
 
 def predict(system: System, pat: Pattern) -> Prediction:
     """The predicted time of one phase, its interval, what binds, and what the model does not capture."""
-    p, flags = _Reader(system), []  # type: _Reader, list[tuple[str, str]]
+    p, flags = Reader(system), []  # type: Reader, list[tuple[str, str]]
     kind = p("kind")
     geo = geometry(pat)
     count, size = layout(pat, p("stripe_count"), p("stripe_size"), p("servers"), cap=kind != "cephfs")
@@ -211,20 +193,14 @@ def predict(system: System, pat: Pattern) -> Prediction:
         other = predict(system, _with_hint(pat, f"romio_cb_{pat.op}", "disable" if path == "two-phase" else "enable"))
         if max(other.seconds, seconds) < AUTOMATIC_MATTERS * min(other.seconds, seconds):
             flags = [f for f in flags if f[0] != "automatic"]  # either choice costs about the same here
-    _flag_common(p, pat, geo, path, aggregators, flags)
-    _flag_basis(p, binding, data.name, flags)
-    rests = {n: p.used[n] for n in _rests(p, binding, data.name) if n in p.used}
-    statuses = set(rests.values()) or set(p.used.values())
-    # a calibrated figure's spread (its fits over the calibration's rounds) widens the band where it binds
-    spread = max((system.params[n].spread for n in (rests or p.used)), default=1.0)
-    width = min(max(max(WIDTH[s] for s in statuses), spread) * FLAG_WIDTH ** len(flags), MAX_WIDTH)
-    basis = ("pario defaults" if "default" in statuses else "assumed figures" if "assumed" in statuses
-             else "calibrated" if "calibrated" in statuses else "stated hardware")
-    return Prediction(seconds, geo.total, seconds / width, seconds * width, binding, costs, limits, flags, basis,
+    basis.flag_common(p, pat, geo, path, aggregators, flags)
+    basis.flag_basis(p, binding, data.name, flags)
+    width, rests_on = basis.interval(p, binding, data.name, len(flags))
+    return Prediction(seconds, geo.total, seconds / width, seconds * width, binding, costs, limits, flags, rests_on,
                       path, aggregators, stripes, dict(p.used))
 
 
-def _ceph_objects(p: _Reader, pat: Pattern, geo: Geometry, count: int, unit: int) -> int:
+def _ceph_objects(p: Reader, pat: Pattern, geo: Geometry, count: int, unit: int) -> int:
     """The objects one of the phase's CephFS files has data in (platform.cephfs.objects_of): the
     layout's stripe count for a file within one object set, more for a larger one (a 128 MiB file at
     stripe count 1 and Ceph's 4 MiB objects is 32 objects, spread by CRUSH over the servers)."""
@@ -234,7 +210,7 @@ def _ceph_objects(p: _Reader, pat: Pattern, geo: Geometry, count: int, unit: int
     return max(1, objects_of(file_bytes, count, unit, int(obj))) if file_bytes else count
 
 
-def _skips_check(p: _Reader, pat: Pattern) -> bool:
+def _skips_check(p: Reader, pat: Pattern) -> bool:
     """A collective call with romio_cb_write/read=disable goes straight to independent I/O: ROMIO
     gathers the ranks' offsets (MPI_Allgather or MPI_Allreduce, to test whether they interleave)
     only when collective buffering is not disabled (ad_write_coll.c, ad_gpfs_wrcoll.c: "only check
@@ -253,14 +229,14 @@ def _with_hint(pat: Pattern, key: str, value: str) -> Pattern:
     return dataclasses.replace(pat, case=case)
 
 
-def _core_share(p: _Reader, pat: Pattern) -> float:
+def _core_share(p: Reader, pat: Pattern) -> float:
     cores = p.system.params.get("cores")
     if cores is None:
         return 1.0
     return mech.shared_cores(pat.ranks_per_node, p("cores"))
 
 
-def _independent(p: _Reader, pat: Pattern, geo: Geometry, count: int, lock_unit: int, pbw: float,
+def _independent(p: Reader, pat: Pattern, geo: Geometry, count: int, lock_unit: int, pbw: float,
                  costs: list[Term], flags: list) -> list[Term]:
     kind, calls = p("kind"), geo.calls_per_rank
     share = _core_share(p, pat)
@@ -283,8 +259,8 @@ def _independent(p: _Reader, pat: Pattern, geo: Geometry, count: int, lock_unit:
         detail.append(f"{sharing} writers per {lock_unit >> 20 or lock_unit} {'MiB' if lock_unit >> 20 else 'B'} "
                       f"lock unit ({locks:.3g} s of lock conflicts)")
         name = "lock contention" if locks > chain / 2 else name
-        _flag_lock_cost(p, flags)
-        _flag_lock_spread(p, name, count, flags)
+        basis.flag_lock_cost(p, flags)
+        basis.flag_lock_spread(p, name, count, flags)
     objects = geo.files * count
     servers = mech.active_servers(p("servers"), count, geo.files, kind == "gpfs")
     if kind == "cephfs":  # CRUSH places each object on a server of its own drawing: the busiest one's share
@@ -295,7 +271,7 @@ def _independent(p: _Reader, pat: Pattern, geo: Geometry, count: int, lock_unit:
                                                               kind == "gpfs")
 
 
-def _collective(p: _Reader, pat: Pattern, geo: Geometry, count: int, size: int, costs: list[Term],
+def _collective(p: Reader, pat: Pattern, geo: Geometry, count: int, size: int, costs: list[Term],
                 flags: list) -> tuple[int, list[Term]]:
     kind, impl, hints = p("kind"), p("impl"), pat.hints
     aggs = _aggregators(p, pat, count)
@@ -330,14 +306,14 @@ def _collective(p: _Reader, pat: Pattern, geo: Geometry, count: int, size: int, 
             chain += locks
             why = "file domains not aligned to the stripes" if misaligned else "several aggregators per stripe"
             detail += f"; {why}: {locks:.3g} s of lock conflicts"
-            _flag_lock_cost(p, flags)
+            basis.flag_lock_cost(p, flags)
     name = "lock contention" if shared and chain > 2 * geo.total / aggs / pbw else "aggregators"
-    _flag_lock_spread(p, name, count, flags)
+    basis.flag_lock_spread(p, name, count, flags)
     servers = mech.active_servers(p("servers"), count, 1, kind == "gpfs")
     return aggs, [Term(name, chain, detail)] + _ceilings(p, pat, geo.total, agg_nodes, servers, kind == "gpfs")
 
 
-def _subfiles(p: _Reader, pat: Pattern, geo: Geometry, costs: list[Term], flags: list):
+def _subfiles(p: Reader, pat: Pattern, geo: Geometry, costs: list[Term], flags: list):
     """ADIOS2 BP5: NumAggregators writers (default one per node), each its own subfile, fed by
     shared memory on its node (TwoLevelShm)."""
     lib = pat.case.get("lib") or {}
@@ -351,80 +327,3 @@ def _subfiles(p: _Reader, pat: Pattern, geo: Geometry, costs: list[Term], flags:
     servers = mech.active_servers(p("servers"), 1, aggs, p("kind") == "gpfs")
     chain = Term("aggregators", geo.total / aggs / pbw, f"{aggs} subfiles x {pbw / 2**30:.3g} GiB/s")
     return "subfiles", [chain] + _ceilings(p, pat, geo.total, min(pat.nodes, aggs), servers, False), aggs
-
-
-# The figures each limit rests on (for the flag of a binding limit nobody stated or measured).
-RESTS_ON = {"servers": ("servers", "server_bw", "server_read_bw"), "per-node network": ("node_bw", "node_read_bw"),
-            "per-process": ("process_bw", "process_read_bw", "call_latency"),
-            "aggregators": ("process_bw", "process_read_bw"), "lock contention": ("lock_cost",),
-            "file system": ("fs_bw", "fs_read_bw"), "two-phase exchange": ("node_bw", "copy_bw"),
-            "collective calls": ("collective_call_cost",), "collective open": ("open_cost",),
-            "metadata": ("file_cost", "stripe_cost"),
-            "metadata (one process)": ("file_cost", "stripe_cost"),
-            "metadata (servers)": ("md_rate", "stripe_cost")}
-
-
-def _flag_lock_cost(p: _Reader, flags: list) -> None:
-    if p.used.get("lock_cost") in ("assumed", "default"):
-        flags.append(("lock-cost-unknown", "lock conflicts are priced with a lock_cost neither stated nor "
-                                           "calibrated for this system"))
-
-
-def _rests(p: _Reader, binding: str, data: str) -> tuple[str, ...]:
-    """The figures the binding limit rests on: the servers' count only where it caps the servers the
-    pattern's files reach (a file of 2 stripes on a system of at least 2 servers uses 2, however many
-    the system has)."""
-    names = RESTS_ON.get(binding if binding in RESTS_ON else data, ())
-    return tuple(n for n in names if n != "servers" or p.servers_cap)
-
-
-def _flag_lock_spread(p: _Reader, name: str, count: int, flags: list) -> None:
-    """Lock conflicts bind and are spread over several Lustre stripe objects: the model divides them
-    evenly among the objects (mechanisms.lock_time), an assumption no source gives."""
-    if name == "lock contention" and count > 1 and p("kind") == "lustre":
-        flags.append(("lock-spread", f"lock conflicts over {count} stripe objects: the model divides them evenly "
-                                     "among the objects; how they fall with the stripe count is not modelled"))
-
-
-def _flag_basis(p: _Reader, binding: str, data: str, flags: list) -> None:
-    """The binding limit rests on a figure that is neither stated nor calibrated."""
-    names = [n for n in _rests(p, binding, data) if n in p.used and p.used[n] in ("assumed", "default")]
-    if names:
-        flags.append(("assumed-limit", f"the binding limit ({binding}) rests on {', '.join(names)}, "
-                                       "neither stated nor calibrated"))
-
-
-def _flag_common(p: _Reader, pat: Pattern, geo: Geometry, path: str, aggs: int | None, flags: list) -> None:
-    """What the model does not capture for this pattern on this system (decided before any figure)."""
-    memory = p.system.params.get("memory")
-    per_node = geo.total / max(1, pat.nodes)
-    if pat.op == "write" and not pat.case.get("fsync") and (
-            pat.case.get("backend") == "adios2" or (memory is not None and per_node < memory.value / 2)):
-        flags.append(("caching", "client caching can absorb these writes and report above the hardware"))
-    if pat.assumed:
-        flags.append(("assumed-scale", "not stated, assumed: " + ", ".join(pat.assumed)))
-    if pat.volume is not None and pat.fixed is None:
-        flags.append(("fixed-unknown", "the application's I/O time that does not scale is unknown (taken as 0)"))
-    if pat.op == "read" and path in ("independent", "serial") and geo.interleaved and p("kind") in LOCKING:
-        unit = p("lock_unit") if p("kind") == "gpfs" else p("stripe_size")
-        if geo.piece < unit:
-            flags.append(("sub-block-reads", "interleaved reads smaller than the lock unit: server seeks and "
-                                              "prefetching are not modelled"))
-    servers = max(1, min(p("servers"), geo.files * (pat.stripe_count or p("stripe_count"))))
-    known = p.system.status("servers") in ("stated", "calibrated")
-    if path == "independent" and known and geo.writers / servers > 64 and p("kind") != "local":
-        flags.append(("server-streams", f"{geo.writers // servers} streams per server: seek contention is not "
-                                        "modelled"))
-    stripes = pat.stripe_count or p("stripe_count")
-    size = pat.case.get("file_size") or 0
-    holding = -(-size // (pat.stripe_size or p("stripe_size"))) if size else stripes
-    if path == "metadata" and p("kind") == "lustre" and stripes > max(1, holding):
-        flags.append(("empty-objects", f"{stripes - holding} of each file's {stripes} stripe objects hold none of "
-                                       f"its {size} bytes: they are only queried, and the model prices each like "
-                                       "one that holds data"))
-    if path == "metadata" and geo.writers > 1 and stripes > 1 and p("kind") == "lustre":
-        flags.append(("md-queueing", f"{geo.writers} processes querying {stripes} stripe objects per file: "
-                                     "queueing at the OSTs is not modelled"))
-    if aggs and pat.ranks / aggs > 256:
-        flags.append(("fan-in", f"{pat.ranks // aggs} ranks per aggregator: incast at the aggregators is not "
-                                "modelled"))

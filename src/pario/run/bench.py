@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,9 @@ from pario.run.sentinel import Sentinel
 from pario.run.settings_launch import measured, read_settings
 from pario.run.tee import StderrTee
 from pario.settings import effective, envsettings
+
+# How the engine starts a line of its own on stderr (csrc/engine/main.c): its reason when it stops.
+ENGINE_SAYS = "pario-engine: "
 
 
 @dataclass
@@ -75,8 +79,21 @@ def check_spec(engine: str, spec: SpecDoc, tmp: str) -> None:
         os.unlink(path)
     if out.returncode:
         said = (out.stderr.strip().splitlines() or [f"exit code {out.returncode}"])[-1]
-        said = said.removeprefix("pario-engine: ")
+        said = said.removeprefix(ENGINE_SAYS)
         raise ParioError(f"the engine refuses this run: {said}", exit_code=2 if out.returncode == 2 else 3)
+
+
+def engine_said(lines: list[str]) -> str | None:
+    """The engine's own reason, from the launcher's stderr, for a run that ended before it could write
+    its result (rank 0 cannot read its spec on a node that does not see pario's directory): rank 0's
+    last 'pario-engine: ' line (after srun's task label, under --label)."""
+    for line in reversed(lines):
+        m = re.match(r"\s*(?:\d+: )?" + re.escape(ENGINE_SAYS) + r"(.+)", line)
+        if m:
+            return m.group(1).strip()
+    return None
+
+
 def guard(tmp: str, scratch: Scratch) -> dict[str, Any]:
     """Who the engine watches (schemas/README.md, the orphan guard): this process, named by pid,
     start time and host, the directory of this run's own files (with the launcher's pid file), and
@@ -218,7 +235,8 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         servers.annotate(result, sampler)
     status, message = judge(outcome, result, status_dir, ranks, cases, stopped)
     if tee is not None and not stopped and status != "complete" and not (result.get("error") or {}).get("message"):
-        reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks)
+        said = engine_said(tee.lines)
+        reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks) or (said and f"the engine stopped: {said}")
         message = reason or message
     result["status"] = status
     if message and not result.get("error"):

@@ -1,0 +1,48 @@
+"""A run whose engine stops before it can write its result (rank 0 on a node that does not see
+pario's directory): the final line carries the reason the engine printed on the launcher's stderr,
+not only the launcher's exit code. Under srun, whose stderr pario keeps (run/tee.py); an srun of
+our own runs the real engine under mpirun, on a spec and a result path that do not exist for it."""
+import os
+
+import pytest
+
+from cli_support import ENGINE, HAVE_MPIRUN, pario
+from pario.run.bench import engine_said
+
+# srun --mpi=list as Slurm 22.05 prints it; a launch runs the ranks under mpirun instead, the timed
+# one (not the settings launch) with the spec and the result where rank 0 cannot reach them.
+FAKE_SRUN = """#!/bin/sh
+if [ "$1" = "--mpi=list" ]; then printf 'MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n\\tpmix\\n'; exit 0; fi
+n=1
+while [ $# -gt 0 ]; do case "$1" in -n) n=$2; shift 2;; -*) shift;; *) break;; esac; done
+engine=$1; shift
+if [ "$1" != "--settings" ]; then set -- /nonexistent/pario/spec.json /nonexistent/pario/result.json; fi
+exec mpirun --oversubscribe --allow-run-as-root -n "$n" "$engine" "$@"
+"""
+
+
+def test_the_engines_own_line_is_found_in_the_launchers_stderr():
+    lines = ["srun: error: node2: task 0: Exited with exit code 2\n",
+             "pario-engine: cannot read spec /tmp/x/spec.json on node2, where rank 0 runs: run pario from ...\n",
+             "some MPI noise\n"]
+    assert engine_said(lines).startswith("cannot read spec /tmp/x/spec.json on node2, where rank 0 runs")
+    assert engine_said(["0: pario-engine: out of memory\n"]) == "out of memory"   # srun --label
+    assert engine_said(["srun: error: Unable to create step\n", "a rank said pario-engine: x"]) is None
+
+
+@pytest.mark.skipif(not (ENGINE and HAVE_MPIRUN), reason="needs the engine and mpirun")
+def test_a_spec_rank_0_cannot_read_is_the_final_line(tmp_path):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    srun = bindir / "srun"
+    srun.write_text(FAKE_SRUN)
+    srun.chmod(0o755)
+    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    run = pario(["-n", "2", "-t", "64k", "-b", "64k", "--no-probe", "--launcher", "srun",
+                 "--dir", str(tmp_path / "scratch")], tmp_path, extra_env=env, timeout=180)
+    last = run.stderr.strip().splitlines()[-1]
+    assert run.returncode != 0, run.stderr
+    assert last.startswith("pario: error:"), run.stderr
+    assert "the engine stopped: cannot read spec /nonexistent/pario/spec.json on " in last, run.stderr
+    assert "where rank 0 runs: run pario from a directory every node of the job sees" in last, run.stderr
+    assert "no rank wrote a status file" not in last, run.stderr
