@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pario.model.errors import ParioError
-from pario.platform.outfile import path_text, suffix, write_output
+from pario.platform.outfile import check_output, path_text, suffix, write_output
 
 
 def test_regular_file_replaced_whole_with_its_mode(tmp_path):
@@ -68,3 +68,22 @@ def test_a_path_is_written_as_pathlib_writes_it(text):
     name = text.replace("/", "")
     if name not in ("", ".", ".."):
         assert suffix(name) == PurePosixPath(name).suffix
+
+
+def test_a_loop_of_symbolic_links_is_refused_before_the_program_runs(tmp_path, tmp_path_factory, monkeypatch, capsys):
+    """-o naming a loop (or a path below one) is one line before the work: `pario profile` ended in a
+    traceback (RuntimeError: Symlink loop) where pathlib resolved the path."""
+    from pario.cli import main
+    from profile_support import preload_lib
+
+    loop = tmp_path / "loop"
+    os.symlink(loop, loop)
+    for path in (loop, loop / "x.json"):
+        with pytest.raises(ParioError, match="loop"):
+            check_output(path)
+    monkeypatch.setenv("PARIO_PRELOAD", preload_lib(tmp_path_factory))
+    ran = tmp_path / "ran"
+    assert main(["profile", "-o", str(loop), "--", "touch", str(ran)]) == 2
+    assert not ran.exists()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "symbolic links form a loop" in err[0], err
