@@ -95,3 +95,13 @@ def test_a_calibration_kept_before_the_rounds_still_prices_syncs():
     model = model_of(one)
     assert model.fsync_s is not None and abs(model.fsync_s - 4e-3) < 1e-9
     assert model.fsync_hi == model.fsync_s and model.fsync_rounds == 1
+
+
+def test_a_synced_round_and_its_unsynced_twin_are_different_cases():
+    """A stored measurement serves any case with its signature: a sync after each write must be part
+    of it, or the unsynced writes (0.25 ms) would stand for the synced ones (50 ms) and back."""
+    from pario.advise.calibrate import _signature, cases_of
+    q = model_query(quick=True)
+    cases = dict(zip(q.options(), cases_of(q)))
+    assert _signature(cases["fsync.1"], 1) != _signature(cases["nofsync.1"], 1)
+    assert _signature(cases["fsync.1"], 1) == _signature(cases["fsync.2"], 1)
