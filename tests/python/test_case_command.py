@@ -227,6 +227,24 @@ def test_tune_fsync_reaches_the_winner_command():
     assert " -e" in command and " -c" not in command and "--strategy shared" in command, command
 
 
+def test_tune_nodes_reach_the_winner_command_as_the_trials_ran_them():
+    """`pario tune --nodes 2`: every trial ran `--nodes 2` (trials.py), so the winner command says it and
+    bench reads it back; a session inside a 2-node Slurm allocation without --nodes searched for 2 hosts,
+    but its trials ran without --nodes, and so does its winner command."""
+    words = ["-a", "mpiio", "-c", "-t", "1m", "-b", "4m", "-n", "4", "-w", "--nodes", "2"]
+    base, ranks, args = tune_case(words)
+    stack = {"mpi": {"flavour": "openmpi", "io_components": ["ompio", "romio321"], "mpiio": "ompio"},
+             "slurm": {"nodes": "2"}}
+    for given in (2, None):
+        sp = knobs.build(knobs.context(base, ranks, stack, ["collective", "shared", "hints"], "write", None,
+                                       nodes=given))
+        assert sp.ctx.hosts == 2
+        command = verdict.bench_flags(sp, base, sp.default(), ranks, given)   # conclude: the session's context
+        bench_args, _ = parse(["bench", *shlex.split(command)[2:]])
+        assert bench_args.nodes == given, command
+    assert args.nodes == 2
+
+
 @pytest.mark.e2e
 @pytest.mark.mpi
 def test_a_tune_session_s_runs_show_the_case_they_ran(tmp_path):

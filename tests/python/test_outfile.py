@@ -3,11 +3,14 @@ place, never replaced: `pario report -o /dev/null` as root once turned /dev/null
 import os
 import stat
 import threading
+from pathlib import PurePosixPath
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pario.model.errors import ParioError
-from pario.platform.outfile import write_output
+from pario.platform.outfile import check_output, path_text, suffix, write_output
 
 
 def test_regular_file_replaced_whole_with_its_mode(tmp_path):
@@ -54,3 +57,33 @@ def test_symbolic_link_is_kept_and_its_target_written(tmp_path):
     write_output(link, b"new page")
     assert link.is_symlink() and target.read_bytes() == b"new page"
     assert sorted(p.name for p in target.parent.iterdir()) == ["r.html"]
+
+
+# The wrappers' paths are strings (pathlib costs their start: tests/python/test_startup.py): what
+# they print and the names they make are pathlib's all the same.
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="/.ab ", max_size=12))
+def test_a_path_is_written_as_pathlib_writes_it(text):
+    assert path_text(text) == str(PurePosixPath(text))
+    name = text.replace("/", "")
+    if name not in ("", ".", ".."):
+        assert suffix(name) == PurePosixPath(name).suffix
+
+
+def test_a_loop_of_symbolic_links_is_refused_before_the_program_runs(tmp_path, tmp_path_factory, monkeypatch, capsys):
+    """-o naming a loop (or a path below one) is one line before the work: `pario profile` ended in a
+    traceback (RuntimeError: Symlink loop) where pathlib resolved the path."""
+    from pario.cli import main
+    from profile_support import preload_lib
+
+    loop = tmp_path / "loop"
+    os.symlink(loop, loop)
+    for path in (loop, loop / "x.json"):
+        with pytest.raises(ParioError, match="loop"):
+            check_output(path)
+    monkeypatch.setenv("PARIO_PRELOAD", preload_lib(tmp_path_factory))
+    ran = tmp_path / "ran"
+    assert main(["profile", "-o", str(loop), "--", "touch", str(ran)]) == 2
+    assert not ran.exists()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "symbolic links form a loop" in err[0], err

@@ -107,9 +107,10 @@ def test_buffer_starts_its_program_without_the_catalogue_or_anything_heavy(tmp_p
 # outside an allocation, the schema validator (the parts of the run are merged without it), and the
 # standard modules a wrapper does without (typing: names imported under TYPE_CHECKING; subprocess:
 # run/child.py spawns; tempfile: platform/outfile.py's new_file and new_dir; shutil: cli/args.py
-# reads the terminal's width; textwrap: help only).
+# reads the terminal's width; textwrap: help only; pathlib, with the urllib.parse and ipaddress it
+# imports: the paths are strings, platform/outfile.py's path_text writes them as pathlib does).
 SPARED = ("pario.plan.inputs", "pario.settings.catalogue", "pario.platform.slurm", "dataclasses", "jsonschema",
-          "typing", "subprocess", "tempfile", "shutil", "textwrap")
+          "typing", "subprocess", "tempfile", "shutil", "textwrap", "pathlib", "urllib", "ipaddress")
 
 PROFILED = """
 import json, sys

@@ -56,8 +56,10 @@ class Measured:
     hi: float = 0.0
     load: float | None = None   # the 1-minute load average when it was measured (a busy machine's figure)
     # the ranks' spread in one repetition, (slowest - fastest) / mean of their transfer times, the
-    # largest over repetitions: how much ranks moving the same bytes differ on this system
+    # largest over repetitions, and each repetition's: how much ranks moving the same bytes differ
+    # on this system (measure.noise_bound judges a job's spread against all of them)
     rank_spread: float | None = None
+    rank_spreads: list[float] | None = None
 
     @property
     def per_call_s(self) -> float:
@@ -72,14 +74,13 @@ class Measured:
         return out + (f", load {self.load:.1f}" if self.load is not None else "")
 
 
-def _rank_spread(phases: list[dict[str, Any]]) -> float | None:
-    out = None
+def _rank_spreads(phases: list[dict[str, Any]]) -> list[float] | None:
+    out = []
     for p in phases:
         xfer = [float(x) for x in (p.get("ranks") or {}).get("xfer") or []]
         if len(xfer) > 1 and statistics.mean(xfer) > 0:
-            spread = (max(xfer) - min(xfer)) / statistics.mean(xfer)
-            out = spread if out is None else max(out, spread)
-    return out
+            out.append((max(xfer) - min(xfer)) / statistics.mean(xfer))
+    return out or None
 
 
 def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None, kind: str) -> dict[str, Measured]:
@@ -98,6 +99,7 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
             xfers = [statistics.mean((p.get("ranks") or {}).get("xfer") or [p.get("xfer_s") or 0]) for p in mine]
             med = statistics.median(times)
             metadata = op in MD_OPS
+            spreads = _rank_spreads(mine)
             key = name if i == 0 and not metadata else f"{name}:{op}"
             out[key] = Measured(name=key, op=op, ranks=len((mine[0].get("ranks") or {}).get("xfer") or [1]),
                                 bytes=int(mine[0].get("bytes") or 0),
@@ -105,7 +107,7 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
                                 time_s=med, xfer_s=statistics.median(xfers),
                                 spread=(max(times) - min(times)) / med if med else 0.0, reps=len(times),
                                 run_id=run_id, kind=kind, lo=min(times), hi=max(times),
-                                rank_spread=_rank_spread(mine))
+                                rank_spread=max(spreads) if spreads else None, rank_spreads=spreads)
     return out
 
 

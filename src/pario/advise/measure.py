@@ -12,8 +12,10 @@
   second run. A case that cannot run leaves its finding uncosted; the others are measured."""
 from __future__ import annotations
 
+import math
 import os
 import shlex
+import statistics
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -28,10 +30,38 @@ AUTO_SECONDS = 8.0    # of measuring: reading the log and starting pario take th
 AUTO_BYTES = 1 << 30
 AUTO_CAP = (16 << 20, 1 << 14, 512)   # per rank and side: bytes, calls, files of a pattern measured unasked
 LAUNCH_S = 2.0                         # starting the engine under mpirun, per launch (a busy machine)
-# Repetitions of the rank-noise measurement: a job's spread of equal ranks beats the largest of n
-# spreads measured the same way with chance 1/(n+1): 10 keeps a straggler verdict on equal ranks
-# under 1 in 10 (5 made it 1 in 6). Still one launch: ~0.3 s and 160 MiB more than 5 (4 ranks).
+# Repetitions of the rank-noise measurement (one launch, ~0.3 s and 320 MiB written at 4 ranks).
+# Each repetition's spread is kept; the largest of them is no bound (a job of equal ranks beats the
+# largest of n with chance 1/(n+1): 1 in 11, seen as false "rank 0 slower" findings).
 NOISE_REPS = 10
+# How often a job of equal ranks, on the system the noise was measured on, may be called slow:
+# chosen before looking at any case, not fitted to one. noise_bound() is the spread that such a job
+# passes this rarely.
+FALSE_ALARM = 0.01
+SPREAD_FLOOR = 1e-3   # a spread below the timer's resolution: its log stays finite
+
+
+def _t_quantile(p: float, dof: int) -> float:
+    """Student's t quantile from the normal one (Cornish-Fisher expansion, Abramowitz & Stegun
+    26.7.5): within 0.01 of the tables at 5 degrees of freedom and more for p = 0.99."""
+    z = statistics.NormalDist().inv_cdf(p)
+    v = float(dof)
+    return (z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2)
+            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3))
+
+
+def noise_bound(spreads: list[float], false_alarm: float = FALSE_ALARM) -> float | None:
+    """The spread a job of equal ranks passes with chance `false_alarm`, from the spreads of
+    repetitions measured the same way: the upper prediction bound of a log-normal fitted to them
+    (mean and standard deviation of the logs, Student's t for the few repetitions:
+    mu + t(1 - a, n - 1) * sd * sqrt(1 + 1/n)). Spreads are ratios that vary by factors, hence the
+    logs. None with fewer than 3 repetitions."""
+    logs = [math.log(max(x, SPREAD_FLOOR)) for x in spreads]
+    if len(logs) < 3:
+        return None
+    n = len(logs)
+    mu, sd = statistics.fmean(logs), statistics.stdev(logs)
+    return math.exp(mu + _t_quantile(1 - false_alarm, n - 1) * sd * math.sqrt(1 + 1 / n))
 
 
 @dataclass
@@ -162,20 +192,31 @@ class Measurer:
         return out
 
     def rank_noise(self, ranks: int) -> tuple[float | None, str]:
-        """How much `ranks` ranks moving the same bytes differ on the job's system: the largest
-        spread of their times over NOISE_REPS repetitions of a file each, 8 MiB in 1 MiB writes
-        (kept like any pattern). (None, why) when it is not known."""
+        """The spread of `ranks` ranks' times beyond which a job moving the same bytes is slower
+        than noise explains on the job's system: noise_bound() of NOISE_REPS repetitions of a file
+        each, 8 MiB in 1 MiB writes (kept like any pattern). (None, why) when it is not known."""
         if ranks < 2:
             return None, "one rank"
         case = {"backend": "posix", "strategy": "fpp", "transfer": 1 << 20, "block": 8 << 20, "ops": ["write"],
                 "reps": NOISE_REPS}
-        q = Query.of(f"rank-noise@{ranks}x{NOISE_REPS}", ranks, {"same": case},
+        # its own key: a calibration kept before each repetition's spread was (only the largest) is measured again
+        q = Query.of(f"rank-spreads@{ranks}x{NOISE_REPS}", ranks, {"same": case},
                      why=f"how much {ranks} ranks moving the same bytes differ here")
         got = self.measure([q])
         m = (got.get(q.key) or {}).get("same")
-        if m is None or m.rank_spread is None:
+        if m is None or not m.rank_spreads:
             return None, got.why.get(q.key, "the ranks' spread was not measured")
-        return m.rank_spread, f"{ranks} ranks writing the same 8 MiB differ by up to {100 * m.rank_spread:.0f}% here"
+        bound = noise_bound(m.rank_spreads)
+        lo, hi = min(m.rank_spreads), max(m.rank_spreads)
+        said = (f"{ranks} ranks writing the same 8 MiB differ by {100 * lo:.0f}-{100 * hi:.0f}% here over "
+                f"{len(m.rank_spreads)} repetitions")
+        if bound is None:
+            return None, f"{said}: too few to bound"
+        said += (f"; equal ranks pass {100 * bound:.0f}% about 1 time in {round(1 / FALSE_ALARM)} (a log-normal "
+                 "fitted to them)")
+        if bound >= ranks:   # (slowest - fastest) / mean of `ranks` times is at most `ranks`
+            said += f", more than {ranks} ranks' times can differ: no rank is called slower from its time alone"
+        return bound, said
 
     # ---- kept ----
     def _calibration(self) -> systems.Calibration:

@@ -40,7 +40,7 @@ def not_faster(ranked: Ranked) -> None:
     """A fix --verify measured no faster (within the noise, or slower) is not advised: the finding
     moves to "checked, not advised" with the figure (2,000 files written once each: 0.90x under
     pario buffer, and the finding had stayed advised)."""
-    for group in (ranked.findings, ranked.not_costed):
+    for group in (ranked.findings, ranked.not_costed, ranked.minor):
         for f in list(group):
             v = f.verification
             if v is not None and v.verdict is not None and v.verdict != "faster":

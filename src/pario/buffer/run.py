@@ -3,10 +3,14 @@ its per-process stats files go. Launching reuses pario.profile.run (the library,
 exports for a job script) and pario.run.child (signals and the exit status)."""
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from pario.model.errors import ParioError
 from pario.model.units import parse_size
+
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where used: it costs a wrapper's start (platform/outfile.py)
 
 DEFAULT_SIZE = 64 << 20
 
@@ -37,7 +41,10 @@ def pattern(spec: str, default: int) -> tuple[str, int]:
             raise ParioError(f"--files {spec!r}: the only option is size=N (e.g. '{glob}:size=8m')")
         size = size_of(value, f"--files {spec!r}: size")
     if not glob.startswith(("/", "*")):
-        glob = str(Path.cwd() / glob)
+        from pario.platform.outfile import path_text
+
+        rel = path_text(glob)   # as str(Path.cwd() / glob) writes it
+        glob = os.getcwd() if rel == "." else os.path.join(os.getcwd(), rel)
     return glob, size
 
 
@@ -60,10 +67,11 @@ def buffer_env(lib: str, size: int, files: list[tuple[str, int]], stats_dir: str
     return env
 
 
-def make_stats_dir(near: Path | None = None) -> Path:
+def make_stats_dir(near: str | os.PathLike | None = None) -> Path:
     """A fresh directory for the per-process stats files: in the current directory (which the
     ranks of a multi-node job share), else the temporary directory."""
     import tempfile
+    from pathlib import Path
 
     for where in ([near] if near else []) + [Path.cwd(), None]:
         try:
@@ -73,7 +81,7 @@ def make_stats_dir(near: Path | None = None) -> Path:
     raise ParioError("cannot create a directory for the buffer's stats (current and temporary directories)")
 
 
-def remove_stats_dir(path: Path) -> None:
+def remove_stats_dir(path: str | os.PathLike) -> None:
     import shutil
 
     shutil.rmtree(path, ignore_errors=True)

@@ -345,7 +345,8 @@ class Session:
             notes.append("--verify ran nothing: the job ran on another system, and a run here would say nothing "
                          "of it (run pario advise --verify there)")
         elif self.args.verify:
-            targets = ranked.findings + ranked.not_costed
+            # and the minor ones whose replay here was inconclusive: --verify settles them too
+            targets = ranked.findings + ranked.not_costed + [f for f in ranked.minor if id(f) in ranked.unproven]
             notes += verify.verify(targets, ranked.plans, self.measurer(job, directory, kind="advise-verify").measure,
                                    self.args.scale, self.args.budget, host.disk_free(directory), job)
             verify.not_faster(ranked)

@@ -16,12 +16,15 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 from pario.cli.args import checked, row
 from pario.cli.wrapped import LAUNCHER, RANKS
 from pario.model.errors import ParioError
 from pario.settings.values import control_char
+
+TYPE_CHECKING = False  # typing's own costs a wrapper's start (benchmarks/startup); type checkers take it as True
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where used: it costs a wrapper's start (platform/outfile.py)
 
 HELP = __doc__.split("\n", 2)[2]
 _MOST = 4096  # characters of a size or a pattern: a path's limit; the library reads them from the environment
@@ -96,6 +99,8 @@ def run(args) -> int:
     if cmd and cmd[0] == "--":
         cmd = cmd[1:]
     if cmd and cmd[0] == "show":
+        from pathlib import Path
+
         if len(cmd) != 2 or not Path(cmd[1]).is_dir():
             raise ParioError("pario buffer show DIR: give the directory of --env --stats (PARIO_BUFFER_STATS)")
         report(Path(cmd[1]), missing_ok=False)
@@ -130,6 +135,8 @@ def print_env(args, lib: str, size: int, files: list[tuple[str, int]]) -> int:
     stats_dir = None
     if args.stats:
         stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
+        from pathlib import Path
+
         stats_dir = Path(args.stats_dir or f"pario-buffer-stats.{stamp}").resolve()
         from pario.platform.outfile import check_place
 

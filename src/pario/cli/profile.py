@@ -16,7 +16,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 from pario.cli.args import Parser, row
 from pario.cli.buffer import BUFFER_FILES, BUFFER_SIZE
@@ -116,6 +115,8 @@ def run(args) -> int:
 
 
 def print_env(args, prun) -> int:
+    from pathlib import Path
+
     lib = prun.preload_path()
     stamp = os.environ.get("SLURM_JOB_ID") or time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.output or f"pario-profile.{stamp}").resolve()
@@ -129,21 +130,21 @@ def print_env(args, prun) -> int:
 
 
 def profile(args, cmd, prun) -> int:
-    from pario.platform.outfile import check_output
+    from pario.platform.outfile import check_output, path_text
     from pario.platform.slurm_env import job_id
     from pario.run import child
 
     lib = prun.preload_path(prun.mpi_of_launch(cmd, args.ranks, args.launcher), cmd[0])
-    output = Path(args.output) if args.output else prun.default_output(cmd)
+    output = path_text(args.output) if args.output else prun.default_output(cmd)   # a string: pathlib costs the start
     check_output(output, "-o", "the job log")   # before the program runs: what it did would be lost
-    parts = prun.make_parts_dir(output.resolve())
+    parts = prun.make_parts_dir(os.path.realpath(output))
     env_vars = prun.profile_env(lib, str(parts), args.trace, args.mem, args.runtime_files)
     stats_dir = None
     if args.buffer:
         from pario.buffer import run as brun
 
         size, files = brun.settings(args.buffer_size, args.buffer_files)
-        stats_dir = brun.make_stats_dir(parts.parent)
+        stats_dir = brun.make_stats_dir(os.path.dirname(parts))
         env_vars.update(brun.buffer_env(lib, size, files, str(stats_dir)))
         env_vars.pop("PARIO_PROFILE_DISABLE")
     started = time.time()
@@ -251,6 +252,8 @@ def show_trace(sub) -> int:
 
 
 def show_html(log: str, output: str | None) -> int:
+    from pathlib import Path
+
     from pario.analysis.profile import load
     from pario.report.html import save
 

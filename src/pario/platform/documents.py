@@ -14,7 +14,6 @@ import json
 import os
 import stat
 from functools import cache
-from pathlib import Path
 
 from pario.model.errors import ParioError
 from pario.model.formats import MAX_DEPTH, decode, depth, parse_json, parse_toml, parse_xml
@@ -28,8 +27,9 @@ __all__ = ["MAX_DEPTH", "TEXT_LIMIT", "decode", "depth", "load_json", "parse_jso
 
 KIB, MIB = 1 << 10, 1 << 20
 TEXT_LIMIT = 1 * MIB    # a hints, settings or job file: a few kilobytes in practice
-_SCHEMA_DIRS = (Path(__file__).resolve().parents[1] / "schemas",            # installed with the package
-                Path(__file__).resolve().parents[3] / "schemas")            # a source tree
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # paths as strings: pathlib costs
+_SCHEMA_DIRS = (os.path.join(_PACKAGE, "schemas"),                          # a wrapper's start (outfile.py)
+                os.path.join(os.path.dirname(os.path.dirname(_PACKAGE)), "schemas"))   # a source tree
 _SEEN_CHARS = 60
 
 
@@ -98,8 +98,8 @@ def load_json(path: str | os.PathLike, what: str, schema: str | None = None, lim
 def schema(name: str) -> dict[str, Any]:
     """schemas/<name>.schema.json, installed with the package (or from the source tree)."""
     for directory in _SCHEMA_DIRS:
-        path = directory / f"{name}.schema.json"
-        if path.is_file():
+        path = os.path.join(directory, f"{name}.schema.json")
+        if os.path.isfile(path):
             with open(path, encoding="utf-8") as fh:
                 return json.load(fh)
     raise ParioError(f"the schema {name}.schema.json is not installed with pario; reinstall pario (make setup)",

@@ -11,11 +11,34 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
 
 from pario.model.errors import ParioError
 
 PSEUDO = ("/proc", "/sys")   # kernel file systems: they take no new files
+
+
+# Paths here are strings, not pathlib's: pathlib (with the urllib.parse and ipaddress it imports) cost
+# a wrapper's start 3-5 ms of the 50 it may add (benchmarks/startup), and `pario profile` writes its
+# log through this module.
+def path_text(path: str | os.PathLike) -> str:
+    """The path as str(pathlib.Path(path)) writes it, without pathlib: repeated '/' and '.' parts
+    dropped, no trailing '/', '..' kept (it may follow a symbolic link), '.' for an empty path."""
+    text = os.fspath(path)
+    root = "//" if text.startswith("//") and not text.startswith("///") else "/" if text.startswith("/") else ""
+    return root + "/".join(p for p in text.split("/") if p and p != ".") or "."
+
+
+def suffix(name: str) -> str:
+    """A file name's suffix as pathlib's PurePath.suffix: '.json' of 'a.json', none of '.json'."""
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
+
+
+def _above(path: str):
+    """The directories above an absolute, normalised path, nearest first (pathlib's parents)."""
+    while path != os.path.dirname(path):
+        path = os.path.dirname(path)
+        yield path
 
 
 def new_file(parent: str, prefix: str, suffix: str = "") -> tuple[int, str]:
@@ -48,27 +71,34 @@ def _names(parent: str, prefix: str, suffix: str):
         yield os.path.join(parent, f"{prefix}{os.urandom(6).hex()}{suffix}")
 
 
-def check_output(path: str | os.PathLike, flag: str = "-o", what: str = "the file") -> Path:
+def check_output(path: str | os.PathLike, flag: str = "-o", what: str = "the file") -> str:
     """Refuse, before any work, a path write_output could not write (a command that runs a program
     first would lose what it measured): a directory, a parent that is missing or not a directory, a
     kernel file system, a directory pario may not write. Returns the path resolved."""
-    given = Path(path)
-    if given.is_dir():
+    given = path_text(path)
+    try:
+        mode: int | None = os.stat(given).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:   # it would fail once the work is done
+            raise ParioError(f"{flag} {given}: its symbolic links form a loop; choose another place") from None
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
         raise ParioError(f"{flag} {given} is a directory; give a file name in it for {what}")
-    if given.exists():   # a file, or a device or pipe (/dev/null, /dev/stdout: written in place)
+    if mode is not None:   # a file, or a device or pipe (/dev/null, /dev/stdout: written in place)
         if not os.access(given, os.W_OK):
             raise ParioError(f"{flag} {given}: cannot write it (permission denied); choose another place")
-        return Path(os.path.realpath(given))
-    out = Path(os.path.realpath(given))
-    parent = out.parent
-    if any(str(out) == p or str(out).startswith(p + "/") for p in PSEUDO):
-        raise ParioError(f"{flag} {given} is under /{out.parts[1]}, which takes no new files; choose another place")
-    if not parent.exists():
-        nearest = next((p for p in parent.parents if p.exists()), Path("/"))
-        if not nearest.is_dir():
+        return os.path.realpath(given)
+    out = os.path.realpath(given)
+    parent = os.path.dirname(out)
+    if any(out == p or out.startswith(p + "/") for p in PSEUDO):
+        raise ParioError(f"{flag} {given} is under /{out.split('/')[1]}, which takes no new files; choose another "
+                         "place")
+    if not os.path.exists(parent):
+        nearest = next((p for p in _above(parent) if os.path.exists(p)), "/")
+        if not os.path.isdir(nearest):
             raise ParioError(f"{flag} {given}: {nearest} is a file, not a directory; choose another place")
         raise ParioError(f"{flag} {given}: directory {parent} does not exist; create it or choose another place")
-    if not parent.is_dir():
+    if not os.path.isdir(parent):
         raise ParioError(f"{flag} {given}: {parent} is a file, not a directory; choose another place")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParioError(f"{flag} {given}: cannot write in {parent} (permission denied); choose another place")
@@ -78,13 +108,13 @@ def check_output(path: str | os.PathLike, flag: str = "-o", what: str = "the fil
 def check_place(path: str | os.PathLike, flag: str) -> None:
     """A directory a job script makes (mkdir -p) can be made: not on a kernel file system, not below a
     regular file."""
-    out = Path(os.path.abspath(path))
-    if any(str(out) == p or str(out).startswith(p + "/") for p in PSEUDO):
-        raise ParioError(f"{flag} {path} is under /{out.parts[1]}, which takes no new directories; choose another "
-                         "place")
-    for above in [out, *out.parents]:
-        if above.exists():
-            if not above.is_dir():
+    out = path_text(os.path.abspath(path))
+    if any(out == p or out.startswith(p + "/") for p in PSEUDO):
+        raise ParioError(f"{flag} {path} is under /{out.split('/')[1]}, which takes no new directories; choose "
+                         "another place")
+    for above in [out, *_above(out)]:
+        if os.path.exists(above):
+            if not os.path.isdir(above):
                 raise ParioError(f"{flag} {path}: {above} is a file, not a directory; choose another place")
             break
 
@@ -92,7 +122,7 @@ def check_place(path: str | os.PathLike, flag: str) -> None:
 def write_output(path: str | os.PathLike, data: bytes, flag: str = "-o") -> int:
     """Write data to the user's path; returns its size. One-line ParioError when it cannot."""
     # through a symbolic link: the rename replaces the file it points to, never the link itself
-    given, out = Path(path), Path(os.path.realpath(path))
+    given, out = path_text(path), os.path.realpath(path)
     try:
         mode = os.stat(out).st_mode
     except FileNotFoundError:
@@ -108,11 +138,11 @@ def write_output(path: str | os.PathLike, data: bytes, flag: str = "-o") -> int:
         except OSError as exc:
             raise ParioError(f"cannot write {given}: {exc.strerror}; choose another place with {flag}") from None
         return len(data)
-    parent = out.resolve().parent
-    if not parent.is_dir():
+    parent = os.path.dirname(os.path.realpath(out))
+    if not os.path.isdir(parent):
         raise ParioError(f"{flag} {given}: directory {parent} does not exist; create it or choose another place")
     try:
-        fd, tmp = new_file(str(parent), f".{out.name}.", ".tmp")
+        fd, tmp = new_file(str(parent), f".{os.path.basename(out)}.", ".tmp")
     except OSError as exc:
         raise ParioError(f"cannot write {given}: {exc.strerror}; choose another place with {flag}") from None
     try:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from pario.model.errors import ParioError
 
 LIB = "libpario-preload.so"
+# Paths here are strings: pathlib costs a wrapper's start (platform/outfile.py)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 NOT_BUILT = ("the profiler library is not built: reinstall pario (make setup), or build it with "
              "`cmake -S csrc/intercept -B build/preload && cmake --build build/preload` and set "
              "PARIO_PRELOAD=build/preload/libpario-preload.so")
@@ -56,18 +57,18 @@ def preload_path(mpi: str | None = None, what: str = "the program") -> str:
                 raise ParioError(f"PARIO_PRELOAD_MPICH={env} is not a file; unset it or point it at the {LIB} of "
                                  "scripts/build-mpich-engine.sh")
             return os.path.abspath(env)
-        here = Path(__file__).resolve().parent.parent / "lib" / "mpich" / LIB
-        if here.is_file():
-            return str(here)
+        here = os.path.join(_PACKAGE, "lib", "mpich", LIB)
+        if os.path.isfile(here):
+            return here
         raise ParioError(MPICH_NOT_BUILT.format(what=what), exit_code=3)
     env = os.environ.get("PARIO_PRELOAD")
     if env:
         if not os.path.isfile(env):
             raise ParioError(f"PARIO_PRELOAD={env} is not a file; unset it or point it at {LIB}")
         return os.path.abspath(env)
-    here = Path(__file__).resolve().parent.parent / "lib" / LIB
-    if here.is_file():
-        return str(here)
+    here = os.path.join(_PACKAGE, "lib", LIB)
+    if os.path.isfile(here):
+        return here
     raise ParioError(NOT_BUILT, exit_code=3)
 
 
@@ -102,13 +103,14 @@ def merged_preload(lib: str, environ=None) -> str:
     return f"{lib}:{old}" if old else lib
 
 
-def make_parts_dir(output: Path) -> Path:
+def make_parts_dir(output: str) -> str:
     """A fresh directory next to the output (shared file systems see it from every node)."""
-    from pario.platform.outfile import new_dir
+    from pario.platform.outfile import new_dir, path_text
 
-    parent = output.parent if str(output.parent) else Path(".")
+    output = path_text(output)
+    parent = os.path.dirname(output) or "."
     try:
-        return Path(new_dir(str(parent), f".{output.name}.parts-"))
+        return new_dir(parent, f".{os.path.basename(output)}.parts-")
     except OSError as exc:   # the command line checked the place; a file system can still refuse
         raise ParioError(f"cannot make the profile's parts directory in {parent}: {exc.strerror}; choose another "
                          "place with -o") from None
@@ -158,7 +160,7 @@ def launch_argv(ranks: int, env: dict[str, str], app: list[str], launcher: str, 
     return command(mpi, ranks, app, env=env, nodes=nodes)
 
 
-def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:
+def merge(parts_dir: str, output: str, job: dict, ended_by: int | None = None, extra: dict | None = None) -> dict:
     """Write one job log from the parts (and `extra` top-level keys, such as the file system's
     view of a buffered run), atomically and compact (logread.compact); return it. ended_by: the
     signal that ended the program, if one did."""
@@ -184,22 +186,28 @@ def merge(parts_dir: Path, output: Path, job: dict, ended_by: int | None = None,
     return doc
 
 
-def remove_parts(parts_dir: Path) -> None:
+def remove_parts(parts_dir: str) -> None:
     """Remove the parts directory pario created (only our *.json parts and leftovers in it)."""
-    for f in parts_dir.iterdir():
-        if f.suffix in (".json", ".tmp") and f.is_file():
-            f.unlink()
+    from pario.platform.outfile import suffix
+
+    for name in os.listdir(parts_dir):
+        f = os.path.join(parts_dir, name)
+        if suffix(name) in (".json", ".tmp") and os.path.isfile(f):
+            os.unlink(f)
     try:
-        parts_dir.rmdir()
+        os.rmdir(parts_dir)
     except OSError:
         pass  # something else was written there; leave it
 
 
-def default_output(app: list[str]) -> Path:
+def default_output(app: list[str]) -> str:
     import time
 
-    name = Path(app[0]).name if app else "job"
-    return Path(f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.pario-profile.json")
+    from pario.platform.outfile import path_text
+
+    text = path_text(app[0]) if app else "job"
+    name = "" if text == "." else os.path.basename(text)   # pathlib's name of '' and '.' ('' and '/': '')
+    return f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.pario-profile.json"
 
 
 __all__ = ["program_mpi", "mpi_of_launch", "preload_path", "profile_env", "env_exports", "merged_preload",

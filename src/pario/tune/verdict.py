@@ -49,11 +49,13 @@ def case_changes(space: Space, config: Config) -> dict[str, str]:
     return out
 
 
-def bench_flags(space: Space, base: Case, config: Config, ranks: int) -> str:
+def bench_flags(space: Space, base: Case, config: Config, ranks: int, nodes: int | None = None) -> str:
     """The winner as one `pario bench` command: the case the trials ran with the configuration
-    applied (tune.trials.apply), rendered by plan.command, so every flag of the case is in it."""
+    applied (tune.trials.apply), rendered by plan.command, so every flag of the case is in it;
+    nodes: the trials' --nodes (the session's), not the hosts the space was searched for (inside a
+    Slurm allocation those are its nodes, where the trials ran without --nodes)."""
     case, io, mca = apply(space, base, config, base.get("reps", DEFAULT_REPS))
-    return bench_command(case, ranks, io, mca, nodes=space.ctx.hosts if space.ctx.hosts > 1 else None)
+    return bench_command(case, ranks, io, mca, nodes=nodes)
 
 
 def conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> Winner:
@@ -131,6 +133,7 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
              if t.state == "complete" and t.number != inc.number and len(t.rates) >= RACED
              and noise.compare(inc.rates, t.rates).verdict == "within noise"]
     settings = winner_settings(space, config)
+    trial_nodes = (session.context or {}).get("nodes")   # what tune's --nodes gave every trial (trials.py)
     rendered = {d: render(settings, d) for d in dialects(space)} if not settings.empty() else {}
     missing = {d: untranslated(settings, d) for d in rendered}
     keys = {k for k, _ in settings.pairs()}
@@ -141,7 +144,8 @@ def _conclude(session: TuningSession, space: Space, base: Case, ranks: int) -> W
                   interval=(float(cmp.low or 0.0), float(cmp.high or 0.0)), method=noise.METHOD,
                   runs=runs + default_runs, rendered=rendered, verdict=cmp.verdict, trial=inc.number,
                   median=noise.median(win_rates), default_median=noise.median(default_rates),
-                  case_changes=case_changes(space, config), bench_flags=bench_flags(space, base, config, ranks),
+                  case_changes=case_changes(space, config),
+                  bench_flags=bench_flags(space, base, config, ranks, trial_nodes),
                   untranslated={d: keys for d, keys in missing.items() if keys}, alike=alike[:ALIKE])
 
 

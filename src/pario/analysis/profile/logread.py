@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from pario.model.errors import ParioError
 from pario.platform import documents
@@ -33,7 +32,7 @@ _NON_NEGATIVE = ("count", "bytes", "size")
 _INT64 = 1 << 63
 
 
-def _load_json(path: Path, schema: bool = True) -> dict[str, Any]:
+def _load_json(path: str | os.PathLike, schema: bool = True) -> dict[str, Any]:
     """One log file, bounded and validated (schemas/profile-log.schema.json, then what a schema
     cannot say: counter arrays as long as their names, no negative counts or times). schema=False:
     the parts `pario profile` merges right after its run (profile/run.py's merge), which its own
@@ -178,9 +177,13 @@ def expand(doc: dict[str, Any]) -> dict[str, Any]:
             **extra}
 
 
-def parts_in(directory: Path) -> list[Path]:
+def parts_in(directory: str | os.PathLike) -> list[str]:
     """Finished per-process logs in a directory (unfinished *.tmp files are ignored)."""
-    return sorted(p for p in directory.iterdir() if p.suffix == ".json" and p.is_file())
+    from pario.platform.outfile import path_text, suffix
+
+    where = path_text(directory)   # as strings: pathlib costs `pario profile` its start (outfile.py)
+    names = (n for n in os.listdir(where) if suffix(n) == ".json")
+    return sorted(p for p in (n if where == "." else os.path.join(where, n) for n in names) if os.path.isfile(p))
 
 
 def job_from_parts(parts: list[dict[str, Any]], job: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -192,6 +195,8 @@ def job_from_parts(parts: list[dict[str, Any]], job: dict[str, Any] | None = Non
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
     """A job document from a merged log, one process part, or a directory of parts."""
+    from pathlib import Path
+
     p = Path(path)
     if not p.exists():
         raise ParioError(f"profile log {p} does not exist; give the file written by `pario profile -o` "
