@@ -35,6 +35,7 @@ class Reader:
 # The figures each limit rests on (for the flag of a binding limit nobody stated or measured).
 RESTS_ON = {"servers": ("servers", "server_bw", "server_read_bw"), "per-node network": ("node_bw", "node_read_bw"),
             "per-process": ("process_bw", "process_read_bw", "call_latency"),
+            "one writer at a time": ("process_bw", "call_latency"),
             "aggregators": ("process_bw", "process_read_bw"), "lock contention": ("lock_cost",),
             "file system": ("fs_bw", "fs_read_bw"), "two-phase exchange": ("node_bw", "copy_bw"),
             "collective calls": ("collective_call_cost",), "collective open": ("open_cost",),
