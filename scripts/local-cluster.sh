@@ -12,6 +12,8 @@
 #   local-cluster.sh status [DIR]      what runs; exit 0 only when every node answers
 #   local-cluster.sh env [DIR]         the shell lines a client needs: eval "$(local-cluster.sh env)"
 #   local-cluster.sh exec NODE CMD...  run CMD on NODE (in its namespaces, this directory kept)
+#   start and stop also end, and say, what a killed run in another directory left: its processes
+#   (and what runs in its nodes) once that directory lost its mark; never a live cluster's.
 #
 # DIR defaults to $PARIO_CLUSTER_DIR, else /tmp/pario-cluster. Without Slurm, DIR/bin/ssh is an
 # ssh stand-in (it enters the node) for `mpirun --mca plm_rsh_agent DIR/bin/ssh --host node1:2,...`
@@ -100,6 +102,14 @@ end_all() {  # end_all SECONDS PID...: SIGTERM to all, wait, SIGKILL to what is 
         [ -n "$left" ] || return 0
         sleep 0.1
     done
+}
+
+reclaim() {  # the processes of a killed run in another directory whose mark is gone, and what still
+    local spaces  # runs inside its nodes' namespaces (steps, ranks), said as they are ended
+    spaces=$(abandoned | while read -r p _; do readlink "/proc/$p/ns/mnt" 2>/dev/null; done |
+             grep -vxF "$HOST_MNT" | sort -u || true)
+    # shellcheck disable=SC2046  # one argument per pid
+    end_abandoned $(in_nodes "$spaces")
 }
 
 # ---- start ----------------------------------------------------------------------------------
@@ -306,6 +316,7 @@ do_start() {
         die "start $N: the number of nodes is a whole number from 1 to $MAX_NODES" 2
     check_installed
     check_able
+    reclaim
     local running
     if running=$(nodes_running); then
         [ "$running" = "$N" ] || die "a cluster of $running nodes runs in $DIR; stop it first (local-cluster.sh stop)"
@@ -437,7 +448,7 @@ do_exec() {
 
 case $CMD in
     start) do_start ;;
-    stop) do_stop ;;
+    stop) do_stop; reclaim ;;
     status) do_status ;;
     env) do_env ;;
     exec) do_exec "$@" ;;

@@ -9,6 +9,9 @@
 #   local-pfs.sh stop   [--dir DIR]   unmount, end every daemon, remove the cgroups and the data
 #   local-pfs.sh status [--dir DIR]   what runs; exit 0 only when the file system is mounted
 #   local-pfs.sh env    [--dir DIR]   shell lines a client needs: eval "$(local-pfs.sh env)"
+#   start and stop also clean, and say, what a killed run of this script in another directory left:
+#   its processes once that directory lost its mark, its dead ceph-fuse mount, its blkio cgroup
+#   and its port claim (/tmp/.pario-pfs-port.*); never a live run's, nor another user's.
 #
 # DIR defaults to $PARIO_PFS_DIR, else /tmp/pario-pfs; the file system is mounted at DIR/mnt.
 # --servers N   object servers (OSDs), default 4.
@@ -85,6 +88,47 @@ tagged_named() {  # tagged_named COMM: the tagged processes of that command name
 mounted() { grep -qF " $MNT fuse.ceph-fuse " /proc/self/mounts 2>/dev/null || awk -v m="$MNT" '$2 == m {f = 1} END {exit !f}' /proc/self/mounts; }
 
 ceph_() { timeout 30 ceph -c "$CONF" --connect-timeout 20 "$@"; }
+
+# ---- what earlier runs left -----------------------------------------------------------------
+
+claim_of() { echo "/tmp/.pario-pfs-port.$(echo "$1" | md5sum | cut -c1-12)"; }  # claim_of DIR
+
+reclaim() {  # what a killed run of this script in another directory left, said as it goes (the caller
+    local live m d f h cg port owner  # holds the port lock, so no start is between its claim and its monitor)
+    end_abandoned
+    live=$(instances | cut -d' ' -f2- | sort -u | while IFS= read -r d; do claim_of "$d"; done)
+    # a ceph-fuse mount at D/mnt of this user, no process of D alive, D marked or claimed by this script
+    while IFS= read -r m; do
+        d=${m%/mnt}
+        [ "$d" != "$m" ] && [ "$d" != "$DIR" ] || continue
+        grep -qxF "$(claim_of "$d")" <<<"$live" && continue
+        [ -e "$d/$MARK" ] || { f=$(claim_of "$d"); [ -O "$f" ]; } || continue
+        umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || { say "could not unmount $m (left by an earlier run)"; continue; }
+        [ -e "$d/$MARK" ] || rmdir "$m" 2>/dev/null || true
+        say "unmounted $m: its ceph-fuse was gone (an earlier run in $d was killed)"
+    done < <(awk -v uid="user_id=$(id -u)," '$3 == "fuse.ceph-fuse" && index($4 ",", uid) && $2 !~ /\\/ {print $2}' /proc/self/mounts)
+    for cg in "$CGROOT"/pario-pfs.*; do
+        [ -d "$cg" ] && [ -O "$cg" ] || continue
+        grep -qxF "/tmp/.pario-pfs-port.${cg##*.}" <<<"$live" && continue
+        for f in "$cg"/osd.*; do if [ -d "$f" ]; then rmdir "$f" 2>/dev/null || true; fi; done
+        if rmdir "$cg" 2>/dev/null; then say "removed cgroup $cg (no process of its run is left)"; fi
+    done
+    for f in /tmp/.pario-pfs-port.*; do
+        h=${f##*.}
+        [ "$h" != lock ] && [ -f "$f" ] && [ -O "$f" ] || continue
+        grep -qxF "$f" <<<"$live" && continue
+        port=$(head -n1 "$f" 2>/dev/null); owner=$(sed -n 2p "$f" 2>/dev/null)
+        rm -f "$f"; say "removed the claim on ports from ${port:-?} ($f${owner:+, $owner}): no process of its run is left"
+    done
+    return 0
+}
+
+reclaim_locked() {  # reclaim under the port lock (stop: a start may be between its claim and its monitor)
+    exec 8>/tmp/.pario-pfs-port.lock
+    flock 8
+    reclaim
+    flock -u 8; exec 8>&-
+}
 
 # ---- start ----------------------------------------------------------------------------------
 
@@ -221,9 +265,10 @@ do_start() {
     t0=$(date +%s.%N)
     exec 9>/tmp/.pario-pfs-port.lock
     flock 9
+    reclaim
     pick_port
-    echo "$PORT" >"/tmp/.pario-pfs-port.$(echo "$DIR" | md5sum | cut -c1-12)"
-    echo "/tmp/.pario-pfs-port.$(echo "$DIR" | md5sum | cut -c1-12)" >"$DIR/port-claim"
+    printf '%s\n%s\n' "$PORT" "$DIR" >"$(claim_of "$DIR")"   # the port, then whose (reclaim says it)
+    claim_of "$DIR" >"$DIR/port-claim"
     write_conf
     ceph-authtool --create-keyring "$DIR/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
     ceph-authtool "$DIR/keyring" --gen-key -n client.admin --cap mon 'allow *' --cap osd 'allow *' \
@@ -347,3 +392,4 @@ do_env() {
 }
 
 "do_$CMD"   # start, stop, status or env: checked above
+[ "$CMD" != stop ] || reclaim_locked   # and what killed runs elsewhere left (start: under its lock)

@@ -115,9 +115,9 @@ fi
 # MPICH and Intel MPI derive from), a real one-node Slurm (scripts/local-slurm.sh) and a headless
 # browser for the pages of `pario report` (Debian's chromium + chromedriver), and a real striped file
 # system, CephFS on 127.0.0.1 (scripts/local-pfs.sh: monitor, object and metadata servers, the FUSE
-# client, `setfattr` for layouts). A missing tool skips its tests with a reason;
-# PARIO_SETUP_BROWSER=0 leaves the browser out, PARIO_SETUP_PFS=0 CephFS.
-TEST_PKGS=(mpich libmpich-dev libhdf5-mpich-dev slurmctld slurmd slurm-client munge)
+# client, `setfattr` for layouts), and strace (a test reads which files the engine fsyncs). A missing
+# tool skips its tests with a reason; PARIO_SETUP_BROWSER=0 leaves the browser out, PARIO_SETUP_PFS=0 CephFS.
+TEST_PKGS=(mpich libmpich-dev libhdf5-mpich-dev slurmctld slurmd slurm-client munge strace)
 [ "${PARIO_SETUP_BROWSER:-1}" != 0 ] && TEST_PKGS+=(chromium chromium-driver)
 PFS_PKGS=(ceph-mon ceph-osd ceph-mds ceph-fuse ceph-common attr fuse3)
 [ "${PARIO_SETUP_PFS:-1}" != 0 ] && TEST_PKGS+=("${PFS_PKGS[@]}")

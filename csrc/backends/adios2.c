@@ -6,9 +6,13 @@
  * Puts are synchronous (the data is copied into BP5's buffer, since the engine reuses its own
  * buffers); BP5 writes at EndStep, which flush() calls at the end of the transfer loop, so the
  * transfer time holds the real I/O as with the other layers. A BP5 "file" is a directory:
- * remove() deletes the files BP5 puts there and the directory itself. */
+ * remove() deletes the files BP5 puts there and the directory itself. With fsync (-e) the data
+ * reaches storage inside the timed phase as with the other layers: BP5 has no sync call of its own
+ * and writes its files itself (data at EndStep, metadata at close), so close() flushes every file
+ * BP5 left in the directory once adios2_close has returned, the ranks sharing them out. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,7 @@ typedef struct {
   adios2_variable *var;
   pario_layout lay;
   int in_step;
+  int sync_at_close; /* -e: flush BP5's files to storage once it has closed them */
 } a2file;
 
 static int a2_fail(const char *what, const char *path) {
@@ -72,7 +77,6 @@ static int a2_fail(const char *what, const char *path) {
 }
 
 static int adios2_check(const pario_case *cs) {
-  if (cs->fsync) return pario_err(PARIO_E_SPEC, "case %s: adios2 has no fsync; BP5 writes at EndStep and close", cs->name);
   if (cs->nhints) return pario_err(PARIO_E_SPEC, "case %s: adios2 takes no MPI-IO hints; use lib (BP5 parameters)", cs->name);
   return 0;
 }
@@ -164,10 +168,60 @@ static int adios2_flush_(pario_file *fh) {
   return adios2_end_step(f->eng) ? a2_fail("adios2_end_step", f->pub.path) : 0;
 }
 
+/* -e: the step ends here (BP5 writes the data now); the files are flushed once BP5 has closed them. */
+static int adios2_sync_(pario_file *fh) {
+  a2file *f = (a2file *)fh;
+  if (f->pub.dir == PARIO_WRITE) f->sync_at_close = 1;
+  return adios2_flush_(fh);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* fsync every file of the BP5 directory: rank r of the communicator takes the r-th, (r+size)-th, ...
+ * of the names in sorted order (every rank lists the same directory), so the aggregators' subfiles
+ * are flushed side by side. Returns 0 or a PARIO_E_ code naming the file. */
+static int sync_files(const char *path, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  DIR *d = opendir(path);
+  if (!d) return pario_err(PARIO_E_IO, "-e: cannot list %s to sync it: %s", path, strerror(errno));
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  int rc = 0;
+  struct dirent *e;
+  while (!rc && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (n == cap) {
+      char **grown = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+      if (!grown) rc = pario_err(PARIO_E_NOMEM, "out of memory");
+      else names = grown;
+    }
+    if (!rc && !(names[n++] = strdup(e->d_name))) rc = pario_err(PARIO_E_NOMEM, "out of memory");
+  }
+  closedir(d);
+  if (!rc) qsort(names, n, sizeof *names, by_name);
+  char p[4608];
+  for (size_t k = (size_t)rank; !rc && k < n; k += (size_t)size) {
+    snprintf(p, sizeof p, "%s/%s", path, names[k]);
+    int fd = open(p, O_RDONLY);
+    if (fd < 0 || (fsync(fd) && errno != EINVAL && errno != EROFS))
+      rc = pario_err(PARIO_E_IO, "-e: fsync %s failed: %s", p, strerror(errno));
+    if (fd >= 0) close(fd);
+  }
+  for (size_t k = 0; k < n; k++) free(names[k]);
+  free(names);
+  return rc;
+}
+
 static int adios2_close_(pario_file *fh) {
   a2file *f = (a2file *)fh;
   int rc = adios2_flush_(fh);
   if (adios2_close(f->eng) && !rc) rc = a2_fail("adios2_close", f->pub.path);
+  if (f->sync_at_close) { /* every rank has closed: the directory holds all BP5 wrote (rank 0's last) */
+    MPI_Barrier(f->pub.comm);
+    if (!rc) rc = sync_files(f->pub.path, f->pub.comm);
+  }
   if (adios2_finalize(f->adios) && !rc) rc = a2_fail("adios2_finalize for", f->pub.path);
   free(f);
   return rc;
@@ -227,6 +281,7 @@ const pario_backend pario_backend_adios2 = {
     .xfer = adios2_xfer,
     .close = adios2_close_,
     .flush = adios2_flush_,
+    .sync = adios2_sync_,
     .lib_info = adios2_lib_info,
     .version = adios2_version_,
     .options = options,

@@ -68,6 +68,46 @@ end_pid() {  # end_pid PID SECONDS: SIGTERM, wait, then SIGKILL
     for ((i = 0; i < 50; i++)); do alive "$pid" || return 0; sleep 0.1; done
 }
 
+instances() {  # "PID DIR" of every live process of any instance of this script (its TAG), this shell
+    local pid d  # excepted; a DIR with a newline in it is not listed (nothing is done to it)
+    while IFS=' ' read -r pid d; do
+        [ "$pid" != $$ ] && [ "$pid" != "$BASHPID" ] && alive "$pid" && echo "$pid $d"
+    done < <(grep -Haz "^$TAG=" /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' |
+             sed -n "s|^/proc/\([0-9]*\)/environ:$TAG=\(/.*\)|\1 \2|p")
+    return 0
+}
+
+abandoned() {  # "PID DIR" of this user's processes of another instance whose directory has lost its
+    local pid d  # mark (removed with the directory by hand or by a test's clean-up: no stop can
+    while IFS=' ' read -r pid d; do  # find its files any more); the mark is looked for as the process sees it
+        [ "$d" != "$DIR" ] && [ -O "/proc/$pid" ] && [ ! -e "/proc/$pid/root$d/$MARK" ] &&
+            [ -e "/proc/$pid/root/" ] && echo "$pid $d"
+    done < <(instances)
+    return 0
+}
+
+end_abandoned() {  # end_abandoned [PID...]: end the processes abandoned() names (and the PIDs given:
+    local lines d pids p rest  # what runs in their namespaces), saying which run they were left by
+    lines=$(abandoned)
+    [ -n "$lines" ] || [ $# -gt 0 ] || return 0
+    while IFS= read -r d; do
+        [ -n "$d" ] || continue
+        pids=$(while IFS=' ' read -r p rest; do [ "$rest" = "$d" ] && echo "$p"; done <<<"$lines" | tr '\n' ' ')
+        say "ending processes left by an earlier run in $d (its directory is gone or no longer $ME's): pid ${pids% }"
+    done < <(cut -d' ' -f2- <<<"$lines" | sort -u)
+    # shellcheck disable=SC2046  # one argument per pid
+    set -- $(cut -d' ' -f1 <<<"$lines") "$@"
+    kill -TERM "$@" 2>/dev/null || true
+    local i left
+    for ((i = 0; i < 50; i++)); do
+        left=""; for p in "$@"; do alive "$p" && left="$left $p"; done
+        [ -n "$left" ] || return 0
+        [ "$i" -lt 30 ] || kill -KILL $left 2>/dev/null || true
+        sleep 0.1
+    done
+    say "still running after SIGKILL:$left"
+}
+
 # ---- ports, waiting, the directory ----------------------------------------------------------
 
 port_free() {  # nothing accepts a connection on 127.0.0.1:PORT

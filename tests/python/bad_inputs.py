@@ -123,7 +123,7 @@ def bench_rows() -> list[dict]:
         (["-a", "x" * 40], "at most 31"), (["-a", "null", "-W"], "nothing to verify"),
         (["-F", "--strategy", "shared"], "contradicts"), (["-z", "--pattern", "segmented"], "contradicts"),
         (["-F", "-b", "1000t"], "is free"), (["-t", "4g", "-b", "4g"], "out of range"),
-        (["-a", "adios2", "-c"], "ADIOS2 BP5 has no collective"), (["-a", "adios2", "-e"], "no fsync"),
+        (["-a", "adios2", "-c"], "ADIOS2 BP5 has no collective"),
         (["-a", "netcdf4", "--odirect"], "POSIX setting"), (["--suite", "layers", "-a", "hdf5"], "own cases"),
         (["--name", "n" * 200], "at most 127"), (["-Q", "-2"], "argument -Q/--reorder"),
         (["-a", "mpiio", "-w", "--hint", "nokey"], "NAME=VALUE"), (["-a", "mpiio", "--hint", "=v"], "NAME=VALUE"),

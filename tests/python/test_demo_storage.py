@@ -56,11 +56,11 @@ def test_the_demo_has_no_cache_flag_with_the_probe(tmp_path):
 
 
 def test_the_layers_suite_measures_the_storage_too():
-    """Every row of a layers run was `cache?`: its writes are synced (adios2's BP5 has no fsync: the
-    note says so) and its reads evicted; --cache asks for the page cache's."""
+    """Every row of a layers run was `cache?`: its writes are synced (adios2's too: the engine flushes
+    BP5's files after its close) and its reads evicted; --cache asks for the page cache's."""
     listing = {"backends": [{"name": n, "built": True} for n in ("mpiio", "hdf5", "adios2")]}
     cases = cases_of(["--suite", "layers"], ranks=2, listing=listing)
     assert all(c["evict"] == 1 for c in cases)
-    assert all(c["fsync"] for c in cases if c["backend"] != "adios2")
+    assert all(c["fsync"] for c in cases)
     cached = cases_of(["--suite", "layers", "--cache"], ranks=2, listing=listing)
     assert not any(c["fsync"] or c.get("evict") for c in cached)

@@ -1,12 +1,15 @@
 """A run whose engine stops before it can write its result (rank 0 on a node that does not see
 pario's directory): the final line carries the reason the engine printed on the launcher's stderr,
-not only the launcher's exit code. Under srun, whose stderr pario keeps (run/tee.py); an srun of
-our own runs the real engine under mpirun, on a spec and a result path that do not exist for it."""
+not only the launcher's exit code. pario keeps the launcher's stderr (run/tee.py) under srun,
+mpirun and MPICH's mpiexec alike; a launcher of our own runs the real engine under the real one,
+on a spec and a result path that do not exist for it."""
 import os
+import shutil
 
 import pytest
 
 from cli_support import ENGINE, HAVE_MPIRUN, pario
+from mpi_flavours import FLAVOURS
 from pario.run.bench import engine_said
 
 # srun --mpi=list as Slurm 22.05 prints it; a launch runs the ranks under mpirun instead, the timed
@@ -44,5 +47,35 @@ def test_a_spec_rank_0_cannot_read_is_the_final_line(tmp_path):
     assert run.returncode != 0, run.stderr
     assert last.startswith("pario: error:"), run.stderr
     assert "the engine stopped: cannot read spec /nonexistent/pario/spec.json on " in last, run.stderr
+    assert "where rank 0 runs: run pario from a directory every node of the job sees" in last, run.stderr
+    assert "no rank wrote a status file" not in last, run.stderr
+
+
+# The launcher pario runs (mpirun, mpiexec.mpich) replaced by one that runs the real one, the timed
+# launch (not --version, not the settings launch) on a spec and a result rank 0 cannot reach.
+FAKE_MPIRUN = """#!/bin/bash
+case " $* " in *" --settings "*|*" --version "*|*" -version "*) exec {real} "$@";; esac
+args=()
+for a in "$@"; do
+    case $a in *.json) args+=("/nonexistent/pario/${{a##*/}}");; *) args+=("$a");; esac
+done
+exec {real} "${{args[@]}}"
+"""
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_engines_reason_is_the_final_line_under_mpirun_too(tmp_path, flavour):
+    real = shutil.which(flavour["mpirun"])
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / flavour["mpirun"]
+    fake.write_text(FAKE_MPIRUN.format(real=real))
+    fake.chmod(0o755)
+    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "PARIO_ENGINE": flavour["engine"]}
+    run = pario(["-n", "2", "-t", "64k", "-b", "64k", "--no-probe", "--mpirun", flavour["mpirun"],
+                 "--dir", str(tmp_path / "scratch")], tmp_path, extra_env=env, timeout=180)
+    last = run.stderr.strip().splitlines()[-1]
+    assert run.returncode != 0 and last.startswith("pario: error:"), run.stderr
+    assert "the engine stopped: cannot read spec /nonexistent/pario/" in last, run.stderr
     assert "where rank 0 runs: run pario from a directory every node of the job sees" in last, run.stderr
     assert "no rank wrote a status file" not in last, run.stderr

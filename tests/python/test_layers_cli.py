@@ -177,7 +177,6 @@ def test_example_layers_job_at_reduced_size(tmp_path):
 REJECT = [
     (["-a", "adios2", "-c"], "ADIOS2 BP5 has no collective/independent choice"),
     (["-a", "adios2", "--hint", "romio_cb_write=enable"], "ADIOS2 takes BP5 parameters"),
-    (["-a", "adios2", "-e"], "adios2 has no fsync"),
     (["-a", "hdf5", "--lib", "alignmnt=1m"], "did you mean alignment?"),
     (["-a", "adios2", "--lib", "NumAgregators=2"], "did you mean NumAggregators?"),
     (["-a", "hdf5", "--lib", "chunk_opt=two"], "chunk_opt is one of default, one, multi"),

@@ -258,6 +258,21 @@ def test_a_local_page_cache_takes_writes_below_its_dirty_limit_at_the_writers_ow
     assert flushed.binding == big.binding == "servers"                      # the device paces them
 
 
+def test_ranks_sharing_a_local_file_write_it_one_at_a_time(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\nserver_bw = "200 MB/s"\n[nodes]\ncores = 4\n'
+                          'process_bw = "1 GB/s"\ndirty_limit = "3g"\n')
+    s = system.load(path)
+    fpp = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
+    shared = for_pattern(s, _pattern(1, 4, backend="posix", block="32m"))
+    one = for_pattern(s, _pattern(1, 1, backend="posix", block="128m"))
+    assert fpp.binding == "per-process" and shared.binding == "one writer at a time"
+    assert shared.seconds == pytest.approx(one.seconds, rel=0.02)             # no faster than one rank alone
+    turns = next(t.seconds for t in shared.limits if t.name == "one writer at a time")
+    assert turns == pytest.approx(4 * fpp.limits[0].seconds, rel=0.02)        # four files copy at once
+    flushed = for_pattern(s, _pattern(1, 4, backend="posix", block="32m", fsync=True))
+    assert "one writer at a time" not in [t.name for t in flushed.limits]    # past the page cache: the device
+
+
 def test_calibrate_reads_the_dirty_limit_from_proc(tmp_path):
     from pario.predict import calibrate
     (tmp_path / "sys" / "vm").mkdir(parents=True)
@@ -302,3 +317,13 @@ def test_stripe_objects_that_hold_no_data_are_flagged_on_metadata_patterns():
     wide = for_pattern(s, from_case(build_case(case), {"nodes": 1, "ranks_per_node": 1, "stripe_count": 48}))
     assert "empty-objects" not in [c for c, _ in two.flags]         # 2 MiB in 1 MiB stripes: both hold data
     assert "empty-objects" in [c for c, _ in wide.flags]
+
+
+def test_more_ranks_than_cores_is_flagged(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\n[nodes]\ncores = 2\nprocess_bw = "1 GB/s"\n'
+                          'dirty_limit = "3g"\n')
+    s = system.load(path)
+    four = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
+    two = for_pattern(s, _pattern(1, 2, backend="posix", strategy="fpp", block="64m"))
+    assert "oversubscribed" in [c for c, _ in four.flags] and "oversubscribed" not in [c for c, _ in two.flags]
+    assert four.high / four.seconds > two.high / two.seconds                  # a flag widens the interval

@@ -148,3 +148,23 @@ def test_a_file_it_cannot_edit_line_by_line_is_written_whole_and_says_so(tmp_pat
     assert "# dotted keys" not in text and system.load(path).status("server_bw") == "calibrated"
     out = capsys.readouterr().out
     assert "its comments are gone" in out and ".orig" in out
+
+
+@pytest.mark.parametrize("given, says", [
+    ("archer2", "is pario's shipped system file"),            # a shipped name: never ./archer2
+    ("archr2", "(did you mean archer2?)"),                     # a typo of one: no new file ./archr2
+    ("mine", "ending in .toml: --system mine.toml"),
+    ("nowhere/mine.toml", "does not exist"),
+    (".", "is a directory"),
+])
+def test_calibrate_refuses_a_target_it_should_not_write_before_anything_runs(tmp_path, monkeypatch, capsys,
+                                                                            given, says):
+    def no_probe(*a, **k):
+        raise AssertionError("a probe ran")
+    monkeypatch.setattr(calibrate, "_bench", no_probe)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PARIO_SCRATCH", raising=False)
+    assert main(["predict", "--calibrate", "--system", given]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []                     # no ./archer2, no pario-scratch

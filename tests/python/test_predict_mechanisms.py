@@ -88,3 +88,11 @@ def test_the_dirty_freerun_ceiling_is_halfway_between_the_background_and_dirty_t
     assert not m.page_cache_absorbs(128 << 20, 3 * gib, flushed=True)   # fsync: the device paces them
     assert not m.page_cache_absorbs(4 * gib, 3 * gib, flushed=False)    # beyond it: throttled
     assert not m.page_cache_absorbs(128 << 20, None, flushed=False)     # nobody stated it
+
+
+def test_the_writers_of_one_local_file_copy_in_turn():
+    mib = 1 << 20
+    alone = m.writers_in_turn(64 * mib, 64, 1 << 30, 1e-6)
+    assert alone == pytest.approx(64 / 1024 + 64e-6)
+    # three ranks writing 192 MiB into one file take three times one rank's 64 MiB: one copy at a time
+    assert m.writers_in_turn(192 * mib, 192, 1 << 30, 1e-6) == pytest.approx(3 * alone)

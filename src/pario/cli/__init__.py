@@ -122,11 +122,14 @@ def _end_now(code: int) -> None:
     object cost it 15 ms of CPU, a third of what it adds to the program (benchmarks/startup).
     stdout and stderr are flushed first; the ordinary exit is kept (this returns) if anything may
     still need it: an atexit handler (a temporary directory's cleanup registers one), another
-    thread, or a stream that cannot be flushed (the ordinary exit reports it)."""
+    thread, or a stream that cannot be flushed (the ordinary exit reports it). The handlers are
+    counted by CPython's private atexit._ncallbacks(): where it does not exist (another interpreter,
+    a later CPython) nothing says none is registered, so the ordinary exit is kept."""
     import atexit
 
     threading = sys.modules.get("threading")
-    if atexit._ncallbacks() or (threading is not None and threading.active_count() > 1):
+    handlers = getattr(atexit, "_ncallbacks", None)
+    if not callable(handlers) or handlers() or (threading is not None and threading.active_count() > 1):
         return
     try:
         sys.stdout.flush()

@@ -67,7 +67,7 @@ def _list(request: BenchRequest) -> int:
     if request.json:
         json_report.emit({"schema": "pario.preset-list/1",
                           "presets": [{"name": p.name, "title": p.title, "shows": p.shows, "seed": p.seed,
-                                       "path": p.path} for p in found]})
+                                       "ranks": p.ranks, "path": p.path} for p in found]})
     else:
         print_list(Console(), found)
     return 0
@@ -170,8 +170,7 @@ def _storage_note(cases: list[dict], storage: bool) -> str:
         said = "this preset " + suites.storage_note(True, {"fsync": True}, ops, flags=False)
         unsynced = sorted({c["backend"] for c in data if "write" in c["ops"] and not c.get("fsync")})
         if unsynced:
-            said += f"; {', '.join(unsynced)} rows are not synced" + (
-                " (BP5 has no fsync: its close is timed)" if unsynced == ["adios2"] else "")
+            said += f"; {', '.join(unsynced)} rows are not synced"
     elif ops:
         parts = ["writes not synced inside the timed phase unless the preset's row says fsync itself"] * (
             "write" in ops) + ["reads not evicted first"] * bool({"read", "verify"} & set(ops))

@@ -57,7 +57,8 @@ def register(subparsers) -> None:
     o.add_argument("--rank", action="store_true", help="the settings to try, ranked by predicted time")
     o.add_argument("--calibrate", action="store_true",
                    help="measure this machine with five short `pario bench` probes (--rounds times, "
-                        "alternated) and write the fitted figures into --system FILE (created if missing)")
+                        "alternated) and write the fitted figures into --system FILE (a new one: NAME.toml; "
+                        "not a shipped name such as archer2)")
     o.add_argument("--dir", type=typed(RUN["dir"]), help="--calibrate: the directory measured (default: scratch)")
     o.add_argument("--rounds", type=row("rounds", "int", "rounds of the probes", lo=1, hi=50),
                    help="--calibrate: run the five probes this many times, alternated (3): medians, and the "

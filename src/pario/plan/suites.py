@@ -124,8 +124,8 @@ def measures_storage(request: BenchRequest) -> bool:
 def storage_keys(keys: dict[str, Any], storage: bool) -> dict[str, Any]:
     """A case's keys (a suite's run flags, a preset's row) with the storage's default: its writes
     synced inside the timed phase (fsync), unless the keys say fsync themselves (-e, a seed's row)
-    or the case has nothing to sync: no write, the metadata workload, O_DIRECT, adios2 (BP5 has no
-    fsync: its close is timed) or the null backend."""
+    or the case has nothing to sync: no write, the metadata workload, O_DIRECT or the null backend.
+    (adios2 is synced too: the engine flushes every file BP5 wrote right after its close.)"""
     ops = keys.get("ops") or ()
     if (not storage or "fsync" in keys or "write" not in ops or keys.get("odirect")
             or keys.get("workload", "data") == "metadata" or str(keys.get("backend", "")).lower() in NO_SYNC):
@@ -133,7 +133,7 @@ def storage_keys(keys: dict[str, Any], storage: bool) -> dict[str, Any]:
     return {**keys, "fsync": True}
 
 
-NO_SYNC = ("adios2", "null")   # backends a case's fsync is not given to (validate refuses adios2's)
+NO_SYNC = ("null",)   # backends a case's fsync is not given to (they store nothing)
 
 
 def evict_reads(cases: list[Case], drop_caches: str | None) -> None:

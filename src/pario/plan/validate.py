@@ -34,7 +34,8 @@ def _with(cap: str) -> str:
 
 def _fail(case: Case, msg: str) -> NoReturn:
     where = case.get("_where", "command line")
-    prefix = "" if where == "command line" else f"{where} ('{case.get('name', '?')}'): "
+    named = f"('{case.get('name', '?')}')"
+    prefix = "" if where == "command line" else f"{where}: " if where.endswith(named) else f"{where} {named}: "
     raise ParioError(prefix + msg)
 
 
@@ -206,8 +207,6 @@ def _check_caps(case: Case, caps) -> None:
         how = " (ADIOS2 takes BP5 parameters: --lib KEY=VALUE)" if backend == "adios2" else ""
         _fail(case, f"MPI-IO hints apply to {_with('hints')}; drop --hint/--hints-file for the {backend} "
                     f"backend{how}")
-    if case.get("fsync") and backend == "adios2":
-        _fail(case, "adios2 has no fsync (BP5 writes at EndStep and close); drop -e")
     if case.get("odirect") and "odirect" not in caps:
         _fail(case, f"--odirect is a POSIX setting ({backend} does not take it); for MPI-IO use "
                     "--hint direct_write=true --hint direct_read=true (ROMIO on Lustre/XFS)")

@@ -35,6 +35,7 @@ class Reader:
 # The figures each limit rests on (for the flag of a binding limit nobody stated or measured).
 RESTS_ON = {"servers": ("servers", "server_bw", "server_read_bw"), "per-node network": ("node_bw", "node_read_bw"),
             "per-process": ("process_bw", "process_read_bw", "call_latency"),
+            "one writer at a time": ("process_bw", "call_latency"),
             "aggregators": ("process_bw", "process_read_bw"), "lock contention": ("lock_cost",),
             "file system": ("fs_bw", "fs_read_bw"), "two-phase exchange": ("node_bw", "copy_bw"),
             "collective calls": ("collective_call_cost",), "collective open": ("open_cost",),
@@ -104,6 +105,11 @@ def flag_common(p: Reader, pat: Pattern, geo: Geometry, path: str, aggs: int | N
     if path == "metadata" and geo.writers > 1 and stripes > 1 and p("kind") == "lustre":
         flags.append(("md-queueing", f"{geo.writers} processes querying {stripes} stripe objects per file: "
                                      "queueing at the OSTs is not modelled"))
+    cores = p.system.params.get("cores")
+    if cores is not None and pat.ranks_per_node > cores.value:
+        flags.append(("oversubscribed", f"{pat.ranks_per_node} ranks on {cores.value} cores: the model gives each "
+                                        "rank its share of a core; the scheduler's time slices and ranks spinning "
+                                        "in MPI calls are not modelled"))
     if aggs and pat.ranks / aggs > 256:
         flags.append(("fan-in", f"{pat.ranks // aggs} ranks per aggregator: incast at the aggregators is not "
                                 "modelled"))

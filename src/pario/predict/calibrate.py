@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pario.model.errors import ParioError
+from pario.model.errors import ParioError, did_you_mean
 from pario.predict import sysfile
 from pario.predict import system as systems
 from pario.predict.fit import fit
@@ -261,7 +261,7 @@ def spreads(sys_: systems.System, kind: str, samples: list[Sample], values: dict
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    path = args.system
+    path = target(args.system)
     directory = os.path.abspath(args.dir or os.environ.get("PARIO_SCRATCH") or "pario-scratch")
     os.makedirs(directory, exist_ok=True)
     sys_, kind, ranks, unit = prepare(path, directory, args.ranks_per_node)
@@ -271,6 +271,42 @@ def calibrate(args: argparse.Namespace) -> int:
     for s in samples:
         print(f"  {s.label:<12} {s.median:>8.4g} s {s.spread:>15.2f}x {predict(fitted, s.pattern).seconds:>11.4g} s")
     return 0
+
+
+def target(path: str) -> str:
+    """The file --calibrate will write, checked before anything runs or is written: an existing
+    system file (read and checked now), else a new .toml file in a directory that exists. A shipped
+    system's name (--system archer2, which predict reads as the shipped file) is refused: the
+    calibration of this machine belongs in a file of the user's own, not in ./archer2 nor in pario's
+    installed copy."""
+    if os.path.isdir(path):
+        raise ParioError(f"--system {path}: is a directory; give a system file (.toml) to write the calibration into")
+    if os.path.exists(path):
+        systems.load(path)
+        where = os.path.dirname(os.path.abspath(path))
+        if not (os.access(path, os.W_OK) and os.access(where, os.W_OK)):
+            raise ParioError(f"--system {path}: cannot write it (or {path}.orig beside it); "
+                             "calibrate a copy you can write: --system mine.toml")
+        return path
+    base = os.path.basename(path)
+    if os.sep not in path and not path.endswith(".toml"):
+        try:
+            shipped = str(systems.system_file(path))
+        except FileNotFoundError:
+            shipped = None
+        if shipped is not None:
+            raise ParioError(f"--calibrate --system {path}: {path} is pario's shipped system file ({shipped}); "
+                             f"calibrate a copy of your own: cp {shipped} {path}.toml, then --system {path}.toml")
+    if not base.endswith(".toml"):
+        raise ParioError(f"--system {path}: no such file{did_you_mean(base, systems.shipped_names())}; --calibrate "
+                         f"creates a new system file only under a name ending in .toml: --system {path}.toml")
+    where = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(where):
+        raise ParioError(f"--system {path}: "
+                         f"directory {where} does not exist; create it or give a path in one that does")
+    if not os.access(where, os.W_OK):
+        raise ParioError(f"--system {path}: cannot write in {where}; give a path in a directory you can write")
+    return path
 
 
 # Rounds of the five probes by default: enough for a median and a spread on a shared machine.

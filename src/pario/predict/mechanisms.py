@@ -176,3 +176,12 @@ def page_cache_absorbs(per_node: float, dirty_limit: int | None, flushed: bool) 
     flushed inside the phase (fsync) and below the node's dirty freerun ceiling. Then the writers'
     own copies pace them, not the device."""
     return not flushed and dirty_limit is not None and 0 < per_node < dirty_limit
+
+
+def writers_in_turn(bytes_per_file: float, calls_per_file: float, rate: float, latency: float) -> float:
+    """Seconds to copy one file's share when its writers take turns: a buffered write into a local
+    file holds the file's inode lock for its whole copy into the page cache (Linux: ext4's
+    ext4_buffered_write_iter and the generic generic_file_write_iter take inode_lock, the inode's
+    i_rwsem, exclusively; XFS takes XFS_IOLOCK_EXCL), so the ranks writing one file copy one call at
+    a time: the file's bytes at one process's rate, plus every call's latency, whatever the ranks."""
+    return max(0.0, bytes_per_file) / rate + call_time(calls_per_file, latency)

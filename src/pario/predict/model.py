@@ -267,8 +267,13 @@ def _independent(p: Reader, pat: Pattern, geo: Geometry, count: int, lock_unit: 
         servers = round(1 / mech.crush_load_share(p("servers"), objects), 2)  # type: ignore[assignment]
     elif objects > servers and kind != "gpfs":  # the busiest server carries a bigger share
         servers = max(1, round(1 / mech.server_load_share(servers, objects)))
-    return [Term(name, chain, "; ".join(detail))] + _ceilings(p, pat, geo.total, geo.writer_nodes, servers,
-                                                              kind == "gpfs")
+    limits = [Term(name, chain, "; ".join(detail))]
+    if p.cached and geo.writers > geo.files:  # the ranks of a file copy into the page cache in turn
+        sharing_ranks = geo.writers // max(1, geo.files)
+        limits.append(Term("one writer at a time", mech.writers_in_turn(
+            geo.total / max(1, geo.files), calls * sharing_ranks, p("process_bw"), p("call_latency")),
+            f"{sharing_ranks} ranks write one file: each buffered write holds the file's inode lock"))
+    return limits + _ceilings(p, pat, geo.total, geo.writer_nodes, servers, kind == "gpfs")
 
 
 def _collective(p: Reader, pat: Pattern, geo: Geometry, count: int, size: int, costs: list[Term],

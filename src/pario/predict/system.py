@@ -287,6 +287,11 @@ def system_file(name: str) -> Path:
     raise FileNotFoundError(f"{name}.toml")
 
 
+def shipped_names() -> list[str]:
+    """The names of the shipped system files (archer2, archer, ...)."""
+    return sorted({f.stem for d in data_dirs("systems", "examples/systems") if d.is_dir() for f in d.glob("*.toml")})
+
+
 def load(path: str) -> System:
     """A system file, read bounded and checked: one clear line on anything wrong with it."""
     from pario.model.formats import parse_toml

@@ -204,15 +204,15 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
     sampler = _server_sampler(env)  # CephFS: each server's bytes per phase, its own counters
     sink = servers.Tee(collector, sampler) if sampler else collector
     stopped: Stopped | None = None
-    # srun's messages (and the ranks' stderr it forwards) are shown as they come and kept: when the
-    # launch fails, they hold the scheduler's reason.
-    tee = StderrTee(observer.output).start() if req.launcher == "srun" else None
+    # the launcher's messages (and the ranks' stderr it forwards) are shown as they come and kept: when
+    # the launch fails, they hold srun's reason, or the engine's own (mpirun and mpiexec alike)
+    tee = StderrTee(observer.output).start()
     try:
         # mpirun passes the ranks' variables on with -x; it runs without req.env itself (srun needs them)
         own = {k: v for k, v in forwarded.items() if req.launcher != "mpirun" or k not in req.env}
         outcome = watchdog.run(argv, env=launchers.launch_env(mpi, req.io, req.launcher, own),
                                timeout=limit, status_dir=status_dir, ranks=ranks, cases=cases,
-                               observer=observer, sink=sink, stderr=tee.file if tee else None,
+                               observer=observer, sink=sink, stderr=tee.file,
                                pidfile=pidfile, directory=scratch.dir)
     except Stopped as exc:  # the launch is ended (watchdog.run saw to it); keep what it measured
         stopped = exc
@@ -222,8 +222,7 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         observer.note(f"interrupted: ended the run and removed its {count(removed, 'file')} in {scratch.dir}")
         raise
     finally:
-        if tee is not None:
-            tee.close()
+        tee.close()
     watcher.tell(launch=None)
     stop.disarm()  # what follows (judging, removing files, storing) must not be cut short
     env["timeout_s"] = limit.seconds()
@@ -234,9 +233,10 @@ def _execute(req: RunRequest, observer: RunObserver, tmp: str, watcher: Sentinel
         sampler.finish()
         servers.annotate(result, sampler)
     status, message = judge(outcome, result, status_dir, ranks, cases, stopped)
-    if tee is not None and not stopped and status != "complete" and not (result.get("error") or {}).get("message"):
+    if not stopped and status != "complete" and not (result.get("error") or {}).get("message"):
         said = engine_said(tee.lines)
-        reason = srun.failure(tee.lines, srun.plugin_used(argv), ranks) or (said and f"the engine stopped: {said}")
+        reason = ((srun.failure(tee.lines, srun.plugin_used(argv), ranks) if req.launcher == "srun" else None)
+                  or (said and f"the engine stopped: {said}"))
         message = reason or message
     result["status"] = status
     if message and not result.get("error"):
