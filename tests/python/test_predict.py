@@ -317,3 +317,13 @@ def test_stripe_objects_that_hold_no_data_are_flagged_on_metadata_patterns():
     wide = for_pattern(s, from_case(build_case(case), {"nodes": 1, "ranks_per_node": 1, "stripe_count": 48}))
     assert "empty-objects" not in [c for c, _ in two.flags]         # 2 MiB in 1 MiB stripes: both hold data
     assert "empty-objects" in [c for c, _ in wide.flags]
+
+
+def test_more_ranks_than_cores_is_flagged(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\n[nodes]\ncores = 2\nprocess_bw = "1 GB/s"\n'
+                          'dirty_limit = "3g"\n')
+    s = system.load(path)
+    four = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
+    two = for_pattern(s, _pattern(1, 2, backend="posix", strategy="fpp", block="64m"))
+    assert "oversubscribed" in [c for c, _ in four.flags] and "oversubscribed" not in [c for c, _ in two.flags]
+    assert four.high / four.seconds > two.high / two.seconds                  # a flag widens the interval

@@ -197,6 +197,7 @@ def test_a_bad_preset_file_is_one_line(tmp_path, text, match):
     (["--scale", "2"], "--scale sizes a preset"),
     (["--config", str(ROOT / "examples" / "presets" / "lrz-hints.toml")], "is a preset"),
     (["--preset", "nosuch.toml"], "no such file"),
+    (["--preset", "csc-btio"], "csc-btio.toml ('blk-default'): --pattern btio needs a square number"),
 ])
 def test_bad_preset_flags_are_one_line(tmp_path, args, match):
     run = pario([*args, "-n", "2", "--dir", str(tmp_path / "s"), "--no-probe"], tmp_path, timeout=60)

@@ -67,7 +67,7 @@ def _list(request: BenchRequest) -> int:
     if request.json:
         json_report.emit({"schema": "pario.preset-list/1",
                           "presets": [{"name": p.name, "title": p.title, "shows": p.shows, "seed": p.seed,
-                                       "path": p.path} for p in found]})
+                                       "ranks": p.ranks, "path": p.path} for p in found]})
     else:
         print_list(Console(), found)
     return 0

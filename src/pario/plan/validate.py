@@ -34,7 +34,8 @@ def _with(cap: str) -> str:
 
 def _fail(case: Case, msg: str) -> NoReturn:
     where = case.get("_where", "command line")
-    prefix = "" if where == "command line" else f"{where} ('{case.get('name', '?')}'): "
+    named = f"('{case.get('name', '?')}')"
+    prefix = "" if where == "command line" else f"{where}: " if where.endswith(named) else f"{where} {named}: "
     raise ParioError(prefix + msg)
 
 

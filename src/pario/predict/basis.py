@@ -105,6 +105,11 @@ def flag_common(p: Reader, pat: Pattern, geo: Geometry, path: str, aggs: int | N
     if path == "metadata" and geo.writers > 1 and stripes > 1 and p("kind") == "lustre":
         flags.append(("md-queueing", f"{geo.writers} processes querying {stripes} stripe objects per file: "
                                      "queueing at the OSTs is not modelled"))
+    cores = p.system.params.get("cores")
+    if cores is not None and pat.ranks_per_node > cores.value:
+        flags.append(("oversubscribed", f"{pat.ranks_per_node} ranks on {cores.value} cores: the model gives each "
+                                        "rank its share of a core; the scheduler's time slices and ranks spinning "
+                                        "in MPI calls are not modelled"))
     if aggs and pat.ranks / aggs > 256:
         flags.append(("fan-in", f"{pat.ranks // aggs} ranks per aggregator: incast at the aggregators is not "
                                 "modelled"))
