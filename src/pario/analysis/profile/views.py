@@ -254,8 +254,9 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "end": max(ends) if ends else None,
         "wall_time": (max(ends) - min(starts)) if starts and ends else None,
         "partial": any(p.get("partial") for p in pinfo),
-        "partial_processes": [p.get("pid") for p in pinfo if p.get("partial")],
-        "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial")],   # -1 or None: not an MPI rank
+        # stopped by a signal (a process that called MPI_Abort is named by launch_lines)
+        "partial_processes": [p.get("pid") for p in pinfo if p.get("partial") and p.get("reason") != "mpi_abort"],
+        "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial") and p.get("reason") != "mpi_abort"],
         "launch": launch_lines(job, (job.get("job") or {}).get("ranks")),   # copies, ranks that left no log
         "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),

@@ -92,7 +92,7 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     layer = view.get("application_layer")
     if layer and layer.get("text") != "no file I/O":
         lines.append(f"I/O came from: {layer['text']}")
-    if view["partial"]:
+    if view["partial_processes"]:
         many = len(view["partial_processes"]) > 1
         lines.append(f"partial: {_stopped(view)} stopped by a signal; {'their' if many else 'its'} counters end there")
     if view["dropped_records"]:
