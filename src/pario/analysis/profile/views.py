@@ -19,6 +19,9 @@ from pario.analysis.profile.libviews import (
 from pario.analysis.profile.logread import counter_meta, counters
 from pario.model.filesystems import MAGIC
 
+# Directories the MPI runtime or libc looks up (stat, an open of the directory) in nearly every job:
+# metadata only, never the program's data; profile show and advise both list them apart as such.
+LOOKED_UP_DIRS = ("/", "/tmp")
 SMALL_BUCKETS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")  # all strictly below 1 MiB
 def _prefix(mod: str) -> str:
     return mod.upper()

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from pario.analysis.profile.libviews import is_library
-from pario.analysis.profile.views import hist
+from pario.analysis.profile.views import LOOKED_UP_DIRS, hist
 from pario.model.units import count, seconds, tenths
 from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.libraries import show as show_libraries
@@ -34,7 +34,7 @@ def pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
-DIRECTORIES = ("/", "/tmp")   # looked up (stat, open of the directory) by the runtime or libc: no data
+DIRECTORIES = LOOKED_UP_DIRS   # looked up (stat, open of the directory) by the runtime or libc: no data
 
 
 def is_runtime(path: str) -> bool:
