@@ -48,6 +48,7 @@ struct pario_proc {
   char host[256];
   double start_epoch; /* start of this image (or of the fork child) */
   int mpi_finalized;  /* MPI_Finalize was called */
+  int mpi_aborted, mpi_abort_code; /* MPI_Abort was called (and its error code): the log is written then */
 };
 extern struct pario_proc pario_proc;
 
@@ -61,7 +62,7 @@ struct pario_intercept_module {
   void (*fork_parent)(void);  /* in the parent after fork() (atfork parent) */
   void (*fork_child)(void);   /* in the child of fork(), after pario_proc was updated */
   void (*mpi_finalize)(void); /* inside MPI_Finalize, before PMPI_Finalize: collectives work */
-  /* The image ends or may end: reason "exit", "exec" or "signal"; partial: the program did not
+  /* The image ends or may end: reason "exit", "exec", "signal" or "mpi_abort"; partial: the program did not
    * finish; from_signal: inside a signal handler (async-signal-safe work only; no thread of the
    * process is then inside a critical section of this thread's, see pario_crit_enter). */
   void (*stop)(const char *reason, int partial, int from_signal);

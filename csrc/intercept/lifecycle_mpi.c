@@ -1,4 +1,5 @@
-/* MPI_Init (the rank) and MPI_Finalize (the modules' collective work), through PMPI.
+/* MPI_Init (the rank), MPI_Finalize (the modules' collective work) and MPI_Abort (the log written
+ * first: the MPI then ends every rank, this one included, often by a signal), through PMPI.
  * libmpi is not linked: the MPI symbols are weak references (mpi_weak.h), so this file's
  * wrappers only ever run inside MPI programs. */
 #include <mpi.h>
@@ -10,6 +11,7 @@
 WEAK(PMPI_Init)
 WEAK(PMPI_Init_thread)
 WEAK(PMPI_Finalize)
+WEAK(PMPI_Abort)
 WEAK(PMPI_Comm_rank)
 WEAK(PMPI_Comm_size)
 
@@ -34,4 +36,11 @@ int MPI_Finalize(void) {
   pario_proc.mpi_finalized = 1;
   pario_modules_mpi_finalize();
   return PMPI_Finalize();
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  pario_proc.mpi_aborted = 1;
+  pario_proc.mpi_abort_code = errorcode;
+  pario_modules_stop("mpi_abort", 1, 0);
+  return PMPI_Abort(comm, errorcode);
 }

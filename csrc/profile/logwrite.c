@@ -216,7 +216,9 @@ int pario_profile_write(const char *reason, int partial, int from_signal) {
   put_dbl(&o, end);
   puts_(&o, ",\"reason\":");
   put_str(&o, reason);
-  putf(&o, ",\"partial\":%s,\"mpi_finalized\":%s},", partial ? "true" : "false", pario_proc.mpi_finalized ? "true" : "false");
+  putf(&o, ",\"partial\":%s,\"mpi_finalized\":%s", partial ? "true" : "false", pario_proc.mpi_finalized ? "true" : "false");
+  if (pario_proc.mpi_aborted) putf(&o, ",\"mpi_abort_code\":%d", pario_proc.mpi_abort_code);
+  puts_(&o, "},");
   putf(&o, "\"settings\":{\"mem_bound\":%llu,\"trace\":%s,\"mem_align\":%d,\"exclude\":",
        (unsigned long long)pario_cfg.mem_bound, pario_cfg.trace ? "true" : "false", pario_cfg.mem_align);
   put_str(&o, pario_cfg.exclude);

@@ -77,6 +77,19 @@ def test_interpreter_and_streams_are_set_apart():
     assert len(job.apart[apart.RUNTIME]) == 5
 
 
+def test_directories_looked_up_are_named_as_profile_show_names_them():
+    from pario.report.advice_text import left_out
+    recs = [Rec(module="posix", path="/", rank=0, stats=3), Rec(module="posix", path="/tmp", rank=0, opens=1),
+            writes("/scratch/job/out.dat", 100, MIB)]
+    job = Job(source="x", format="pario", nprocs=1, run_time=1.0, records=recs)
+    apart.separate(job, ["/usr/bin/prog"])
+    assert job.apart == {apart.LOOKED_UP: ["/", "/tmp"]} and [r.path for r in job.records] == ["/scratch/job/out.dat"]
+    lines = left_out({"apart_files": job.apart})
+    assert "left out: 2 directories looked up, metadata only, e.g. /" in lines, lines
+    one = left_out({"apart_files": {apart.LOOKED_UP: ["/tmp"]}})
+    assert "left out: 1 directory looked up, metadata only, e.g. /tmp" in one
+
+
 def test_stderr_is_never_a_buffer_fix():
     """One 18 B write to stderr redirected to a file (never opened by the program) took 88% of the
     run: it is set apart, no finding of any kind."""

@@ -79,3 +79,19 @@ def test_the_engines_reason_is_the_final_line_under_mpirun_too(tmp_path, flavour
     assert "the engine stopped: cannot read spec /nonexistent/pario/" in last, run.stderr
     assert "where rank 0 runs: run pario from a directory every node of the job sees" in last, run.stderr
     assert "no rank wrote a status file" not in last, run.stderr
+
+
+def test_only_open_mpis_lost_help_message_line_is_hidden_and_every_line_kept():
+    from pario.run.tee import StderrTee
+
+    noise = ("[vm:24659] [[3245,0],0] ORTE_ERROR_LOG: Out of resource in file ../../../orte/util/show_help.c "
+             "at line 501\n")
+    said = ["pario-engine: a file was left open; the job ends with MPI_Abort\n", noise,
+            "[vm:24659] [[3245,0],0] ORTE_ERROR_LOG: Not found in file ../../orte/runtime/x.c at line 7\n",
+            "a rank said: " + noise]
+    shown: list[str] = []
+    tee = StderrTee(shown.append).start()
+    assert tee.file is not None
+    tee.file.writelines(said)
+    tee.close()
+    assert tee.lines == said and shown == [said[0], said[2], said[3]]

@@ -50,31 +50,41 @@ def _claim(directory: str) -> str:
     return "/tmp/.pario-pfs-port." + hashlib.md5((directory + "\n").encode()).hexdigest()[:12]
 
 
-def _pids(text: str) -> dict[str, str]:
-    return dict(kv.split("=") for kv in next(line for line in text.splitlines() if line.startswith("gone=")).split())
-
-
-def test_local_pfs_stop_ends_a_killed_runs_processes_and_claims_and_keeps_a_live_ones():
-    out = _sandbox(f"""
-mkdir -p /tmp/gone /tmp/live && touch /tmp/live/.pario-local-pfs
-env PARIO_LOCAL_PFS=/tmp/gone sleep 300 & gone=$!
-env PARIO_LOCAL_PFS=/tmp/live sleep 300 & live=$!
-env PARIO_LOCAL_CLUSTER=/tmp/gone sleep 300 & other=$!
-printf '13300\\n/tmp/gone\\n' > {_claim('/tmp/gone')}
-echo 13400 > {_claim('/tmp/live')}
-echo 13500 > {_claim('/tmp/never')}
+# Three processes as runs leave them: of a killed run in /tmp/gone (its mark gone), of a live run
+# in /tmp/live (marked), and of the other script's run in /tmp/gone; then STOP runs, and each
+# process is said to be alive or ended.
+RUNS = """
+mkdir -p /tmp/gone /tmp/live && touch /tmp/live/{mark}
+env {tag}=/tmp/gone sleep 300 & gone=$!
+env {tag}=/tmp/live sleep 300 & live=$!
+env {other}=/tmp/gone sleep 300 & other=$!
+{before}
 sleep 0.2
-bash {ROOT}/scripts/local-pfs.sh stop --dir /tmp/mine; echo "rc=$?"
+{stop}; echo "rc=$?"
 for p in $gone $live $other; do s=$(awk '{{print $3}}' /proc/$p/stat 2>/dev/null || true)
     if [ -n "$s" ] && [ "$s" != Z ]; then echo "alive $p"; else echo "ended $p"; fi; done
 echo "gone=$gone live=$live other=$other"
-ls -a /tmp | grep pario-pfs-port
-""")
+{after}
+"""
+
+
+def _runs(tag: str, other: str, mark: str, stop: str, before: str = "", after: str = "") -> str:
+    """(the sandbox's output): RUNS; the killed run's process must be ended, the others kept."""
+    out = _sandbox(RUNS.format(tag=tag, other=other, mark=mark, stop=stop, before=before, after=after))
     text = out.stdout
     assert "rc=0" in text, text + out.stderr
-    pids = _pids(text)
+    pids = dict(kv.split("=") for kv in next(line for line in text.splitlines() if line.startswith("gone=")).split())
     assert f"ended {pids['gone']}" in text and f"alive {pids['live']}" in text and f"alive {pids['other']}" in text
-    assert "ending processes left by an earlier run in /tmp/gone" in text and f"pid {pids['gone']}" in text
+    assert "ending processes left by an earlier run in /tmp/gone (its directory is gone or no longer" in text
+    assert f"pid {pids['gone']}" in text, text
+    return text
+
+
+def test_local_pfs_stop_ends_a_killed_runs_processes_and_claims_and_keeps_a_live_ones():
+    claims = (f"printf '13300\\n/tmp/gone\\n' > {_claim('/tmp/gone')}\n"
+              f"echo 13400 > {_claim('/tmp/live')}\necho 13500 > {_claim('/tmp/never')}")
+    text = _runs("PARIO_LOCAL_PFS", "PARIO_LOCAL_CLUSTER", ".pario-local-pfs",
+                 f"bash {ROOT}/scripts/local-pfs.sh stop --dir /tmp/mine", claims, "ls -a /tmp | grep pario-pfs-port")
     assert f"removed the claim on ports from 13300 ({_claim('/tmp/gone')}, /tmp/gone)" in text
     assert f"removed the claim on ports from 13500 ({_claim('/tmp/never')})" in text
     left = [line for line in text.splitlines() if line.startswith(".pario-pfs-port.") and "lock" not in line]
@@ -82,19 +92,6 @@ ls -a /tmp | grep pario-pfs-port
 
 
 def test_local_cluster_stop_ends_a_killed_runs_processes_and_keeps_a_live_ones():
-    out = _sandbox(f"""
-mkdir -p /tmp/gone /tmp/live && touch /tmp/live/.pario-local-cluster
-env PARIO_LOCAL_CLUSTER=/tmp/gone sleep 300 & gone=$!
-env PARIO_LOCAL_CLUSTER=/tmp/live sleep 300 & live=$!
-env PARIO_LOCAL_PFS=/tmp/gone sleep 300 & other=$!
-sleep 0.2
-bash {ROOT}/scripts/local-cluster.sh stop /tmp/mine; echo "rc=$?"
-for p in $gone $live $other; do s=$(awk '{{print $3}}' /proc/$p/stat 2>/dev/null || true)
-    if [ -n "$s" ] && [ "$s" != Z ]; then echo "alive $p"; else echo "ended $p"; fi; done
-echo "gone=$gone live=$live other=$other"
-""")
-    text = out.stdout
-    assert "rc=0" in text, text + out.stderr
-    pids = _pids(text)
-    assert f"ended {pids['gone']}" in text and f"alive {pids['live']}" in text and f"alive {pids['other']}" in text
-    assert "ending processes left by an earlier run in /tmp/gone" in text and "not running (/tmp/mine)" in text
+    text = _runs("PARIO_LOCAL_CLUSTER", "PARIO_LOCAL_PFS", ".pario-local-cluster",
+                 f"bash {ROOT}/scripts/local-cluster.sh stop /tmp/mine")
+    assert "not running (/tmp/mine)" in text

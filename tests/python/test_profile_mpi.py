@@ -109,3 +109,26 @@ def test_trace_names_a_reduced_shared_file_for_every_rank(lib, tmp_path):
     found, _ = events(job, file="shared.dat")
     assert {e.rank for e in found if e.module == "mpiio"} == {0, 1}
     assert all(e.path == str(target) for e in found)
+
+
+@pytest.mark.parametrize("aborter", [0, 2])
+def test_a_rank_that_calls_mpi_abort_writes_its_log_first_and_is_named(lib, tmp_path, aborter):
+    """MPI_Abort: the calling rank's log is written before the MPI ends the job (reason mpi_abort,
+    the error code, its counters up to the call), and pario names it by rank, apart from the ranks
+    the MPI then stopped by a signal."""
+    from pario.analysis.profile.launch import aborted_lines
+    from pario.analysis.profile.logread import job_from_parts
+
+    exe = compile_c(tmp_path, "mpi_abort", "-O2", cc="mpicc")
+    logs, target = tmp_path / "log", tmp_path / "out"
+    proc = _mpirun(3, lib, logs, [exe, target, str(aborter)])
+    assert proc.returncode == 5, proc.stderr.decode()
+    docs = parts(logs)
+    mine = [d for d in docs if d["process"]["rank"] == aborter]
+    assert len(mine) == 1, [d["process"] for d in docs]
+    info = mine[0]["process"]
+    assert (info["reason"], info["mpi_abort_code"], info["partial"]) == ("mpi_abort", 5, True)
+    assert files(logs)[("stdio", f"{target}.{aborter}")]["counters"]["STDIO_BYTES_WRITTEN"] == 4
+    assert all(d["process"]["reason"] in ("signal", "exit") for d in docs if d is not mine[0])
+    doc = job_from_parts(docs, {"command": [str(exe)], "ranks": 3})
+    assert aborted_lines(doc) == [f"rank {aborter} called MPI_Abort with error code 5: the MPI ended the job there"]

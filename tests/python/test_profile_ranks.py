@@ -42,3 +42,17 @@ def test_a_program_without_mpi_init_under_four_ranks_is_four_copies():
     doc = job_from_parts([_proc(-1, False) for _ in range(4)], {"command": ["./a.out"], "ranks": 4})
     assert ranks_said(doc, 4)[0].startswith("the program never called MPI_Init: 4 independent copies ran")
     assert job_lines(summary(doc)["job"])[1].startswith("the program never called MPI_Init: 4 independent copies")
+
+
+def test_the_rank_that_called_mpi_abort_is_named_apart_from_those_stopped():
+    aborter = _proc(0, True)
+    aborter["process"].update(reason="mpi_abort", mpi_abort_code=5)
+    doc = job_from_parts([aborter, _proc(1, True), _proc(2, True)], {"command": ["./a.out"], "ranks": 4})
+    assert ranks_said(doc, 4) == ["rank 0 called MPI_Abort with error code 5: the MPI ended the job there",
+                                  "rank 3 of 4 left no log (ended before MPI_Finalize and exit: MPI_Abort, a "
+                                  "signal or a crash)"]
+    lines = job_lines(summary(doc)["job"])
+    assert "partial: ranks 1, 2 were stopped by a signal; their counters end there" in lines, lines
+    assert "rank 0 called MPI_Abort with error code 5: the MPI ended the job there" in lines, lines
+    alone = job_from_parts([aborter], {"command": ["./a.out"], "ranks": 1})
+    assert not any(line.startswith("partial:") for line in job_lines(summary(alone)["job"]))

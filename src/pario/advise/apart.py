@@ -8,6 +8,8 @@
   pseudo file systems /proc, /sys and /dev. A Python program's imports are hundreds of small
   reads of such files: advised on, they became "small reads", "many files" and a calibration of
   a 141,936-byte .pyc;
+- the directories the MPI runtime or libc looks up in nearly every job (/, /tmp: metadata only,
+  named as `pario profile show` names them);
 - descriptors the program used without ever opening them: its standard output and error (or a
   descriptor its launcher handed it). Buffering stderr would hold back the messages a crash
   should leave, and a terminal is not a file a fix can change.
@@ -20,11 +22,13 @@ import os
 import re
 
 from pario.advise.job import Job, Rec, is_mpi_helper
+from pario.analysis.profile.views import LOOKED_UP_DIRS
 
 MPI = "MPI implementation helper files"
 RUNTIME = "interpreter, library and system files"
 INHERITED = "standard streams and descriptors the program never opened"
-GROUPS = (MPI, RUNTIME, INHERITED)
+LOOKED_UP = "directories looked up, metadata only"   # as pario profile show says of them
+GROUPS = (MPI, RUNTIME, INHERITED, LOOKED_UP)
 
 _INTERPRETER = re.compile(r"^(python|pypy|julia|R|Rscript|perl|ruby|node|java|lua|octave|bash|sh|dash|zsh|ksh|"
                           r"csh|tcsh)[\d.]*$")
@@ -64,7 +68,7 @@ def scripts(commands: list[tuple[str, list[str], str]]) -> list[str]:
 
 
 def runtime_file(path: str, written: bool, roots: list[str], code: list[str] | None = None) -> bool:
-    if path.startswith(_SYSTEM) or path in ("/", "/tmp"):
+    if path.startswith(_SYSTEM):
         return True
     if not written and code and path in code:
         return True
@@ -85,6 +89,8 @@ def group_of(path: str, recs: list[Rec], roots: list[str], code: list[str] | Non
         return MPI
     if path in _STREAMS:
         return INHERITED
+    if path in LOOKED_UP_DIRS and not any(r.bytes_read or r.bytes_written for r in recs):
+        return LOOKED_UP
     written = any(r.bytes_written for r in recs)
     if runtime_file(path, written, roots, code):
         return RUNTIME

@@ -125,7 +125,8 @@ def _job(path: str, doc: dict[str, Any]) -> Job:
     for index, proc in enumerate(procs):
         info = proc.get("process") or {}
         if info.get("partial"):
-            job.partial.append(f"process {info.get('pid')} (rank {info.get('rank')}) was stopped by a signal: "
+            how = "called MPI_Abort" if info.get("reason") == "mpi_abort" else "was stopped by a signal"
+            job.partial.append(f"process {info.get('pid')} (rank {info.get('rank')}) {how}: "
                                "its counters end where it stopped")
         dropped = int((proc.get("limits") or {}).get("dropped_records") or 0)
         if dropped:

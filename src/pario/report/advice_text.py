@@ -143,13 +143,20 @@ def header(job: dict[str, Any]) -> list[str]:
     if total and rt:   # every second counted once (advise/overlap.py)
         out.append(f"at stake in all: {seconds(total['seconds'])} of the {seconds(rt)} run ({total['how']})")
     out += [f"partial: {p}" for p in job.get("partial") or []]
+    return out + left_out(job)
+
+
+def left_out(job: dict[str, Any]) -> list[str]:
+    """One line per group of files advise set apart (advise/apart.py): how many, and one of them."""
     apart = job.get("apart_files") or {}
     ignored = job.get("ignored_files") or []
     if ignored and not apart:
         apart = {"MPI implementation helper files": ignored}
+    out = []
     for group, paths in apart.items():
         if paths:
-            one = group.replace(" files", " file") if len(paths) == 1 else group   # '1 MPI ... helper files' was
+            one = group.replace(" files", " file").replace("directories", "directory") if len(paths) == 1 \
+                else group   # '1 MPI ... helper files' was
             out.append(f"left out: {len(paths)} {one}, e.g. {paths[0]}")
     return out
 

@@ -19,6 +19,9 @@ from pario.analysis.profile.libviews import (
 from pario.analysis.profile.logread import counter_meta, counters
 from pario.model.filesystems import MAGIC
 
+# Directories the MPI runtime or libc looks up (stat, an open of the directory) in nearly every job:
+# metadata only, never the program's data; profile show and advise both list them apart as such.
+LOOKED_UP_DIRS = ("/", "/tmp")
 SMALL_BUCKETS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M")  # all strictly below 1 MiB
 def _prefix(mod: str) -> str:
     return mod.upper()
@@ -251,8 +254,9 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "end": max(ends) if ends else None,
         "wall_time": (max(ends) - min(starts)) if starts and ends else None,
         "partial": any(p.get("partial") for p in pinfo),
-        "partial_processes": [p.get("pid") for p in pinfo if p.get("partial")],
-        "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial")],   # -1 or None: not an MPI rank
+        # stopped by a signal (a process that called MPI_Abort is named by launch_lines)
+        "partial_processes": [p.get("pid") for p in pinfo if p.get("partial") and p.get("reason") != "mpi_abort"],
+        "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial") and p.get("reason") != "mpi_abort"],
         "launch": launch_lines(job, (job.get("job") or {}).get("ranks")),   # copies, ranks that left no log
         "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from pario.analysis.profile.libviews import is_library
-from pario.analysis.profile.views import hist
+from pario.analysis.profile.views import LOOKED_UP_DIRS, hist
 from pario.model.units import count, seconds, tenths
 from pario.report.terminal.fit import Col, print_fit
 from pario.report.terminal.libraries import show as show_libraries
@@ -34,7 +34,7 @@ def pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.0f}%" if whole else "-"
 
 
-DIRECTORIES = ("/", "/tmp")   # looked up (stat, open of the directory) by the runtime or libc: no data
+DIRECTORIES = LOOKED_UP_DIRS   # looked up (stat, open of the directory) by the runtime or libc: no data
 
 
 def is_runtime(path: str) -> bool:
@@ -92,7 +92,7 @@ def job_lines(view: dict[str, Any]) -> list[str]:
     layer = view.get("application_layer")
     if layer and layer.get("text") != "no file I/O":
         lines.append(f"I/O came from: {layer['text']}")
-    if view["partial"]:
+    if view["partial_processes"]:
         many = len(view["partial_processes"]) > 1
         lines.append(f"partial: {_stopped(view)} stopped by a signal; {'their' if many else 'its'} counters end there")
     if view["dropped_records"]:
