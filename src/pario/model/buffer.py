@@ -30,7 +30,7 @@ class BufferFileStats:
 class BufferStats:
     """A job's buffer statistics: its processes and its files."""
     processes: int
-    partial: int                # processes stopped by a signal
+    partial: int                # processes stopped by a signal or in MPI_Abort
     size: int                   # the default buffer size per file
     piece: int | None = None    # a descriptor's run is written out in pieces of this size (0: when the
                                 # buffer is full); None: not recorded (stats of an older pario)

@@ -122,7 +122,8 @@ def notes(stats: BufferStats) -> list[str]:
            "the C library's, counted from its buffer); program time: in the program's write calls; "
            "write time: in the writes the file system saw."]
     if stats.partial:
-        out.append(f"{stats.partial} process(es) were stopped by a signal; their buffers were written first.")
+        out.append(f"{stats.partial} process(es) were stopped (a signal, or MPI_Abort); their buffers were written "
+                   "first.")
     return out
 
 
