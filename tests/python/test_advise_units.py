@@ -280,6 +280,19 @@ def test_tune_case_from_a_log_without_data_or_sizes():
     assert taken.argv() == "-a posix -t 4096 -b 524288 -n 2 -w" and taken.objective == "write"
 
 
+def test_tune_case_from_a_node_local_file_is_a_file_per_node():
+    """One path in each node's /tmp (pario profile over 3 nodes reduces it per node) is 3 files of
+    2 ranks each, not one file of 2 ranks holding the 3 nodes' bytes: the case is --strategy
+    per-node on 6 ranks, each rank's own bytes per rank."""
+    from pario.advise.jobcase import dominant_case
+
+    recs = [Rec(module="posix", path="/tmp/ckpt", rank=-1, nprocs=2, writes=64, bytes_written=64 << 20,
+                write_time=0.5, node=f"node{k}", node_ranks=[2 * k - 2, 2 * k - 1]) for k in (1, 2, 3)]
+    taken = dominant_case(Job(source="n.log", format="pario", nprocs=6, run_time=2.0, records=recs))
+    assert taken.argv() == "-a posix -t 1048576 -b 33554432 --strategy per-node -n 6 -w", taken.argv()
+    assert any("each of 3 nodes has its own /tmp/ckpt" in line for line in taken.said), taken.said
+
+
 def test_tune_case_from_a_log_of_odd_sized_calls_is_a_case_the_engine_runs():
     """Darshan's noposix.darshan (9,076-byte reads) gave `-t 9076`, which the engine refuses (its data
     pattern is 8-byte words): the case is tuned with the nearest multiple of 8 below, and says so."""

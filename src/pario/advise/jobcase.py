@@ -28,17 +28,19 @@ class TakenCase:
                                                                                    f"-b {f['block']}"]
         out += [f"-s {f['segments']}"] if f.get("segments") else []
         out += ["-F"] if f.get("fpp") else []
+        out += [f"--strategy {f['strategy']}"] if f.get("strategy") else []
         out += [f"-n {self.ranks}"] + (["-w"] if f.get("write") else []) + (["-r"] if f.get("read") else [])
         out += [f"--lib {kv}" for kv in f.get("lib") or []]   # an I/O library's settings (advise/libcase.py)
         return " ".join(out)
 
 
 def _files(job: Job) -> dict[str, list[Rec]]:
-    """Records by file, each file at the highest interface the program used for it."""
+    """Records by file, each file at the highest interface the program used for it. A node-local
+    path (one file in each node's /tmp) is one file per node: keyed by Rec.name, 'PATH (on NODE)'."""
     by: dict[str, list[Rec]] = {}
     for r in job.records:
         if r.bytes and not is_mpi_helper(r.path) and not is_stream(r.path):
-            by.setdefault(r.path, []).append(r)
+            by.setdefault(r.name, []).append(r)
     out = {}
     for path, recs in by.items():
         top = min(_PRIORITY.get(r.module, 9) for r in recs)
@@ -106,11 +108,22 @@ def dominant_case(job: Job) -> TakenCase:
         if len(peers) + 1 >= job.nprocs:
             fpp, ranks = True, job.nprocs
             said.append(f"each of the {ranks} ranks has a file like it: file per process")
-    moved = (written if objective == "write" else read) // (1 if fpp else max(1, ranks))
+    strategy = None
+    node_files = {n: rs for n, rs in files.items() if rs[0].node and rs[0].path == recs[0].path}
+    if recs[0].node and len(node_files) > 1:
+        # the same path on other nodes is other files: one file per node, each its node's ranks'
+        per_node = [_ranks(rs) for rs in node_files.values()]
+        strategy, ranks = "per-node", sum(per_node)
+        said.append(f"each of {len(node_files)} nodes has its own {recs[0].path} (a node-local file system), "
+                    f"written by its {min(per_node)}-{max(per_node)} ranks: a file per node"
+                    if min(per_node) != max(per_node) else
+                    f"each of {len(node_files)} nodes has its own {recs[0].path} (a node-local file system), "
+                    f"written by its {per_node[0]} rank{'s' if per_node[0] != 1 else ''}: a file per node")
+    moved = (written if objective == "write" else read) // (1 if fpp else max(1, _ranks(recs)))
     block = max(transfer, moved // transfer * transfer)
     flags: dict[str, Any] = {"backend": "mpiio" if module == "mpiio" else "posix", "transfer": str(transfer),
                              "block": str(block), "write": True if written else None,
-                             "read": True if read else None, "fpp": True if fpp else None}
+                             "read": True if read else None, "fpp": True if fpp else None, "strategy": strategy}
     if module == "stdio":
         said.append("stdio calls are tuned as the POSIX calls they become")
     if module == "mpiio":
