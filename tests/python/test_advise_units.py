@@ -98,6 +98,9 @@ def test_fix_not_faster_in_every_repetition_is_inconclusive_and_slower_is_not_ad
     shown = r.findings + r.minor
     assert not r.no_gain and [f.rule for f in shown] == ["collective-buffering-writes"]
     assert "inconclusive here: the fix 0.8-1.2 s against 0.9-1.1 s" in shown[0].estimate
+    # overlapping, but slower by the median: no gain to show, checked, not advised
+    r = advisor.rank([c], None, measure(_m("after", 1.05, MIB, 0.8, 1.2)), 100.0, 10.0)
+    assert not r.findings and not r.minor and "1.05x the time by the median" in r.no_gain[0]["why"]
     # the fix's fastest repetition slower than the job pattern's slowest: checked, not advised
     r = advisor.rank([c], None, measure(_m("after", 1.3, MIB, 1.2, 1.4)), 100.0, 10.0)
     assert not r.findings and not r.minor and r.no_gain[0]["rule"] == "collective-buffering-writes"

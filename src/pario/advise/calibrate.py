@@ -61,10 +61,11 @@ def _signature(case: dict[str, Any], ranks: int) -> str:
     run of one side beside the calibration-size run of the other gave a many-files estimate 8x off).
     A library layer's settings and a subarray's dims count too: without them the two sides of a
     library fix (chunks of 64 elements vs of one call, alignment or not) were one case, and one
-    stored measurement served both."""
+    stored measurement served both. A sync after each write counts (the calibration's rounds of
+    synced and unsynced writes are otherwise one case, 200x apart)."""
     keep = ("workload", "backend", "strategy", "nfiles", "aggregate", "pattern", "xfer", "collective", "view",
-            "fsync", "odirect", "hints", "files_per_dir", "file_size", "depth", "branching", "shared_dir",
-            "block", "segments", "lib", "ldims", "steps", "grid_points", "reorder")
+            "fsync", "fsync_per_write", "odirect", "hints", "files_per_dir", "file_size", "depth", "branching",
+            "shared_dir", "block", "segments", "lib", "ldims", "steps", "grid_points", "reorder")
     sig = {k: case.get(k) for k in keep if case.get(k) not in (None, False, {}, 0)}
     sig["interleaved"] = (case.get("segments") or 1) > 1
     sig["ops"] = sorted(case.get("ops") or [])

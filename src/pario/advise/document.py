@@ -50,7 +50,8 @@ def job_document(job: Job, stack: StackFacts, model: Model | None, ranked: Ranke
         "stack": stack_summary(job, stack, measured_in, system),
         "calibration": None if model is None else {
             "runs": model.runs, "where": model.where, "write": _line(model.write), "read": _line(model.read),
-            "mpiio_write": _line(model.mpiio_write), "fsync_s": model.fsync_s, "metadata_s": dict(model.md),
+            "mpiio_write": _line(model.mpiio_write), "fsync_s": model.fsync_s,
+            "fsync_hi_s": model.fsync_hi, "fsync_rounds": model.fsync_rounds, "metadata_s": dict(model.md),
             "load": model.load,
             "note": calibration_note},
         "findings": [f.to_dict() for f in ranked.findings],

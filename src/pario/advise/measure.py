@@ -23,7 +23,7 @@ from typing import Any, Callable
 from pario.advise import calibrate, systems
 from pario.advise.advisor import side_size
 from pario.advise.calibrate import Measurements
-from pario.advise.costs import Model, Query, model_of, model_query
+from pario.advise.costs import FALSE_ALARM, Model, Query, model_of, model_query, t_quantile
 from pario.model.units import human, seconds
 
 AUTO_SECONDS = 8.0    # of measuring: reading the log and starting pario take the rest of the ~10 s
@@ -35,19 +35,9 @@ LAUNCH_S = 2.0                         # starting the engine under mpirun, per l
 # largest of n with chance 1/(n+1): 1 in 11, seen as false "rank 0 slower" findings).
 NOISE_REPS = 10
 # How often a job of equal ranks, on the system the noise was measured on, may be called slow:
-# chosen before looking at any case, not fitted to one. noise_bound() is the spread that such a job
-# passes this rarely.
-FALSE_ALARM = 0.01
+# costs.FALSE_ALARM, chosen before looking at any case, not fitted to one. noise_bound() is the
+# spread that such a job passes this rarely.
 SPREAD_FLOOR = 1e-3   # a spread below the timer's resolution: its log stays finite
-
-
-def _t_quantile(p: float, dof: int) -> float:
-    """Student's t quantile from the normal one (Cornish-Fisher expansion, Abramowitz & Stegun
-    26.7.5): within 0.01 of the tables at 5 degrees of freedom and more for p = 0.99."""
-    z = statistics.NormalDist().inv_cdf(p)
-    v = float(dof)
-    return (z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2)
-            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3))
 
 
 def noise_bound(spreads: list[float], false_alarm: float = FALSE_ALARM) -> float | None:
@@ -61,7 +51,7 @@ def noise_bound(spreads: list[float], false_alarm: float = FALSE_ALARM) -> float
         return None
     n = len(logs)
     mu, sd = statistics.fmean(logs), statistics.stdev(logs)
-    return math.exp(mu + _t_quantile(1 - false_alarm, n - 1) * sd * math.sqrt(1 + 1 / n))
+    return math.exp(mu + t_quantile(1 - false_alarm, n - 1) * sd * math.sqrt(1 + 1 / n))
 
 
 @dataclass
@@ -106,6 +96,8 @@ def query_cost(q: Query, model: Model | None, cpus: int) -> tuple[float | None, 
             t = calls * line.call(int(o.get("transfer") or 8)) if line else 0.0
             if o.get("fsync") and model.fsync_s:
                 t += model.fsync_s
+            if o.get("fsync_per_write") and model.fsync_s:
+                t += calls * model.fsync_s
         total_s += t * reps * max(1.0, q.ranks / max(1, cpus))
     return (None if total_s is None else total_s + LAUNCH_S), written
 

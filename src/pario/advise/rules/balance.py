@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from pario.advise.costs import FromLog, NotCosted, Ratio
+from pario.advise.costs import FALSE_ALARM, FromLog, NotCosted, Ratio
 from pario.advise.job import Rec
 from pario.advise.rules.base import Candidate, Ctx, Plan, names, s
 from pario.model.findings import Evidence, Fix
@@ -163,8 +163,18 @@ def _syncs_s(ctx: Ctx, recs: list[Rec]) -> float | None:
     n = sum(r.fsyncs or 0 for r in synced)
     if n >= sum(r.writes for r in recs if r.module == "posix"):
         return None
-    per = ctx.model.fsync_s if ctx.model is not None else None
+    # the most one sync costs here on average (costs.sync_costs): the syncs are ruled out as what
+    # made a rank slow only when its extra time is beyond what they can cost, not beyond one draw
+    per = (ctx.model.fsync_hi or ctx.model.fsync_s) if ctx.model is not None else None
     return n * per if n and per else None
+
+
+def _per_sync(ctx: Ctx) -> str:
+    m = ctx.model
+    if m is None or m.fsync_s is None or m.fsync_rounds < 2 or m.fsync_hi is None:
+        return ""
+    return (f" (one sync: {s(m.fsync_s)} on average over {m.fsync_rounds} rounds of the calibration, at most "
+            f"{s(m.fsync_hi)} at {100 * (1 - FALSE_ALARM):.0f}% confidence)")
 
 
 def stragglers(ctx: Ctx) -> list[Candidate]:
@@ -207,9 +217,9 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         elif why == "syncs":
             text = (f"{r.name}: rank {r.slowest_rank} took {s(r.slowest_time)} against a mean of {s(t_mean)} "
                     f"(fastest: rank {r.fastest_rank}, {s(r.fastest_time)}) moving the same bytes; the file's "
-                    f"{sum(x.fsyncs or 0 for x in synced):,} syncs cost about {s(_syncs_s(ctx, synced) or 0)} here, "
-                    "more than the slow rank's extra time, and they come after (nearly) each write of a "
-                    "rank: the slow rank's syncs.")
+                    f"{sum(x.fsyncs or 0 for x in synced):,} syncs can cost up to {s(_syncs_s(ctx, synced) or 0)} here"
+                    f"{_per_sync(ctx)}, more than the slow rank's extra time, and they come after (nearly) each "
+                    "write of a rank: the slow rank's syncs.")
             title = f"rank {r.slowest_rank} slower on a shared file: its syncs"
             fix = Fix(kind="code", text="sync once after the last write (or at close), not after each write: the "
                                         "slow rank waits for the device at every sync while the others go on")
