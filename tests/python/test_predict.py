@@ -327,3 +327,19 @@ def test_more_ranks_than_cores_is_flagged(tmp_path):
     two = for_pattern(s, _pattern(1, 2, backend="posix", strategy="fpp", block="64m"))
     assert "oversubscribed" in [c for c, _ in four.flags] and "oversubscribed" not in [c for c, _ in two.flags]
     assert four.high / four.seconds > two.high / two.seconds                  # a flag widens the interval
+
+
+def test_cephfs_objects_are_placed_by_crush_on_the_collective_path_too(tmp_path):
+    path = _sys(tmp_path, '[fs]\nkind = "cephfs"\nservers = 4\nserver_bw = "50 MiB/s"\nstripe_size = "1m"\n'
+                          'object_size = "4m"\n[nodes]\nprocess_bw = "10 GiB/s"\nnode_bw = "10 GiB/s"\n'
+                          '[mpiio]\nimpl = "romio"\n')
+    s = system.load(path)
+
+    def servers_term(**case):
+        pred = for_pattern(s, _pattern(1, 4, {"stripe_count": 4}, backend="mpiio", block="4m", fsync=True, **case))
+        return pred.path, next(t.seconds for t in pred.limits if t.name == "servers")
+    (two_phase, coll) = servers_term(collective=True, hints={"romio_cb_write": "enable"})
+    indep, alone = servers_term()
+    assert (two_phase, indep) == ("two-phase", "independent")
+    assert coll == pytest.approx(alone, rel=0.01)           # the same 4 objects, the same busiest server
+    assert coll > 16 / 50 / 4 * 1.5                           # not the 4 servers evenly (round-robin)

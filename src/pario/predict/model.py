@@ -315,6 +315,8 @@ def _collective(p: Reader, pat: Pattern, geo: Geometry, count: int, size: int, c
     name = "lock contention" if shared and chain > 2 * geo.total / aggs / pbw else "aggregators"
     basis.flag_lock_spread(p, name, count, flags)
     servers = mech.active_servers(p("servers"), count, 1, kind == "gpfs")
+    if kind == "cephfs":  # the aggregators write the same objects: CRUSH placed them, as in _independent
+        servers = round(1 / mech.crush_load_share(p("servers"), count), 2)  # type: ignore[assignment]
     return aggs, [Term(name, chain, detail)] + _ceilings(p, pat, geo.total, agg_nodes, servers, kind == "gpfs")
 
 
