@@ -243,10 +243,14 @@ def test_ranks_sharing_a_file_through_mpiio_pay_its_collective_open_and_close(tm
         assert "collective open" not in [t.name for t in pred.costs]
 
 
+def _local(tmp_path, cores):
+    """A node with a local file system (one 200 MB/s device) whose page cache takes 3 GiB."""
+    return system.load(_sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\nserver_bw = "200 MB/s"\n[nodes]\n'
+                                      f'cores = {cores}\nprocess_bw = "1 GB/s"\ndirty_limit = "3g"\n'))
+
+
 def test_a_local_page_cache_takes_writes_below_its_dirty_limit_at_the_writers_own_rate(tmp_path):
-    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\nserver_bw = "200 MB/s"\n[nodes]\ncores = 2\n'
-                          'process_bw = "1 GB/s"\ndirty_limit = "3g"\n')
-    s = system.load(path)
+    s = _local(tmp_path, 2)
     one = for_pattern(s, _pattern(1, 1, backend="posix", strategy="fpp", block="128m"))
     two = for_pattern(s, _pattern(1, 2, backend="posix", strategy="fpp", block="64m"))
     four = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
@@ -259,9 +263,7 @@ def test_a_local_page_cache_takes_writes_below_its_dirty_limit_at_the_writers_ow
 
 
 def test_ranks_sharing_a_local_file_write_it_one_at_a_time(tmp_path):
-    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\nserver_bw = "200 MB/s"\n[nodes]\ncores = 4\n'
-                          'process_bw = "1 GB/s"\ndirty_limit = "3g"\n')
-    s = system.load(path)
+    s = _local(tmp_path, 4)
     fpp = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
     shared = for_pattern(s, _pattern(1, 4, backend="posix", block="32m"))
     one = for_pattern(s, _pattern(1, 1, backend="posix", block="128m"))
@@ -320,9 +322,7 @@ def test_stripe_objects_that_hold_no_data_are_flagged_on_metadata_patterns():
 
 
 def test_more_ranks_than_cores_is_flagged(tmp_path):
-    path = _sys(tmp_path, '[fs]\nkind = "local"\nservers = 1\n[nodes]\ncores = 2\nprocess_bw = "1 GB/s"\n'
-                          'dirty_limit = "3g"\n')
-    s = system.load(path)
+    s = _local(tmp_path, 2)
     four = for_pattern(s, _pattern(1, 4, backend="posix", strategy="fpp", block="32m"))
     two = for_pattern(s, _pattern(1, 2, backend="posix", strategy="fpp", block="64m"))
     assert "oversubscribed" in [c for c, _ in four.flags] and "oversubscribed" not in [c for c, _ in two.flags]
