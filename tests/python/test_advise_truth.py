@@ -323,3 +323,14 @@ def test_copies_of_a_program_that_never_called_mpi_init():
     got = found(c)
     assert got["non-mpi-copies"][0].title == "never called MPI_Init: 4 independent copies"
     assert "stragglers" not in got and "one-rank-io" not in got
+
+
+def test_copies_writing_a_node_local_path_on_their_own_nodes_write_different_files():
+    """Two copies on two nodes, each writing /tmp/out of its own node (a node-local file system):
+    two files, not one file written twice over."""
+    recs = [writes("/tmp/out", 16, MIB, rank=k, node=f"node{k + 1}") for k in range(2)]
+    got = found(ctx_of(recs, nprocs=2, copies=2))
+    text = got["non-mpi-copies"][0].evidence.text
+    assert "written by 2 copies" not in text, text
+    same = found(ctx_of([writes("/d/out", 16, MIB, rank=k) for k in range(2)], nprocs=2, copies=2))
+    assert "written by 2 copies" in same["non-mpi-copies"][0].evidence.text

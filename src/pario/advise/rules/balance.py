@@ -45,7 +45,7 @@ def non_mpi_copies(ctx: Ctx) -> list[Candidate]:
     writers: dict[str, set[int]] = {}
     for r in ctx.data_recs():
         if r.bytes_written:
-            writers.setdefault(r.path, set()).add(r.rank)
+            writers.setdefault(r.name, set()).add(r.rank)
     shared = sorted(p for p, ranks in writers.items() if len(ranks) > 1)
     text = (f"the program never called MPI_Init: the launcher started {n} independent copies, each doing the "
             "whole work")
@@ -194,7 +194,7 @@ def stragglers(ctx: Ctx) -> list[Candidate]:
         b_mean = r.bytes / r.nprocs
         b_sd = math.sqrt(r.variance_bytes) if r.variance_bytes is not None else \
             abs((r.slowest_rank_bytes or 0) - (r.fastest_rank_bytes or 0)) / 2
-        synced = [x for x in ctx.recs("posix") if x.path == r.path]   # MPI_File_sync's too: fsync below it
+        synced = [x for x in ctx.recs("posix") if x.name == r.name]   # MPI_File_sync's too: fsync below it
         why, sec, said = judge(b_mean, b_sd, r.nprocs, r.slowest_time, r.fastest_time, t_mean, noise, noise_why,
                                other_op=min(r.bytes_written, r.bytes_read), syncs_s=_syncs_s(ctx, synced))
         if why is None:
