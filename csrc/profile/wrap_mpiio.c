@@ -1,6 +1,11 @@
 /* MPI-IO wrappers through PMPI (MPI_Init and MPI_Finalize are the interposition layer's:
  * intercept/lifecycle_mpi.c).
  *
+ * Each call is wrapped under its PMPI_ name and calls the MPI's own through dlsym(RTLD_NEXT); the
+ * MPI_ name calls the PMPI_ wrapper. Open MPI's Fortran bindings call the PMPI_ names directly
+ * (mpi_file_write_all_ -> PMPI_File_write_all), so a Fortran program's MPI-IO is recorded as a
+ * C program's is, each call once (as Darshan wraps both names).
+ *
  * libmpi is not linked: every MPI symbol used here is a weak reference, so this library loads
  * in serial programs too, and these wrappers only ever run inside MPI programs.
  * Unlike the POSIX wrappers, the guard is not held across the PMPI call: the POSIX I/O that
@@ -11,20 +16,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "intercept/calls.h"
 #include "intercept/mpi_weak.h"
 #include "profile/profile.h"
 
-WEAK(PMPI_Type_size) WEAK(PMPI_File_open) WEAK(PMPI_File_close) WEAK(PMPI_File_get_info)
+/* The MPI's own PMPI_ function beneath this library, looked up once; missing (never in an MPI
+ * program that reached here): the call fails as the MPI's would, with MPI_ERR_OTHER. */
+#define REAL(fn) static __typeof__(fn) *real;                                   \
+  if (!real) real = (__typeof__(fn) *)pario_real_lookup(#fn);                   \
+  if (!real) return MPI_ERR_OTHER
+
+/* the MPI calls these wrappers use without wrapping them (the wrapped ones are defined below) */
+WEAK(PMPI_Type_size) WEAK(PMPI_File_get_info)
 WEAK(PMPI_Info_get_nkeys) WEAK(PMPI_Info_get_nthkey) WEAK(PMPI_Info_get) WEAK(PMPI_Info_free)
-WEAK(PMPI_File_set_view) WEAK(PMPI_File_set_info) WEAK(PMPI_File_sync)
-WEAK(PMPI_File_read) WEAK(PMPI_File_read_at) WEAK(PMPI_File_write) WEAK(PMPI_File_write_at)
-WEAK(PMPI_File_read_all) WEAK(PMPI_File_read_at_all) WEAK(PMPI_File_write_all) WEAK(PMPI_File_write_at_all)
-WEAK(PMPI_File_read_shared) WEAK(PMPI_File_write_shared) WEAK(PMPI_File_read_ordered) WEAK(PMPI_File_write_ordered)
-WEAK(PMPI_File_read_all_begin) WEAK(PMPI_File_write_all_begin) WEAK(PMPI_File_read_at_all_begin)
-WEAK(PMPI_File_write_at_all_begin) WEAK(PMPI_File_read_ordered_begin) WEAK(PMPI_File_write_ordered_begin)
-WEAK(PMPI_File_iread) WEAK(PMPI_File_iwrite) WEAK(PMPI_File_iread_at) WEAK(PMPI_File_iwrite_at)
-WEAK(PMPI_File_iread_all) WEAK(PMPI_File_iwrite_all) WEAK(PMPI_File_iread_at_all) WEAK(PMPI_File_iwrite_at_all)
-WEAK(PMPI_File_iread_shared) WEAK(PMPI_File_iwrite_shared)
 WEAK(PMPI_T_init_thread) WEAK(PMPI_T_cvar_get_num) WEAK(PMPI_T_cvar_get_info) WEAK(PMPI_T_cvar_handle_alloc)
 WEAK(PMPI_T_cvar_read) WEAK(PMPI_T_cvar_handle_free) WEAK(PMPI_T_finalize)
 #ifdef OPEN_MPI
@@ -195,10 +199,11 @@ static void mio(MPI_File fh, int kind, int idx, int count, MPI_Datatype dt, cons
 }
 
 /* ---- open / close / view / info / sync ---- */
-int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
-  if (!ACTIVE()) return PMPI_File_open(comm, name, amode, info, fh);
+int PMPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+  REAL(PMPI_File_open);
+  if (!ACTIVE()) return real(comm, name, amode, info, fh);
   int64_t t0 = pario_ticks();
-  int ret = PMPI_File_open(comm, name, amode, info, fh);
+  int ret = real(comm, name, amode, info, fh);
   int64_t t1 = pario_ticks();
   if (ret != MPI_SUCCESS) return ret;
   pario_guard = 1;
@@ -217,12 +222,13 @@ int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI
   return ret;
 }
 
-int MPI_File_close(MPI_File *fh) {
-  if (!ACTIVE()) return PMPI_File_close(fh);
+int PMPI_File_close(MPI_File *fh) {
+  REAL(PMPI_File_close);
+  if (!ACTIVE()) return real(fh);
   struct pario_rec *r = frec(*fh);
   MPI_File old = *fh;
   int64_t t0 = pario_ticks();
-  int ret = PMPI_File_close(fh);
+  int ret = real(fh);
   int64_t t1 = pario_ticks();
   if (ret == MPI_SUCCESS && r) {
     pario_guard = 1;
@@ -232,6 +238,11 @@ int MPI_File_close(MPI_File *fh) {
   }
   return ret;
 }
+
+int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+  return PMPI_File_open(comm, name, amode, info, fh);
+}
+int MPI_File_close(MPI_File *fh) { return PMPI_File_close(fh); }
 
 static void meta(MPI_File fh, int idx, int hints, MPI_Info asked, int64_t t0, int64_t t1) {
   struct pario_rec *r = frec(fh);
@@ -243,14 +254,16 @@ static void meta(MPI_File fh, int idx, int hints, MPI_Info asked, int64_t t0, in
 }
 
 #define META_WRAP(fn, idx, hints, asked, params, args)                                   \
-  int fn params {                                                                        \
-    if (!ACTIVE()) return P##fn args;                                                    \
+  int P##fn params {                                                                     \
+    REAL(P##fn);                                                                         \
+    if (!ACTIVE()) return real args;                                                     \
     int64_t t0 = pario_ticks();                                                          \
-    int ret = P##fn args;                                                                \
+    int ret = real args;                                                                 \
     int64_t t1 = pario_ticks();                                                          \
     if (ret == MPI_SUCCESS) meta(fh, idx, hints, asked, t0, t1);                         \
     return ret;                                                                          \
-  }
+  }                                                                                      \
+  int fn params { return P##fn args; }
 META_WRAP(MPI_File_set_view, PARIO_MPIIO_VIEWS, 1, info,
           (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep, MPI_Info info),
           (fh, disp, et, ft, rep, info))
@@ -259,14 +272,16 @@ META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, MPI_INFO_NULL, (MPI_File fh), (fh
 
 /* ---- data: every form, counted by form ---- */
 #define IO_WRAP(fn, kind, idx, params, args)                                             \
-  int fn params {                                                                        \
-    if (!ACTIVE()) return P##fn args;                                                    \
+  int P##fn params {                                                                     \
+    REAL(P##fn);                                                                         \
+    if (!ACTIVE()) return real args;                                                     \
     int64_t t0 = pario_ticks();                                                          \
-    int ret = P##fn args;                                                                \
+    int ret = real args;                                                                 \
     int64_t t1 = pario_ticks();                                                          \
     if (ret == MPI_SUCCESS) { pario_guard = 1; mio(fh, kind, idx, count, dt, buf, t0, t1); pario_guard = 0; } \
     return ret;                                                                          \
-  }
+  }                                                                                      \
+  int fn params { return P##fn args; }
 #define RD PARIO_KIND_READ
 #define WR PARIO_KIND_WRITE
 #define RP (MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from profile_support import compile_c, files, parts, preload_lib
+from profile_support import PROGRAMS, compile_c, files, parts, preload_lib
 
 pytestmark = [pytest.mark.mpi, pytest.mark.skipif(not (shutil.which("mpicc") and shutil.which("mpirun")),
                                 reason="no MPI (mpicc/mpirun) on PATH")]
@@ -132,3 +132,33 @@ def test_a_rank_that_calls_mpi_abort_writes_its_log_first_and_is_named(lib, tmp_
     assert all(d["process"]["reason"] in ("signal", "exit") for d in docs if d is not mine[0])
     doc = job_from_parts(docs, {"command": [str(exe)], "ranks": 3})
     assert aborted_lines(doc) == [f"rank {aborter} called MPI_Abort with error code 5: the MPI ended the job there"]
+
+
+@pytest.mark.skipif(not shutil.which("mpif90"), reason="no mpif90 (Open MPI's and MPICH's -dev packages bring it)")
+@pytest.mark.parametrize("aborter", [-1, 1])
+def test_a_fortran_program_is_an_mpi_program(lib, tmp_path, aborter):
+    """Open MPI's Fortran bindings call PMPI_Init, PMPI_Finalize, PMPI_Abort and PMPI_File_*: the
+    preload wraps those names too, so a Fortran MPI program has ranks (it was taken for copies that
+    never called MPI_Init), its MPI-IO calls are recorded, each once (they were missing: only the
+    POSIX calls beneath them were), it is reduced at MPI_Finalize, and the rank that calls
+    MPI_Abort is named."""
+    from pario.analysis.profile.launch import aborted_lines
+    from pario.analysis.profile.logread import job_from_parts
+
+    exe = tmp_path / "mpi_fortran"
+    subprocess.run(["mpif90", "-O2", "-o", str(exe), str(PROGRAMS / "mpi_fortran.f90")], check=True)
+    logs, target = tmp_path / "log", tmp_path / "out"
+    proc = _mpirun(2, lib, logs, [exe, target, str(aborter)])
+    assert proc.returncode == (7 if aborter >= 0 else 0), proc.stderr.decode()
+    docs = parts(logs)
+    ranks = sorted(d["process"]["rank"] for d in docs)
+    if aborter < 0:
+        assert ranks == [0, 1] and all(d["process"]["mpi_finalized"] for d in docs), [d["process"] for d in docs]
+        c = files(logs)[("mpiio", f"{target}.shared")]["counters"]
+        want = {"MPIIO_NPROCS": 2, "MPIIO_OPENS": 2, "MPIIO_CLOSES": 2, "MPIIO_COLL_WRITES": 2,
+                "MPIIO_BYTES_WRITTEN": 8192}
+        assert {k: c[k] for k in want} == want, c
+        return
+    assert aborter in ranks, [d["process"] for d in docs]
+    doc = job_from_parts(docs, {"command": [str(exe)], "ranks": 2})
+    assert aborted_lines(doc) == ["rank 1 called MPI_Abort with error code 7: the MPI ended the job there"]
