@@ -7,7 +7,7 @@
  * mpi module) call PMPI_Init, PMPI_Finalize and PMPI_Abort, not the MPI_ names a C profiler
  * wraps: a Fortran program was taken for one that never called MPI_Init. So the PMPI_ names are
  * wrapped here (as Darshan does), each calling the MPI's own through dlsym(RTLD_NEXT), and the
- * MPI_ names call them: a C program's MPI_Init passes here once, a Fortran one's too. */
+ * MPI_ names are aliases of them: a C program's MPI_Init passes here once, a Fortran one's too. */
 #include <mpi.h>
 
 #include "intercept/calls.h"
@@ -18,46 +18,41 @@
 WEAK(PMPI_Comm_rank)
 WEAK(PMPI_Comm_size)
 
-/* The MPI's own PMPI_ function beneath this library, looked up once (NULL: said once, by name). */
-#define REAL(fn) static __typeof__(fn) *real;                                   \
-  if (!real) real = (__typeof__(fn) *)pario_real_lookup(#fn);                   \
-  if (!real) return MPI_ERR_OTHER
-
 static void learn_rank(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &pario_proc.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &pario_proc.nprocs);
 }
 
 int PMPI_Init(int *argc, char ***argv) {
-  REAL(PMPI_Init);
+  PARIO_MPI_REAL(PMPI_Init);
   int rc = real(argc, argv);
   if (rc == MPI_SUCCESS) learn_rank();
   return rc;
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int req, int *prov) {
-  REAL(PMPI_Init_thread);
+  PARIO_MPI_REAL(PMPI_Init_thread);
   int rc = real(argc, argv, req, prov);
   if (rc == MPI_SUCCESS) learn_rank();
   return rc;
 }
 
 int PMPI_Finalize(void) {
-  REAL(PMPI_Finalize);
+  PARIO_MPI_REAL(PMPI_Finalize);
   pario_proc.mpi_finalized = 1;
   pario_modules_mpi_finalize();
   return real();
 }
 
 int PMPI_Abort(MPI_Comm comm, int errorcode) {
-  REAL(PMPI_Abort);
+  PARIO_MPI_REAL(PMPI_Abort);
   pario_proc.mpi_aborted = 1;
   pario_proc.mpi_abort_code = errorcode;
   pario_modules_stop("mpi_abort", 1, 0);
   return real(comm, errorcode);
 }
 
-int MPI_Init(int *argc, char ***argv) { return PMPI_Init(argc, argv); }
-int MPI_Init_thread(int *argc, char ***argv, int req, int *prov) { return PMPI_Init_thread(argc, argv, req, prov); }
-int MPI_Finalize(void) { return PMPI_Finalize(); }
-int MPI_Abort(MPI_Comm comm, int errorcode) { return PMPI_Abort(comm, errorcode); }
+PARIO_MPI_ALIAS(MPI_Init)
+PARIO_MPI_ALIAS(MPI_Init_thread)
+PARIO_MPI_ALIAS(MPI_Finalize)
+PARIO_MPI_ALIAS(MPI_Abort)

@@ -2,7 +2,7 @@
  * intercept/lifecycle_mpi.c).
  *
  * Each call is wrapped under its PMPI_ name and calls the MPI's own through dlsym(RTLD_NEXT); the
- * MPI_ name calls the PMPI_ wrapper. Open MPI's Fortran bindings call the PMPI_ names directly
+ * MPI_ name is an alias of the PMPI_ wrapper. Open MPI's Fortran bindings call the PMPI_ names directly
  * (mpi_file_write_all_ -> PMPI_File_write_all), so a Fortran program's MPI-IO is recorded as a
  * C program's is, each call once (as Darshan wraps both names).
  *
@@ -19,12 +19,6 @@
 #include "intercept/calls.h"
 #include "intercept/mpi_weak.h"
 #include "profile/profile.h"
-
-/* The MPI's own PMPI_ function beneath this library, looked up once; missing (never in an MPI
- * program that reached here): the call fails as the MPI's would, with MPI_ERR_OTHER. */
-#define REAL(fn) static __typeof__(fn) *real;                                   \
-  if (!real) real = (__typeof__(fn) *)pario_real_lookup(#fn);                   \
-  if (!real) return MPI_ERR_OTHER
 
 /* the MPI calls these wrappers use without wrapping them (the wrapped ones are defined below) */
 WEAK(PMPI_Type_size) WEAK(PMPI_File_get_info)
@@ -200,7 +194,7 @@ static void mio(MPI_File fh, int kind, int idx, int count, MPI_Datatype dt, cons
 
 /* ---- open / close / view / info / sync ---- */
 int PMPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
-  REAL(PMPI_File_open);
+  PARIO_MPI_REAL(PMPI_File_open);
   if (!ACTIVE()) return real(comm, name, amode, info, fh);
   int64_t t0 = pario_ticks();
   int ret = real(comm, name, amode, info, fh);
@@ -223,7 +217,7 @@ int PMPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MP
 }
 
 int PMPI_File_close(MPI_File *fh) {
-  REAL(PMPI_File_close);
+  PARIO_MPI_REAL(PMPI_File_close);
   if (!ACTIVE()) return real(fh);
   struct pario_rec *r = frec(*fh);
   MPI_File old = *fh;
@@ -239,10 +233,8 @@ int PMPI_File_close(MPI_File *fh) {
   return ret;
 }
 
-int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
-  return PMPI_File_open(comm, name, amode, info, fh);
-}
-int MPI_File_close(MPI_File *fh) { return PMPI_File_close(fh); }
+PARIO_MPI_ALIAS(MPI_File_open)
+PARIO_MPI_ALIAS(MPI_File_close)
 
 static void meta(MPI_File fh, int idx, int hints, MPI_Info asked, int64_t t0, int64_t t1) {
   struct pario_rec *r = frec(fh);
@@ -255,7 +247,7 @@ static void meta(MPI_File fh, int idx, int hints, MPI_Info asked, int64_t t0, in
 
 #define META_WRAP(fn, idx, hints, asked, params, args)                                   \
   int P##fn params {                                                                     \
-    REAL(P##fn);                                                                         \
+    PARIO_MPI_REAL(P##fn);                                                               \
     if (!ACTIVE()) return real args;                                                     \
     int64_t t0 = pario_ticks();                                                          \
     int ret = real args;                                                                 \
@@ -263,7 +255,7 @@ static void meta(MPI_File fh, int idx, int hints, MPI_Info asked, int64_t t0, in
     if (ret == MPI_SUCCESS) meta(fh, idx, hints, asked, t0, t1);                         \
     return ret;                                                                          \
   }                                                                                      \
-  int fn params { return P##fn args; }
+  PARIO_MPI_ALIAS(fn)
 META_WRAP(MPI_File_set_view, PARIO_MPIIO_VIEWS, 1, info,
           (MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep, MPI_Info info),
           (fh, disp, et, ft, rep, info))
@@ -273,7 +265,7 @@ META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, MPI_INFO_NULL, (MPI_File fh), (fh
 /* ---- data: every form, counted by form ---- */
 #define IO_WRAP(fn, kind, idx, params, args)                                             \
   int P##fn params {                                                                     \
-    REAL(P##fn);                                                                         \
+    PARIO_MPI_REAL(P##fn);                                                               \
     if (!ACTIVE()) return real args;                                                     \
     int64_t t0 = pario_ticks();                                                          \
     int ret = real args;                                                                 \
@@ -281,7 +273,7 @@ META_WRAP(MPI_File_sync, PARIO_MPIIO_SYNCS, 0, MPI_INFO_NULL, (MPI_File fh), (fh
     if (ret == MPI_SUCCESS) { pario_guard = 1; mio(fh, kind, idx, count, dt, buf, t0, t1); pario_guard = 0; } \
     return ret;                                                                          \
   }                                                                                      \
-  int fn params { return P##fn args; }
+  PARIO_MPI_ALIAS(fn)
 #define RD PARIO_KIND_READ
 #define WR PARIO_KIND_WRITE
 #define RP (MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)
