@@ -102,7 +102,7 @@ def _aggregators(p: Reader, pat: Pattern, count: int) -> int:
     return n
 
 
-def _ceilings(p: Reader, pat: Pattern, total: float, nodes: int, servers: int, wide: bool) -> list[Term]:
+def _ceilings(p: Reader, pat: Pattern, total: float, nodes: int, servers: float, wide: bool) -> list[Term]:
     rd = pat.op == "read"
     node_bw = p("node_read_bw" if rd else "node_bw")
     out = [Term("per-node network", total / (nodes * node_bw),
@@ -236,6 +236,20 @@ def _core_share(p: Reader, pat: Pattern) -> float:
     return mech.shared_cores(pat.ranks_per_node, p("cores"))
 
 
+def _serving(p: Reader, kind: str, count: int, files: int) -> float:
+    """The servers a phase's `files` files of `count` objects each keep busy, as the inverse of the
+    busiest one's share, for the independent and the two-phase path alike: CephFS draws each
+    object's server (CRUSH: crush_load_share); elsewhere the objects spread round-robin over the
+    active servers (server_load_share once they outnumber them); GPFS stripes over every server."""
+    servers = mech.active_servers(p("servers"), count, files, kind == "gpfs")
+    objects = files * count
+    if kind == "cephfs":
+        return round(1 / mech.crush_load_share(p("servers"), objects), 2)
+    if objects > servers and kind != "gpfs":
+        return max(1, round(1 / mech.server_load_share(servers, objects)))
+    return servers
+
+
 def _independent(p: Reader, pat: Pattern, geo: Geometry, count: int, lock_unit: int, pbw: float,
                  costs: list[Term], flags: list) -> list[Term]:
     kind, calls = p("kind"), geo.calls_per_rank
@@ -261,12 +275,7 @@ def _independent(p: Reader, pat: Pattern, geo: Geometry, count: int, lock_unit: 
         name = "lock contention" if locks > chain / 2 else name
         basis.flag_lock_cost(p, flags)
         basis.flag_lock_spread(p, name, count, flags)
-    objects = geo.files * count
-    servers = mech.active_servers(p("servers"), count, geo.files, kind == "gpfs")
-    if kind == "cephfs":  # CRUSH places each object on a server of its own drawing: the busiest one's share
-        servers = round(1 / mech.crush_load_share(p("servers"), objects), 2)  # type: ignore[assignment]
-    elif objects > servers and kind != "gpfs":  # the busiest server carries a bigger share
-        servers = max(1, round(1 / mech.server_load_share(servers, objects)))
+    servers = _serving(p, kind, count, geo.files)
     limits = [Term(name, chain, "; ".join(detail))]
     if p.cached and geo.writers > geo.files:  # the ranks of a file copy into the page cache in turn
         sharing_ranks = geo.writers // max(1, geo.files)
@@ -314,9 +323,7 @@ def _collective(p: Reader, pat: Pattern, geo: Geometry, count: int, size: int, c
             basis.flag_lock_cost(p, flags)
     name = "lock contention" if shared and chain > 2 * geo.total / aggs / pbw else "aggregators"
     basis.flag_lock_spread(p, name, count, flags)
-    servers = mech.active_servers(p("servers"), count, 1, kind == "gpfs")
-    if kind == "cephfs":  # the aggregators write the same objects: CRUSH placed them, as in _independent
-        servers = round(1 / mech.crush_load_share(p("servers"), count), 2)  # type: ignore[assignment]
+    servers = _serving(p, kind, count, 1)
     return aggs, [Term(name, chain, detail)] + _ceilings(p, pat, geo.total, agg_nodes, servers, kind == "gpfs")
 
 
