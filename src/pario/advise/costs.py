@@ -55,10 +55,9 @@ class Measured:
     lo: float = 0.0       # the fastest and slowest repetition's open-to-close time
     hi: float = 0.0
     load: float | None = None   # the 1-minute load average when it was measured (a busy machine's figure)
-    # the ranks' spread in one repetition, (slowest - fastest) / mean of their transfer times, the
-    # largest over repetitions, and each repetition's: how much ranks moving the same bytes differ
-    # on this system (measure.noise_bound judges a job's spread against all of them)
-    rank_spread: float | None = None
+    # the ranks' spread in each repetition, (slowest - fastest) / mean of their transfer times: how
+    # much ranks moving the same bytes differ on this system (measure.noise_bound judges a job's
+    # spread against all of them)
     rank_spreads: list[float] | None = None
 
     @property
@@ -99,7 +98,6 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
             xfers = [statistics.mean((p.get("ranks") or {}).get("xfer") or [p.get("xfer_s") or 0]) for p in mine]
             med = statistics.median(times)
             metadata = op in MD_OPS
-            spreads = _rank_spreads(mine)
             key = name if i == 0 and not metadata else f"{name}:{op}"
             out[key] = Measured(name=key, op=op, ranks=len((mine[0].get("ranks") or {}).get("xfer") or [1]),
                                 bytes=int(mine[0].get("bytes") or 0),
@@ -107,7 +105,7 @@ def measured_cases(result: dict[str, Any], names: list[str], run_id: int | None,
                                 time_s=med, xfer_s=statistics.median(xfers),
                                 spread=(max(times) - min(times)) / med if med else 0.0, reps=len(times),
                                 run_id=run_id, kind=kind, lo=min(times), hi=max(times),
-                                rank_spread=max(spreads) if spreads else None, rank_spreads=spreads)
+                                rank_spreads=_rank_spreads(mine))
     return out
 
 
