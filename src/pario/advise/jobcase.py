@@ -114,11 +114,10 @@ def dominant_case(job: Job) -> TakenCase:
         # the same path on other nodes is other files: one file per node, each its node's ranks'
         per_node = [_ranks(rs) for rs in node_files.values()]
         strategy, ranks = "per-node", sum(per_node)
+        lo, hi = min(per_node), max(per_node)
+        writers = f"{lo}-{hi} ranks" if lo != hi else f"{lo} rank{'s' if lo != 1 else ''}"
         said.append(f"each of {len(node_files)} nodes has its own {recs[0].path} (a node-local file system), "
-                    f"written by its {min(per_node)}-{max(per_node)} ranks: a file per node"
-                    if min(per_node) != max(per_node) else
-                    f"each of {len(node_files)} nodes has its own {recs[0].path} (a node-local file system), "
-                    f"written by its {per_node[0]} rank{'s' if per_node[0] != 1 else ''}: a file per node")
+                    f"written by its {writers}: a file per node")
     moved = (written if objective == "write" else read) // (1 if fpp else max(1, _ranks(recs)))
     block = max(transfer, moved // transfer * transfer)
     flags: dict[str, Any] = {"backend": "mpiio" if module == "mpiio" else "posix", "transfer": str(transfer),
