@@ -192,7 +192,9 @@ def profile(args, cmd, prun) -> int:
         if stats_dir:
             brun.remove_stats_dir(stats_dir)
     nproc = len(doc["processes"])
-    partial = sum(1 for p in doc["processes"] if p["process"].get("partial") and p["process"].get("reason") == "signal")
+    from pario.analysis.profile.launch import stopped
+
+    partial = sum(1 for p in doc["processes"] if stopped(p["process"]))
     msg = f"pario: profile of {nproc} process{'es' if nproc != 1 else ''} written to {output}"
     if partial:
         msg += f" ({partial} stopped by a signal: partial)"

@@ -32,6 +32,12 @@ def aborted(process: dict[str, Any]) -> bool:
     return (process.get("process") or {}).get("reason") == "mpi_abort"
 
 
+def stopped(info: dict[str, Any]) -> bool:
+    """A process (its log's "process" part) stopped by a signal: partial, and not one that called
+    MPI_Abort (the only other partial end), which aborted_lines names."""
+    return bool(info.get("partial")) and info.get("reason") != "mpi_abort"
+
+
 def aborted_lines(job: dict[str, Any]) -> list[str]:
     """Who called MPI_Abort, by rank (by PID outside MPI), with the error code: the MPI then ends
     every rank, so the others' logs end where they were stopped."""

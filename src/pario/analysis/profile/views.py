@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from pario.analysis.profile.launch import launch_lines
+from pario.analysis.profile.launch import launch_lines, stopped
 from pario.analysis.profile.libviews import (
     LIBRARIES,
     ON_TOP_OF,
@@ -255,8 +255,8 @@ def job_view(job: dict[str, Any], files: list[dict[str, Any]] | None = None) -> 
         "wall_time": (max(ends) - min(starts)) if starts and ends else None,
         "partial": any(p.get("partial") for p in pinfo),
         # stopped by a signal (a process that called MPI_Abort is named by launch_lines)
-        "partial_processes": [p.get("pid") for p in pinfo if p.get("partial") and p.get("reason") != "mpi_abort"],
-        "partial_ranks": [p.get("rank") for p in pinfo if p.get("partial") and p.get("reason") != "mpi_abort"],
+        "partial_processes": [p.get("pid") for p in pinfo if stopped(p)],
+        "partial_ranks": [p.get("rank") for p in pinfo if stopped(p)],
         "launch": launch_lines(job, (job.get("job") or {}).get("ranks")),   # copies, ranks that left no log
         "dropped_records": sum(int(lim.get("dropped_records", 0)) for lim in limits),
         "trace_kept": sum(int(lim.get("trace_kept", 0)) for lim in limits),
