@@ -87,17 +87,18 @@ def launch(argv, timeout, env=None):
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def run_engine(tmp_path, cases, n=2, prefix=None, timeout=300, env=None, status=False):
+def run_engine(tmp_path, cases, n=2, prefix=None, timeout=300, env=None, status=False, wrap=()):
     """One engine launch; returns (completed process, result document or None). status: the
     per-rank status files go into tmp_path; env: extra environment (e.g. PARIO_FAULT);
-    prefix: the data files' prefix, by default prefix_for(tmp_path)."""
+    prefix: the data files' prefix, by default prefix_for(tmp_path); wrap: a command each rank's
+    engine runs under (e.g. strace)."""
     spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path),
             "prefix": prefix or prefix_for(tmp_path), "cases": cases}
     if status:
         spec["status_dir"] = str(tmp_path)
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     result = tmp_path / "result.json"
-    proc = launch(mpirun(n) + [ENGINE, str(tmp_path / "spec.json"), str(result)], timeout,
+    proc = launch(mpirun(n) + list(wrap) + [ENGINE, str(tmp_path / "spec.json"), str(result)], timeout,
                   env={**os.environ, **(env or {})})
     doc = json.loads(result.read_text()) if result.exists() else None
     return proc, doc

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from engine_support import ENGINE, HAVE_MPIRUN, launch, layer_built, mpirun, prefix_for, why_not_built
+from engine_support import ENGINE, HAVE_MPIRUN, layer_built, run_engine, why_not_built
 
 pytestmark = [pytest.mark.mpi,
               pytest.mark.skipif(not ENGINE or not HAVE_MPIRUN, reason="pario-engine or mpirun not found (build it)"),
@@ -15,20 +15,14 @@ pytestmark = [pytest.mark.mpi,
 
 
 def _fsyncs(tmp_path, fsync, aggregators):
-    import json
     if not layer_built("adios2"):
         pytest.skip(why_not_built("adios2"))
     case = {"name": "a2", "backend": "adios2", "strategy": "shared", "ops": ["write"], "reps": 1,
             "pattern": "segmented", "xfer": 1 << 16, "block": 1 << 20, "segments": 1, "fsync": fsync,
             "keep": True, "lib": {"NumAggregators": str(aggregators)}}
-    spec = {"schema": "pario.spec/1", "run_id": "t", "dir": str(tmp_path), "prefix": prefix_for(tmp_path),
-            "cases": [case]}
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    trace = tmp_path / "trace"
-    proc = launch(mpirun(2) + ["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", "-o", str(trace), "-ff",
-                               ENGINE, str(tmp_path / "spec.json"), str(tmp_path / "result.json")], 300)
-    doc = json.loads((tmp_path / "result.json").read_text())
-    assert doc["status"] == "complete", (doc.get("error"), proc.stderr[-2000:])
+    strace = ("strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync", "-o", str(tmp_path / "trace"), "-ff")
+    proc, doc = run_engine(tmp_path, [case], wrap=strace)
+    assert doc is not None and doc["status"] == "complete", ((doc or {}).get("error"), proc.stderr[-2000:])
     bp = [p for p in tmp_path.iterdir() if p.is_dir()]    # the BP5 output: a directory
     synced = []
     for f in tmp_path.glob("trace.*"):
